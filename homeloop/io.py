@@ -1,0 +1,58 @@
+"""Atomic, deterministic writes: every output goes to a temporary name in the
+same folder and is renamed into place, so a reader never sees half a file."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it onto ``path`` on success."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    except BaseException:
+        tmp_path.unlink(missing_ok=True)
+        raise
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+    return Path(path)
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> Path:
+    return write_bytes(path, text.encode("utf-8"))
+
+
+def write_json(path: str | os.PathLike[str], payload: Any) -> Path:
+    """JSON with sorted keys and a trailing newline: the same payload, the same bytes."""
+    return write_text(path, json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def write_parquet(path: str | os.PathLike[str], frame: Any) -> Path:
+    """A (Geo)DataFrame to Parquet, atomically, without the pandas index."""
+    with atomic_path(path) as tmp:
+        frame.to_parquet(tmp, index=False)
+    return Path(path)
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

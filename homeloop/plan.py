@@ -1,0 +1,532 @@
+"""A floor plan in metres: one apartment on one floor, as Swiss Dwellings draws it.
+
+A :class:`Plan` holds the four kinds of Swiss Dwellings elements of one
+apartment on one floor (SPEC.md §1): spaces (``area`` rows), separators
+(walls, columns, railings), openings (doors, entrance doors, windows) and
+features (sinks, counters, showers ...). Geometry is shapely, in the site's
+local frame (+x east, +y north), metres.
+
+Openings in Swiss Dwellings are rectangles through the wall thickness and do
+not say which spaces they join; :func:`connect_openings` works that out from
+geometry, and :meth:`Plan.room_door_graph` turns it into a networkx graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterable, Sequence
+
+import networkx as nx
+import numpy as np
+import shapely
+from shapely import Polygon
+from shapely.geometry.base import BaseGeometry
+
+# --- vocabulary ----------------------------------------------------------------
+
+AREA, SEPARATOR, OPENING, FEATURE = "area", "separator", "opening", "feature"
+ENTITY_TYPES = (AREA, SEPARATOR, OPENING, FEATURE)
+
+DOOR, ENTRANCE_DOOR, WINDOW = "DOOR", "ENTRANCE_DOOR", "WINDOW"
+PASSAGE_KINDS = frozenset({DOOR, ENTRANCE_DOOR})
+WALL, COLUMN, RAILING = "WALL", "COLUMN", "RAILING"
+
+#: Apartment id of rows that belong to no apartment: md5("") (SPEC.md §1).
+EMPTY_APARTMENT_ID = "d41d8cd98f00b204e9800998ecf8427e"
+
+# Space classes. "indoor" spaces make up the dwelling (rooms, circulation,
+# storage); "outdoor" ones are private open-air spaces; "ancillary" ones belong
+# to the home but are not living space (garage, car park, bike storage);
+# "service" ones are building infrastructure a resident never stands in.
+INDOOR, OUTDOOR, ANCILLARY, SERVICE = "indoor", "outdoor", "ancillary", "service"
+
+#: Outdoor area subtypes. WINTERGARTEN (an unheated glazed veranda) counts as
+#: outdoor space, as the Swiss Dwellings documentation groups it with balconies.
+#: PORCH and DRIVEWAY are not in Swiss Dwellings; the house (SPEC.md §1) uses them.
+OUTDOOR_SUBTYPES = frozenset(
+    {"BALCONY", "LOGGIA", "TERRACE", "GARDEN", "PATIO", "WINTERGARTEN", "PORCH", "DRIVEWAY"}
+)
+ANCILLARY_SUBTYPES = frozenset({"GARAGE", "CARPARK", "BIKE_STORAGE", "BASEMENT_COMPARTMENT"})
+SERVICE_SUBTYPES = frozenset(
+    {
+        "SHAFT",
+        "VOID",
+        "OUTDOOR_VOID",
+        "LIGHTWELL",
+        "STAIRCASE",
+        "ELEVATOR",
+        "ELEVATOR_FACILITIES",
+        "TECHNICAL_AREA",
+        "HOUSE_TECHNICS_FACILITIES",
+        "OIL_TANK",
+        "NOT_DEFINED",
+    }
+)
+
+#: Bedroom-like subtypes. Swiss Dwellings labels most bedrooms plain ROOM.
+BEDROOM_SUBTYPES = frozenset({"ROOM", "BEDROOM"})
+KITCHEN_SUBTYPES = frozenset({"KITCHEN", "KITCHEN_DINING"})
+#: Spaces where cooking happens in the open with living or dining.
+OPEN_KITCHEN_SUBTYPES = frozenset({"KITCHEN_DINING"})
+
+#: How far (m) an opening may sit from a space and still open into it. Openings
+#: are drawn through the wall, flush with its faces; digitised data leaves gaps
+#: of a few centimetres, so 5 cm catches those without reaching across a wall
+#: (the thinnest partitions are ~10 cm).
+OPENING_CONTACT_TOLERANCE = 0.05
+#: Minimum overlap (m²) of an opening's tolerance band with a space for the
+#: opening to count as opening into it; screens out corner contacts.
+OPENING_MIN_CONTACT_AREA = 0.002
+#: Two spaces with no wall between them along at least this length (m) are
+#: openly connected (an open-plan passage), as if by a door. 0.6 m is the
+#: narrowest passage a person walks through upright.
+OPEN_PASSAGE_MIN_LENGTH = 0.6
+
+
+def space_class(subtype: str) -> str:
+    """The class of an area subtype: indoor, outdoor, ancillary or service."""
+    if subtype in OUTDOOR_SUBTYPES:
+        return OUTDOOR
+    if subtype in ANCILLARY_SUBTYPES:
+        return ANCILLARY
+    if subtype in SERVICE_SUBTYPES:
+        return SERVICE
+    return INDOOR
+
+
+# --- elements -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanIds:
+    """Where a plan sits in the Swiss Dwellings hierarchy."""
+
+    site_id: int
+    building_id: int
+    plan_id: int
+    floor_id: int
+    apartment_id: str
+    unit_ids: tuple[int, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """The plan's id in HomeLoop tables: site, floor and apartment."""
+        return plan_key(self.site_id, self.floor_id, self.apartment_id)
+
+
+def plan_key(site_id: int, floor_id: int, apartment_id: str) -> str:
+    return f"{int(site_id)}-{int(floor_id)}-{apartment_id}"
+
+
+@dataclass(frozen=True)
+class Space:
+    """An area: a room, a balcony, a shaft ... ``id`` is the Swiss Dwellings area_id."""
+
+    id: str
+    subtype: str
+    polygon: Polygon
+    row: int | None = None
+
+    @property
+    def space_class(self) -> str:
+        return space_class(self.subtype)
+
+    @property
+    def is_indoor(self) -> bool:
+        return self.space_class == INDOOR
+
+    @property
+    def is_outdoor(self) -> bool:
+        return self.space_class == OUTDOOR
+
+    @property
+    def area(self) -> float:
+        return float(self.polygon.area)
+
+
+@dataclass(frozen=True)
+class Separator:
+    """A wall, column or railing."""
+
+    id: str
+    kind: str
+    polygon: Polygon
+    row: int | None = None
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A door, entrance door or window, and the spaces it opens into."""
+
+    id: str
+    kind: str
+    polygon: Polygon
+    connects: tuple[str, ...] = ()
+    row: int | None = None
+
+    @property
+    def is_passage(self) -> bool:
+        return self.kind in PASSAGE_KINDS
+
+    @cached_property
+    def _sides(self) -> tuple[float, float]:
+        return rectangle_sides(self.polygon)
+
+    @property
+    def width(self) -> float:
+        """Clear width (m): the opening's long side along the wall."""
+        return self._sides[0]
+
+    @property
+    def depth(self) -> float:
+        """Depth (m) through the wall: the short side."""
+        return self._sides[1]
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A fixture drawn in the plan (sink, counter, shower ...) and the space holding it."""
+
+    id: str
+    kind: str
+    polygon: Polygon
+    space_id: str | None = None
+    row: int | None = None
+
+
+def rectangle_sides(polygon: BaseGeometry) -> tuple[float, float]:
+    """(long, short) sides (m) of a geometry's minimum rotated rectangle."""
+    rect = shapely.minimum_rotated_rectangle(polygon)
+    coords = np.asarray(rect.exterior.coords) if rect.geom_type == "Polygon" else None
+    if coords is None or len(coords) < 4:
+        return (0.0, 0.0)
+    a = float(np.hypot(*(coords[1] - coords[0])))
+    b = float(np.hypot(*(coords[2] - coords[1])))
+    return (max(a, b), min(a, b))
+
+
+def element_id(kind: str, row: int) -> str:
+    """Id of a non-area element: its kind and its row in the source file."""
+    return f"{kind.lower()}_{row}"
+
+
+# --- connectivity -----------------------------------------------------------------
+
+
+def connect_openings(
+    openings: Sequence[BaseGeometry] | np.ndarray,
+    spaces: Sequence[BaseGeometry] | np.ndarray,
+    opening_groups: np.ndarray | None = None,
+    space_groups: np.ndarray | None = None,
+    tolerance: float = OPENING_CONTACT_TOLERANCE,
+) -> list[list[int]]:
+    """For each opening, the indices of the (at most two) spaces it opens into.
+
+    Vectorised over many plans at once: pass ``opening_groups`` and
+    ``space_groups`` (a plan number per geometry) and an opening only meets
+    spaces of its own group. The spaces are ranked by how much of the
+    opening's ``tolerance`` band they overlap; the two largest win, so a door
+    near a corner does not also join the room round the corner.
+    """
+    op = np.asarray(openings, dtype=object)
+    sp = np.asarray(spaces, dtype=object)
+    result: list[list[int]] = [[] for _ in range(len(op))]
+    if len(op) == 0 or len(sp) == 0:
+        return result
+    tree = shapely.STRtree(sp)
+    pairs = tree.query(op, predicate="dwithin", distance=tolerance)
+    if pairs.shape[1] == 0:
+        return result
+    oi, si = pairs
+    if opening_groups is not None and space_groups is not None:
+        same = np.asarray(opening_groups)[oi] == np.asarray(space_groups)[si]
+        oi, si = oi[same], si[same]
+    bands = shapely.buffer(op, tolerance, cap_style="flat", join_style="mitre")
+    overlap = shapely.area(shapely.intersection(bands[oi], sp[si]))
+    keep = overlap >= OPENING_MIN_CONTACT_AREA
+    oi, si, overlap = oi[keep], si[keep], overlap[keep]
+    # Sort by opening, then by overlap descending, then by space index (stable ties).
+    order = np.lexsort((si, -overlap, oi))
+    for o, s in zip(oi[order], si[order]):
+        if len(result[o]) < 2:
+            result[o].append(int(s))
+    return result
+
+
+# --- the plan -----------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """One apartment on one floor."""
+
+    ids: PlanIds
+    spaces: tuple[Space, ...]
+    separators: tuple[Separator, ...] = ()
+    openings: tuple[Opening, ...] = ()
+    features: tuple[Feature, ...] = ()
+    elevation: float = 0.0
+    height: float = 2.6
+    _index: dict[str, Space] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.spaces = tuple(sorted(self.spaces, key=lambda s: s.id))
+        self.separators = tuple(self.separators)
+        self.openings = tuple(self.openings)
+        self.features = tuple(self.features)
+        self._index = {s.id: s for s in self.spaces}
+
+    # identity
+    @property
+    def key(self) -> str:
+        return self.ids.key
+
+    @property
+    def site_id(self) -> int:
+        return self.ids.site_id
+
+    def space(self, space_id: str) -> Space:
+        return self._index[space_id]
+
+    def has_space(self, space_id: str) -> bool:
+        return space_id in self._index
+
+    # derived geometry
+    @property
+    def indoor_spaces(self) -> tuple[Space, ...]:
+        return tuple(s for s in self.spaces if s.is_indoor)
+
+    @property
+    def outdoor_spaces(self) -> tuple[Space, ...]:
+        return tuple(s for s in self.spaces if s.is_outdoor)
+
+    @property
+    def indoor_area(self) -> float:
+        """Indoor floor area (m²): the sum of indoor space polygons."""
+        return float(sum(s.area for s in self.indoor_spaces))
+
+    @property
+    def doors(self) -> tuple[Opening, ...]:
+        return tuple(o for o in self.openings if o.kind == DOOR)
+
+    @property
+    def entrance_doors(self) -> tuple[Opening, ...]:
+        return tuple(o for o in self.openings if o.kind == ENTRANCE_DOOR)
+
+    @property
+    def windows(self) -> tuple[Opening, ...]:
+        return tuple(o for o in self.openings if o.kind == WINDOW)
+
+    @property
+    def walls(self) -> tuple[Separator, ...]:
+        return tuple(s for s in self.separators if s.kind == WALL)
+
+    def features_in(self, space_id: str) -> tuple[Feature, ...]:
+        return tuple(f for f in self.features if f.space_id == space_id)
+
+    @cached_property
+    def footprint(self) -> BaseGeometry:
+        """Everything drawn: spaces and separators, unioned."""
+        geoms = [s.polygon for s in self.spaces] + [s.polygon for s in self.separators]
+        return shapely.union_all(geoms) if geoms else Polygon()
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        return tuple(self.footprint.bounds)  # type: ignore[return-value]
+
+    # graphs
+    @cached_property
+    def open_connections(self) -> tuple[tuple[str, str], ...]:
+        """Pairs of spaces that touch with no wall between them over a walkable length."""
+        if len(self.spaces) < 2:
+            return ()
+        polys = np.array([s.polygon for s in self.spaces], dtype=object)
+        tree = shapely.STRtree(polys)
+        a, b = tree.query(polys, predicate="dwithin", distance=OPENING_CONTACT_TOLERANCE)
+        upper = a < b
+        a, b = a[upper], b[upper]
+        if len(a) == 0:
+            return ()
+        blockers = [s.polygon for s in self.separators]
+        blocking = shapely.union_all(blockers) if blockers else Polygon()
+        tol = OPENING_CONTACT_TOLERANCE
+        bands_a = shapely.buffer(polys[a], tol, join_style="mitre")
+        bands_b = shapely.buffer(polys[b], tol, join_style="mitre")
+        strips = shapely.difference(shapely.intersection(bands_a, bands_b), blocking)
+        # A strip along a shared edge is ~2*tol wide, so area / (2*tol) is its length.
+        lengths = shapely.area(strips) / (2 * tol)
+        pairs = [
+            (self.spaces[i].id, self.spaces[j].id)
+            for i, j, length in zip(a, b, lengths)
+            if length >= OPEN_PASSAGE_MIN_LENGTH
+        ]
+        return tuple(pairs)
+
+    def room_door_graph(self) -> nx.Graph:
+        """Spaces as nodes (``subtype``, ``space_class``, ``entrance``); an edge per
+        pair of spaces joined by doors (``doors`` = how many, ``openings`` = their
+        ids) or by an open passage (``open`` = True)."""
+        g = nx.Graph()
+        for s in self.spaces:
+            g.add_node(s.id, subtype=s.subtype, space_class=s.space_class, entrance=False)
+        for o in self.openings:
+            if not o.is_passage:
+                continue
+            if o.kind == ENTRANCE_DOOR:
+                for sid in o.connects:
+                    g.nodes[sid]["entrance"] = True
+            if len(o.connects) == 2:
+                u, v = o.connects
+                if g.has_edge(u, v):
+                    g[u][v]["doors"] += 1
+                    g[u][v]["openings"].append(o.id)
+                else:
+                    g.add_edge(u, v, doors=1, openings=[o.id], open=False)
+        for u, v in self.open_connections:
+            if g.has_edge(u, v):
+                g[u][v]["open"] = True
+            else:
+                g.add_edge(u, v, doors=0, openings=[], open=True)
+        return g
+
+    def entrance_space_ids(self) -> tuple[str, ...]:
+        """Spaces an entrance door opens into (the indoor side first)."""
+        ids: list[str] = []
+        for o in self.entrance_doors:
+            for sid in o.connects:
+                if sid not in ids:
+                    ids.append(sid)
+        return tuple(ids)
+
+    def reachable_from_entrance(self) -> set[str]:
+        """Ids of spaces a person entering by an entrance door can walk to."""
+        g = self.room_door_graph()
+        reached: set[str] = set()
+        for sid in self.entrance_space_ids():
+            reached |= nx.node_connected_component(g, sid)
+        return reached
+
+    # counts
+    def count_spaces(self, subtypes: Iterable[str]) -> int:
+        wanted = set(subtypes)
+        return sum(1 for s in self.spaces if s.subtype in wanted)
+
+    def summary(self) -> dict[str, object]:
+        """The per-plan row of ``plans.parquet`` (without geometry)."""
+        return {
+            "plan": self.key,
+            "site_id": self.ids.site_id,
+            "building_id": self.ids.building_id,
+            "plan_id": self.ids.plan_id,
+            "floor_id": self.ids.floor_id,
+            "apartment_id": self.ids.apartment_id,
+            "unit_ids": ",".join(str(u) for u in self.ids.unit_ids),
+            "elevation": self.elevation,
+            "spaces": len(self.spaces),
+            "indoor_spaces": len(self.indoor_spaces),
+            "outdoor_spaces": len(self.outdoor_spaces),
+            "bedrooms": self.count_spaces(BEDROOM_SUBTYPES),
+            "doors": len(self.doors),
+            "entrance_doors": len(self.entrance_doors),
+            "windows": len(self.windows),
+            "separators": len(self.separators),
+            "features": len(self.features),
+            "indoor_area_m2": round(self.indoor_area, 3),
+        }
+
+
+# --- plans as a table -------------------------------------------------------------
+
+#: Columns of the element table (``elements.parquet``): one row per element.
+ELEMENT_COLUMNS = (
+    "plan",
+    "site_id",
+    "building_id",
+    "plan_id",
+    "floor_id",
+    "apartment_id",
+    "unit_id",
+    "elevation",
+    "entity_type",
+    "subtype",
+    "element",
+    "space",
+    "connects",
+    "row",
+    "geometry",
+)
+
+
+def frame_from_plans(plans: Iterable[Plan]) -> "pd.DataFrame":
+    """The element table of some plans: one row per element (geometry as shapely)."""
+    import pandas as pd
+
+    records: list[tuple] = []
+    for p in plans:
+        i = p.ids
+        unit = i.unit_ids[0] if i.unit_ids else -1
+        base = (p.key, i.site_id, i.building_id, i.plan_id, i.floor_id, i.apartment_id, unit, p.elevation)
+        for s in p.spaces:
+            records.append(base + (AREA, s.subtype, s.id, s.id, "", s.row, s.polygon))
+        for s in p.separators:
+            records.append(base + (SEPARATOR, s.kind, s.id, "", "", s.row, s.polygon))
+        for o in p.openings:
+            records.append(base + (OPENING, o.kind, o.id, "", ";".join(o.connects), o.row, o.polygon))
+        for f in p.features:
+            records.append(base + (FEATURE, f.kind, f.id, f.space_id or "", "", f.row, f.polygon))
+    frame = pd.DataFrame.from_records(records, columns=list(ELEMENT_COLUMNS))
+    frame["row"] = frame["row"].astype("Int64")
+    return frame
+
+
+def plans_from_frame(frame: "pd.DataFrame") -> list[Plan]:
+    """Plans from an element table (the inverse of :func:`frame_from_plans`).
+
+    Openings whose ``connects`` is empty are connected from geometry here.
+    Plans come out in order of their key.
+    """
+    import pandas as pd
+
+    plans: list[Plan] = []
+    for key, rows in frame.groupby("plan", sort=True):
+        first = rows.iloc[0]
+        units = tuple(sorted({int(u) for u in rows["unit_id"] if int(u) >= 0}))
+        ids = PlanIds(
+            site_id=int(first["site_id"]),
+            building_id=int(first["building_id"]),
+            plan_id=int(first["plan_id"]),
+            floor_id=int(first["floor_id"]),
+            apartment_id=str(first["apartment_id"]),
+            unit_ids=units,
+        )
+        spaces, separators, openings, features = [], [], [], []
+        for r in rows.itertuples(index=False):
+            row = None if pd.isna(r.row) else int(r.row)
+            if r.entity_type == AREA:
+                spaces.append(Space(r.element, r.subtype, r.geometry, row))
+            elif r.entity_type == SEPARATOR:
+                separators.append(Separator(r.element, r.subtype, r.geometry, row))
+            elif r.entity_type == OPENING:
+                connects = tuple(c for c in str(r.connects).split(";") if c)
+                openings.append(Opening(r.element, r.subtype, r.geometry, connects, row))
+            elif r.entity_type == FEATURE:
+                features.append(Feature(r.element, r.subtype, r.geometry, r.space or None, row))
+        plan = Plan(ids, tuple(spaces), tuple(separators), tuple(openings), tuple(features),
+                    elevation=float(first["elevation"]))
+        if any(not o.connects for o in plan.openings):
+            plan = with_connected_openings(plan)
+        plans.append(plan)
+    return plans
+
+
+def with_connected_openings(plan: Plan) -> Plan:
+    """The same plan with every opening's ``connects`` computed from geometry."""
+    polys = [s.polygon for s in plan.spaces]
+    hits = connect_openings([o.polygon for o in plan.openings], polys)
+    openings = tuple(
+        Opening(o.id, o.kind, o.polygon, tuple(plan.spaces[i].id for i in hit), o.row)
+        for o, hit in zip(plan.openings, hits)
+    )
+    return Plan(plan.ids, plan.spaces, plan.separators, openings, plan.features,
+                plan.elevation, plan.height)
