@@ -394,7 +394,7 @@ class Plan:
         """Spaces an entrance door opens into (the indoor side first)."""
         ids: list[str] = []
         for o in self.entrance_doors:
-            for sid in o.connects:
+            for sid in sorted(o.connects, key=lambda s: not self._index[s].is_indoor):
                 if sid not in ids:
                     ids.append(sid)
         return tuple(ids)

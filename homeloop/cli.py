@@ -1,0 +1,183 @@
+"""The ``homeloop`` command.
+
+The command line sits on top of every package: its commands import the
+pipeline lazily, so that ``import homeloop`` stays light and the library never
+depends on the pipeline.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from homeloop.errors import HomeLoopError
+from homeloop.progress import console, stage_progress
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="HomeLoop: furnished, device-equipped homes from floor plans, and a benchmark that runs agents in them.",
+)
+
+DEFAULT_PLANS = 3400
+DEFAULT_SITES = 900
+DEFAULT_HOMES = 2100
+
+
+def fail(message: str) -> None:
+    console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code=2)
+
+
+def _guard(fn):
+    """Turn known input errors into one clear line and exit code 2."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except HomeLoopError as exc:
+            fail(str(exc))
+
+    return wrapper
+
+
+@app.command()
+@_guard
+def generate(
+    out: Path = typer.Option(..., "--out", help="CSV file to write (Swiss Dwellings v3 geometries.csv format)."),
+    plans: int = typer.Option(DEFAULT_PLANS, "--plans", min=1, help="Number of apartments (plans)."),
+    sites: int = typer.Option(DEFAULT_SITES, "--sites", min=1, help="Number of sites they spread over."),
+    seed: int = typer.Option(0, "--seed", help="Random seed; the same seed writes the same bytes."),
+    defect_rate: Optional[float] = typer.Option(
+        None, "--defect-rate", min=0.0, max=1.0, help="Share of plans with one injected defect (default ≈ 600/3400)."
+    ),
+) -> None:
+    """Generate plans in the Swiss Dwellings v3 format."""
+    from pipeline.sources import synthetic
+
+    kwargs = {} if defect_rate is None else {"defect_rate": defect_rate}
+    with stage_progress("generate", plans) as advance:
+        report = synthetic.generate(out, plans=plans, sites=sites, seed=seed, progress=advance, **kwargs)
+    console.print(
+        f"wrote {report.rows:,} rows: {report.plans:,} plans on {report.sites:,} sites → {report.path}"
+        f" (defects: {', '.join(f'{k} {v}' for k, v in sorted(report.defects.items())) or 'none'})"
+    )
+
+
+@app.command()
+@_guard
+def ingest(
+    source: Path = typer.Argument(..., help="A Swiss Dwellings geometries.csv (v3, or the older 9-column layout)."),
+    out: Path = typer.Option(..., "--out", help="Folder for plans.parquet, elements.parquet, rejected.parquet."),
+    all_usages: bool = typer.Option(False, "--all-usages", help="Keep commercial, public ... units too, not only residential."),
+    keep_all_floors: bool = typer.Option(
+        False, "--keep-all-floors", help="Keep every floor of a repeated layout (default: the lowest one)."
+    ),
+) -> None:
+    """Read a Swiss Dwellings CSV into plan tables, recording every row not taken."""
+    from pipeline import stages
+
+    summary = stages.run_ingest(source, out, all_usages=all_usages, keep_all_floors=keep_all_floors)
+    print_ingest_summary(summary)
+
+
+def print_ingest_summary(summary) -> None:
+    table = Table(title="ingest", show_header=True, header_style="bold")
+    table.add_column("rows in", justify="right")
+    table.add_column("used", justify="right")
+    table.add_column("rejected", justify="right")
+    table.add_column("plans", justify="right")
+    table.add_column("plans rejected", justify="right")
+    table.add_row(
+        f"{summary.rows_in:,}",
+        f"{summary.rows_used:,}",
+        f"{summary.rows_rejected:,}",
+        f"{summary.plans:,}",
+        f"{summary.plans_rejected:,}",
+    )
+    console.print(table)
+    if summary.rejected_by_reason:
+        reasons = Table(title="rejected rows by reason", header_style="bold")
+        reasons.add_column("reason")
+        reasons.add_column("rows", justify="right")
+        for reason, n in sorted(summary.rejected_by_reason.items(), key=lambda kv: (-kv[1], kv[0])):
+            reasons.add_row(reason, f"{n:,}")
+        console.print(reasons)
+    verdict = "[green]reconciled[/]" if summary.reconciles else "[red]NOT reconciled[/]"
+    console.print(f"rows in = used + rejected: {summary.rows_in:,} = {summary.rows_used:,} + {summary.rows_rejected:,} → {verdict}")
+
+
+@app.command()
+@_guard
+def show(
+    plan: str = typer.Argument(..., help="Plan id (site-floor-apartment), as in plans.parquet."),
+    from_dir: Path = typer.Option(..., "--from", help="An ingest or build folder holding elements.parquet."),
+    out: Path = typer.Option(..., "--out", help="PNG file to write."),
+) -> None:
+    """Draw one plan as a top-down PNG."""
+    from pipeline import stages
+
+    path = stages.show_plan(plan, from_dir, out)
+    console.print(f"wrote {path}")
+
+
+@app.command()
+@_guard
+def audit(
+    source: Path = typer.Argument(..., help="A Swiss Dwellings geometries.csv to audit."),
+    out: Path = typer.Option(..., "--out", help="Folder for audit.parquet, audit.html and pictures."),
+    all_usages: bool = typer.Option(False, "--all-usages", help="Audit non-residential units too."),
+) -> None:
+    """Audit a floor-plan source: ingest it, run every rule, report per rule."""
+    from pipeline import stages
+
+    result = stages.run_audit_source(source, out, all_usages=all_usages)
+    print_audit_table(result.per_rule)
+    console.print(f"plans: {result.plans_checked:,} checked, {result.plans_passed:,} passed → {result.html}")
+
+
+def print_audit_table(per_rule) -> None:
+    table = Table(title="audit by rule", header_style="bold")
+    for col, justify in (("rule", "left"), ("checked", "right"), ("passed", "right"), ("failed", "right"), ("example", "left")):
+        table.add_column(col, justify=justify, overflow="fold")
+    for r in per_rule.itertuples(index=False):
+        table.add_row(r.rule, f"{r.checked:,}", f"{r.passed:,}", f"{r.failed:,}", r.example or "")
+    console.print(table)
+
+
+@app.command()
+@_guard
+def build(
+    source: Optional[Path] = typer.Option(None, "--source", help="A Swiss Dwellings geometries.csv; default: generate plans."),
+    plans: int = typer.Option(DEFAULT_PLANS, "--plans", min=1, help="Plans to generate (without --source)."),
+    sites: int = typer.Option(DEFAULT_SITES, "--sites", min=1, help="Sites to spread generated plans over."),
+    homes: int = typer.Option(DEFAULT_HOMES, "--homes", min=1, help="Homes to keep, in selection order."),
+    seed: int = typer.Option(0, "--seed", help="Build seed; same inputs and seed give the same bytes."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Build folder (default outputs/<build name>)."),
+) -> None:
+    """Build the home set: source → ingest → audit → features → selection (→ homes)."""
+    from pipeline import stages
+
+    config = stages.BuildConfig(source=source, plans=plans, sites=sites, homes=homes, seed=seed, out=out)
+    manifest = stages.run_build(config)
+    counts = manifest["counts"]
+    table = Table(title=f"build {manifest['build']}", header_style="bold")
+    for col in ("stage", "in", "kept", "rejected"):
+        table.add_column(col, justify="left" if col == "stage" else "right")
+    for stage, c in counts.items():
+        table.add_row(stage, f"{c['in']:,}", f"{c['kept']:,}", f"{c['rejected']:,}")
+    console.print(table)
+    console.print(f"outputs in {manifest['out']}")
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

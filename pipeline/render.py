@@ -1,0 +1,686 @@
+"""Top-down previews of floor plans (matplotlib, Agg, no screen).
+
+:func:`draw_plan` draws one plan on a given Axes and returns it, so later
+stages can draw furniture, devices and cameras on top (use the ``Z_*`` layers
+below to stack them). :func:`render_plan` writes one PNG per plan and
+:func:`render_sheet` a contact sheet of many; both write atomically and
+deterministically (the same plan gives the same bytes).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import shapely
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection, PathCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+from matplotlib.path import Path as MplPath
+from shapely import LineString
+from shapely.ops import polylabel
+from shapely.geometry.base import BaseGeometry
+
+from homeloop.io import atomic_path
+from homeloop.plan import (
+    ANCILLARY,
+    BEDROOM_SUBTYPES,
+    COLUMN,
+    ENTRANCE_DOOR,
+    INDOOR,
+    OUTDOOR,
+    RAILING,
+    SERVICE,
+    WINDOW,
+    Opening,
+    Plan,
+    Space,
+)
+
+# --- look ------------------------------------------------------------------------
+
+#: Fill colour per space class of the preview.
+PALETTE: dict[str, str] = {
+    "bedroom": "#c6dbef",
+    "living": "#fdd9a0",
+    "kitchen": "#f4a582",
+    "bathroom": "#a6dcd0",
+    "corridor": "#ebe6dc",
+    "storage": "#d9cbe6",
+    "outdoor": "#cfe8b8",
+    "ancillary": "#d4d4d4",
+    "service": "#9e9e9e",
+    "other": "#f2f2f2",
+}
+
+#: Indoor subtypes per palette class; other indoor subtypes are matched by
+#: keyword in :func:`colour_class`, and the rest are "other".
+_CLASS_OF_SUBTYPE: dict[str, str] = {
+    **{s: "bedroom" for s in BEDROOM_SUBTYPES},
+    "LIVING_ROOM": "living",
+    "LIVING_DINING": "living",
+    "DINING": "living",
+    "OFFICE": "living",
+    "KITCHEN": "kitchen",
+    "KITCHEN_DINING": "kitchen",
+    "BATHROOM": "bathroom",
+    "CORRIDOR": "corridor",
+    "STOREROOM": "storage",
+    "WASH_AND_DRY_ROOM": "storage",
+}
+_KEYWORDS: tuple[tuple[str, str], ...] = (
+    ("KITCHEN", "kitchen"),
+    ("BATH", "bathroom"),
+    ("TOILET", "bathroom"),
+    ("SHOWER", "bathroom"),
+    ("CORRIDOR", "corridor"),
+    ("HALL", "corridor"),
+    ("LOBBY", "corridor"),
+    ("ENTRANCE", "corridor"),
+    ("STORE", "storage"),
+    ("STORAGE", "storage"),
+    ("WASH", "storage"),
+    ("CLOSET", "storage"),
+    ("WARDROBE", "storage"),
+    ("LIVING", "living"),
+    ("DINING", "living"),
+    ("OFFICE", "living"),
+    ("STUDIO", "living"),
+    ("BEDROOM", "bedroom"),
+)
+
+#: Short labels of area subtypes; others are title-cased.
+SHORT_SPACE_NAMES: dict[str, str] = {
+    "LIVING_ROOM": "Living",
+    "LIVING_DINING": "Living/Dining",
+    "KITCHEN_DINING": "Kitchen/Dining",
+    "WASH_AND_DRY_ROOM": "Laundry",
+    "BATHROOM": "Bath",
+    "STOREROOM": "Store",
+    "CORRIDOR": "Hall",
+    "WINTERGARTEN": "Winter garden",
+    "NOT_DEFINED": "?",
+}
+#: Short labels of feature subtypes.
+SHORT_FEATURE_NAMES: dict[str, str] = {
+    "SINK": "sink",
+    "KITCHEN": "counter",
+    "SHOWER": "shower",
+    "BATHTUB": "tub",
+    "TOILET": "WC",
+    "WASHING_MACHINE": "washer",
+    "BUILT_IN_FURNITURE": "built-in",
+    "STAIRS": "stairs",
+    "RAMP": "ramp",
+    "ELEVATOR": "lift",
+}
+
+WALL_COLOUR = "#4a4a4a"
+COLUMN_COLOUR = "#000000"
+RAILING_COLOUR = "#6b6b6b"
+DOOR_COLOUR = "#c8742c"
+ENTRANCE_DOOR_COLOUR = "#1b7837"
+WINDOW_COLOUR = "#9ecae1"
+WINDOW_EDGE = "#3b7ab0"
+FEATURE_FACE = "#ffffff"
+FEATURE_EDGE = "#555555"
+LABEL_COLOUR = "#222222"
+HIGHLIGHT_COLOUR = "#e31a1c"
+
+# Drawing layers (matplotlib zorder). Later stages stack on these, e.g.
+# furniture at Z_FURNITURE, devices and cameras at Z_DEVICES.
+Z_SPACES = 1.0
+Z_FEATURES = 2.0
+Z_WALLS = 3.0
+Z_OPENINGS = 3.5
+Z_FURNITURE = 4.0
+Z_LABELS = 5.0
+Z_DEVICES = 6.0
+Z_HIGHLIGHT = 7.0
+Z_SCALE_BAR = 8.0
+
+#: Door swing arcs are hinted only for doors up to this width (m); wider ones
+#: (garage doors, double doors) get none.
+MAX_SWING_WIDTH = 1.3
+#: Margin (m) around the plan inside the Axes.
+MARGIN = 0.6
+
+DEFAULT_DPI = 150
+#: Fixed PNG metadata: no software version or timestamp, so bytes are stable.
+PNG_METADATA = {"Software": None}
+
+
+def colour_class(space: Space) -> str:
+    """The palette class of a space (a key of :data:`PALETTE`)."""
+    cls = space.space_class
+    if cls == OUTDOOR:
+        return "outdoor"
+    if cls == ANCILLARY:
+        return "ancillary"
+    if cls == SERVICE:
+        return "service"
+    if space.subtype in _CLASS_OF_SUBTYPE:
+        return _CLASS_OF_SUBTYPE[space.subtype]
+    for word, name in _KEYWORDS:
+        if word in space.subtype:
+            return name
+    return "other"
+
+
+def short_space_name(subtype: str) -> str:
+    return SHORT_SPACE_NAMES.get(subtype) or subtype.replace("_", " ").capitalize()
+
+
+def short_feature_name(subtype: str) -> str:
+    return SHORT_FEATURE_NAMES.get(subtype) or subtype.replace("_", " ").lower()
+
+
+# --- geometry to matplotlib -------------------------------------------------------
+
+
+def geometry_path(geom: BaseGeometry) -> MplPath:
+    """A matplotlib Path of a (multi)polygon, holes included."""
+    verts: list[np.ndarray] = []
+    codes: list[np.ndarray] = []
+    for poly in getattr(geom, "geoms", [geom]):
+        if poly.is_empty or poly.geom_type != "Polygon":
+            continue
+        for ring in (poly.exterior, *poly.interiors):
+            xy = np.asarray(ring.coords)[:, :2]
+            c = np.full(len(xy), MplPath.LINETO, dtype=MplPath.code_type)
+            c[0] = MplPath.MOVETO
+            c[-1] = MplPath.CLOSEPOLY
+            verts.append(xy)
+            codes.append(c)
+    if not verts:
+        return MplPath(np.zeros((1, 2)), [MplPath.MOVETO])
+    return MplPath(np.concatenate(verts), np.concatenate(codes))
+
+
+def _add_polygons(ax: Axes, geoms: Sequence[BaseGeometry], *, zorder: float, **style) -> PathCollection | None:
+    if not geoms:
+        return None
+    coll = PathCollection([geometry_path(g) for g in geoms], zorder=zorder, **style)
+    ax.add_collection(coll)
+    return coll
+
+
+def _axes_frame(geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float] | None:
+    """Centre, long unit axis, short unit axis, long and short side of a
+    rectangle-ish shape; None for an empty or degenerate one."""
+    if geom.is_empty:
+        return None
+    rect = shapely.minimum_rotated_rectangle(geom)
+    if rect.geom_type != "Polygon" or rect.is_empty:
+        return None
+    xy = np.asarray(rect.exterior.coords)[:4]
+    e1, e2 = xy[1] - xy[0], xy[2] - xy[1]
+    l1, l2 = float(np.hypot(*e1)), float(np.hypot(*e2))
+    centre = xy.mean(axis=0)
+    if l1 < 1e-9 or l2 < 1e-9:
+        return None
+    if l1 >= l2:
+        return centre, e1 / l1, e2 / l2, l1, l2
+    return centre, e2 / l2, e1 / l1, l2, l1
+
+
+# --- the drawing -----------------------------------------------------------------
+
+
+def _element_ids(plan: Plan) -> set[str]:
+    ids = {s.id for s in plan.spaces}
+    ids.update(e.id for e in plan.separators)
+    ids.update(e.id for e in plan.openings)
+    ids.update(e.id for e in plan.features)
+    return ids
+
+
+def _check_highlight(plan: Plan, highlight: Iterable[str]) -> set[str]:
+    wanted = {str(h) for h in highlight}
+    unknown = sorted(wanted - _element_ids(plan))
+    if unknown:
+        raise ValueError(f"plan {plan.key} has no element with id {', '.join(map(repr, unknown))}")
+    return wanted
+
+
+def plan_extent(plan: Plan) -> tuple[float, float, float, float]:
+    """Bounds (minx, miny, maxx, maxy) of everything drawn."""
+    geoms = [s.polygon for s in plan.spaces] + [e.polygon for e in plan.separators]
+    geoms += [e.polygon for e in plan.openings] + [e.polygon for e in plan.features]
+    if not geoms:
+        return (0.0, 0.0, 1.0, 1.0)
+    b = shapely.total_bounds(np.array(geoms, dtype=object))
+    return tuple(float(v) for v in b)  # type: ignore[return-value]
+
+
+def _points_per_metre(ax: Axes, extent: tuple[float, float, float, float]) -> float:
+    """Screen points per plan metre once the Axes is drawn with equal aspect."""
+    fig = ax.figure
+    pos = ax.get_position()
+    w_pt = pos.width * fig.get_figwidth() * 72.0
+    h_pt = pos.height * fig.get_figheight() * 72.0
+    minx, miny, maxx, maxy = extent
+    dx = maxx - minx + 2 * MARGIN
+    dy = maxy - miny + 2 * MARGIN + _scale_bar_room(maxx - minx)
+    return min(w_pt / max(dx, 1e-6), h_pt / max(dy, 1e-6))
+
+
+def _scale_bar_length(width: float) -> float:
+    """1, 2 or 5 m (10 m for very large plans): the largest at most a quarter of the width."""
+    for length in (10.0, 5.0, 2.0):
+        if length <= width / 4:
+            return length
+    return 1.0
+
+
+def _scale_bar_room(width: float) -> float:
+    return 0.9 if width < 12 else 1.3
+
+
+def draw_plan(
+    ax: Axes,
+    plan: Plan,
+    *,
+    highlight: Iterable[str] = (),
+    labels: bool = True,
+    scale_bar: bool = True,
+) -> Axes:
+    """Draw ``plan`` top-down on ``ax`` and return ``ax``.
+
+    Spaces are filled by :data:`PALETTE` class and labelled with their short
+    subtype and area; walls dark grey, columns black, railings thin lines;
+    doors as rectangles with a swing hint (the entrance door in its own
+    colour), windows light blue; features outlined with a short label.
+    ``highlight`` names element ids (space, separator, opening or feature)
+    drawn in red on top; an unknown id raises ``ValueError``. The Axes gets
+    equal aspect, no ticks, limits around the plan and a scale bar.
+    """
+    wanted = _check_highlight(plan, highlight)
+    extent = plan_extent(plan)
+    minx, miny, maxx, maxy = extent
+    width = maxx - minx
+    bar_room = _scale_bar_room(width) if scale_bar else 0.0
+    ppm = _points_per_metre(ax, extent)
+
+    # spaces
+    spaces = list(plan.spaces)
+    _add_polygons(
+        ax,
+        [s.polygon for s in spaces],
+        zorder=Z_SPACES,
+        facecolors=[PALETTE[colour_class(s)] for s in spaces],
+        edgecolors="#8a8a8a",
+        linewidths=0.3,
+    )
+
+    # features
+    feats = list(plan.features)
+    _add_polygons(
+        ax,
+        [f.polygon for f in feats],
+        zorder=Z_FEATURES,
+        facecolors=FEATURE_FACE,
+        edgecolors=FEATURE_EDGE,
+        linewidths=0.6,
+    )
+
+    # separators
+    walls = [s.polygon for s in plan.separators if s.kind not in (COLUMN, RAILING)]
+    _add_polygons(ax, walls, zorder=Z_WALLS, facecolors=WALL_COLOUR, edgecolors=WALL_COLOUR, linewidths=0.2)
+    columns = [s.polygon for s in plan.separators if s.kind == COLUMN]
+    _add_polygons(ax, columns, zorder=Z_WALLS, facecolors=COLUMN_COLOUR, edgecolors=COLUMN_COLOUR, linewidths=0.2)
+    railings = [s.polygon for s in plan.separators if s.kind == RAILING]
+    _add_polygons(ax, railings, zorder=Z_WALLS, facecolors="none", edgecolors=RAILING_COLOUR, linewidths=0.6)
+
+    # openings
+    windows = [o for o in plan.openings if o.kind == WINDOW]
+    doors = [o for o in plan.openings if o.kind != WINDOW]
+    _add_polygons(
+        ax,
+        [o.polygon for o in windows],
+        zorder=Z_OPENINGS,
+        facecolors=WINDOW_COLOUR,
+        edgecolors=WINDOW_EDGE,
+        linewidths=0.5,
+    )
+    glass = []
+    for o in windows:
+        frame = _axes_frame(o.polygon)
+        if frame is not None:
+            c, u, _, long, _ = frame
+            glass.append([c - u * long / 2, c + u * long / 2])
+    if glass:
+        ax.add_collection(LineCollection(glass, colors=WINDOW_EDGE, linewidths=0.5, zorder=Z_OPENINGS + 0.01))
+    door_colours = [ENTRANCE_DOOR_COLOUR if o.kind == ENTRANCE_DOOR else DOOR_COLOUR for o in doors]
+    _add_polygons(
+        ax,
+        [o.polygon for o in doors],
+        zorder=Z_OPENINGS,
+        facecolors=door_colours,
+        edgecolors=door_colours,
+        linewidths=0.4,
+    )
+    swings = [_swing_hint(plan, o) for o in doors]
+    leaves = [seg for s, colour in zip(swings, door_colours) if s for seg in s]
+    leaf_colours = [colour for s, colour in zip(swings, door_colours) if s for _ in s]
+    if leaves:
+        ax.add_collection(
+            LineCollection(leaves, colors=leaf_colours, linewidths=0.6, zorder=Z_OPENINGS, alpha=0.9)
+        )
+
+    # labels
+    if labels:
+        _label_spaces(ax, spaces, feats, ppm)
+        _label_features(ax, feats, ppm)
+
+    # highlight
+    if wanted:
+        geoms = [s.polygon for s in plan.spaces if s.id in wanted]
+        geoms += [e.polygon for e in (*plan.separators, *plan.openings, *plan.features) if e.id in wanted]
+        _add_polygons(
+            ax,
+            geoms,
+            zorder=Z_HIGHLIGHT,
+            facecolors=(0.89, 0.10, 0.11, 0.30),
+            edgecolors=HIGHLIGHT_COLOUR,
+            linewidths=2.2,
+        )
+
+    ax.set_xlim(minx - MARGIN, maxx + MARGIN)
+    ax.set_ylim(miny - MARGIN - bar_room, maxy + MARGIN)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    if scale_bar:
+        _draw_scale_bar(ax, extent, ppm)
+    return ax
+
+
+def _swing_hint(plan: Plan, door: Opening) -> list[np.ndarray] | None:
+    """A door leaf and quarter arc swinging into one of the spaces it connects.
+
+    Swiss Dwellings doors have no swing direction; the hint opens into a room
+    rather than a corridor, and into the inside rather than the outside.
+    """
+    frame = _axes_frame(door.polygon)
+    connects = [sid for sid in door.connects if plan.has_space(sid)]
+    if frame is None or not connects:
+        return None
+    c, u, n, width, depth = frame
+    if width > MAX_SWING_WIDTH or width < 0.3:
+        return None
+
+    def rank(space_id: str) -> int:
+        s = plan.space(space_id)
+        if s.space_class == INDOOR:
+            return 0 if colour_class(s) != "corridor" else 1
+        return 2 if s.space_class == ANCILLARY else 3
+
+    target = min(connects, key=rank)
+    poly = plan.space(target).polygon
+    probe = depth / 2 + 0.1
+    side = 1.0
+    if shapely.distance(poly, shapely.Point(*(c - n * probe))) < shapely.distance(poly, shapely.Point(*(c + n * probe))):
+        side = -1.0
+    n = n * side
+    hinge = c - u * width / 2 + n * depth / 2
+    leaf = np.array([hinge, hinge + n * width])
+    angles = np.linspace(0.0, math.pi / 2, 13)
+    arc = hinge + width * (np.outer(np.cos(angles), n) + np.outer(np.sin(angles), u))
+    return [leaf, arc]
+
+
+def _valid(geom: BaseGeometry) -> BaseGeometry:
+    """``geom`` made valid for overlay operations (plans under audit may hold bad shapes)."""
+    return geom if geom.is_valid else shapely.make_valid(geom)
+
+
+def _fit_box(poly: BaseGeometry) -> tuple[tuple[float, float], float, float]:
+    """A label point inside ``poly`` and the free width and height (m) through it."""
+    poly = _valid(poly)
+    if poly.is_empty:
+        return (0.0, 0.0), 0.0, 0.0
+    if poly.geom_type != "Polygon":
+        parts = [g for g in getattr(poly, "geoms", [poly]) if g.geom_type == "Polygon"]
+        if not parts:
+            c = poly.centroid if not poly.is_empty else shapely.Point(0, 0)
+            return (c.x, c.y), 0.0, 0.0
+        poly = max(parts, key=lambda g: g.area)
+    # The centroid reads best; the pole of inaccessibility is the fallback for
+    # shapes (L, T) whose centroid sits near or outside an edge.
+    point = poly.centroid
+    if poly.area > 0:
+        pole = polylabel(poly, tolerance=0.02)
+        inside = poly.exterior.distance(pole) if not poly.interiors else poly.boundary.distance(pole)
+        if not poly.contains(point) or poly.boundary.distance(point) < 0.7 * inside:
+            point = pole
+    x, y = point.x, point.y
+    minx, miny, maxx, maxy = poly.bounds
+
+    def run(line: LineString, coord: int, at: float) -> float:
+        cut = poly.intersection(line)
+        best = 0.0
+        for seg in getattr(cut, "geoms", [cut]):
+            if seg.is_empty or seg.geom_type != "LineString":
+                continue
+            vals = np.asarray(seg.coords)[:, coord]
+            if vals.min() - 1e-9 <= at <= vals.max() + 1e-9:
+                best = max(best, float(vals.max() - vals.min()))
+        return best
+
+    w = run(LineString([(minx - 1, y), (maxx + 1, y)]), 0, x)
+    h = run(LineString([(x, miny - 1), (x, maxy + 1)]), 1, y)
+    return (x, y), w, h
+
+
+def _text_size(lines: Sequence[str], fontsize: float) -> tuple[float, float]:
+    """Rough extent (points) of a block of text: width, height."""
+    return 0.56 * fontsize * max(len(t) for t in lines), 1.25 * fontsize * len(lines)
+
+
+def _label_spaces(ax: Axes, spaces: Sequence[Space], features: Sequence, ppm: float) -> None:
+    base = float(np.clip(ppm * 0.30, 3.0, 9.0))
+    tree = shapely.STRtree([f.polygon for f in features]) if features else None
+    for s in spaces:
+        # Labels go on the free floor, clear of sinks, counters, tubs ...
+        region = _valid(s.polygon)
+        if tree is not None:
+            hits = tree.query(region, predicate="intersects")
+            if len(hits):
+                covered = shapely.union_all([_valid(features[i].polygon) for i in hits])
+                free = region.difference(covered)
+                if not free.is_empty and free.area > 0.25 * region.area:
+                    region = free
+        (x, y), w, h = _fit_box(region)
+        if w <= 0 or h <= 0:
+            continue
+        lines = [short_space_name(s.subtype), f"{s.area:.1f} m²"]
+        w_pt, h_pt = w * ppm * 0.92, h * ppm * 0.92
+        size, rotation = _fit_font(lines, base, w_pt, h_pt)
+        if size is None:
+            lines = lines[:1]
+            size, rotation = _fit_font(lines, base, w_pt, h_pt)
+        if size is None:
+            continue
+        ax.text(
+            x, y, "\n".join(lines), ha="center", va="center", fontsize=size, rotation=rotation,
+            color=LABEL_COLOUR, zorder=Z_LABELS, linespacing=1.1, clip_on=True,
+        )
+
+
+def _fit_font(lines: Sequence[str], base: float, w_pt: float, h_pt: float, smallest: float = 3.0):
+    """The largest font size up to ``base`` that fits, upright or turned 90°."""
+    tw, th = _text_size(lines, 1.0)
+    upright = min(base, w_pt / tw, h_pt / th)
+    turned = min(base, h_pt / tw, w_pt / th)
+    if upright >= smallest and upright >= 0.8 * turned:
+        return upright, 0
+    if turned >= smallest:
+        return turned, 90
+    return None, 0
+
+
+def _label_features(ax: Axes, feats: Sequence, ppm: float) -> None:
+    base = float(np.clip(ppm * 0.16, 2.5, 6.0))
+    for f in feats:
+        # A feature drawn over another (a sink in a counter) keeps its own
+        # label; the one below is labelled in the part left free.
+        own = _valid(f.polygon)
+        others = [
+            _valid(g.polygon) for g in feats
+            if g is not f and g.polygon.area < f.polygon.area and g.polygon.intersects(f.polygon)
+        ]
+        free = own.difference(shapely.union_all(others)) if others else own
+        if free.is_empty or free.area < 1e-4:
+            continue
+        (x, y), w, h = _fit_box(free)
+        if w <= 0 or h <= 0:
+            continue
+        name = short_feature_name(f.kind)
+        size, rotation = _fit_font([name], base, w * ppm * 0.9, h * ppm * 0.9, smallest=2.5)
+        if size is None:
+            continue
+        ax.text(
+            x, y, name, ha="center", va="center", fontsize=size,
+            rotation=rotation, color=FEATURE_EDGE, zorder=Z_LABELS, clip_on=True,
+        )
+
+
+def _draw_scale_bar(ax: Axes, extent: tuple[float, float, float, float], ppm: float) -> None:
+    minx, miny, maxx, _ = extent
+    length = _scale_bar_length(maxx - minx)
+    room = _scale_bar_room(maxx - minx)
+    y = miny - MARGIN - room * 0.45
+    x0 = minx
+    tick = room * 0.12
+    ax.plot(
+        [x0, x0, x0 + length, x0 + length], [y + tick, y, y, y + tick],
+        color="#222222", linewidth=1.2, solid_capstyle="butt", zorder=Z_SCALE_BAR,
+    )
+    ax.text(
+        x0 + length + 0.25, y, f"{length:g} m", ha="left", va="center",
+        fontsize=float(np.clip(ppm * 0.28, 5.0, 9.0)), color="#222222", zorder=Z_SCALE_BAR,
+    )
+
+
+# --- files -----------------------------------------------------------------------
+
+
+def plan_caption(plan: Plan) -> str:
+    """A one-line summary: bedrooms, rooms, indoor area, doors, windows."""
+    return (
+        f"{plan.count_spaces(BEDROOM_SUBTYPES)} bedrooms · {len(plan.indoor_spaces)} indoor spaces · "
+        f"{plan.indoor_area:.0f} m² indoor · {len(plan.doors) + len(plan.entrance_doors)} doors · "
+        f"{len(plan.windows)} windows"
+    )
+
+
+def short_key(key: str, keep: int = 8) -> str:
+    """A plan key with its apartment id cut to ``keep`` characters."""
+    head, _, apartment = key.rpartition("-")
+    return f"{head}-{apartment[:keep]}" if head else key[:keep]
+
+
+def _save(fig: Figure, path: str | Path, dpi: int) -> Path:
+    FigureCanvasAgg(fig)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=dpi, metadata=PNG_METADATA, facecolor="white")
+    return Path(path)
+
+
+def _legend_handles(plans: Iterable[Plan]) -> list[Patch]:
+    used = {colour_class(s) for p in plans for s in p.spaces}
+    handles = [Patch(facecolor=PALETTE[c], edgecolor="#8a8a8a", label=c) for c in PALETTE if c in used]
+    handles.append(Patch(facecolor=DOOR_COLOUR, label="door"))
+    handles.append(Patch(facecolor=ENTRANCE_DOOR_COLOUR, label="entrance"))
+    handles.append(Patch(facecolor=WINDOW_COLOUR, edgecolor=WINDOW_EDGE, label="window"))
+    return handles
+
+
+def render_plan(
+    plan: Plan,
+    path: str | Path,
+    *,
+    highlight: Iterable[str] = (),
+    title: str | None = None,
+    dpi: int = DEFAULT_DPI,
+    width_in: float = 10.0,
+) -> Path:
+    """Write a PNG preview of ``plan`` to ``path`` (atomically) and return the path.
+
+    The title is ``title`` or the plan key with a one-line summary. The same
+    plan, highlight and arguments give a byte-identical file.
+    """
+    highlight = tuple(highlight)
+    _check_highlight(plan, highlight)
+    minx, miny, maxx, maxy = plan_extent(plan)
+    aspect = (maxy - miny + 2 * MARGIN + _scale_bar_room(maxx - minx)) / max(maxx - minx + 2 * MARGIN, 1e-6)
+    plot_h = float(np.clip(width_in * aspect, 3.0, 14.0))
+    fig = Figure(figsize=(width_in, plot_h + 1.3))
+    top = 1 - 0.75 / (plot_h + 1.3)
+    bottom = 0.55 / (plot_h + 1.3)
+    ax = fig.add_axes((0.02, bottom, 0.96, top - bottom))
+    draw_plan(ax, plan, highlight=highlight)
+    head = title if title is not None else f"{plan.key}\n{plan_caption(plan)}"
+    fig.suptitle(head, fontsize=10, y=1 - 0.12 / (plot_h + 1.3), va="top")
+    fig.legend(
+        handles=_legend_handles([plan]), loc="lower center", ncol=8, fontsize=7, frameon=False,
+        handlelength=1.2, columnspacing=1.0, bbox_to_anchor=(0.5, 0.0),
+    )
+    return _save(fig, path, dpi)
+
+
+def render_sheet(
+    plans: Sequence[Plan],
+    path: str | Path,
+    *,
+    columns: int = 4,
+    highlights: Mapping[str, Iterable[str]] | None = None,
+    title: str | None = None,
+    dpi: int = 110,
+    cell_in: float = 3.6,
+) -> Path:
+    """Write a contact sheet of ``plans`` (a grid, ``columns`` wide) to ``path``.
+
+    Each cell is titled with the short plan key, bedrooms and indoor area.
+    ``highlights`` maps plan keys to element ids to draw in red.
+    """
+    plans = list(plans)
+    if not plans:
+        raise ValueError("render_sheet needs at least one plan")
+    highlights = {k: tuple(v) for k, v in (highlights or {}).items()}
+    known = {p.key for p in plans}
+    missing = sorted(set(highlights) - known)
+    if missing:
+        raise ValueError(f"highlights name plans not on the sheet: {', '.join(missing)}")
+    columns = max(1, min(columns, len(plans)))
+    rows = math.ceil(len(plans) / columns)
+    head_in = 0.6 if title else 0.15
+    foot_in = 0.35
+    fig = Figure(figsize=(columns * cell_in, rows * cell_in + head_in + foot_in))
+    fig_w, fig_h = fig.get_figwidth(), fig.get_figheight()
+    title_in = 0.42
+    for i, plan in enumerate(plans):
+        r, c = divmod(i, columns)
+        left = (c * cell_in + 0.08) / fig_w
+        bottom = (fig_h - head_in - (r + 1) * cell_in + 0.05) / fig_h
+        ax = fig.add_axes((left, bottom, (cell_in - 0.16) / fig_w, (cell_in - title_in - 0.05) / fig_h))
+        draw_plan(ax, plan, highlight=highlights.get(plan.key, ()))
+        bedrooms = plan.count_spaces(BEDROOM_SUBTYPES)
+        ax.set_title(
+            f"{short_key(plan.key)}\n{bedrooms} bd · {plan.indoor_area:.0f} m²",
+            fontsize=8, pad=3, linespacing=1.15,
+        )
+    if title:
+        fig.suptitle(title, fontsize=12, y=1 - 0.1 / fig_h, va="top")
+    fig.legend(
+        handles=_legend_handles(plans), loc="lower center", ncol=13, fontsize=7, frameon=False,
+        handlelength=1.2, columnspacing=1.0, bbox_to_anchor=(0.5, 0.0),
+    )
+    return _save(fig, path, dpi)
