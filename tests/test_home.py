@@ -1,0 +1,147 @@
+"""The home file: building, validation, round trips and byte-stable JSON."""
+
+import json
+import math
+
+import pytest
+from pydantic import ValidationError
+
+from homeloop.catalog import load_catalog
+from homeloop.home import (
+    SCHEMA_VERSION,
+    CameraPose,
+    Home,
+    HomeFileError,
+    ObjectLocation,
+    Opening,
+    Pose,
+    Room,
+    Source,
+    Wall,
+    camera_from_catalog,
+    device_from_catalog,
+    furniture_from_catalog,
+    object_from_catalog,
+    rings_from_polygon,
+)
+from shapely.geometry import box
+
+
+def tiny_home() -> Home:
+    """A 4 x 3 m bedroom with a door, a bed, a nightstand with a mug on it, a smoke
+    sensor and a dome camera."""
+    cat = load_catalog()
+    room = Room(id="1", name="bedroom", type="BEDROOM", polygon=rings_from_polygon(box(0, 0, 4, 3)))
+    wall = Wall(id="wall_1", polygon=rings_from_polygon(box(-0.1, -0.1, 4.1, 0.0)), height=2.6)
+    door = Opening(id="door_1", kind="door", polygon=rings_from_polygon(box(1.0, -0.1, 1.9, 0.0)),
+                   connects=["1"], width=0.9, height=2.0)
+    # Bed against the west wall, head to the wall: its front (foot end) faces east.
+    bed = furniture_from_catalog(cat.furniture["double_bed"], "bed_1", "1", Pose(x=1.025, y=1.5, yaw=0.0))
+    stand = furniture_from_catalog(cat.furniture["nightstand"], "nightstand_1", "1", Pose(x=0.2, y=2.6, yaw=0.0))
+    top = stand.surface("top")
+    mug = object_from_catalog(cat.objects["mug"], "mug_1",
+                              ObjectLocation(kind="surface", room="1", furniture="nightstand_1", name="top"),
+                              Pose(x=0.2, y=2.6, z=top.height, yaw=math.pi / 2))
+    smoke = device_from_catalog(cat.devices["smoke_sensor"], "smoke_1", "1", Pose(x=3.0, y=1.5, z=2.6))
+    dome = device_from_catalog(cat.devices["dome_camera"], "cam_1", "1", Pose(x=3.9, y=2.9, z=2.55))
+    cam = camera_from_catalog(cat.devices["dome_camera"], "cam_1", "1",
+                              CameraPose(x=3.9, y=2.9, z=2.55, yaw=-2.5, pitch=-0.6), agent_visible=True)
+    return Home(
+        home_id="tiny",
+        source=Source(kind="synthetic", plan="1-1000-aaaa", seed=7, catalog_hash=cat.version_hash),
+        rooms=[room], walls=[wall], openings=[door], furniture=[bed, stand], objects=[mug],
+        devices=[smoke, dome], cameras=[cam], metadata={"smoke_sensor_fallback": []},
+    )
+
+
+def test_write_read_round_trip_is_equal(tmp_path):
+    home = tiny_home()
+    path = home.write(tmp_path / "homes" / "tiny" / "home.json")
+    back = Home.read(path)
+    assert back == home
+    assert back.to_json() == home.to_json()
+
+
+def test_to_json_is_byte_stable_and_sorted():
+    a, b = tiny_home().to_json(), tiny_home().to_json()
+    assert a == b and a.endswith("\n")
+    data = json.loads(a)
+    assert list(data) == sorted(data)
+    assert data["schema_version"] == SCHEMA_VERSION
+    assert data["furniture"][0]["class"] == "bed"
+
+
+def test_lengths_round_to_the_millimetre_and_angles_to_1e4():
+    p = Pose(x=1.23456, y=-0.00004, yaw=math.pi / 3 + 2 * math.pi)
+    assert (p.x, p.y) == (1.235, 0.0)
+    assert p.yaw == round(math.pi / 3, 4)
+    assert Pose(x=0, y=0, yaw=-math.pi).yaw == round(math.pi, 4)
+
+
+def test_geometry_and_counts():
+    home = tiny_home()
+    assert home.room_polygon("1").area == pytest.approx(12.0)
+    feet = home.furniture_footprints()
+    assert feet["bed_1"].area == pytest.approx(1.6 * 2.05, abs=1e-3)
+    assert feet["bed_1"].bounds == pytest.approx((0.0, 0.7, 2.05, 2.3))
+    assert home.room_at(2.0, 1.0) == "1" and home.room_at(9.0, 9.0) is None
+    assert home.device_counts() == {"dome_camera": 1, "smoke_sensor": 1}
+    assert home.agent_camera_count == 1 and home.evaluation_camera_count == 0
+    assert home.object("mug_1").pose.z == pytest.approx(0.55)
+    assert home.device("smoke_1").fields["smoke_detected"].value is False
+    assert home.rooms[0].space_class == "indoor" and not home.rooms[0].outdoor
+
+
+def test_furniture_parts_follow_the_pose():
+    cat = load_catalog()
+    # A fridge turned to face north: its door hinge is at its front right (north-east corner).
+    fridge = furniture_from_catalog(cat.furniture["fridge"], "fridge_1", "1", Pose(x=2.0, y=1.0, yaw=math.pi / 2))
+    door = fridge.part("door")
+    assert door.hinge[:2] == pytest.approx((2.3, 1.325))
+    assert door.axis == (0.0, 0.0, 1.0) and not door.is_open
+    stove = furniture_from_catalog(cat.furniture["range"], "range_1", "1", Pose(x=1.0, y=1.0))
+    assert len(stove.burners) == 4 and stove.cooking_appliance
+    assert stove.burners[0].position == pytest.approx((1.13, 1.15, 0.9))
+
+
+def test_unknown_field_is_rejected():
+    data = json.loads(tiny_home().to_json())
+    data["rooms"][0]["colour"] = "blue"
+    with pytest.raises(HomeFileError, match=r"rooms\[0\]\.colour"):
+        Home.from_json(json.dumps(data), "x.json")
+    with pytest.raises(ValidationError):
+        Room(id="2", name="hall", type="CORRIDOR", polygon=[[(0, 0), (1, 0), (1, 1)]], colour="red")
+
+
+def test_wrong_schema_version_is_rejected_with_a_clear_message(tmp_path):
+    data = json.loads(tiny_home().to_json())
+    data["schema_version"] = "homeloop.home/0"
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(HomeFileError) as err:
+        Home.read(path)
+    msg = str(err.value)
+    assert str(path) in msg and "'homeloop.home/0'" in msg and SCHEMA_VERSION in msg
+
+
+def test_dangling_references_are_rejected():
+    home = tiny_home()
+    data = home.model_dump()
+    data["objects"][0]["location"]["name"] = "shelf_9"
+    with pytest.raises(ValidationError, match="has no surface 'shelf_9'"):
+        Home.model_validate(data)
+    data = home.model_dump()
+    data["furniture"][0]["room"] = "99"
+    with pytest.raises(ValidationError, match="unknown room '99'"):
+        Home.model_validate(data)
+
+
+def test_device_values_are_checked_against_the_catalog():
+    cat = load_catalog()
+    light = device_from_catalog(cat.devices["light"], "light_1", "1", Pose(x=1, y=1, z=2.6),
+                                values={"on": True, "brightness": 40})
+    assert light.value("brightness") == 40 and set(light.settable_fields) == {"on", "brightness"}
+    with pytest.raises(ValidationError):
+        device_from_catalog(cat.devices["light"], "light_2", "1", Pose(x=1, y=1), values={"brightness": 140})
+    with pytest.raises(ValidationError):
+        light.fields["brightness"].value = 101
