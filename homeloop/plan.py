@@ -214,6 +214,21 @@ def element_id(kind: str, row: int) -> str:
 # --- connectivity -----------------------------------------------------------------
 
 
+def repaired(geoms: Sequence[BaseGeometry] | np.ndarray) -> np.ndarray:
+    """The geometries as an array, invalid ones made valid.
+
+    A self-intersecting polygon is an audit finding, not a reason to crash:
+    overlay operations on it are undefined, so connectivity works on a repaired
+    copy while the plan keeps the polygon as drawn.
+    """
+    arr = np.array(geoms, dtype=object)
+    if len(arr):
+        invalid = ~shapely.is_valid(arr)
+        if invalid.any():
+            arr[invalid] = shapely.make_valid(arr[invalid])
+    return arr
+
+
 def connect_openings(
     openings: Sequence[BaseGeometry] | np.ndarray,
     spaces: Sequence[BaseGeometry] | np.ndarray,
@@ -230,7 +245,7 @@ def connect_openings(
     near a corner does not also join the room round the corner.
     """
     op = np.asarray(openings, dtype=object)
-    sp = np.asarray(spaces, dtype=object)
+    sp = repaired(spaces)
     result: list[list[int]] = [[] for _ in range(len(op))]
     if len(op) == 0 or len(sp) == 0:
         return result
@@ -341,15 +356,15 @@ class Plan:
         """Pairs of spaces that touch with no wall between them over a walkable length."""
         if len(self.spaces) < 2:
             return ()
-        polys = np.array([s.polygon for s in self.spaces], dtype=object)
+        polys = repaired([s.polygon for s in self.spaces])
         tree = shapely.STRtree(polys)
         a, b = tree.query(polys, predicate="dwithin", distance=OPENING_CONTACT_TOLERANCE)
         upper = a < b
         a, b = a[upper], b[upper]
         if len(a) == 0:
             return ()
-        blockers = [s.polygon for s in self.separators]
-        blocking = shapely.union_all(blockers) if blockers else Polygon()
+        blockers = repaired([s.polygon for s in self.separators])
+        blocking = shapely.union_all(blockers) if len(blockers) else Polygon()
         tol = OPENING_CONTACT_TOLERANCE
         bands_a = shapely.buffer(polys[a], tol, join_style="mitre")
         bands_b = shapely.buffer(polys[b], tol, join_style="mitre")

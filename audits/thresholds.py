@@ -1,0 +1,79 @@
+"""Every threshold the audit rules use, in one place.
+
+All lengths are metres, areas square metres, in the plan's frame.
+
+============================  =============  ==============================================
+constant                      value          meaning (source / rationale)
+============================  =============  ==============================================
+DOOR_CLEAR_DEPTH              0.8 m          free floor in front of each face of a door
+                                             (SIA 500: a 0.8 m deep manoeuvring zone)
+MIN_DOOR_WIDTH                0.7 m          narrowest interior door (SIA 500 / accessible
+                                             housing: 0.8 m clear; 0.7 m tolerated for
+                                             older interior doors)
+MIN_ENTRANCE_DOOR_WIDTH       0.8 m          narrowest entrance door (SIA 500)
+DOOR_ZONE_SIDE_INSET          0.02 m         clear zone shrunk at its sides so flush jambs
+                                             and corner walls do not count as obstacles
+DOOR_ZONE_FACE_GAP            0.05 m         clear zone starts this far from the door face so
+                                             the door's own wall (drawn a little thicker or
+                                             overlapping the door) does not count
+DOOR_OBSTRUCTION_MIN_AREA     0.01 m²        overlap of an obstacle with a clear zone that
+                                             counts as an obstruction (a 10 × 10 cm corner)
+DOOR_FACE_INSIDE_FRACTION     0.5            share of a face's clear zone over the plan's
+                                             spaces for that face to be checked (the outer
+                                             face of an entrance door is not the plan's)
+FRIDGE_FOOTPRINT              0.60 × 0.65 m  width along the wall × depth of a standing
+                                             fridge (EN 60/65 cm kitchen module)
+FRIDGE_FRONT_CLEARANCE        0.9 m          free floor in front of the fridge door (kitchen
+                                             planning guides: 0.9–1.2 m in front of units)
+FRIDGE_SEARCH_STEP            0.1 m          spacing of candidate fridge positions along a wall
+FRIDGE_WALL_TOLERANCE         0.02 m         a candidate may sit this far outside its space
+                                             (digitising noise) and shrinks by it before
+                                             testing overlaps (touching is not overlapping)
+FRIDGE_WALL_PROBE_DEPTH       0.05 m         depth behind the wall line searched for a window
+                                             or door in the fridge's wall (the contact
+                                             tolerance of homeloop.plan)
+WALL_SIMPLIFY_TOLERANCE       0.01 m         vertices closer than this to a straight wall are
+                                             dropped, so a wall split by a joint counts whole
+SPACE_OVERLAP_MIN_AREA        0.05 m²        two spaces overlapping by more are a drawing error
+                                             (digitised edges overlap by a few cm²)
+============================  =============  ==============================================
+"""
+
+from __future__ import annotations
+
+# --- doors -------------------------------------------------------------------------
+
+#: Depth (m) of the clear zone in front of each face of a door (SIA 500 manoeuvring zone).
+DOOR_CLEAR_DEPTH = 0.8
+#: Narrowest interior door (m): SIA 500 asks 0.8 m clear; 0.7 m is tolerated for interior doors.
+MIN_DOOR_WIDTH = 0.7
+#: Narrowest entrance door (m): SIA 500 / accessible housing.
+MIN_ENTRANCE_DOOR_WIDTH = 0.8
+#: The clear zone is shrunk by this much (m) at its sides, so flush jambs do not obstruct it.
+DOOR_ZONE_SIDE_INSET = 0.02
+#: The clear zone starts this far (m) from the door face, so the door's own wall does not count.
+DOOR_ZONE_FACE_GAP = 0.05
+#: Overlap (m²) of an obstacle with a clear zone above which the doorway is blocked.
+DOOR_OBSTRUCTION_MIN_AREA = 0.01
+#: Share of a door face's clear zone lying over the plan's spaces for the face to be checked.
+DOOR_FACE_INSIDE_FRACTION = 0.5
+
+# --- the fridge --------------------------------------------------------------------
+
+#: Fridge footprint (m): width along the wall × depth (a standard 60 × 65 cm module).
+FRIDGE_FOOTPRINT = (0.60, 0.65)
+#: Free floor (m) in front of the fridge so its door opens and a person stands there.
+FRIDGE_FRONT_CLEARANCE = 0.9
+#: Spacing (m) of the candidate fridge positions searched along each wall.
+FRIDGE_SEARCH_STEP = 0.1
+#: Tolerance (m): digitising noise at the wall; candidates shrink by it before overlap tests.
+FRIDGE_WALL_TOLERANCE = 0.02
+#: Depth (m) behind the wall line searched for a window or door in the fridge's wall.
+FRIDGE_WALL_PROBE_DEPTH = 0.05
+#: Vertices within this distance (m) of a straight wall are dropped before the search.
+WALL_SIMPLIFY_TOLERANCE = 0.01
+
+# --- spaces ------------------------------------------------------------------------
+
+#: Overlap (m²) between two spaces above which they are reported as overlapping.
+SPACE_OVERLAP_MIN_AREA = 0.05
