@@ -1,0 +1,231 @@
+"""USD export benchmark: writes the catalog assets once, then exports N homes
+and prints the median and p90 milliseconds and the bytes per home, and,
+separately, the time the usd-core validators take per home.
+
+    .venv/bin/python benchmarks/usd_export.py [--homes N] [--seed S] [--usda] [--validate K] [--stand-in] [--out DIR]
+
+Homes come from the project's plans: the house plus generated Swiss
+Dwellings plans (:func:`pipeline.sources.synthetic.generate`, read by
+:func:`pipeline.ingest.ingest`). Where ``pipeline.furnish`` provides
+``furnish(plan, catalog, rng)``, homes are furnished by it; plans it cannot
+furnish (or all, without it) by a stand-in that puts each room rule's first choices on a grid inside the room
+(overlaps allowed: only the export cost matters here) and equips each home
+with devices and cameras in the ranges of SPEC.md §1 (52-118 devices,
+6-10 agent cameras).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# Run as a script, this folder comes first on sys.path, where a module could
+# shadow the standard library; the repository root takes its place.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
+
+import argparse  # noqa: E402
+import hashlib  # noqa: E402
+import math  # noqa: E402
+import random  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import shapely  # noqa: E402
+
+from homeloop.catalog import Catalog, load_catalog  # noqa: E402
+from homeloop.home import (  # noqa: E402
+    OPENING_KIND_OF_SUBTYPE,
+    CameraPose,
+    Home,
+    Opening,
+    Pose,
+    Room,
+    Source,
+    Wall,
+    camera_from_catalog,
+    device_from_catalog,
+    furniture_from_catalog,
+    object_from_catalog,
+    ObjectLocation,
+    rings_from_polygon,
+)
+from homeloop.house import load_house  # noqa: E402
+from homeloop.plan import Plan  # noqa: E402
+from pipeline.usd import export_home, validate_stage_report, write_catalog_assets  # noqa: E402
+
+#: Devices put in every indoor room by the stand-in furnisher.
+ROOM_DEVICES = ("light", "light_switch", "thermostat", "plug", "plug", "smoke_sensor")
+
+
+def _grid_points(poly: shapely.Polygon, n: int, rng: random.Random) -> list[tuple[float, float]]:
+    """Up to ``n`` points inside ``poly`` on a jittered grid."""
+    minx, miny, maxx, maxy = poly.bounds
+    side = max(1, math.ceil(math.sqrt(n)))
+    pts = []
+    for i in range(side):
+        for j in range(side):
+            x = minx + (i + 0.5 + rng.uniform(-0.2, 0.2)) * (maxx - minx) / side
+            y = miny + (j + 0.5 + rng.uniform(-0.2, 0.2)) * (maxy - miny) / side
+            if poly.contains(shapely.Point(x, y)):
+                pts.append((round(x, 3), round(y, 3)))
+    if not pts:
+        p = poly.representative_point()
+        pts = [(round(p.x, 3), round(p.y, 3))]
+    return pts[:n]
+
+
+def stand_in_home(plan: Plan, catalog: Catalog, seed: int) -> Home:
+    """A home for export timing: the plan's rooms, walls and openings, rule
+    furniture on a grid, objects on the floor, devices and dome cameras."""
+    rng = random.Random(f"usd-bench:{seed}:{plan.key}")
+    rooms = [Room(id=s.id, name=s.subtype.lower(), type=s.subtype, polygon=rings_from_polygon(s.polygon))
+             for s in plan.spaces if s.polygon.geom_type == "Polygon"]
+    room_ids = {r.id for r in rooms}
+    walls = [Wall(id=s.id, kind=s.kind if s.kind in ("WALL", "COLUMN", "RAILING") else "WALL",
+                  polygon=rings_from_polygon(g), height=1.0 if s.kind == "RAILING" else plan.height)
+             for s in plan.separators for g in shapely.get_parts(s.polygon) if g.geom_type == "Polygon"][:400]
+    openings = []
+    for o in plan.openings:
+        kind = OPENING_KIND_OF_SUBTYPE.get(o.kind)
+        if kind is None or o.polygon.geom_type != "Polygon":
+            continue
+        window = kind == "window"
+        openings.append(Opening(id=o.id, kind=kind, polygon=rings_from_polygon(o.polygon),
+                                connects=[c for c in o.connects if c in room_ids][:2], width=max(o.width, 0.1),
+                                sill=0.5 if window else 0.0, height=1.9 if window else 2.0,
+                                exterior=len(o.connects) < 2, is_open=rng.random() < 0.3))
+    furniture, objects, devices, cameras = [], [], [], []
+    indoor = [r for r in rooms if r.indoor]
+    for room in rooms:
+        poly = shapely.Polygon(room.polygon[0], room.polygon[1:])
+        rule = catalog.rule_for(room.type)
+        ids = [i.one_of[0] for i in rule.items if i.one_of[0] in catalog.furniture] if rule else []
+        spots = _grid_points(poly, len(ids) + 3, rng)
+        for k, (cid, (x, y)) in enumerate(zip(ids, spots)):
+            f = furniture_from_catalog(catalog.furniture[cid], f"f_{room.id}_{k}", room.id,
+                                       Pose(x=x, y=y, yaw=rng.choice((0.0, math.pi / 2, math.pi, -math.pi / 2))))
+            if f.parts and rng.random() < 0.3:
+                p = f.parts[0]
+                p.state = p.range[1]
+            furniture.append(f)
+        for k, (x, y) in enumerate(spots[len(ids):]):
+            oid = rng.choice(sorted(catalog.objects))
+            objects.append(object_from_catalog(catalog.objects[oid], f"o_{room.id}_{k}",
+                                               ObjectLocation(kind="floor", room=room.id), Pose(x=x, y=y)))
+    for room in indoor:
+        c = shapely.Polygon(room.polygon[0], room.polygon[1:]).representative_point()
+        for k, dtype in enumerate(ROOM_DEVICES):
+            devices.append(device_from_catalog(catalog.devices[dtype], f"d_{room.id}_{k}", room.id,
+                                               Pose(x=round(c.x, 3), y=round(c.y, 3), z=2.5)))
+    for o in openings:
+        if o.connects:
+            dtype = "roller_blind" if o.kind == "window" else "contact_sensor"
+            devices.append(device_from_catalog(catalog.devices[dtype], f"d_{o.id}", o.connects[0],
+                                               Pose(x=o.polygon[0][0][0], y=o.polygon[0][0][1], z=1.0),
+                                               mounted_on=o.id))
+    for k, room in enumerate(indoor[:10]):
+        c = shapely.Polygon(room.polygon[0], room.polygon[1:]).representative_point()
+        cid = f"cam_{room.id}"
+        cameras.append(camera_from_catalog(catalog.devices["dome_camera"], cid, room.id,
+                                           CameraPose(x=round(c.x, 3), y=round(c.y, 3), z=2.5,
+                                                      yaw=rng.uniform(-3, 3), pitch=-0.5), agent_visible=k < 8))
+        devices.append(device_from_catalog(catalog.devices["dome_camera"], cid, room.id,
+                                           Pose(x=round(c.x, 3), y=round(c.y, 3), z=2.5)))
+    return Home(home_id=plan.key, source=Source(kind="synthetic", plan=plan.key, seed=seed), rooms=rooms,
+                walls=walls, openings=openings, furniture=furniture, objects=objects, devices=devices,
+                cameras=cameras)
+
+
+def bench_plans(n: int, seed: int, work: Path) -> list[Plan]:
+    """The house and ``n - 1`` generated plans."""
+    plans = [load_house()]
+    if n > 1:
+        from pipeline.ingest import ingest, load_plans
+        from pipeline.sources.synthetic import generate
+
+        csv = work / "plans.csv"
+        generate(csv, plans=max(n - 1, 1), sites=max(1, (n - 1) // 4), seed=seed, defect_rate=0.0)
+        ingest(csv, work / "ingest")
+        plans += load_plans(work / "ingest")[: n - 1]
+    return plans
+
+
+def make_homes(plans: list[Plan], catalog: Catalog, seed: int, stand_in: bool = False) -> tuple[list[Home], int]:
+    """Homes for ``plans`` and how many of them the project's furnisher made."""
+    try:
+        from pipeline.furnish import furnish  # type: ignore[import-not-found]
+    except ImportError:
+        furnish = None
+    if stand_in:
+        furnish = None
+    homes, furnished = [], 0
+    for plan in plans:
+        home = None
+        if furnish is not None:
+            try:
+                digest = hashlib.sha256(f"{seed}:{plan.key}:furnish".encode()).digest()
+                result = furnish(plan, catalog, np.random.default_rng(int.from_bytes(digest[:8], "little")))
+                home = getattr(result, "home", result)
+            except Exception:  # a plan that does not furnish: use the stand-in
+                home = None
+        furnished += home is not None
+        homes.append(home if home is not None else stand_in_home(plan, catalog, seed))
+    return homes, furnished
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--homes", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--usda", action="store_true", help="write .usda instead of .usdc")
+    ap.add_argument("--validate", type=int, default=10, help="validate this many homes (timed separately)")
+    ap.add_argument("--stand-in", action="store_true", help="furnish every home with the stand-in")
+    ap.add_argument("--out", type=Path, default=None, help="output folder (default: a temporary one)")
+    args = ap.parse_args(argv)
+    catalog = load_catalog()
+    with tempfile.TemporaryDirectory(prefix="homeloop-usd-") as tmp:
+        out = args.out or Path(tmp)
+        plans = bench_plans(args.homes, args.seed, Path(tmp))
+        homes, furnished = make_homes(plans, catalog, args.seed, args.stand_in)
+        t0 = time.perf_counter()
+        assets = write_catalog_assets(catalog, out / "assets")
+        asset_s = time.perf_counter() - t0
+        results = [export_home(h, catalog, out / "homes" / h.home_id / "home.usdc", assets=assets,
+                               usda=args.usda, validate=False) for h in homes]
+        ms = [r.seconds * 1000 for r in results]
+        sizes = [r.bytes for r in results]
+        things = [sum(r.prim_counts.values()) for r in results]
+        print(f"homes: {len(homes)} ({'usda' if args.usda else 'usdc'}; {furnished} by pipeline.furnish, "
+              f"{len(homes) - furnished} by the stand-in); "
+              f"things per home: median {statistics.median(things):.0f}, "
+              f"devices per home: median {statistics.median(len(h.devices) for h in homes):.0f}")
+        print(f"assets: {len(assets)} files, {sum(p.stat().st_size for p in assets.values())} bytes, "
+              f"{asset_s * 1000:.1f} ms")
+        print(f"export ms/home: median {statistics.median(ms):.1f}, p90 {_pct(ms, 0.9):.1f}, max {max(ms):.1f}")
+        print(f"bytes/home: median {statistics.median(sizes):.0f}, p90 {_pct(sizes, 0.9):.0f}")
+        if args.validate > 0:
+            vms, errors, warnings = [], 0, 0
+            for r in results[: args.validate]:
+                t = time.perf_counter()
+                report = validate_stage_report(r.path)
+                vms.append((time.perf_counter() - t) * 1000)
+                errors += len(report.errors)
+                warnings += len(report.warnings)
+                for e in report.errors[:3]:
+                    print(f"  error in {r.path.parent.name}: {e}")
+            print(f"validation ms/home ({len(vms)} homes): median {statistics.median(vms):.1f}, "
+                  f"p90 {_pct(vms, 0.9):.1f}; errors {errors}, warnings {warnings}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

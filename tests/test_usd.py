@@ -1,0 +1,407 @@
+"""USD export: catalog assets, homes, semantic labels, cameras, validation, determinism."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+
+import pytest
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+from shapely.geometry import box
+
+from homeloop.catalog import load_catalog
+from homeloop.home import (
+    CameraPose,
+    Home,
+    ObjectLocation,
+    Opening,
+    Pose,
+    Room,
+    Source,
+    Wall,
+    camera_from_catalog,
+    device_from_catalog,
+    furniture_from_catalog,
+    object_from_catalog,
+    rings_from_polygon,
+)
+from pipeline.usd import (
+    HOME_ROOT,
+    camera_rotate_xyz,
+    export_home,
+    labels_of,
+    semantic_class_counts,
+    validate_stage,
+    validate_stage_report,
+    write_catalog_assets,
+)
+
+#: Camera poses of the test home: (yaw, pitch) in radians.
+CAMERA_POSES = [(-2.5, -0.6), (0.0, 0.0), (math.pi / 2, -math.pi / 4), (math.pi, 0.3), (1.0, -math.pi / 2)]
+
+
+def small_home(home_id: str = "small", fridge_open: bool = False) -> Home:
+    """A kitchen (4 x 3 m) south of a living room (4 x 2.9 m), a 0.1 m wall
+    between them with a door, a window in the kitchen's south wall, a garage
+    door in the living room's north wall; a fridge (door), a sofa, a mug on
+    the floor, a smoke sensor and dome cameras."""
+    cat = load_catalog()
+    kitchen = Room(id="1", name="kitchen", type="KITCHEN", polygon=rings_from_polygon(box(0, 0, 4, 3)))
+    living = Room(id="2", name="living room", type="LIVING_ROOM", polygon=rings_from_polygon(box(0, 3.1, 4, 6)))
+    walls = [
+        Wall(id="wall_s", polygon=rings_from_polygon(box(-0.1, -0.1, 4.1, 0.0))),
+        Wall(id="wall_m", polygon=rings_from_polygon(box(0.0, 3.0, 4.0, 3.1))),
+        Wall(id="wall_n", polygon=rings_from_polygon(box(-0.1, 6.0, 4.1, 6.1))),
+    ]
+    openings = [
+        Opening(id="door_1", kind="door", polygon=rings_from_polygon(box(1.0, 3.0, 1.9, 3.1)),
+                connects=["1", "2"], width=0.9, height=2.0),
+        Opening(id="window_1", kind="window", polygon=rings_from_polygon(box(2.5, -0.1, 3.5, 0.0)),
+                connects=["1"], width=1.0, sill=0.5, height=1.9, exterior=True),
+        Opening(id="garage_1", kind="garage_door", polygon=rings_from_polygon(box(0.5, 6.0, 3.0, 6.1)),
+                connects=["2"], width=2.5, height=2.2, exterior=True, is_open=True),
+    ]
+    fridge = furniture_from_catalog(cat.furniture["fridge"], "fridge_1", "1", Pose(x=0.4, y=1.5))
+    if fridge_open:
+        fridge.parts[0].state = fridge.parts[0].range[1]
+    sofa = furniture_from_catalog(cat.furniture["sofa"], "sofa_1", "2", Pose(x=2.0, y=5.5, yaw=-math.pi / 2))
+    mug = object_from_catalog(cat.objects["mug"], "mug_1", ObjectLocation(kind="floor", room="1"),
+                              Pose(x=2.0, y=1.0, yaw=0.3))
+    smoke = device_from_catalog(cat.devices["smoke_sensor"], "smoke_1", "1", Pose(x=3.0, y=1.5, z=2.6),
+                                values={"battery_percent": 87})
+    devices, cameras = [smoke], []
+    for k, (yaw, pitch) in enumerate(CAMERA_POSES):
+        cid = f"cam_{k}"
+        devices.append(device_from_catalog(cat.devices["dome_camera"], cid, "1", Pose(x=3.9, y=2.9, z=2.55)))
+        cameras.append(camera_from_catalog(cat.devices["dome_camera"], cid, "1",
+                                           CameraPose(x=3.9, y=2.9, z=2.55, yaw=yaw, pitch=pitch),
+                                           agent_visible=k % 2 == 0, privacy_mode="people_masked" if k else "none"))
+    return Home(
+        home_id=home_id,
+        source=Source(kind="synthetic", plan="1-1000-aaaa", seed=7, catalog_hash=cat.version_hash),
+        rooms=[kitchen, living], walls=walls, openings=openings, furniture=[fridge, sofa], objects=[mug],
+        devices=devices, cameras=cameras,
+    )
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory):
+    """Assets written once; two homes exported against them (validated)."""
+    out = tmp_path_factory.mktemp("build")
+    cat = load_catalog()
+    assets = write_catalog_assets(cat, out / "assets")
+    results = {}
+    for home_id, fridge_open in (("small", False), ("other", True)):
+        home = small_home(home_id, fridge_open)
+        results[home_id] = export_home(home, cat, out / "homes" / home_id / "home.usdc", assets=assets)
+    return out, assets, results
+
+
+def _open(path) -> Usd.Stage:
+    stage = Usd.Stage.Open(str(path))
+    assert stage is not None
+    return stage
+
+
+def test_assets_one_per_catalog_entry(build):
+    out, assets, _ = build
+    cat = load_catalog()
+    assert set(assets) == set(cat.furniture) | set(cat.objects)
+    assert sorted(p.name for p in (out / "assets").iterdir()) == sorted(f"{i}.usdc" for i in assets)
+    for path in assets.values():
+        stage = _open(path)
+        assert UsdGeom.GetStageMetersPerUnit(stage) == 1.0 and UsdGeom.GetStageUpAxis(stage) == "Z"
+        assert stage.GetDefaultPrim() and labels_of(stage.GetDefaultPrim())
+
+
+def test_fridge_asset_has_a_jointed_door(build):
+    _, assets, _ = build
+    stage = _open(assets["fridge"])
+    root = stage.GetDefaultPrim()
+    assert labels_of(root) == ["fridge"]
+    assert root.HasAPI(UsdPhysics.MassAPI) and UsdPhysics.MassAPI(root).GetMassAttr().Get() == pytest.approx(
+        load_catalog().furniture["fridge"].mass)
+    assert root.GetChild("body").HasAPI(UsdPhysics.CollisionAPI)
+    door = root.GetChild("door")
+    assert door.HasAPI(UsdPhysics.RigidBodyAPI) and door.GetChild("panel").HasAPI(UsdPhysics.CollisionAPI)
+    assert labels_of(door, "part") == ["door"]
+    joint = UsdPhysics.RevoluteJoint(root.GetChild("door_joint"))
+    assert joint and joint.GetAxisAttr().Get() == "Z"
+    closed, opened = load_catalog().furniture["fridge"].parts[0].range
+    assert joint.GetLowerLimitAttr().Get() == pytest.approx(math.degrees(min(closed, opened)), abs=1e-3)  # degrees
+    assert joint.GetUpperLimitAttr().Get() == pytest.approx(math.degrees(max(closed, opened)), abs=1e-3)
+    assert joint.GetBody0Rel().GetTargets() == [root.GetPath()]
+    assert joint.GetBody1Rel().GetTargets() == [door.GetPath()]
+    assert tuple(joint.GetLocalPos0Attr().Get()) == pytest.approx((0.325, -0.3, 0.0))
+    # The door panel lies on the fridge's front face, across its width.
+    lo, hi = (Gf.Vec3d(*v) for v in UsdGeom.Mesh(door.GetChild("panel")).GetExtentAttr().Get())
+    assert lo[0] == pytest.approx(0.0) and hi[1] - lo[1] == pytest.approx(0.6, abs=1e-3)
+    nightstand = _open(assets["nightstand"])
+    drawer = UsdPhysics.PrismaticJoint(nightstand.GetDefaultPrim().GetChild("drawer_front_joint"))
+    assert drawer and drawer.GetUpperLimitAttr().Get() == pytest.approx(0.3)
+
+
+def test_carryable_object_asset_is_a_rigid_body(build):
+    _, assets, _ = build
+    stage = _open(assets["mug"])
+    mug = stage.GetDefaultPrim()
+    assert mug.HasAPI(UsdPhysics.RigidBodyAPI) and mug.HasAPI(UsdPhysics.MassAPI)
+    assert UsdPhysics.MassAPI(mug).GetMassAttr().Get() == pytest.approx(0.3)
+    assert mug.GetChild("geom").HasAPI(UsdPhysics.CollisionAPI)
+    assert labels_of(mug) == ["mug"]
+    assert any(c.GetName().startswith("grasp_") for c in mug.GetChildren())
+
+
+def test_home_round_trip(build):
+    _, _, results = build
+    result = results["small"]
+    stage = _open(result.path)
+    assert UsdGeom.GetStageMetersPerUnit(stage) == 1.0
+    assert UsdGeom.GetStageUpAxis(stage) == UsdGeom.Tokens.z
+    assert stage.GetDefaultPrim().GetPath() == Sdf.Path(f"/{HOME_ROOT}")
+    counts = semantic_class_counts(stage)
+    assert counts == result.prim_counts
+    assert counts == {"camera": 5, "ceiling": 2, "dome_camera": 5, "door": 1, "floor": 2, "fridge": 1,
+                      "garage_door": 1, "mug": 1, "smoke_sensor": 1, "sofa": 1, "wall": 6, "window": 1}
+    assert result.bytes == result.path.stat().st_size > 0 and result.seconds > 0
+
+
+def test_every_authored_prim_is_labelled(build):
+    _, _, results = build
+    stage = _open(results["small"].path)
+    unlabelled = [str(p.GetPath()) for p in stage.Traverse()
+                  if not any(a.GetName().startswith("semantics:labels:") for a in p.GetAttributes())]
+    assert unlabelled == []
+    floor = stage.GetPrimAtPath("/Home/Rooms/room_1/floor")
+    assert labels_of(floor) == ["floor"] and labels_of(floor, "room") == ["kitchen"]
+    assert labels_of(floor, "room_id") == ["1"]
+    door = stage.GetPrimAtPath("/Home/Openings/door_1")
+    assert labels_of(door) == ["door"] and labels_of(door, "room_id") == ["1", "2"]
+    assert labels_of(stage.GetPrimAtPath("/Home/Furniture/sofa_1"), "room") == ["living_room"]
+
+
+def test_devices_carry_their_fields(build):
+    _, _, results = build
+    stage = _open(results["small"].path)
+    devices = {p.GetAttribute("homeloop:id").Get(): p for p in stage.GetPrimAtPath("/Home/Devices").GetChildren()}
+    assert sorted(devices) == ["cam_0", "cam_1", "cam_2", "cam_3", "cam_4", "smoke_1"]
+    smoke = devices["smoke_1"]
+    assert smoke.GetAttribute("homeloop:type").Get() == "smoke_sensor"
+    assert smoke.GetAttribute("homeloop:room").Get() == "1"
+    assert smoke.GetAttribute("homeloop:field:smoke_detected").Get() is False
+    assert smoke.GetAttribute("homeloop:field:battery_percent").Get() == 87
+    accepts = json.loads(smoke.GetAttribute("homeloop:field:battery_percent:accepts").Get())
+    assert accepts["type"] == "int" and accepts["min"] == 0 and accepts["max"] == 100
+    assert labels_of(smoke) == ["smoke_sensor"] and labels_of(smoke, "room") == ["kitchen"]
+    cam = devices["cam_1"]
+    accepts = json.loads(cam.GetAttribute("homeloop:field:privacy_mode:accepts").Get())
+    assert accepts["values"] == ["none", "people_masked", "image_blocked"] and "settable" in accepts
+    xf = UsdGeom.Xformable(smoke).ComputeLocalToWorldTransform(Usd.TimeCode.Default())
+    assert tuple(xf.ExtractTranslation()) == pytest.approx((3.0, 1.5, 2.6))
+    assert smoke.GetChild("body").GetTypeName() == "Cube"
+
+
+def test_cameras_match_the_home_file(build):
+    _, _, results = build
+    stage = _open(results["small"].path)
+    home = small_home()
+    for cam in home.cameras:
+        prim = stage.GetPrimAtPath(f"/Home/Cameras/{cam.id}")
+        usd_cam = UsdGeom.Camera(prim)
+        assert usd_cam, cam.id
+        gf_cam = usd_cam.GetCamera(Usd.TimeCode.Default())
+        assert gf_cam.GetFieldOfView(Gf.Camera.FOVHorizontal) == pytest.approx(cam.hfov_deg, abs=1e-3)
+        w, h = cam.resolution
+        assert gf_cam.aspectRatio == pytest.approx(w / h, rel=1e-4)
+        assert tuple(prim.GetAttribute("homeloop:resolution").Get()) == (w, h)
+        assert prim.GetAttribute("homeloop:privacy_mode").Get() == cam.privacy_mode
+        assert prim.GetAttribute("homeloop:agent_visible").Get() is cam.agent_visible
+        assert labels_of(prim) == ["camera"]
+
+
+@pytest.mark.parametrize("index", range(len(CAMERA_POSES)))
+def test_camera_looks_along_the_pose(build, index):
+    _, _, results = build
+    stage = _open(results["small"].path)
+    yaw, pitch = CAMERA_POSES[index]
+    yaw, pitch = round(yaw, 4), round(pitch, 4)
+    prim = stage.GetPrimAtPath(f"/Home/Cameras/cam_{index}")
+    m = UsdGeom.Xformable(prim).ComputeLocalToWorldTransform(Usd.TimeCode.Default())
+    forward = m.TransformDir(Gf.Vec3d(0, 0, -1)).GetNormalized()
+    want = (math.cos(pitch) * math.cos(yaw), math.cos(pitch) * math.sin(yaw), math.sin(pitch))
+    assert tuple(forward) == pytest.approx(want, abs=1e-4)
+    assert tuple(m.ExtractTranslation()) == pytest.approx((3.9, 2.9, 2.55))
+    up = m.TransformDir(Gf.Vec3d(0, 1, 0))
+    if abs(pitch) < math.pi / 2 - 1e-3:  # image up leans towards world up (no roll)
+        assert up[2] > 0
+        right = m.TransformDir(Gf.Vec3d(1, 0, 0))
+        assert right[2] == pytest.approx(0.0, abs=1e-6)
+    assert camera_rotate_xyz(0.0, 0.0) == (90.0, 0.0, -90.0)
+
+
+def _world_points(prim) -> list[Gf.Vec3d]:
+    m = UsdGeom.Xformable(prim).ComputeLocalToWorldTransform(Usd.TimeCode.Default())
+    return [m.Transform(Gf.Vec3d(*p)) for p in UsdGeom.Mesh(prim).GetPointsAttr().Get()]
+
+
+def test_walls_are_cut_at_doors_and_windows(build):
+    _, _, results = build
+    stage = _open(results["small"].path)
+    middle = _world_points(stage.GetPrimAtPath("/Home/Walls/wall_m"))
+    # No full-height wall inside the door's 1.0-1.9 m span.
+    assert not any(1.0 + 1e-6 < p[0] < 1.9 - 1e-6 for p in middle)
+    assert max(p[2] for p in middle) == pytest.approx(2.6)
+    lintel = _world_points(stage.GetPrimAtPath("/Home/Openings/door_1/wall"))
+    assert {round(p[2], 3) for p in lintel} == {2.0, 2.6}
+    window = _world_points(stage.GetPrimAtPath("/Home/Openings/window_1/wall"))
+    assert {round(p[2], 3) for p in window} == {0.0, 0.5, 2.4, 2.6}
+    assert min(p[0] for p in window) == pytest.approx(2.5) and max(p[0] for p in window) == pytest.approx(3.5)
+    south = _world_points(stage.GetPrimAtPath("/Home/Walls/wall_s"))
+    assert not any(2.5 + 1e-6 < p[0] < 3.5 - 1e-6 for p in south)
+
+
+def test_floors_are_triangulated_room_polygons(build):
+    _, _, results = build
+    stage = _open(results["small"].path)
+    floor = UsdGeom.Mesh(stage.GetPrimAtPath("/Home/Rooms/room_1/floor"))
+    assert set(floor.GetFaceVertexCountsAttr().Get()) == {3}
+    points = floor.GetPointsAttr().Get()
+    area = 0.0
+    indices = list(floor.GetFaceVertexIndicesAttr().Get())
+    for i in range(0, len(indices), 3):
+        a, b, c = (points[j] for j in indices[i:i + 3])
+        area += ((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])) / 2
+    assert area == pytest.approx(12.0)  # counter-clockwise from above: facing up
+    assert stage.GetPrimAtPath("/Home/Rooms/room_1/ceiling").IsValid()
+
+
+def test_doors_have_joints(build):
+    _, _, results = build
+    stage = _open(results["small"].path)
+    door = stage.GetPrimAtPath("/Home/Openings/door_1")
+    joint = UsdPhysics.RevoluteJoint(door.GetChild("joint"))
+    assert joint and (joint.GetLowerLimitAttr().Get(), joint.GetUpperLimitAttr().Get()) == (0.0, 90.0)
+    leaf = door.GetChild("leaf")
+    assert joint.GetBody1Rel().GetTargets() == [leaf.GetPath()] and leaf.HasAPI(UsdPhysics.RigidBodyAPI)
+    hinge = UsdGeom.Xformable(leaf).ComputeLocalToWorldTransform(Usd.TimeCode.Default()).ExtractTranslation()
+    assert tuple(hinge) == pytest.approx((1.0, 3.05, 0.0))
+    garage = stage.GetPrimAtPath("/Home/Openings/garage_1")
+    lift = UsdPhysics.PrismaticJoint(garage.GetChild("joint"))
+    assert lift and lift.GetAxisAttr().Get() == "Z" and lift.GetUpperLimitAttr().Get() == pytest.approx(2.2)
+    assert tuple(garage.GetChild("leaf").GetAttribute("xformOp:translate:joint").Get()) == (0.0, 0.0, 2.2)
+    assert stage.GetPrimAtPath("/Home/Openings/window_1/pane").IsValid()
+
+
+def test_furniture_and_objects_reference_shared_assets(build):
+    out, assets, results = build
+    for home_id in ("small", "other"):
+        stage = _open(results[home_id].path)
+        fridge = stage.GetPrimAtPath("/Home/Furniture/fridge_1")
+        refs = fridge.GetMetadata("references").GetAddedOrExplicitItems()
+        assert [r.assetPath for r in refs] == ["../../assets/fridge.usdc"]
+        used = {layer.realPath for layer in stage.GetUsedLayers()}
+        assert str(assets["fridge"].resolve()) in used and str(assets["mug"].resolve()) in used
+        # The referenced asset composes: its body, door and joint appear under the placed prim.
+        assert fridge.GetChild("door").HasAPI(UsdPhysics.RigidBodyAPI)
+        assert labels_of(fridge) == ["fridge"] and labels_of(fridge, "room") == ["kitchen"]
+        mug = stage.GetPrimAtPath("/Home/Objects/mug_1")
+        assert mug.HasAPI(UsdPhysics.RigidBodyAPI)
+        xf = UsdGeom.Xformable(mug).ComputeLocalToWorldTransform(Usd.TimeCode.Default())
+        assert tuple(xf.ExtractTranslation()) == pytest.approx((2.0, 1.0, 0.0))
+    assert len(list((out / "assets").glob("fridge*"))) == 1
+
+
+def test_open_part_state_is_shown(build):
+    _, _, results = build
+    small, other = _open(results["small"].path), _open(results["other"].path)
+    closed = small.GetPrimAtPath("/Home/Furniture/fridge_1/door")
+    opened = other.GetPrimAtPath("/Home/Furniture/fridge_1/door")
+    assert closed.GetAttribute("xformOp:rotateZ:joint").Get() == 0.0
+    fully_open = load_catalog().furniture["fridge"].parts[0].range[1]
+    assert opened.GetAttribute("xformOp:rotateZ:joint").Get() == pytest.approx(math.degrees(fully_open), abs=1e-2)
+    assert opened.GetAttribute("homeloop:state").Get() == pytest.approx(fully_open)
+
+
+def test_exported_homes_and_assets_validate(build):
+    _, assets, results = build
+    for result in results.values():
+        assert result.errors == [] and result.valid
+        assert validate_stage(result.path) == []
+    for path in assets.values():
+        assert validate_stage(path) == []
+
+
+def test_broken_stages_are_caught(build, tmp_path):
+    out, _, results = build
+    broken = tmp_path / "homes" / "small" / "home.usda"
+    broken.parent.mkdir(parents=True)
+    layer = Sdf.Layer.FindOrOpen(str(results["small"].path))
+    layer.Export(str(broken))
+    shutil.copytree(out / "assets", tmp_path / "assets")
+    stage = _open(broken)
+    ghost = stage.DefinePrim("/Home/Furniture/ghost", "Xform")
+    ghost.GetReferences().AddReference("../../assets/no_such_item.usdc")
+    nested = UsdGeom.Cube.Define(stage, "/Home/Rooms/room_1/floor/inside")  # a gprim inside a gprim
+    assert nested
+    joint = UsdPhysics.RevoluteJoint.Define(stage, "/Home/Openings/door_1/bad_joint")
+    joint.CreateBody1Rel().SetTargets(["/Home/Nowhere"])
+    stage.GetRootLayer().Save()
+    report = validate_stage_report(broken)
+    text = "\n".join(report.errors)
+    assert "no_such_item.usdc" in text  # unresolvable reference
+    assert "MissingReferenceValidator" in text and "CompositionErrorTest" in text
+    assert "EncapsulationChecker" in text and "/Home/Rooms/room_1/floor/inside" in text
+    assert "PhysicsJointChecker" in text
+    assert validate_stage(broken) == report.errors
+
+
+def test_export_is_byte_stable(build, tmp_path):
+    out, assets, results = build
+    cat = load_catalog()
+    for usda in (False, True):
+        a = export_home(small_home(), cat, tmp_path / "a" / "home", assets=assets, usda=usda, validate=False)
+        b = export_home(small_home(), cat, tmp_path / "b" / "home", assets=assets, usda=usda, validate=False)
+        assert a.path.suffix == (".usda" if usda else ".usdc")
+        assert a.path.read_bytes() == b.path.read_bytes()
+    first = results["small"].path.read_bytes()
+    again = export_home(small_home(), cat, results["small"].path, assets=assets, validate=False)
+    assert again.path.read_bytes() == first
+    before = {k: p.read_bytes() for k, p in assets.items()}
+    rewritten = write_catalog_assets(cat, tmp_path / "assets")
+    assert {k: p.read_bytes() for k, p in rewritten.items()} == before
+
+
+def test_usda_has_fixed_layer_metadata(build, tmp_path):
+    _, assets, _ = build
+    result = export_home(small_home(), load_catalog(), tmp_path / "home.usda", assets=assets, usda=True)
+    head = result.path.read_text().split("\n\n")[0]
+    assert head == '#usda 1.0\n(\n    defaultPrim = "Home"\n    metersPerUnit = 1\n    upAxis = "Z"\n)'
+    assert result.errors == []
+
+
+def test_missing_asset_is_an_error(build, tmp_path):
+    _, assets, _ = build
+    from pipeline.usd import UsdExportError
+
+    partial = {k: v for k, v in assets.items() if k != "sofa"}
+    with pytest.raises(UsdExportError, match="sofa"):
+        export_home(small_home(), load_catalog(), tmp_path / "home.usdc", assets=partial)
+
+
+def test_furnished_house_exports_and_validates(build, tmp_path):
+    furnish = pytest.importorskip("pipeline.furnish")
+    if not hasattr(furnish, "furnish_house"):
+        pytest.skip("pipeline.furnish has no furnish_house")
+    _, assets, _ = build
+    cat = load_catalog()
+    try:
+        house = furnish.furnish_house(cat)
+    except FileNotFoundError as exc:  # the house's furnishing data is not there yet
+        pytest.skip(str(exc))
+    result = export_home(house, cat, tmp_path / "house" / "home.usdc", assets=assets)
+    assert result.errors == []
+    counts = semantic_class_counts(_open(result.path))
+    assert counts == result.prim_counts
+    assert counts.get("camera", 0) == len(house.cameras) and counts.get("wall", 0) > 0
+    assert counts.get(house.furniture[0].semantic_class, 0) >= 1
