@@ -1,0 +1,132 @@
+"""Ingest: plan tables written from a Swiss Dwellings file, reloadable and reproducible."""
+
+from __future__ import annotations
+
+import geopandas as gpd
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from homeloop.io import sha256_file
+from pipeline.ingest import (
+    ELEMENTS_FILE,
+    PLANS_FILE,
+    REJECTED_FILE,
+    count_rows,
+    ingest,
+    load_plans,
+    load_rejections,
+)
+from pipeline.sources.swiss_dwellings import SourceError, read_plans, scan_source
+
+from conftest import FIXTURES
+
+OUTPUTS = (PLANS_FILE, ELEMENTS_FILE, REJECTED_FILE)
+
+
+@pytest.fixture
+def mixed_source(tmp_path):
+    """One file holding several fixtures' rows: good plans, bad rows, a rejected plan."""
+    parts = ["sd_split_plan", "sd_self_intersecting_area", "sd_malformed_wkt", "sd_shared_plan_floors"]
+    lines = [(FIXTURES / f"{name}.csv").read_text().splitlines() for name in parts]
+    body = []
+    for site, rows in enumerate(lines, start=1):
+        # A site of its own per fixture, so that plan keys stay apart.
+        body += [row.replace(",1,10,", f",{site},10,", 1) for row in rows[1:]]
+    path = tmp_path / "mixed.csv"
+    path.write_text("\n".join([lines[0][0], *body]) + "\n")
+    return path
+
+
+def opening_links(plans):
+    return {p.key: [(o.id, o.connects) for o in p.openings] for p in plans}
+
+
+def test_ingest_writes_the_three_tables_and_reconciles(mixed_source, tmp_path):
+    seen: list[int] = []
+    summary = ingest(mixed_source, tmp_path / "out", progress=seen.append)
+    assert summary.reconciles
+    assert summary.rows_in == count_rows(mixed_source) == sum(seen) == 15 + 15 + 11 + 22
+    assert summary.plans == 5 and summary.plans_rejected == 1
+    assert summary.rejected_by_reason == {
+        "invalid_geometry": 11,
+        "malformed_wkt": 1,
+        "repeated_floor_layout": 11,
+    }
+    assert summary.to_dict()["reconciles"] is True
+    for name in OUTPUTS:
+        assert (tmp_path / "out" / name).is_file()
+    plans_table = gpd.read_parquet(tmp_path / "out" / PLANS_FILE)
+    assert list(plans_table["plan"]) == sorted(plans_table["plan"])
+    assert plans_table.geometry.notna().all() and (plans_table.geometry.area > 0).all()
+    rejected = load_rejections(tmp_path / "out")
+    assert len(rejected) == summary.rows_rejected
+    assert list(rejected.columns[:9]) == [
+        "row", "plan", "site_id", "floor_id", "apartment_id", "entity_type", "field", "reason", "message"
+    ]
+    elements = gpd.read_parquet(tmp_path / "out" / ELEMENTS_FILE)
+    assert len(elements) == summary.rows_used
+
+
+def test_round_trip_gives_the_plans_read_directly(mixed_source, tmp_path):
+    ingest(mixed_source, tmp_path / "out")
+    direct, _ = read_plans(mixed_source)
+    loaded = load_plans(tmp_path / "out")
+    assert [p.summary() for p in loaded] == [p.summary() for p in direct]
+    assert opening_links(loaded) == opening_links(direct)
+    assert [[f.space_id for f in p.features] for p in loaded] == [[f.space_id for f in p.features] for p in direct]
+    plans_table = gpd.read_parquet(tmp_path / "out" / PLANS_FILE)
+    for plan, footprint in zip(direct, plans_table.geometry):
+        assert footprint.equals_exact(plan.footprint, 0)
+
+
+def test_load_plans_by_key(mixed_source, tmp_path):
+    ingest(mixed_source, tmp_path / "out")
+    direct, _ = read_plans(mixed_source)
+    wanted = direct[1].key
+    (plan,) = load_plans(tmp_path / "out", keys=[wanted])
+    assert plan.summary() == direct[1].summary()
+    assert load_plans(tmp_path / "out", keys=[]) == []
+    assert load_plans(tmp_path / "out", keys=["9-9-none"]) == []
+
+
+def test_outputs_are_byte_identical_across_ingests_and_chunk_sizes(mixed_source, tmp_path):
+    ingest(mixed_source, tmp_path / "a")
+    ingest(mixed_source, tmp_path / "b", chunk_bytes=300)
+    for name in OUTPUTS:
+        assert sha256_file(tmp_path / "a" / name) == sha256_file(tmp_path / "b" / name), name
+
+
+def test_index_given_to_ingest_is_used_and_usages_none_keeps_all(tmp_path):
+    source = FIXTURES / "sd_commercial.csv"
+    index = scan_source(source, usages=None)
+    assert index.rows == 15
+    summary = ingest(source, tmp_path / "out", index=index)
+    assert summary.plans == 2 and summary.rows_rejected == 0
+
+
+def test_a_failed_ingest_leaves_no_tables(tmp_path):
+    with pytest.raises(SourceError):
+        ingest(FIXTURES / "sd_missing_geometry.csv", tmp_path / "out")
+    assert not any((tmp_path / "out").glob("*.parquet")) if (tmp_path / "out").exists() else True
+
+
+def test_element_table_is_geoparquet_with_the_element_columns(mixed_source, tmp_path):
+    ingest(mixed_source, tmp_path / "out")
+    schema = pq.read_schema(tmp_path / "out" / ELEMENTS_FILE)
+    assert b"geo" in schema.metadata
+    elements = gpd.read_parquet(tmp_path / "out" / ELEMENTS_FILE)
+    openings = elements[elements["entity_type"] == "opening"]
+    assert openings["connects"].str.len().gt(0).all()
+    assert pd.api.types.is_integer_dtype(elements["row"])
+
+
+def test_row_groups_do_not_depend_on_chunking(mixed_source, tmp_path, monkeypatch):
+    import pipeline.ingest as ingest_module
+
+    monkeypatch.setattr(ingest_module, "ROW_GROUP_ROWS", 7)
+    ingest(mixed_source, tmp_path / "a")
+    ingest(mixed_source, tmp_path / "b", chunk_bytes=300)
+    assert pq.ParquetFile(tmp_path / "a" / ELEMENTS_FILE).metadata.num_row_groups > 3
+    for name in OUTPUTS:
+        assert sha256_file(tmp_path / "a" / name) == sha256_file(tmp_path / "b" / name), name

@@ -1,0 +1,268 @@
+"""Reading Swiss Dwellings geometries.csv: one hand-written fixture per case.
+
+Rows are line numbers in the file (the header is line 1). Most fixtures are
+``two_rooms.csv`` (rows 2-12: living room 1, bedroom 2, five walls, a door, an
+entrance door, a window, a built-in cupboard in space 1) with one row changed.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from homeloop.plan import frame_from_plans
+from pipeline.sources.swiss_dwellings import (
+    SourceError,
+    plan_rejections,
+    read_batches,
+    read_layout,
+    read_plans,
+    scan_source,
+)
+
+from conftest import FIXTURES, load_fixture_plans
+
+PLAN_A = "1-1000-aaaa0000000000000000000000000001"
+PLAN_B = "1-1000-bbbb0000000000000000000000000002"
+TWO_ROOMS_ROWS = 11
+
+
+def read(name: str, **options):
+    return read_plans(FIXTURES / f"{name}.csv", **options)
+
+
+def rows_in(name: str) -> int:
+    with open(FIXTURES / f"{name}.csv") as fh:
+        return sum(1 for line in fh if line.strip()) - 1
+
+
+def reconciles(name: str, plans, rejected) -> bool:
+    used = sum(len(p.spaces) + len(p.separators) + len(p.openings) + len(p.features) for p in plans)
+    return rows_in(name) == used + len(rejected)
+
+
+def only_rejection(rejected: pd.DataFrame):
+    assert len(rejected) == 1, rejected
+    return rejected.iloc[0]
+
+
+def summaries(plans):
+    return [p.summary() for p in plans]
+
+
+def element_rows(plan) -> list[int]:
+    return sorted(e.row for e in (*plan.spaces, *plan.separators, *plan.openings, *plan.features))
+
+
+# --- well-formed files ----------------------------------------------------------------
+
+
+def test_two_rooms_reads_like_the_reference_loader():
+    plans, rejected = read_plans(FIXTURES / "two_rooms.csv")
+    reference = load_fixture_plans(FIXTURES / "two_rooms.csv")
+    assert rejected.empty
+    assert summaries(plans) == summaries(reference)
+    assert [o.connects for o in plans[0].openings] == [o.connects for o in reference[0].openings]
+    assert [f.space_id for f in plans[0].features] == ["1"]
+
+
+def test_columns_in_another_order_give_the_same_plan():
+    plans, rejected = read("sd_reordered_columns")
+    reference, _ = read_plans(FIXTURES / "two_rooms.csv")
+    assert rejected.empty
+    assert summaries(plans) == summaries(reference)
+    pd.testing.assert_frame_equal(frame_from_plans(plans), frame_from_plans(reference))
+
+
+def test_v1_layout_reads_each_floor_as_its_own_plan():
+    layout = read_layout(FIXTURES / "sd_v1_layout.csv")
+    assert layout.version == 1
+    plans, rejected = read("sd_v1_layout")
+    assert rejected.empty
+    (plan,) = plans
+    assert plan.ids.plan_id == plan.ids.floor_id == 1000
+    assert plan.elevation == 0.0 and plan.height == 2.6
+    reference, _ = read_plans(FIXTURES / "two_rooms.csv")
+    assert plan.summary() | {"plan_id": 100} == reference[0].summary()
+
+
+def test_missing_geometry_column_is_a_source_error_naming_file_and_column():
+    with pytest.raises(SourceError) as info:
+        read("sd_missing_geometry")
+    message = str(info.value)
+    assert "\n" not in message
+    assert "sd_missing_geometry.csv" in message and "geometry" in message
+
+
+def test_unreadable_or_non_csv_file_is_a_source_error(tmp_path):
+    with pytest.raises(SourceError, match="cannot read"):
+        read_plans(tmp_path / "absent.csv")
+    binary = tmp_path / "image.csv"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    with pytest.raises(SourceError, match="image.csv"):
+        read_plans(binary)
+    wrong = tmp_path / "other.csv"
+    wrong.write_text("a,b,c\n1,2,3\n")
+    with pytest.raises(SourceError, match="missing column"):
+        read_plans(wrong)
+
+
+# --- rows rejected, the rest read -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, row, field, reason",
+    [
+        ("sd_malformed_wkt", 6, "geometry", "malformed_wkt"),
+        ("sd_non_numeric_id", 6, "unit_id", "not_a_number"),
+        ("sd_empty_polygon", 12, "geometry", "empty_geometry"),
+        ("sd_opening_not_in_wall", 11, "geometry", "opening_not_in_wall"),
+        ("sd_extra_field", 6, None, "wrong_field_count"),
+    ],
+)
+def test_a_bad_row_is_rejected_and_the_rest_of_the_plan_is_read(name, row, field, reason):
+    plans, rejected = read(name)
+    rejection = only_rejection(rejected)
+    assert (rejection["row"], rejection["field"], rejection["reason"]) == (row, field, reason)
+    assert rejection["plan"] == PLAN_A and rejection["level"] == "row"
+    assert rejection["message"]
+    (plan,) = plans
+    assert element_rows(plan) == [r for r in range(2, 2 + TWO_ROOMS_ROWS) if r != row]
+    assert reconciles(name, plans, rejected)
+
+
+def test_rows_after_a_skipped_row_keep_their_line_numbers():
+    plans, _ = read("sd_extra_field")
+    walls = [s.id for s in plans[0].separators]
+    assert walls == ["wall_4", "wall_5", "wall_7", "wall_8"]
+    assert plans[0].doors[0].id == "door_9"
+
+
+def test_feature_outside_every_space_is_rejected_others_find_their_space():
+    plans, rejected = read("sd_feature_outside")
+    rejection = only_rejection(rejected)
+    assert (rejection["row"], rejection["field"], rejection["reason"]) == (13, "geometry", "feature_outside_spaces")
+    spaces = {f.kind: f.space_id for f in plans[0].features}
+    # Row 14 has no area_id and lies in the bedroom; row 15 names an area the plan lacks.
+    assert spaces == {"BUILT_IN_FURNITURE": "1", "BATHTUB": "2", "SHOWER": "1"}
+    assert reconciles("sd_feature_outside", plans, rejected)
+
+
+def test_rows_of_no_apartment_are_counted_not_read():
+    plans, rejected = read("sd_no_apartment")
+    assert list(rejected["row"]) == [13, 14]
+    assert set(rejected["reason"]) == {"no_apartment"} and set(rejected["field"]) == {"apartment_id"}
+    assert rejected["plan"].isna().all()
+    assert [p.key for p in plans] == [PLAN_A]
+    assert reconciles("sd_no_apartment", plans, rejected)
+
+
+def test_commercial_unit_is_left_out_unless_its_usage_is_kept():
+    plans, rejected = read("sd_commercial")
+    assert list(rejected["row"]) == [13, 14, 15, 16]
+    assert set(rejected["reason"]) == {"unit_usage_COMMERCIAL"}
+    assert set(rejected["field"]) == {"unit_usage"} and set(rejected["plan"]) == {PLAN_B}
+    assert [p.key for p in plans] == [PLAN_A]
+    assert reconciles("sd_commercial", plans, rejected)
+    plans, rejected = read("sd_commercial", usages=("RESIDENTIAL", "COMMERCIAL"))
+    assert rejected.empty and [p.key for p in plans] == [PLAN_A, PLAN_B]
+    plans, rejected = read("sd_commercial", usages=None)
+    assert rejected.empty and len(plans) == 2
+
+
+def test_self_intersecting_area_rejects_the_whole_plan():
+    plans, rejected = read("sd_self_intersecting_area")
+    assert [p.key for p in plans] == [PLAN_B]
+    assert list(rejected["row"]) == list(range(2, 2 + TWO_ROOMS_ROWS))
+    assert set(rejected["reason"]) == {"invalid_geometry"} and set(rejected["level"]) == {"plan"}
+    assert set(rejected["plan"]) == {PLAN_A}
+    # Every row names the culprit; the culprit row itself carries the field.
+    assert rejected["message"].str.contains("row 3").all()
+    assert rejected["message"].str.contains("Self-intersection").all()
+    culprit = rejected[rejected["field"].notna()]
+    assert list(culprit["row"]) == [3] and list(culprit["field"]) == ["geometry"]
+    listed = plan_rejections(rejected)
+    assert listed[["plan", "reason", "row"]].values.tolist() == [[PLAN_A, "invalid_geometry", 3]]
+    assert reconciles("sd_self_intersecting_area", plans, rejected)
+
+
+def test_floors_sharing_a_plan_keep_only_the_lowest():
+    # Floor 1001 (elevation 3.0) is written around floor 1002 (elevation 0.0).
+    index = scan_source(FIXTURES / "sd_shared_plan_floors.csv")
+    assert index.kept_floor == {(1, 100): 1002} and index.floors_collapsed == 1
+    plans, rejected = read("sd_shared_plan_floors")
+    assert [p.ids.floor_id for p in plans] == [1002]
+    assert set(rejected["reason"]) == {"repeated_floor_layout"} and set(rejected["field"]) == {"floor_id"}
+    assert list(rejected["row"]) == [2, 3, 4, 5, 6, 7, 19, 20, 21, 22, 23]
+    assert reconciles("sd_shared_plan_floors", plans, rejected)
+    plans, rejected = read("sd_shared_plan_floors", keep_all_floors=True)
+    assert rejected.empty
+    assert sorted(p.ids.floor_id for p in plans) == [1001, 1002]
+    upper = next(p for p in plans if p.ids.floor_id == 1001)
+    assert upper.elevation == 3.0 and len(upper.spaces) == 2 and len(upper.openings) == 3
+
+
+# --- chunks and order ------------------------------------------------------------------------
+
+
+def test_a_plan_split_across_distant_rows_is_assembled():
+    plans, rejected = read("sd_split_plan", chunk_bytes=300)
+    assert rejected.empty
+    by_key = {p.key: p for p in plans}
+    assert element_rows(by_key[PLAN_A]) == [2, 3, 4, 5, *range(10, 17)]
+    assert element_rows(by_key[PLAN_B]) == [6, 7, 8, 9]
+    assert set(by_key[PLAN_A].doors[0].connects) == {"1", "2"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["sd_split_plan", "sd_shared_plan_floors", "sd_self_intersecting_area", "sd_extra_field", "sd_feature_outside"],
+)
+def test_tiny_chunks_give_the_same_plans_and_rejections_as_one_chunk(name):
+    path = FIXTURES / f"{name}.csv"
+    whole = list(read_batches(path))
+    assert len(whole) == 1
+    tiny = list(read_batches(path, chunk_bytes=300))
+    assert len(tiny) > 3
+    plans_whole = [p for b in whole for p in b.plans]
+    plans_tiny = [p for b in tiny for p in b.plans]
+    assert summaries(plans_tiny) == summaries(plans_whole)
+    pd.testing.assert_frame_equal(frame_from_plans(plans_tiny), frame_from_plans(plans_whole))
+    rejected_whole = pd.concat([b.rejections for b in whole], ignore_index=True)
+    rejected_tiny = pd.concat([b.rejections for b in tiny], ignore_index=True)
+    pd.testing.assert_frame_equal(rejected_tiny, rejected_whole)
+    assert sum(b.rows_read for b in tiny) == rows_in(name)
+    assert sum(b.rows_read for b in tiny) == sum(b.rows_used for b in tiny) + len(rejected_tiny)
+
+
+def test_batch_element_table_is_the_frame_of_its_plans():
+    for batch in read_batches(FIXTURES / "sd_split_plan.csv", chunk_bytes=300):
+        pd.testing.assert_frame_equal(batch.elements, frame_from_plans(batch.plans))
+
+
+def test_rejection_records_carry_every_field():
+    batch = next(iter(read_batches(FIXTURES / "sd_malformed_wkt.csv")))
+    (record,) = batch.rejection_records()
+    assert record.row == 6 and record.field == "geometry" and record.reason == "malformed_wkt"
+    assert record.plan == PLAN_A and record.site_id == "1" and record.entity_type == "separator"
+
+
+def test_unknown_entity_type_float_ids_and_a_short_last_row(tmp_path):
+    lines = (FIXTURES / "two_rooms.csv").read_text().splitlines()
+    lines[1] = lines[1].replace(",1,RESIDENTIAL,area,", ",1.0,RESIDENTIAL,area,")  # area_id written as 1.0
+    lines[5] = lines[5].replace(",separator,WALL,", ",partition,WALL,")
+    lines[9] = lines[9].replace('",0.0,2.0', '",low,2.0')  # entrance door: elevation not a number
+    lines.append("aaaa0000000000000000000000000001,1,10,100")
+    path = tmp_path / "mixed.csv"
+    path.write_text("\n".join(lines) + "\n")
+    plans, rejected = read_plans(path)
+    got = list(zip(rejected["row"], rejected["field"], rejected["reason"]))
+    assert got == [
+        (6, "entity_type", "unknown_entity_type"),
+        (10, "elevation", "not_a_number"),
+        (13, None, "wrong_field_count"),
+    ]
+    assert [s.id for s in plans[0].spaces] == ["1", "2"]
+    batches = list(read_batches(path))
+    assert sum(b.rows_read for b in batches) == 12
+    assert sum(b.rows_used for b in batches) + len(rejected) == 12
