@@ -19,12 +19,12 @@ from homeloop.progress import console, stage_progress
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
     help="HomeLoop: furnished, device-equipped homes from floor plans, and a benchmark that runs agents in them.",
 )
 
-DEFAULT_PLANS = 3400
-DEFAULT_SITES = 900
-DEFAULT_HOMES = 2100
+# The default build: the paper's pool of ~3,400 plans from ~900 sites, 2,100 homes (SPEC §1).
+DEFAULT_PLANS, DEFAULT_SITES, DEFAULT_HOMES = 3400, 900, 2100
 
 
 def fail(message: str) -> None:
@@ -159,12 +159,19 @@ def build(
     homes: int = typer.Option(DEFAULT_HOMES, "--homes", min=1, help="Homes to keep, in selection order."),
     seed: int = typer.Option(0, "--seed", help="Build seed; same inputs and seed give the same bytes."),
     out: Optional[Path] = typer.Option(None, "--out", help="Build folder (default outputs/<build name>)."),
+    dask_address: Optional[str] = typer.Option(
+        None, "--dask-address", help="Address of a running Dask scheduler (default: a local cluster)."
+    ),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Local Dask workers (default: one per core; 1 = no cluster)."),
+    usda: bool = typer.Option(False, "--usda", help="Write homes as text .usda (for reading) instead of .usdc."),
 ) -> None:
-    """Build the home set: source → ingest → audit → features → selection (→ homes)."""
-    from pipeline import stages
+    """Build the home set: source → ingest → audit → features → selection → homes → USD → applicability → report."""
+    from flows.build import build_home_set
 
-    config = stages.BuildConfig(source=source, plans=plans, sites=sites, homes=homes, seed=seed, out=out)
-    manifest = stages.run_build(config)
+    manifest = build_home_set(
+        source=str(source) if source else None, plans=plans, sites=sites, homes=homes, seed=seed,
+        out=str(out) if out else None, dask_address=dask_address, workers=workers, usda=usda,
+    )
     counts = manifest["counts"]
     table = Table(title=f"build {manifest['build']}", header_style="bold")
     for col in ("stage", "in", "kept", "rejected"):

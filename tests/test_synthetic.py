@@ -261,10 +261,10 @@ def test_counts_and_spread_over_sites(default_like):
     assert features["WASHING_MACHINE"] > 0 and features["BATHTUB"] > 0 and features["SHOWER"] > 0
 
 
-def test_progress_reports_cumulative_plans(tmp_path):
+def test_progress_reports_each_sites_plans(tmp_path):
     seen: list[int] = []
     generate(tmp_path / "p.csv", plans=50, sites=12, seed=1, progress=seen.append)
-    assert len(seen) == 12 and seen == sorted(seen) and seen[-1] == 50
+    assert len(seen) == 12 and all(n >= 1 for n in seen) and sum(seen) == 50
 
 
 def test_rejects_fewer_plans_than_sites(tmp_path):

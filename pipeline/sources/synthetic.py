@@ -970,8 +970,8 @@ def generate(
     """Write ``plans`` synthetic apartments over ``sites`` sites to ``path``.
 
     Also writes :func:`defects_path` (``<stem>.defects.csv``). ``progress``,
-    if given, is called after each site with the cumulative number of plans
-    written so far (ending at ``plans``). See the module docstring for what
+    if given, is called after each site with the number of plans that site
+    added (the calls add up to ``plans``), like the ingest's progress. See the module docstring for what
     counts as a plan and what the defects are.
     """
     if sites < 1 or plans < sites:
@@ -986,7 +986,7 @@ def generate(
     defects = {k: 0 for k in DEFECT_KINDS}
     sidecar: list[str] = []
     ids = {"building": 0, "plan": 0, "floor": 0}
-    done = 0
+    done = reported = 0
 
     def template(n: int, ground: bool) -> _FloorTemplate:
         bucket = pool.setdefault((n, ground), [])
@@ -1057,7 +1057,8 @@ def generate(
                     done += n
                 cursor += widest + _mm(rng, 8000, 20_000, 100)
             if progress is not None:
-                progress(done)
+                progress(done - reported)
+                reported = done
     with atomic_path(defects_path(path)) as tmp:
         tmp.write_text("plan,defect,element\n" + "".join(sidecar), encoding="utf-8")
     return GenerationReport(path=path, plans=plans, sites=sites, rows=writer.rows, defects=defects)

@@ -1,0 +1,24 @@
+"""Serve both flows as deployments named ``default`` (used by ``make serve``).
+
+    prefect deployment run 'build-home-set/default'
+    prefect deployment run 'audit-source/default' --param source=path/to/geometries.csv
+"""
+
+from __future__ import annotations
+
+import flows  # noqa: F401
+from prefect import serve
+
+from flows.build import audit_source, build_home_set
+
+
+def main() -> None:
+    serve(
+        build_home_set.to_deployment(name="default", tags=["homeloop"]),
+        audit_source.to_deployment(name="default", tags=["homeloop"]),
+        print_starting_message=True,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,372 @@
+"""The build, stage by stage.
+
+    source → ingest → audit → features → select → homes → usd → applicability → report
+
+Each stage is a function of a :class:`Build` (the folder, the parameters, the
+Dask client, the cache); it writes its tables under the build folder
+atomically and returns a small JSON-able result (its counts). Stages are
+cached by inputs and code (:mod:`pipeline.cache`). The Prefect flow in
+``flows/`` runs the same functions as tasks; ``homeloop build`` runs that flow.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from homeloop.errors import HomeLoopError
+from homeloop.io import sha256_file, write_json, write_parquet
+from homeloop.progress import console, stage_progress
+from pipeline.cache import StageCache, stage_key
+
+OUTPUTS = Path("outputs")
+#: Plans drawn on the preview sheet of a build (the first of the selection).
+PREVIEW_SHEET_PLANS = 24
+#: The default build: the paper's pool of ~3,400 plans from ~900 sites, 2,100 homes (SPEC §1).
+DEFAULT_PLANS, DEFAULT_SITES, DEFAULT_HOMES = 3400, 900, 2100
+STAGES = ("source", "ingest", "audit", "features", "select", "homes", "usd", "applicability", "report")
+
+
+@dataclass
+class BuildConfig:
+    """The parameters of one build; the same parameters give the same outputs."""
+
+    source: Path | None = None
+    plans: int = DEFAULT_PLANS
+    sites: int = DEFAULT_SITES
+    homes: int = DEFAULT_HOMES
+    seed: int = 0
+    out: Path | None = None
+    dask_address: str | None = None
+    workers: int | None = None
+    usda: bool = False
+    progress: bool = True
+
+    @property
+    def name(self) -> str:
+        if self.source is not None:
+            return f"{Path(self.source).stem}-seed{self.seed}"
+        if (self.plans, self.sites, self.seed, self.homes) == (DEFAULT_PLANS, DEFAULT_SITES, 0, DEFAULT_HOMES):
+            return "default"
+        return f"generated-{self.plans}p-{self.sites}s-{self.homes}h-seed{self.seed}"
+
+    @property
+    def out_dir(self) -> Path:
+        return Path(self.out) if self.out is not None else OUTPUTS / self.name
+
+    def parameters(self) -> dict[str, Any]:
+        """What decides the outputs (not where they go, nor how many workers)."""
+        return {
+            "source": str(self.source) if self.source else None,
+            "plans": None if self.source else self.plans,
+            "sites": None if self.source else self.sites,
+            "homes": self.homes,
+            "seed": self.seed,
+            "usda": self.usda,
+        }
+
+
+@dataclass
+class Build:
+    """A build in progress: where it writes, its cache, its Dask client, what it logged."""
+
+    config: BuildConfig
+    out: Path
+    client: Any = None
+    log: Callable[[str], None] = lambda msg: console.print(msg, highlight=False)
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def cache(self) -> StageCache:
+        return StageCache(self.out)
+
+    def path(self, *parts: str) -> Path:
+        return self.out.joinpath(*parts)
+
+
+def ensure_writable(folder: Path) -> Path:
+    """Create ``folder`` or stop with one line saying why it cannot be written."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise HomeLoopError(f"cannot create output folder {folder}: {exc.strerror}; choose another --out") from exc
+    if not os.access(folder, os.W_OK):
+        raise HomeLoopError(f"output folder {folder} is not writable; fix its permissions or choose another --out")
+    return folder
+
+
+def require_file(path: Path, what: str) -> Path:
+    if not Path(path).is_file():
+        raise HomeLoopError(f"{what} {path} does not exist or is not a file")
+    return Path(path)
+
+
+def cached_stage(build: Build, stage: str, params: dict[str, Any], inputs: list[Path],
+                 run: Callable[[], tuple[list[Path], dict[str, Any]]]) -> dict[str, Any]:
+    """Run ``run`` unless the cache holds this stage with the same key; record it after."""
+    t = time.perf_counter()
+    key = stage_key(stage, params, inputs)
+    result = build.cache.lookup(stage, key)
+    if result is not None:
+        build.log(f"{stage}: unchanged, reused ({_counts_line(result)})")
+    else:
+        outputs, result = run()
+        build.cache.store(stage, key, outputs, result)
+        build.log(f"{stage}: {_counts_line(result)}")
+    build.results[stage] = result
+    build.timings[stage] = time.perf_counter() - t
+    return result
+
+
+def _counts_line(result: dict[str, Any]) -> str:
+    counts = result.get("counts")
+    if not counts:
+        return "done"
+    line = f"{counts['in']:,} in = {counts['kept']:,} kept + {counts['rejected']:,} rejected"
+    if counts.get("by_reason"):
+        line += " (" + ", ".join(f"{k} {v:,}" for k, v in counts["by_reason"].items()) + ")"
+    return line
+
+
+def reconciled(n_in: int, kept: int, rejected: int, by_reason: dict[str, int] | None = None) -> dict[str, Any]:
+    if n_in != kept + rejected:
+        raise AssertionError(f"counts do not reconcile: {n_in} in != {kept} kept + {rejected} rejected")
+    counts: dict[str, Any] = {"in": int(n_in), "kept": int(kept), "rejected": int(rejected)}
+    if by_reason:
+        counts["by_reason"] = {k: int(v) for k, v in sorted(by_reason.items())}
+    return counts
+
+
+# --- stand-alone jobs ------------------------------------------------------------
+
+
+def run_generate(path: Path, *, plans: int, sites: int, seed: int, progress: bool = True, **kwargs):
+    from pipeline.sources import synthetic
+
+    ensure_writable(Path(path).parent)
+    with stage_progress("generate", plans, enabled=progress) as advance:
+        return synthetic.generate(path, plans=plans, sites=sites, seed=seed, progress=advance, **kwargs)
+
+
+def run_ingest(source: Path, out: Path, *, all_usages: bool = False, keep_all_floors: bool = False, progress: bool = True):
+    from pipeline import ingest as ingest_stage
+
+    require_file(source, "source file")
+    ensure_writable(Path(out))
+    usages = None if all_usages else ("RESIDENTIAL",)
+    total = ingest_stage.count_rows(source)
+    with stage_progress("ingest", total, enabled=progress) as advance:
+        return ingest_stage.ingest(source, out, usages=usages, keep_all_floors=keep_all_floors, progress=advance)
+
+
+def show_plan(plan_key: str, from_dir: Path, out: Path) -> Path:
+    from pipeline.ingest import load_plans
+    from pipeline.render import render_plan
+
+    elements = Path(from_dir) / "elements.parquet"
+    require_file(elements, "plan table")
+    plans = load_plans(from_dir, keys=[plan_key])
+    if not plans:
+        raise HomeLoopError(f"plan {plan_key} is not in {elements}; the plan ids are in plans.parquet, column 'plan'")
+    return render_plan(plans[0], out)
+
+
+@dataclass
+class AuditOutcome:
+    table: pd.DataFrame
+    per_rule: pd.DataFrame
+    plans_checked: int
+    plans_passed: int
+    html: Path | None = None
+
+
+def run_audit(plans, rejected: pd.DataFrame | None, out: Path, *, progress: bool = True, client: Any = None) -> AuditOutcome:
+    from pipeline import audit as audit_stage
+
+    with stage_progress("audit", len(plans), enabled=progress) as advance:
+        table = audit_stage.audit_plans(plans, rejected, progress=advance)
+    audit_stage.write_audit_table(table, Path(out) / "audit.parquet")
+    per_rule = audit_stage.per_rule_summary(table)
+    html = audit_stage.write_audit_report(table, per_rule, plans, Path(out))
+    status = audit_stage.plan_status(table)
+    return AuditOutcome(table, per_rule, len(status), int(status.sum()), html)
+
+
+def run_audit_source(source: Path, out: Path, *, all_usages: bool = False, progress: bool = True) -> AuditOutcome:
+    from pipeline.ingest import load_plans
+
+    run_ingest(source, out, all_usages=all_usages, progress=progress)
+    plans = load_plans(out)
+    rejected = pd.read_parquet(Path(out) / "rejected.parquet")
+    return run_audit(plans, rejected, out, progress=progress)
+
+
+# --- build stages -------------------------------------------------------------------
+
+
+def stage_source(build: Build) -> Path:
+    cfg = build.config
+    if cfg.source is not None:
+        source = require_file(Path(cfg.source), "source file")
+        build.results["source"] = {"path": str(source)}
+        return source
+    target = build.path("source", "geometries.csv")
+
+    def run():
+        report = run_generate(target, plans=cfg.plans, sites=cfg.sites, seed=cfg.seed, progress=cfg.progress)
+        sidecar = target.with_name(target.stem + ".defects.csv")
+        outputs = [target] + ([sidecar] if sidecar.exists() else [])
+        return outputs, {"path": str(target), "rows": report.rows, "plans": report.plans, "defects": dict(report.defects)}
+
+    cached_stage(build, "source", {"plans": cfg.plans, "sites": cfg.sites, "seed": cfg.seed}, [], run)
+    return target
+
+
+def stage_ingest(build: Build, source: Path) -> dict[str, Any]:
+    def run():
+        summary = run_ingest(source, build.out, progress=build.config.progress)
+        counts = reconciled(summary.rows_in, summary.rows_used, summary.rows_rejected, summary.rejected_by_reason)
+        plans = reconciled(summary.plans + summary.plans_rejected, summary.plans, summary.plans_rejected)
+        outputs = [build.path(n) for n in ("plans.parquet", "elements.parquet", "rejected.parquet")]
+        return outputs, {"counts": counts, "plans": plans}
+
+    return cached_stage(build, "ingest", {}, [source], run)
+
+
+def stage_audit(build: Build) -> dict[str, Any]:
+    from pipeline.ingest import load_plans
+
+    inputs = [build.path("elements.parquet"), build.path("rejected.parquet")]
+
+    def run():
+        plans = load_plans(build.out)
+        rejected = pd.read_parquet(build.path("rejected.parquet"))
+        outcome = run_audit(plans, rejected, build.out, progress=build.config.progress, client=build.client)
+        by_rule = {r.rule: int(r.failed) for r in outcome.per_rule.itertuples(index=False) if r.failed}
+        counts = reconciled(outcome.plans_checked, outcome.plans_passed, outcome.plans_checked - outcome.plans_passed, by_rule)
+        outputs = [build.path("audit.parquet"), build.path("audit.html"), *sorted(build.path("audit").glob("*.png"))]
+        return outputs, {"counts": counts}
+
+    return cached_stage(build, "audit", {}, inputs, run)
+
+
+def stage_features(build: Build) -> dict[str, Any]:
+    from pipeline.features import features_table
+    from pipeline.ingest import load_plans
+
+    def run():
+        table = features_table(load_plans(build.out))
+        write_parquet(build.path("features.parquet"), table)
+        return [build.path("features.parquet")], {"plans": len(table)}
+
+    return cached_stage(build, "features", {}, [build.path("elements.parquet")], run)
+
+
+def stage_select(build: Build) -> dict[str, Any]:
+    from pipeline.audit import plan_status
+    from pipeline.diversity import diversity_report, write_diversity_report
+    from pipeline.select import select
+
+    cfg = build.config
+    inputs = [build.path("features.parquet"), build.path("audit.parquet")]
+
+    def run():
+        table = pd.read_parquet(build.path("features.parquet"))
+        status = plan_status(pd.read_parquet(build.path("audit.parquet")))
+        passing = table[table["plan"].map(status).fillna(False).astype(bool)].reset_index(drop=True)
+        with stage_progress("select", len(passing), enabled=cfg.progress) as advance:
+            selection = select(passing, seed=cfg.seed)
+            advance(len(selection))
+        write_parquet(build.path("selection.parquet"), selection)
+        report = diversity_report(passing, selection.head(cfg.homes), seed=cfg.seed)
+        written = write_diversity_report(report, build.out)
+        sheet = []
+        if len(selection):
+            from pipeline.ingest import load_plans
+            from pipeline.render import render_sheet
+
+            keys = list(selection["plan"].head(PREVIEW_SHEET_PLANS))
+            by_key = {p.key: p for p in load_plans(build.out, keys=keys)}
+            sheet = [render_sheet([by_key[k] for k in keys], build.path("previews", "selection_sheet.png"),
+                                  title=f"{cfg.name}: first {len(keys)} selected plans")]
+        counts = reconciled(len(passing), len(selection), len(passing) - len(selection))
+        return [build.path("selection.parquet"), *written, *sheet], {"counts": counts}
+
+    return cached_stage(build, "select", {"seed": cfg.seed, "homes": cfg.homes}, inputs, run)
+
+
+def run_build(config: BuildConfig, *, runner: Callable[[str, Callable[[], Any]], Any] | None = None,
+              log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run every stage of a build; ``runner(name, fn)`` wraps each stage (the Prefect flow
+    passes one that makes each a task)."""
+    from pipeline.parallel import dask_client
+
+    out = ensure_writable(config.out_dir)
+    run_stage = runner or (lambda name, fn: fn())
+    with dask_client(config.dask_address, workers=config.workers) as client:
+        build = Build(config, out, client=client)
+        if log is not None:
+            build.log = log
+        source = run_stage("source", lambda: stage_source(build))
+        run_stage("ingest", lambda: stage_ingest(build, source))
+        run_stage("audit", lambda: stage_audit(build))
+        run_stage("features", lambda: stage_features(build))
+        run_stage("select", lambda: stage_select(build))
+        return write_manifest(build, source)
+
+
+def package_versions() -> dict[str, str]:
+    from importlib import metadata
+
+    names = ["homeloop", "shapely", "networkx", "numpy", "pandas", "pyarrow", "geopandas", "scikit-learn",
+             "matplotlib", "usd-core", "pydantic", "prefect", "dask"]
+    versions = {}
+    for name in names:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:  # pragma: no cover
+            versions[name] = "missing"
+    return versions
+
+
+def output_hashes(out: Path) -> dict[str, str]:
+    """sha256 of every output file of the build (relative path → hash), in path order.
+
+    Leaves out the manifest itself, the run log, the generated source (it is an
+    input, hashed under ``inputs``) and hidden bookkeeping (``.stages/``)."""
+    hashes = {}
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        rel = path.relative_to(out)
+        if rel.as_posix() in ("manifest.json", "run.json") or rel.parts[0] == "source":
+            continue
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        hashes[rel.as_posix()] = sha256_file(path)
+    return hashes
+
+
+def write_manifest(build: Build, source: Path) -> dict[str, Any]:
+    counts = {stage: r["counts"] for stage, r in build.results.items() if "counts" in r}
+    if "ingest" in build.results:
+        counts = {"rows": build.results["ingest"]["counts"], "plans": build.results["ingest"]["plans"],
+                  **{k: v for k, v in counts.items() if k != "ingest"}}
+    manifest = {
+        "build": build.config.name,
+        "out": str(build.out),
+        "seed": build.config.seed,
+        "parameters": build.config.parameters(),
+        "inputs": {"source": {"path": source.name, "sha256": sha256_file(source)}},
+        "versions": package_versions(),
+        "counts": counts,
+        "outputs": output_hashes(build.out),
+    }
+    write_json(build.path("manifest.json"), manifest)
+    write_json(build.path("run.json"), {"timings_s": {k: round(v, 3) for k, v in build.timings.items()},
+                                        "finished_unix": round(time.time(), 1)})
+    return manifest
