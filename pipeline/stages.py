@@ -29,7 +29,7 @@ OUTPUTS = Path("outputs")
 PREVIEW_SHEET_PLANS = 24
 #: The default build: the paper's pool of ~3,400 plans from ~900 sites, 2,100 homes (SPEC §1).
 DEFAULT_PLANS, DEFAULT_SITES, DEFAULT_HOMES = 3400, 900, 2100
-STAGES = ("source", "ingest", "audit", "features", "select", "homes", "usd", "applicability", "report")
+STAGES = ("source", "ingest", "audit", "features", "select", "homes", "house", "usd", "applicability", "report")
 
 
 @dataclass
@@ -301,6 +301,157 @@ def stage_select(build: Build) -> dict[str, Any]:
     return cached_stage(build, "select", {"seed": cfg.seed, "homes": cfg.homes}, inputs, run)
 
 
+#: Extra plans tried per batch beyond the homes still needed, as a share: about
+#: one plan in ten fails to furnish, so a batch usually finishes the stage.
+HOMES_BATCH_SLACK = 0.15
+HOUSE_ID = "house"
+
+
+def stage_homes(build: Build) -> dict[str, Any]:
+    """Furnish, equip and verify plans in selection order until ``homes`` pass."""
+    import shutil
+
+    from pipeline.homes import OUTCOMES, build_homes_partition
+    from pipeline.parallel import map_partitions
+
+    cfg = build.config
+    inputs = [build.path("selection.parquet"), build.path("elements.parquet")]
+    params = {"seed": cfg.seed, "homes": cfg.homes}
+    homes_dir = build.path("homes")
+
+    def run():
+        order = list(pd.read_parquet(build.path("selection.parquet"))["plan"])
+        key = stage_key("homes-work", params, inputs)
+        outcomes: list[dict[str, Any]] = []
+        kept = 0
+        pos = 0
+        with stage_progress("homes", cfg.homes, enabled=cfg.progress) as advance:
+            while kept < cfg.homes and pos < len(order):
+                batch = order[pos : pos + (cfg.homes - kept) + max(8, int((cfg.homes - kept) * HOMES_BATCH_SLACK))]
+                pos += len(batch)
+                got = map_partitions(build_homes_partition, batch, str(build.out), cfg.seed, key,
+                                     client=build.client, partition_size=25)
+                for record in got:
+                    if kept >= cfg.homes:
+                        break
+                    outcomes.append(record)
+                    if record["kept"]:
+                        kept += 1
+                        advance(1)
+        kept_ids = [o["plan"] for o in outcomes if o["kept"]]
+        # Homes built beyond the last one needed (the tail of the final batch) are not part of the set.
+        for folder in sorted(homes_dir.glob("*")):
+            if folder.is_dir() and folder.name not in set(kept_ids) and folder.name not in (OUTCOMES, HOUSE_ID):
+                shutil.rmtree(folder)
+        table = pd.DataFrame.from_records(
+            [{k: v for k, v in o.items() if k != "findings"} | {"rank": i + 1} for i, o in enumerate(outcomes)]
+        )
+        write_parquet(build.path("homes.parquet"), table)
+        findings = [
+            {"plan": o["plan"], "rule": f["rule"], "passed": False, "element": f["element"], "message": f["message"]}
+            for o in outcomes for f in o["findings"]
+        ]
+        findings_table = pd.DataFrame.from_records(findings, columns=["plan", "rule", "passed", "element", "message"])
+        write_parquet(build.path("home_findings.parquet"), findings_table)
+        rejected = table[~table["kept"]] if len(table) else table
+        counts = reconciled(len(table), kept, len(rejected),
+                            rejected["reason"].value_counts().to_dict() if len(rejected) else {})
+        outputs = [build.path("homes.parquet"), build.path("home_findings.parquet")]
+        for home_id in kept_ids:
+            outputs += [homes_dir / home_id / "home.json", homes_dir / home_id / "preview.png"]
+        return outputs, {"counts": counts, "homes": kept_ids}
+
+    return cached_stage(build, "homes", params, inputs, run)
+
+
+def stage_house(build: Build) -> dict[str, Any]:
+    """The hand-designed house (SPEC §1), furnished from its own file, equipped and checked."""
+    from homeloop.catalog import load_catalog
+    from homeloop.check import check_home
+    from homeloop.house import load_house
+    from pipeline.devices import equip_house
+    from pipeline.furnish import furnish_house
+    from pipeline.render_home import render_home
+
+    def run():
+        catalog = load_catalog()
+        plan = load_house()
+        equipped = equip_house(furnish_house(catalog, seed=0), plan, catalog)
+        problems = [str(p) for p in check_home(equipped.home, catalog)] + list(equipped.failures)
+        if problems:
+            raise HomeLoopError("the house does not pass its checks: " + "; ".join(problems))
+        home = equipped.home.model_copy(update={"home_id": HOUSE_ID})
+        folder = build.path("homes", HOUSE_ID)
+        home.write(folder / "home.json")
+        render_home(home, plan, folder / "preview.png", title="The house")
+        return [folder / "home.json", folder / "preview.png"], {"home": HOUSE_ID}
+
+    return cached_stage(build, "house", {}, [], run)
+
+
+def stage_usd(build: Build, home_ids: list[str]) -> dict[str, Any]:
+    """One USD asset per catalog entry, then every home (and the house) as USD, validated."""
+    from homeloop.catalog import load_catalog
+    from pipeline.homes import export_homes_partition
+    from pipeline.parallel import map_partitions
+    from pipeline.usd import write_catalog_assets
+
+    cfg = build.config
+    ids = [HOUSE_ID, *home_ids]
+    inputs = [build.path("homes", h, "home.json") for h in ids]
+
+    def run():
+        assets = write_catalog_assets(load_catalog(), build.path("assets"))
+        with stage_progress("usd", len(ids), enabled=cfg.progress) as advance:
+            records = map_partitions(export_homes_partition, ids, str(build.out), cfg.usda,
+                                     client=build.client, partition_size=50, progress=advance)
+        table = pd.DataFrame.from_records(records)
+        write_parquet(build.path("usd.parquet"), table)
+        invalid = table[~table["valid"]]
+        for r in invalid.itertuples(index=False):
+            build.log(f"usd: {r.home} fails validation: {r.errors}")
+        counts = reconciled(len(table), len(table) - len(invalid), len(invalid),
+                            {"validation_errors": len(invalid)} if len(invalid) else None)
+        outputs = [build.path("usd.parquet"), *assets.values(), *(build.path(f) for f in table["file"])]
+        return outputs, {"counts": counts, "valid": sorted(table.loc[table["valid"], "home"])}
+
+    return cached_stage(build, "usd", {"usda": cfg.usda}, inputs, run)
+
+
+def stage_applicability(build: Build, home_ids: list[str]) -> dict[str, Any]:
+    """Which tasks apply to which home for which robot body."""
+    from pipeline.applicability import write_applicability
+    from pipeline.homes import screen_homes_partition
+    from pipeline.parallel import map_partitions
+
+    cfg = build.config
+    ids = [HOUSE_ID, *home_ids]
+    inputs = [build.path("homes", h, "home.json") for h in ids]
+
+    def run():
+        with stage_progress("applicability", len(ids), enabled=cfg.progress) as advance:
+            rows = map_partitions(screen_homes_partition, ids, str(build.out),
+                                  client=build.client, partition_size=100, progress=advance)
+        table = pd.DataFrame.from_records(rows)
+        written = write_applicability(table, build.out)
+        share = float(table.loc[table["home"] != HOUSE_ID, "applicable"].mean()) if len(table) > 1 else 0.0
+        return list(written), {"rows": len(table), "applicable_share": round(share, 4)}
+
+    return cached_stage(build, "applicability", {}, inputs, run)
+
+
+def stage_report(build: Build) -> dict[str, Any]:
+    from pipeline.report import write_report
+
+    def run():
+        path = write_report(build.out, build.config.name, {k: v for k, v in build.results.items()})
+        return [path], {"report": path.name}
+
+    inputs = [build.path(n) for n in ("homes.parquet", "usd.parquet", "applicability_summary.parquet",
+                                      "selection_report.json", "audit.parquet")]
+    return cached_stage(build, "report", {}, [p for p in inputs if p.exists()], run)
+
+
 def run_build(config: BuildConfig, *, runner: Callable[[str, Callable[[], Any]], Any] | None = None,
               log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run every stage of a build; ``runner(name, fn)`` wraps each stage (the Prefect flow
@@ -318,6 +469,12 @@ def run_build(config: BuildConfig, *, runner: Callable[[str, Callable[[], Any]],
         run_stage("audit", lambda: stage_audit(build))
         run_stage("features", lambda: stage_features(build))
         run_stage("select", lambda: stage_select(build))
+        homes = run_stage("homes", lambda: stage_homes(build))["homes"]
+        run_stage("house", lambda: stage_house(build))
+        built = run_stage("usd", lambda: stage_usd(build, homes))["valid"]
+        built_homes = [h for h in homes if h in set(built)]
+        run_stage("applicability", lambda: stage_applicability(build, built_homes))
+        run_stage("report", lambda: stage_report(build))
         return write_manifest(build, source)
 
 

@@ -1,0 +1,1 @@
+"""The benchmark: tasks (and, later, scenarios, monitor, agents, runner, scores)."""

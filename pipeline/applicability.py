@@ -1,0 +1,555 @@
+"""Task applicability: which benchmark tasks apply to which homes, for which robot body.
+
+SPEC.md §6: "a task applies to a home that has the rooms, devices and objects
+it names, and where the robot can reach and carry what it must". Each task
+file declares what it needs (:mod:`homeloop.bench.tasks`); :func:`screen`
+checks one home, task and body against it and returns *every* reason the
+task does not apply, each a short machine-friendly string with detail:
+
+- ``missing_room:<role>`` (e.g. ``missing_room:laundry``)
+- ``missing_device:<type>(<where>)`` (``missing_device:leak_sensor(beside dishwasher)``)
+- ``missing_furniture:<class>(in <role>)``, ``missing_object:<class or ids>``
+- ``residents:<n> need <n> sleeping places, home has <k>``
+- ``carry:<object> <mass> kg > payload <kg> kg (<hands> hand(s))``
+- ``reach:<what> height <h> m above max grasp height <m> m`` (or below the
+  minimum), ``reach:<what> depth <d> m > horizontal reach <r> m``
+- ``approach:<what> not reachable for body width <w> m``: no free floor in
+  front of any such furniture joins the entrance
+- ``passage:<role> not reachable for body width <w> m (<door> <width> m)``:
+  the narrowest door into the role's rooms in brackets.
+
+Room passage and approach use :mod:`homeloop.navigation` (the free-floor
+check the furnishing verifier uses) from the entrance door's approach point,
+with the body's clearance width (the wider of body and base). An entrance
+door that opens onto nothing drawn in the plan (an apartment's door to the
+stairwell) is passed when it is at least as wide as the body.
+
+Payload is read per hand (the catalog's figures are per arm): an object a
+task allows to be carried two-handed may weigh up to payload × hands.
+
+:func:`screen_homes` screens many homes against many tasks and bodies. It
+computes each home's facts once (room roles, devices, furniture and objects
+by class, sleeping places) and its free-floor reachability once per distinct
+body width, widest first: a wider body that reaches every room and every
+piece of furniture a task needs implies a narrower one does too (its free
+floor contains the wider body's), so narrower widths are often skipped.
+
+Tables: ``applicability.parquet`` has one row per home, task and robot:
+home, task, family, extension, robot, applicable, reasons (the reasons joined
+with ``"; "``, empty when the task applies; a plain string column keeps the
+file readable by every parquet tool), and ``applicability_summary.parquet``
+one row per home and robot: applicable_count (of the 20 core tasks),
+extension_count (of the 4 extensions), tasks_total.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import shapely
+from shapely import Point
+
+from homeloop import navigation
+from homeloop.bench.tasks import (
+    CORE_TASK_IDS,
+    EXTENSION_TASK_IDS,
+    ROOM_ROLES,
+    DeviceWhere,
+    ReachDemand,
+    RoomMatch,
+    Task,
+)
+from homeloop.catalog import Catalog, RobotEntry
+from homeloop.home import Device, Furniture, Home, polygon_from_rings
+from homeloop.io import write_parquet
+
+#: Separator of reasons in the ``reasons`` column.
+REASON_SEPARATOR = "; "
+
+#: A bed at least this wide (m) sleeps two (a European double bed is 1.4-1.8 m).
+DOUBLE_BED_MIN_WIDTH = 1.4
+
+#: File names of the tables written by :func:`write_applicability`.
+APPLICABILITY_FILE = "applicability.parquet"
+SUMMARY_FILE = "applicability_summary.parquet"
+
+COLUMNS = ["home", "task", "family", "extension", "robot", "applicable", "reasons"]
+
+
+@dataclass(frozen=True)
+class Screening:
+    """Whether a task applies to a home for a body, and every reason it does not."""
+
+    applicable: bool
+    reasons: list[str] = field(default_factory=list)
+
+
+def _m(value: float) -> str:
+    return f"{value:.2f}"
+
+
+# --- facts of one home ---------------------------------------------------------------------
+
+
+class HomeFacts:
+    """What screening needs to know about one home, computed once and reused
+    across tasks and bodies; reachability is computed per body width on demand."""
+
+    def __init__(self, home: Home, catalog: Catalog) -> None:
+        self.home = home
+        self.catalog = catalog
+        self.rooms = {r.id: r for r in home.rooms}
+        self.furniture_by_room: dict[str, set[str]] = defaultdict(set)
+        self.furniture = {f.id: f for f in home.furniture}
+        self.furniture_by_class: dict[str, list[Furniture]] = defaultdict(list)
+        for f in home.furniture:
+            self.furniture_by_room[f.room].add(f.semantic_class)
+            self.furniture_by_class[f.semantic_class].append(f)
+        self.objects_by_class: dict[str, list[Any]] = defaultdict(list)
+        for o in home.objects:
+            self.objects_by_class[o.semantic_class].append(o)
+        self.devices_by_type: dict[str, list[Device]] = defaultdict(list)
+        for d in home.devices:
+            self.devices_by_type[d.type].append(d)
+        # What each element id is: a furniture class, an opening kind or an object class.
+        self.kind_of: dict[str, str] = {f.id: f.semantic_class for f in home.furniture}
+        self.kind_of.update({o.id: o.kind for o in home.openings})
+        self.kind_of.update({o.id: o.semantic_class for o in home.objects})
+        self.adjacent: dict[str, set[str]] = defaultdict(set)
+        for o in home.openings:
+            if o.kind != "window" and len(o.connects) == 2:
+                a, b = o.connects
+                self.adjacent[a].add(b)
+                self.adjacent[b].add(a)
+        self.role_rooms = {name: self._rooms_of_role(name) for name in ROOM_ROLES}
+        self.sleeping_places = sum(self._sleeps(f) for f in self.furniture_by_class.get("bed", []))
+        self.entrance_doors = [o for o in home.openings if o.kind == "entrance_door"]
+        self._reachable: dict[float, set[str]] = {}
+        self._approach: dict[tuple[str, float], bool] = {}
+        self._start: dict[float, Point | None] = {}
+        self._static: dict[str, list[str]] = {}
+
+    # -- rooms
+
+    def _matches(self, room_id: str, match: RoomMatch) -> bool:
+        room = self.rooms[room_id]
+        if match.types and room.type not in match.types:
+            return False
+        if match.indoor is not None and room.indoor != match.indoor:
+            return False
+        if any(cls not in self.furniture_by_room.get(room_id, ()) for cls in match.holds):
+            return False
+        if match.at_opening is not None and not any(
+                o.kind == match.at_opening and room_id in o.connects for o in self.home.openings):
+            return False
+        return True
+
+    def _rooms_of_role(self, role: str) -> set[str]:
+        matches = ROOM_ROLES[role].any_of
+        return {rid for rid in self.rooms if any(self._matches(rid, m) for m in matches)}
+
+    def _sleeps(self, bed: Furniture) -> int:
+        entry = self.catalog.furniture.get(bed.catalog_id)
+        width = entry.dimensions.width if entry is not None else 0.0
+        return 2 if width >= DOUBLE_BED_MIN_WIDTH else 1
+
+    # -- devices
+
+    def _near(self, device: Device, target_class: str, max_distance: float) -> bool:
+        point = Point(device.pose.x, device.pose.y)
+        for f in self.furniture_by_class.get(target_class, ()):
+            if polygon_from_rings(f.footprint).distance(point) <= max_distance:
+                return True
+        for o in self.home.openings:
+            if o.kind == target_class and polygon_from_rings(o.polygon).distance(point) <= max_distance:
+                return True
+        for o in self.objects_by_class.get(target_class, ()):
+            if math.hypot(o.pose.x - device.pose.x, o.pose.y - device.pose.y) <= max_distance:
+                return True
+        return False
+
+    def device_present(self, device_type: str, where: DeviceWhere | None) -> bool:
+        for d in self.devices_by_type.get(device_type, ()):
+            if where is None:
+                return True
+            if where.room is not None:
+                rooms = set(self.role_rooms[where.room])
+                if where.or_adjacent:
+                    rooms |= {n for r in list(rooms) for n in self.adjacent.get(r, ())}
+                if d.room not in rooms and not rooms.intersection(d.monitors):
+                    continue
+            if where.attached_to is not None:
+                refs = [d.mounted_on, *d.monitors, *d.controls]
+                if not any(ref is not None and self.kind_of.get(ref) == where.attached_to for ref in refs) \
+                        and not self._near(d, where.attached_to, where.max_distance):
+                    continue
+            return True
+        return False
+
+    # -- navigation
+
+    def start_point(self, width: float) -> Point | None:
+        """The entrance door's approach point inside, where reachability starts."""
+        if width not in self._start:
+            room = navigation.entrance_room(self.home)
+            point = None
+            if room is not None:
+                door = next(o for o in self.entrance_doors if room in o.connects)
+                point = navigation.approach_point(door, polygon_from_rings(self.rooms[room].polygon), width)
+            self._start[width] = point
+        return self._start[width]
+
+    def reachable(self, width: float) -> set[str]:
+        """Rooms a body of this width reaches from the entrance (cached; reuses a
+        wider body's result when that one already reaches every room)."""
+        hit = self._reachable.get(width)
+        if hit is not None:
+            return hit
+        for w, rooms in self._reachable.items():
+            if w >= width and len(rooms) == len(self.rooms):
+                self._reachable[width] = rooms
+                return rooms
+        rooms = navigation.reachable_rooms(self.home, width)
+        self._reachable[width] = rooms
+        return rooms
+
+    def approachable(self, furniture: Furniture, width: float) -> bool:
+        """Whether a body can stand in front of some side of the furniture, on
+        free floor joined to the entrance (cached; a wider body's success counts)."""
+        for (fid, w), ok in self._approach.items():
+            if fid == furniture.id and ok and w >= width:
+                return True
+        key = (furniture.id, width)
+        if key in self._approach:
+            return self._approach[key]
+        start = self.start_point(width)
+        ok = False
+        if start is not None:
+            ring = np.asarray(furniture.footprint[0], dtype=float)
+            centre = ring.mean(axis=0)
+            offset = width / 2 + navigation.APPROACH_MARGIN
+            for a, b in zip(ring, np.roll(ring, -1, axis=0)):
+                mid = (a + b) / 2
+                edge = b - a
+                normal = np.array([edge[1], -edge[0]]) / max(float(np.hypot(*edge)), 1e-12)
+                if np.dot(normal, mid - centre) < 0:
+                    normal = -normal
+                p = mid + normal * offset
+                if navigation.path_exists(self.home, (start.x, start.y), (float(p[0]), float(p[1])), width):
+                    ok = True
+                    break
+        self._approach[key] = ok
+        return ok
+
+
+# --- the checks ---------------------------------------------------------------------------------
+
+
+def _static_reasons(facts: HomeFacts, task: Task) -> list[str]:
+    """Reasons that do not depend on the robot body (cached per home and task)."""
+    hit = facts._static.get(task.id)
+    if hit is not None:
+        return hit
+    req = task.requires
+    reasons: list[str] = []
+    for role in req.rooms:
+        if not facts.role_rooms[role]:
+            reasons.append(f"missing_room:{role}")
+    for d in req.devices:
+        if not facts.device_present(d.type, d.where):
+            reasons.append(f"missing_device:{d.describe()}")
+    for f in req.furniture:
+        items = facts.furniture_by_class.get(f.semantic_class, [])
+        if f.room is not None:
+            items = [i for i in items if i.room in facts.role_rooms[f.room]]
+        if not items:
+            reasons.append(f"missing_furniture:{f.describe()}")
+    for o in req.objects:
+        if o.source != "home":
+            continue
+        items = facts.objects_by_class.get(o.semantic_class, [])
+        if o.room is not None:
+            items = [i for i in items if i.location.room in facts.role_rooms[o.room]]
+        present = {i.catalog_id for i in items}
+        if not items or any(cid not in present for cid in o.catalog_ids):
+            reasons.append(f"missing_object:{o.describe()}")
+    if req.residents > facts.sleeping_places:
+        reasons.append(f"residents:{req.residents} need {req.residents} sleeping places, "
+                       f"home has {facts.sleeping_places}")
+    facts._static[task.id] = reasons
+    return reasons
+
+
+_pick_cache: dict[tuple[str, str, int], list[str]] = {}
+
+
+def _carry_reasons(task: Task, robot: RobotEntry, catalog: Catalog) -> list[str]:
+    key = (task.id, robot.id, id(catalog))
+    hit = _pick_cache.get(key)
+    if hit is not None:
+        return hit
+    reasons = []
+    for p in task.requires.robot.pick:
+        mass = catalog.objects[p.object].mass
+        hands = robot.hands.count if p.two_handed else 1
+        capacity = robot.payload.kg * hands
+        if mass > capacity + 1e-9:
+            reasons.append(f"carry:{p.object} {mass:.1f} kg > payload {capacity:.1f} kg "
+                           f"({hands} hand{'s' if hands > 1 else ''})")
+    _pick_cache[key] = reasons
+    return reasons
+
+
+def _grasp_offsets(catalog: Catalog, object_id: str | None) -> list[float]:
+    if object_id is None:
+        return [0.0]
+    return [g.offset.z for g in catalog.objects[object_id].grasp_points]
+
+
+def _height_reason(label: str, heights: Sequence[float], robot: RobotEntry) -> str | None:
+    lo, hi = robot.reach.min_grasp_height, robot.reach.max_grasp_height
+    if any(lo - 1e-9 <= h <= hi + 1e-9 for h in heights):
+        return None
+    if min(heights) > hi:
+        return f"reach:{label} height {_m(min(heights))} m above max grasp height {_m(hi)} m"
+    if max(heights) < lo:
+        return f"reach:{label} height {_m(max(heights))} m below min grasp height {_m(lo)} m"
+    return f"reach:{label} heights {[round(h, 2) for h in heights]} m outside grasp heights {_m(lo)}-{_m(hi)} m"
+
+
+def _container_depth(furniture: Furniture, container_polygon: list[list[tuple[float, float]]]) -> float:
+    """Horizontal distance from the furniture's front face to the far end of a container."""
+    c, s = math.cos(furniture.pose.yaw), math.sin(furniture.pose.yaw)
+
+    def along(points: Iterable[tuple[float, float]]) -> np.ndarray:
+        pts = np.asarray(list(points), dtype=float)
+        return (pts[:, 0] - furniture.pose.x) * c + (pts[:, 1] - furniture.pose.y) * s
+
+    front = float(along(furniture.footprint[0]).max())
+    far = float(along(container_polygon[0]).min())
+    return front - far
+
+
+def _reach_candidate_reasons(facts: HomeFacts, demand: ReachDemand, furniture: Furniture,
+                             robot: RobotEntry, catalog: Catalog) -> list[str]:
+    reasons = []
+    offsets = _grasp_offsets(catalog, demand.object)
+    if demand.surface is not None:
+        base = furniture.surface(demand.surface).height
+        depth = None
+    else:
+        space = furniture.container(demand.container)  # type: ignore[arg-type]
+        base = space.bottom
+        depth = _container_depth(furniture, space.polygon)
+    reason = _height_reason(demand.label, [base + z + demand.above for z in offsets], robot)
+    if reason:
+        reasons.append(reason)
+    if depth is not None and depth > robot.reach.horizontal_reach + 1e-9:
+        reasons.append(f"reach:{demand.label} depth {_m(depth)} m > horizontal reach "
+                       f"{_m(robot.reach.horizontal_reach)} m")
+    if not facts.approachable(furniture, robot.clearance_width):
+        reasons.append(f"approach:{demand.label} not reachable for body width {_m(robot.clearance_width)} m")
+    return reasons
+
+
+def _object_place_reasons(facts: HomeFacts, demand: ReachDemand, robot: RobotEntry, catalog: Catalog) -> list[str]:
+    """Reach to wherever the home's object lies (on a surface, in a container, on the floor)."""
+    best: list[str] | None = None
+    offsets = _grasp_offsets(catalog, demand.object)
+    for obj in sorted((o for o in facts.home.objects if o.catalog_id == demand.at_object), key=lambda o: o.id):
+        loc = obj.location
+        found: list[str] = []
+        host = facts.furniture.get(loc.furniture or "")
+        if loc.kind == "surface" and host is not None:
+            base, depth = host.surface(loc.name).height, None  # type: ignore[arg-type]
+        elif loc.kind == "container" and host is not None:
+            space = host.container(loc.name)  # type: ignore[arg-type]
+            base, depth = space.bottom, _container_depth(host, space.polygon)
+        else:
+            base, depth = obj.pose.z, None
+        reason = _height_reason(demand.label, [base + z + demand.above for z in offsets], robot)
+        if reason:
+            found.append(reason)
+        if depth is not None and depth > robot.reach.horizontal_reach + 1e-9:
+            found.append(f"reach:{demand.label} depth {_m(depth)} m > horizontal reach "
+                         f"{_m(robot.reach.horizontal_reach)} m")
+        if host is not None and not facts.approachable(host, robot.clearance_width):
+            found.append(f"approach:{demand.label} not reachable for body width {_m(robot.clearance_width)} m")
+        elif host is None and loc.room not in facts.reachable(robot.clearance_width):
+            found.append(f"approach:{demand.label} not reachable for body width {_m(robot.clearance_width)} m")
+        if best is None or len(found) < len(best):
+            best = found
+        if not found:
+            break
+    return best or []  # no such object: reported as a missing object
+
+
+def _reach_reasons(facts: HomeFacts, task: Task, robot: RobotEntry, catalog: Catalog) -> list[str]:
+    reasons: list[str] = []
+    rooms_of_class = {f.semantic_class: f.room for f in task.requires.furniture}
+    for demand in task.requires.robot.reach:
+        if demand.floor:
+            reason = _height_reason(demand.label, [z + demand.above for z in _grasp_offsets(catalog, demand.object)],
+                                    robot)
+            if reason:
+                reasons.append(reason)
+            continue
+        if demand.at_object is not None:
+            reasons.extend(_object_place_reasons(facts, demand, robot, catalog))
+            continue
+        items = facts.furniture_by_class.get(demand.furniture or "", [])
+        role = rooms_of_class.get(demand.furniture or "")
+        if role is not None:
+            items = [i for i in items if i.room in facts.role_rooms[role]]
+        if not items:
+            continue  # reported as missing furniture
+        best: list[str] | None = None
+        for f in sorted(items, key=lambda i: i.id):
+            found = _reach_candidate_reasons(facts, demand, f, robot, catalog)
+            if best is None or len(found) < len(best):
+                best = found
+            if not found:
+                break
+        reasons.extend(best or [])
+    return reasons
+
+
+def _narrowest_door(facts: HomeFacts, rooms: set[str]) -> str:
+    doors = [o for o in facts.home.openings if o.kind in navigation.PASSABLE_KINDS and set(o.connects) & rooms]
+    if not doors:
+        return "no door"
+    door = min(doors, key=lambda o: (o.width, o.id))
+    return f"{door.id} {_m(door.width)} m"
+
+
+def _passage_reasons(facts: HomeFacts, task: Task, robot: RobotEntry) -> list[str]:
+    width = robot.clearance_width
+    reasons: list[str] = []
+    for role in task.requires.robot.passage:
+        rooms = facts.role_rooms[role]
+        if not rooms:
+            continue  # reported as a missing room
+        reached = facts.reachable(width)
+        if role == "entrance":
+            if not facts.entrance_doors:
+                reasons.append(f"passage:entrance no entrance door for body width {_m(width)} m")
+                continue
+            ok = False
+            for door in facts.entrance_doors:
+                sides = [r for r in door.connects if r in facts.rooms]
+                if len(sides) == 2:
+                    ok = ok or all(r in reached for r in sides)
+                else:
+                    ok = ok or (bool(sides) and sides[0] in reached and door.width >= width)
+            if not ok:
+                door = min(facts.entrance_doors, key=lambda o: (o.width, o.id))
+                reasons.append(f"passage:entrance not passable for body width {_m(width)} m "
+                               f"({door.id} {_m(door.width)} m)")
+            continue
+        if not rooms & reached:
+            reasons.append(f"passage:{role} not reachable for body width {_m(width)} m "
+                           f"({_narrowest_door(facts, rooms)})")
+    return reasons
+
+
+def _screen_facts(facts: HomeFacts, task: Task, robot: RobotEntry, catalog: Catalog) -> Screening:
+    reasons = [*_static_reasons(facts, task), *_carry_reasons(task, robot, catalog),
+               *_reach_reasons(facts, task, robot, catalog), *_passage_reasons(facts, task, robot)]
+    return Screening(applicable=not reasons, reasons=reasons)
+
+
+def screen(home: Home, task: Task, robot: RobotEntry, catalog: Catalog) -> Screening:
+    """Whether ``task`` applies to ``home`` for ``robot``, with every reason it does not."""
+    return _screen_facts(HomeFacts(home, catalog), task, robot, catalog)
+
+
+# --- many homes ----------------------------------------------------------------------------------
+
+
+def _robots(robots: Iterable[RobotEntry | str] | None, catalog: Catalog) -> list[RobotEntry]:
+    if robots is None:
+        return list(catalog.robots.values())
+    return [catalog.robots[r] if isinstance(r, str) else r for r in robots]
+
+
+def screen_homes(homes: Iterable[Home], tasks: Iterable[Task] | dict[str, Task], robots: Iterable[RobotEntry | str] | None,
+                 catalog: Catalog, progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+    """One row per home, task and robot (homes, tasks and robots in the given order).
+
+    Columns: home, task, family, extension, robot, applicable (bool), reasons
+    (str: every reason joined with ``"; "``, empty when applicable).
+    ``robots`` may be entries or catalog ids (None: every catalog body);
+    ``progress(n)`` is called after each home.
+    """
+    task_list = list(tasks.values()) if isinstance(tasks, dict) else list(tasks)
+    bodies = _robots(robots, catalog)
+    # Widest body first, so narrower bodies can reuse its reachability.
+    order = sorted(range(len(bodies)), key=lambda i: -bodies[i].clearance_width)
+    cols: dict[str, list[Any]] = {c: [] for c in COLUMNS}
+    for home in homes:
+        facts = HomeFacts(home, catalog)
+        results: dict[tuple[int, int], Screening] = {}
+        for bi in order:
+            for ti, task in enumerate(task_list):
+                results[(ti, bi)] = _screen_facts(facts, task, bodies[bi], catalog)
+        for ti, task in enumerate(task_list):
+            for bi, body in enumerate(bodies):
+                s = results[(ti, bi)]
+                cols["home"].append(home.home_id)
+                cols["task"].append(task.id)
+                cols["family"].append(task.family)
+                cols["extension"].append(task.extension)
+                cols["robot"].append(body.id)
+                cols["applicable"].append(s.applicable)
+                cols["reasons"].append(REASON_SEPARATOR.join(s.reasons))
+        if progress is not None:
+            progress(1)
+    table = pd.DataFrame(cols, columns=COLUMNS)
+    for c in ("home", "task", "family", "robot", "reasons"):
+        table[c] = table[c].astype(str)
+    table["applicable"] = table["applicable"].astype(bool)
+    table["extension"] = table["extension"].astype(bool)
+    return table
+
+
+def reasons_of(cell: str) -> list[str]:
+    """The reasons of one ``reasons`` cell as a list."""
+    return [r for r in cell.split(REASON_SEPARATOR) if r] if cell else []
+
+
+def summary_per_home(table: pd.DataFrame) -> pd.DataFrame:
+    """Per home and robot: applicable_count (core tasks that apply, of 20),
+    extension_count (extension tasks that apply, of 4), tasks_total."""
+    if table.empty:
+        return pd.DataFrame({"home": pd.Series(dtype=str), "robot": pd.Series(dtype=str),
+                             "applicable_count": pd.Series(dtype="int64"),
+                             "extension_count": pd.Series(dtype="int64"),
+                             "tasks_total": pd.Series(dtype="int64")})
+    t = table.assign(core_ok=table["applicable"] & ~table["extension"],
+                     ext_ok=table["applicable"] & table["extension"])
+    out = (t.groupby(["home", "robot"], sort=False)
+           .agg(applicable_count=("core_ok", "sum"), extension_count=("ext_ok", "sum"),
+                tasks_total=("task", "size"))
+           .reset_index())
+    for c in ("applicable_count", "extension_count", "tasks_total"):
+        out[c] = out[c].astype("int64")
+    return out
+
+
+def write_applicability(table: pd.DataFrame, out_dir: str | Path) -> tuple[Path, Path]:
+    """Write applicability.parquet and applicability_summary.parquet atomically."""
+    out = Path(out_dir)
+    a = write_parquet(out / APPLICABILITY_FILE, table)
+    b = write_parquet(out / SUMMARY_FILE, summary_per_home(table))
+    return a, b
+
+
+#: Task ids counted by ``applicable_count`` and ``extension_count``.
+CORE_TASKS = CORE_TASK_IDS
+EXTENSION_TASKS = EXTENSION_TASK_IDS

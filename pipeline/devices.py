@@ -1,0 +1,1170 @@
+"""Devices and cameras: equip a furnished home with the 20 networked device types.
+
+:func:`equip` is the stage after furnishing. It returns a new home (the input
+is not changed) with devices and house cameras placed by the rules below,
+plus notes and failures. The same home, plan, catalog and generator state
+give the same home file bytes; device ids are ``<type>_<room>_<n>``.
+
+Placement, per SPEC.md §2 and the catalog (catalog/devices.yaml):
+
+- smoke sensors on the ceiling, at least 0.1 m from walls, at least 3.0 m
+  (horizontal, to the nearest point of the footprint) from every cooking
+  appliance (NFPA 72). The room with the range gets one (in an adjoining
+  dining room, hall or living room through a door when the kitchen has no
+  place 3 m away, near that door so smoke reaches it); where no such place
+  exists, 1.8 m in the kitchen, recorded in ``metadata["smoke_sensor_exceptions"]``.
+  One in every bedroom, one outside each sleeping area, one in each room of a
+  type the catalog lists (corridors, living rooms). Positions come from a grid
+  of ceiling points, nearest the room's centre;
+- a leak sensor on the floor beside each dishwasher and washer;
+- contact sensors on exterior doors and openable exterior windows; lock and
+  doorbell (outside) at each entrance door; a garage door opener at each
+  garage door;
+- a ceiling light at the centre of each indoor room and the garage, an
+  outdoor wall light for outdoor spaces entered by a door, a switch beside
+  the room's door controlling them; lamps on a living room's side table and a
+  bedroom's nightstand;
+- plugs (1-3 per habitable room, the first at the TV unit or desk); roller
+  blinds on bedroom and office windows, curtains on living-room windows; one
+  thermostat; the water main beside the kitchen sink (else the washer, else
+  the garage); stove, washer and dryer devices on their appliances; a soil
+  sensor in each potted plant; the two wearables on the resident;
+- dome cameras in ceiling corners, turned to the room's centre and tilted
+  down: the entrance hall (seeing the entrance door), the porch (or a doorbell
+  camera), living areas, kitchens, dining rooms, corridors, offices and
+  outdoor spaces for the agent (at most :attr:`EquipProfile.agent_camera_cap`,
+  the rest evaluation-only); laundries and garages evaluation-only; bedrooms
+  (people masked) and bathrooms (image blocked) evaluation-only; a second,
+  evaluation-only camera in rooms the first sees poorly. Homes with fewer than
+  :attr:`EquipProfile.agent_camera_min` agent cameras give the agent the
+  laundry's and garage's cameras, then second views of the largest common rooms.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import shapely
+from shapely import Point, Polygon
+from shapely.geometry.base import BaseGeometry
+from shapely.ops import polylabel
+
+from homeloop import navigation
+from homeloop.catalog import Catalog, DeviceEntry
+from homeloop.check import (
+    CAMERA_RANGE,
+    ENTRANCE_INSIDE_DEPTH,
+    SMOKE_EXCEPTIONS_KEY,
+    inner_room,
+    needs_contact_sensor,
+    opening_face_point,
+    room_adjacency,
+    sight_blockers,
+    sleeping_area_exits,
+)
+from homeloop.home import (
+    Camera,
+    CameraPose,
+    Device,
+    Furniture,
+    Home,
+    Opening,
+    Pose,
+    Room,
+    camera_from_catalog,
+    device_from_catalog,
+    polygon_from_rings,
+)
+from homeloop.plan import BEDROOM_SUBTYPES, KITCHEN_SUBTYPES, Plan
+
+# --- rules and distances ------------------------------------------------------------
+
+#: Spacing (m) of the candidate ceiling points searched for a smoke sensor.
+SMOKE_GRID_STEP = 0.1
+#: Rooms next to a kitchen that may hold the kitchen's smoke sensor (reached through a door or passage).
+KITCHEN_SENSOR_NEIGHBOURS = ("DINING", "CORRIDOR", "LIVING_ROOM", "LIVING_DINING", "KITCHEN_DINING")
+#: Exit rooms of a sleeping area, in order of preference for its smoke sensor.
+EXIT_PREFERENCE = ("CORRIDOR", "LIVING_ROOM", "LIVING_DINING", "DINING", "KITCHEN_DINING", "KITCHEN")
+#: A new smoke sensor this close (m) to one already in the room is not added; the existing one serves.
+SMOKE_REUSE_DISTANCE = 1.5
+
+#: A leak sensor's puck sits this far (m) from the appliance's side (within 0.3 m, catalog).
+LEAK_SIDE_GAP = 0.08
+#: Wall devices keep this distance (m) from the edge of any door or window.
+WALL_OPENING_CLEARANCE = 0.3
+#: Spacing (m) of candidate wall points for plugs and the thermostat.
+WALL_STEP = 0.3
+#: Wall-mounted devices sit this far (m) inside the room, on the wall face.
+WALL_INSET = 0.01
+#: A light switch's centre lies this far (m) beyond the door's edge (within 0.4 m, catalog).
+SWITCH_DOOR_OFFSET = 0.15
+#: Height (m) of outdoor wall lights beside the door.
+OUTDOOR_LIGHT_HEIGHT = 2.2
+#: Height (m) of a lock (door handle height).
+LOCK_HEIGHT = 1.0
+
+#: Rooms with plugs (habitable rooms).
+PLUG_ROOMS = frozenset(BEDROOM_SUBTYPES | KITCHEN_SUBTYPES | {"LIVING_ROOM", "LIVING_DINING", "DINING", "OFFICE"})
+#: Furniture classes a plug serves, in order of preference (catalog plug.attached_to).
+PLUG_FURNITURE = ("tv_unit", "desk")
+LIVING_SUBTYPES = frozenset({"LIVING_ROOM", "LIVING_DINING"})
+BATHROOM_SUBTYPES = frozenset({"BATHROOM"})
+
+#: Rooms whose camera may be given to the agent (common areas); outdoor spaces too.
+AGENT_CAMERA_SUBTYPES = ("LIVING_ROOM", "LIVING_DINING", "KITCHEN", "KITCHEN_DINING", "DINING", "CORRIDOR", "OFFICE")
+#: Rooms with an evaluation-only camera.
+EVALUATION_CAMERA_SUBTYPES = frozenset(BEDROOM_SUBTYPES | BATHROOM_SUBTYPES | {"WASH_AND_DRY_ROOM", "GARAGE"})
+#: Rooms smaller than this (m²) get no camera (closets, tiny halls); the entrance room always does.
+MIN_CAMERA_ROOM_AREA = 3.0
+#: A camera sits this far (m) from its corner along the corner's bisector, ...
+CAMERA_CORNER_INSET = 0.2
+#: ... this far (m) below the ceiling ...
+CAMERA_CEILING_DROP = 0.1
+#: ... tilted down between these angles (degrees), aimed at a point this high (m) at the room's centre.
+CAMERA_PITCH_RANGE = (-45.0, -30.0)
+CAMERA_AIM_HEIGHT = 1.0
+#: The entrance door is kept this far (degrees) inside the edge of the entrance camera's view.
+CAMERA_EDGE_MARGIN = 10.0
+#: Spacing (m) of floor points used to score what a camera sees.
+COVERAGE_STEP = 0.5
+#: Doorbell camera: height (m) beside the door and tilt (degrees).
+DOORBELL_CAMERA_HEIGHT = 1.4
+DOORBELL_CAMERA_PITCH = -10.0
+
+
+@dataclass(frozen=True)
+class EquipProfile:
+    """Knobs of one equipping policy."""
+
+    name: str = "default"
+    #: Cameras given to the agent at most (SPEC.md §1: 6-10 per further home).
+    agent_camera_cap: int = 10
+    #: Cameras given to the agent at least, where the home has the common rooms for them:
+    #: evaluation cameras of rooms without privacy are given first, then second views of
+    #: the largest common rooms.
+    agent_camera_min: int = 6
+    #: Add a second, evaluation-only camera where the first sees less than this share of the room.
+    second_camera_below: float | None = 0.6
+    #: Rooms need at least this area (m²) for a second camera.
+    second_camera_min_area: float = 12.0
+
+
+DEFAULT_PROFILE = EquipProfile()
+#: The house (SPEC.md §1): one camera per space, 8 for the agent and 6 evaluation-only.
+HOUSE_PROFILE = EquipProfile(name="house", agent_camera_cap=8, second_camera_below=None)
+
+
+@dataclass
+class EquipResult:
+    """The equipped home, what was decided on the way, and what could not be placed."""
+
+    home: Home
+    notes: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+# --- small geometry ------------------------------------------------------------------
+
+
+def room_centre(poly: BaseGeometry) -> Point:
+    """The centroid, or the pole of inaccessibility of a room that does not hold it well."""
+    c = poly.centroid
+    if poly.buffer(-0.3).contains(c):
+        return c
+    return polylabel(poly, tolerance=0.05)
+
+
+def _yaw(dx: float, dy: float) -> float:
+    return math.atan2(dy, dx)
+
+
+def _ccw(poly: Polygon) -> Polygon:
+    return shapely.geometry.polygon.orient(poly, sign=1.0)
+
+
+def wall_points(poly: Polygon, step: float = WALL_STEP, end_gap: float = 0.2) -> list[tuple[float, float, float]]:
+    """Points along a room's outer boundary, ``WALL_INSET`` inside, with the yaw facing into the room."""
+    ring = np.asarray(_ccw(poly.simplify(0.01)).exterior.coords)
+    out: list[tuple[float, float, float]] = []
+    for a, b in zip(ring[:-1], ring[1:]):
+        edge = b - a
+        length = float(np.hypot(*edge))
+        if length < 2 * end_gap:
+            continue
+        u = edge / length
+        inward = np.array([-u[1], u[0]])
+        n = int((length - 2 * end_gap) // step) + 1
+        span = (n - 1) * step
+        start = (length - span) / 2
+        for k in range(n):
+            p = a + u * (start + k * step) + inward * WALL_INSET
+            out.append((float(p[0]), float(p[1]), _yaw(*inward)))
+    return out
+
+
+def grid_points(poly: BaseGeometry, step: float) -> np.ndarray:
+    """Points of a square grid (anchored at the polygon's bounds) inside ``poly``, shape (n, 2)."""
+    if poly.is_empty:
+        return np.zeros((0, 2))
+    minx, miny, maxx, maxy = poly.bounds
+    xs = np.arange(minx + step / 2, maxx, step)
+    ys = np.arange(miny + step / 2, maxy, step)
+    if len(xs) == 0 or len(ys) == 0:
+        c = poly.representative_point()
+        return np.array([[c.x, c.y]])
+    gx, gy = np.meshgrid(xs, ys)
+    gx, gy = gx.ravel(), gy.ravel()
+    inside = shapely.contains_xy(poly, gx, gy)
+    return np.column_stack([gx[inside], gy[inside]])
+
+
+def visible_mask(cam: tuple[float, float, float], hfov_deg: float, pts: np.ndarray, blocking: BaseGeometry,
+                 max_range: float = CAMERA_RANGE) -> np.ndarray:
+    """Which points a camera at (x, y, yaw) sees: in the cone, in range, no wall between."""
+    if len(pts) == 0:
+        return np.zeros(0, dtype=bool)
+    x, y, yaw = cam
+    d = pts - np.array([x, y])
+    dist = np.hypot(d[:, 0], d[:, 1])
+    off = np.abs(np.remainder(np.arctan2(d[:, 1], d[:, 0]) - yaw + math.pi, 2 * math.pi) - math.pi)
+    ok = (dist <= max_range) & (off <= math.radians(hfov_deg) / 2)
+    if blocking is not None and not blocking.is_empty and ok.any():
+        idx = np.nonzero(ok)[0]
+        lines = shapely.linestrings([[[x, y], [float(pts[i, 0]), float(pts[i, 1])]] for i in idx])
+        ok[idx] = ~shapely.intersects(lines, blocking)
+    return ok
+
+
+# --- the stage -----------------------------------------------------------------------
+
+
+class _Equipper:
+    """The state of equipping one home."""
+
+    def __init__(self, home: Home, plan: Plan, catalog: Catalog, rng: np.random.Generator,
+                 profile: EquipProfile) -> None:
+        self.home, self.plan, self.catalog, self.rng, self.profile = home, plan, catalog, rng, profile
+        self.rooms: dict[str, Room] = {r.id: r for r in home.rooms}
+        self.polys = home.room_polygons()
+        self.openings = {o.id: o for o in home.openings}
+        self.opening_polys = home.opening_polygons()
+        self.footprints = home.furniture_footprints()
+        self.adjacency = room_adjacency(home)
+        self.blocking = sight_blockers(home)
+        self.devices: list[Device] = []
+        self.cameras: list[Camera] = []
+        self.counters: dict[tuple[str, str], int] = {}
+        self.notes: list[str] = []
+        self.failures: list[str] = []
+        self.exceptions: list[dict[str, Any]] = []
+        self.open_doors: set[str] = set()
+        self.cookers = [f for f in home.furniture if f.cooking_appliance]
+        self.cooker_union = shapely.union_all([self.footprints[f.id] for f in self.cookers]) if self.cookers else None
+        smoke = catalog.devices["smoke_sensor"].placement
+        keep = next((k for k in smoke.keep_away if k.away_from == "cooking_appliance"), None)
+        self.smoke_min = keep.min_distance if keep else 3.0
+        self.smoke_fallback = keep.fallback_distance if keep and keep.fallback_distance else self.smoke_min
+        self.smoke_wall = smoke.min_wall_distance or 0.1
+
+    # -- bookkeeping
+
+    def entry(self, device_type: str) -> DeviceEntry:
+        return self.catalog.devices[device_type]
+
+    def new_id(self, device_type: str, where: str | None) -> str:
+        key = (device_type, where or "home")
+        n = self.counters.get(key, 0) + 1
+        self.counters[key] = n
+        return f"{device_type}_{where or 'home'}_{n}"
+
+    def add(self, device_type: str, room: str | None, pose: Pose, *, label: str | None = None,
+            **kwargs: Any) -> Device:
+        entry = self.entry(device_type)
+        device = device_from_catalog(entry, self.new_id(device_type, room or kwargs.get("mounted_on")), room, pose,
+                                     **kwargs)
+        where = label or (self.rooms[room].name if room else None)
+        if where:
+            device = device.model_copy(update={"name": f"{where} {entry.name}"})
+        self.devices.append(device)
+        return device
+
+    def room_name(self, rid: str) -> str:
+        return self.rooms[rid].name
+
+    def ceiling(self, rid: str) -> float:
+        r = self.rooms[rid]
+        return r.floor_height + r.ceiling_height
+
+    def floor(self, rid: str) -> float:
+        return self.rooms[rid].floor_height
+
+    # -- smoke sensors
+
+    def smoke_candidates(self, rid: str) -> tuple[np.ndarray, np.ndarray]:
+        """Ceiling candidate points of a room and each one's distance to the nearest cooking appliance."""
+        inner = self.polys[rid].buffer(-self.smoke_wall, join_style="mitre")
+        pts = grid_points(inner, SMOKE_GRID_STEP)
+        if self.cooker_union is None or len(pts) == 0:
+            return pts, np.full(len(pts), np.inf)
+        d = shapely.distance(self.cooker_union, shapely.points(pts))
+        return pts, np.asarray(d, dtype=float)
+
+    def pick_smoke_point(self, rid: str, minimum: float, towards: tuple[float, float] | None = None,
+                         farthest: bool = False) -> tuple[tuple[float, float], float] | None:
+        pts, dist = self.smoke_candidates(rid)
+        ok = dist >= minimum - 1e-9
+        if not ok.any():
+            return None
+        pts, dist = pts[ok], dist[ok]
+        target = towards if towards is not None else tuple(room_centre(self.polys[rid]).coords[0])
+        to_target = np.hypot(pts[:, 0] - target[0], pts[:, 1] - target[1])
+        # Nearest the target (the centre, or a door smoke comes through); the farthest
+        # from the range first when placing with the exception; ties by position.
+        order = np.lexsort((pts[:, 1], pts[:, 0], np.round(to_target, 3),
+                            -np.round(dist, 1) if farthest else np.zeros(len(pts))))
+        i = int(order[0])
+        return (float(pts[i, 0]), float(pts[i, 1])), float(dist[i])
+
+    def smoke_in(self, rid: str) -> list[Device]:
+        return [d for d in self.devices if d.type == "smoke_sensor" and d.room == rid]
+
+    def place_smoke(self, rid: str, point: tuple[float, float], distance: float, *, serves: list[str],
+                    exception: bool, reason: str) -> Device:
+        excepted = {e["device"] for e in self.exceptions}
+        for existing in self.smoke_in(rid):
+            # A sensor nearby serves too, unless it was placed with the exception and this one need not be.
+            if math.hypot(existing.pose.x - point[0], existing.pose.y - point[1]) < SMOKE_REUSE_DISTANCE and (
+                    exception or existing.id not in excepted):
+                merged = sorted(set(existing.monitors) | set(serves))
+                self.devices[self.devices.index(existing)] = existing.model_copy(update={"monitors": merged})
+                return existing
+        device = self.add("smoke_sensor", rid, Pose(x=point[0], y=point[1], z=self.ceiling(rid)),
+                          monitors=sorted(set(serves)))
+        if exception:
+            self.exceptions.append({
+                "device": device.id, "room": rid, "distance_m": round(distance, 3),
+                "cooking_appliances": [f.id for f in self.cookers],
+                "rule": f"NFPA 72: {self.smoke_fallback} m where the room has no place {self.smoke_min} m away",
+                "reason": reason,
+            })
+            self.notes.append(f"smoke sensor {device.id} in room {rid} placed with the {self.smoke_fallback} m "
+                              f"exception ({distance:.2f} m from the range): {reason}")
+        return device
+
+    def door_towards(self, rid: str, other: str) -> tuple[tuple[float, float], str | None]:
+        """Where smoke passes from ``other`` into ``rid``: a door's point in ``rid`` and the
+        door, else the middle of the open passage between them (and None)."""
+        for o in self.home.openings:
+            if o.kind in navigation.PASSABLE_KINDS and set(o.connects) == {rid, other}:
+                return opening_face_point(self.home, o, rid, 0.5), o.id
+        shared = self.polys[rid].buffer(0.06).intersection(self.polys[other].buffer(0.06))
+        c = shared.centroid if not shared.is_empty else self.polys[rid].centroid
+        return (c.x, c.y), None
+
+    def smoke_sensors(self) -> None:
+        kitchens = list(dict.fromkeys(f.room for f in self.cookers))
+        for rid in kitchens:
+            self.kitchen_smoke(rid)
+        for r in self.home.rooms:
+            if r.type in BEDROOM_SUBTYPES:
+                self.room_smoke(r.id, required=True, why="a bedroom")
+        for bedroom, exits in sleeping_area_exits(self.home, self.adjacency).items():
+            if not exits:
+                self.notes.append(f"bedroom {bedroom} has no indoor room outside its sleeping area")
+                continue
+            if any(self.smoke_in(e) for e in exits):
+                continue
+            ranked = sorted(exits, key=lambda e: (EXIT_PREFERENCE.index(self.rooms[e].type)
+                                                  if self.rooms[e].type in EXIT_PREFERENCE else 99, e))
+            if not any(self.room_smoke(e, required=False, why=f"outside the sleeping area of {bedroom}",
+                                       allow_exception=False) for e in ranked):
+                if not any(self.room_smoke(e, required=False, why=f"outside the sleeping area of {bedroom}")
+                           for e in ranked):
+                    self.failures.append(f"no place for a smoke sensor outside the sleeping area of bedroom {bedroom}")
+        listed = set(self.entry("smoke_sensor").placement.rooms)
+        for r in self.home.rooms:
+            served = any(r.id in d.monitors for d in self.devices if d.type == "smoke_sensor")
+            if r.type in listed and r.indoor and not self.smoke_in(r.id) and not served:
+                self.room_smoke(r.id, required=False, why=f"a {r.type.lower()}")
+
+    def room_smoke(self, rid: str, *, required: bool, why: str, allow_exception: bool = True) -> Device | None:
+        if self.smoke_in(rid):
+            return self.smoke_in(rid)[0]
+        hit = self.pick_smoke_point(rid, self.smoke_min)
+        if hit is not None:
+            return self.place_smoke(rid, hit[0], hit[1], serves=[rid], exception=False, reason=why)
+        if allow_exception:
+            hit = self.pick_smoke_point(rid, self.smoke_fallback, farthest=True)
+            if hit is not None:
+                return self.place_smoke(rid, hit[0], hit[1], serves=[rid], exception=True,
+                                        reason=f"{why}: no ceiling point {self.smoke_min} m from the range")
+        message = f"no place for a smoke sensor in room {rid} ({why})"
+        (self.failures if required else self.notes).append(message)
+        return None
+
+    def kitchen_smoke(self, rid: str) -> None:
+        """The smoke sensor of the room with the range: in it, else next door, else with the exception."""
+        serves = [rid] + [f.id for f in self.cookers if f.room == rid]
+        hit = self.pick_smoke_point(rid, self.smoke_min)
+        if hit is not None:
+            self.place_smoke(rid, hit[0], hit[1], serves=serves, exception=False, reason="the kitchen")
+            return
+        neighbours = [n for n in self.adjacency.get(rid, [])
+                      if self.rooms[n].indoor and self.rooms[n].type in KITCHEN_SENSOR_NEIGHBOURS]
+        best = None
+        for n in neighbours:
+            door, door_id = self.door_towards(n, rid)
+            got = self.pick_smoke_point(n, self.smoke_min, towards=door)
+            if got is not None:
+                gap = math.hypot(got[0][0] - door[0], got[0][1] - door[1])
+                if best is None or gap < best[0] - 1e-9:
+                    best = (gap, n, got, door_id)
+        if best is not None:
+            _, n, got, door_id = best
+            self.place_smoke(n, got[0], got[1], serves=serves, exception=False, reason=f"next to kitchen {rid}")
+            self.notes.append(f"kitchen {rid} has no ceiling point {self.smoke_min} m from the range; "
+                              f"its smoke sensor is in room {n}, by the way smoke comes through")
+            if door_id is not None:
+                # Smoke spreads through open doors only (SPEC.md §4): the kitchen door stands open.
+                self.open_doors.add(door_id)
+                self.notes.append(f"door {door_id} between kitchen {rid} and room {n} is marked open so smoke "
+                                  "from the range reaches the kitchen's smoke sensor")
+            return
+        hit = self.pick_smoke_point(rid, self.smoke_fallback, farthest=True)
+        if hit is not None:
+            self.place_smoke(rid, hit[0], hit[1], serves=serves, exception=True,
+                             reason="the kitchen has no place 3.0 m from the range and no adjoining room has one")
+            return
+        self.failures.append(f"no place for the kitchen smoke sensor of room {rid}: every ceiling point is within "
+                             f"{self.smoke_fallback} m of the range and no adjoining room fits")
+
+    # -- things on furniture, objects, people
+
+    def appliance_devices(self) -> None:
+        stove_fields = {n for n in self.entry("stove").fields if n.startswith("burner_")}
+        for f in self.home.furniture:
+            if f.semantic_class == "range":
+                names = {b.name for b in f.burners}
+                if names != stove_fields:
+                    self.failures.append(f"range {f.id}: burners {sorted(names)} do not match the stove device's "
+                                         f"fields {sorted(stove_fields)}")
+                    continue
+                self.add("stove", f.room, Pose(x=f.pose.x, y=f.pose.y, z=f.pose.z + f.height, yaw=f.pose.yaw),
+                         mounted_on=f.id, controls=[f.id])
+            elif f.semantic_class in ("washer", "dryer"):
+                self.add(f.semantic_class, f.room, Pose(x=f.pose.x, y=f.pose.y, z=f.pose.z + f.height,
+                                                        yaw=f.pose.yaw), mounted_on=f.id, controls=[f.id])
+        for f in self.home.furniture:
+            if f.semantic_class in ("dishwasher", "washer"):
+                self.leak_sensor(f)
+
+    def free_floor_point(self, rid: str, p: tuple[float, float], own: str) -> bool:
+        pt = Point(p)
+        if not self.polys[rid].buffer(-0.03).contains(pt):
+            return False
+        return not any(g.buffer(0.02).contains(pt) for fid, g in self.footprints.items() if fid != own)
+
+    def leak_sensor(self, f: Furniture) -> None:
+        depth = _local_depth(f)
+        width = _local_width(f)
+        options = [(0.0, s * (width / 2 + LEAK_SIDE_GAP)) for s in (1, -1)]
+        options += [(depth / 2 + LEAK_SIDE_GAP, s * (width / 2 - 0.1)) for s in (1, -1)]
+        for dx, dy in options:
+            x, y, _ = f.pose.to_world(dx, dy)
+            if self.free_floor_point(f.room, (x, y), f.id):
+                self.add("leak_sensor", f.room, Pose(x=x, y=y, z=self.floor(f.room), yaw=f.pose.yaw),
+                         monitors=[f.id], label=f"{self.room_name(f.room)} {f.semantic_class}")
+                return
+        (self.failures if f.semantic_class == "dishwasher" else self.notes).append(
+            f"no free floor beside {f.semantic_class} {f.id} for a leak sensor")
+
+    def plant_sensors(self) -> None:
+        for obj in self.home.objects:
+            if obj.semantic_class != "potted_plant":
+                continue
+            values = {"moisture": obj.soil_moisture} if obj.soil_moisture is not None else None
+            self.add("soil_moisture_sensor", obj.location.room,
+                     Pose(x=obj.pose.x, y=obj.pose.y, z=obj.pose.z + obj.size[2] * 0.6, yaw=obj.pose.yaw),
+                     mounted_on=obj.id, monitors=[obj.id], values=values)
+
+    def wearables(self) -> Home | None:
+        residents = [p for p in self.home.people if p.role == "resident"]
+        if residents:
+            person = residents[0]
+            pose, owner = person.pose.model_copy(update={"z": 1.0}), person.id
+        else:
+            start = navigation.entrance_room(self.home) or self.home.rooms[0].id
+            c = room_centre(self.polys[start])
+            pose, owner = Pose(x=c.x, y=c.y, z=1.0), None
+            self.notes.append("no resident in the home: the wearables are worn by the scenario's resident")
+        ids = []
+        for t in ("fall_watch", "help_button"):
+            d = device_from_catalog(self.entry(t), self.new_id(t, owner or "resident"), None, pose,
+                                    mounted_on=owner)
+            self.devices.append(d)
+            ids.append(d.id)
+        if residents:
+            people = [p.model_copy(update={"wears": sorted(set(p.wears) | set(ids))}) if p.id == owner else p
+                      for p in self.home.people]
+            return self.home.model_copy(update={"people": people})
+        return None
+
+    # -- openings
+
+    def face(self, o: Opening, rid: str, depth: float = 0.02, along: float = 0.0,
+             outside: bool = False) -> tuple[float, float, float]:
+        """A point on the face of an opening on ``rid``'s side (the far side when
+        ``outside``), ``depth`` beyond the face and ``along`` from its centre; the yaw
+        faces away from the opening."""
+        poly = self.opening_polys[o.id]
+        centre, u, normal, _, thickness = navigation.opening_axes(poly)
+        room = self.polys[rid]
+        probe = thickness / 2 + 0.02
+        side = 1.0 if room.distance(Point(*(centre + normal * probe))) <= room.distance(
+            Point(*(centre - normal * probe))) else -1.0
+        if outside:
+            side = -side
+        p = centre + side * normal * (thickness / 2 + depth) + u * along
+        return float(p[0]), float(p[1]), _yaw(*(side * normal))
+
+    def opening_devices(self) -> None:
+        for o in self.home.openings:
+            inner = inner_room(self.home, o)
+            if inner is None:
+                continue
+            width = o.width
+            if needs_contact_sensor(self.home, o):
+                x, y, yaw = self.face(o, inner, along=max(width / 2 - 0.1, 0.0))
+                self.add("contact_sensor", inner, Pose(x=x, y=y, z=self.floor(inner) + o.sill + o.height - 0.1,
+                                                       yaw=yaw), mounted_on=o.id, monitors=[o.id],
+                         label=f"{self.room_name(inner)} {_opening_word(o)}")
+            if o.kind == "entrance_door":
+                x, y, yaw = self.face(o, inner, along=-max(width / 2 - 0.1, 0.0))
+                self.add("lock", inner, Pose(x=x, y=y, z=self.floor(inner) + LOCK_HEIGHT, yaw=yaw),
+                         mounted_on=o.id, monitors=[o.id], label="front door")
+                outer = next((r for r in o.connects if r != inner and r in self.rooms), None)
+                height = self.entry("doorbell").placement.height or 1.2
+                if outer is not None:
+                    x, y, yaw = self.face(o, outer, along=width / 2 + 0.2)
+                    self.add("doorbell", outer, Pose(x=x, y=y, z=self.floor(outer) + height, yaw=yaw),
+                             mounted_on=o.id, label="front door")
+                else:
+                    x, y, yaw = self.face(o, inner, along=width / 2 + 0.2, outside=True)
+                    self.add("doorbell", inner, Pose(x=x, y=y, z=self.floor(inner) + height, yaw=yaw),
+                             mounted_on=o.id, label="front door")
+            if o.kind == "garage_door":
+                x, y, yaw = self.face(o, inner, depth=0.1)
+                self.add("garage_door", inner, Pose(x=x, y=y, z=self.floor(inner) + o.sill + o.height, yaw=yaw),
+                         mounted_on=o.id, controls=[o.id], label=self.room_name(inner))
+            if o.kind == "window":
+                rtype = self.rooms[inner].type
+                kind = ("roller_blind" if rtype in BEDROOM_SUBTYPES or rtype == "OFFICE"
+                        else "curtain" if rtype in LIVING_SUBTYPES else None)
+                if kind is not None and rtype in self.entry(kind).placement.rooms:
+                    x, y, yaw = self.face(o, inner, depth=0.05)
+                    self.add(kind, inner, Pose(x=x, y=y, z=self.floor(inner) + o.sill + o.height, yaw=yaw),
+                             mounted_on=o.id, controls=[o.id])
+
+    # -- wall devices
+
+    def wall_candidates(self, rid: str, *, avoid_furniture: float | None = 0.05) -> list[tuple[float, float, float]]:
+        poly = self.polys[rid]
+        near = [g for o, g in self.opening_polys.items() if rid in self.openings[o].connects
+                or g.distance(poly) < 0.05]
+        out = []
+        for x, y, yaw in wall_points(poly):
+            p = Point(x, y)
+            if any(g.distance(p) < WALL_OPENING_CLEARANCE for g in near):
+                continue
+            if avoid_furniture is not None and any(
+                    g.distance(p) < avoid_furniture for fid, g in self.footprints.items()
+                    if self.home.furniture_item(fid).room == rid):
+                continue
+            out.append((x, y, yaw))
+        return out
+
+    def main_door(self, rid: str) -> Opening | None:
+        doors = [o for o in self.home.openings if o.kind in ("door", "entrance_door") and rid in o.connects]
+        if not doors:
+            return None
+
+        def rank(o: Opening) -> tuple:
+            other = [r for r in o.connects if r != rid]
+            other_type = self.rooms[other[0]].type if other and other[0] in self.rooms else ""
+            return (0 if o.kind == "entrance_door" else 1, 0 if other_type == "CORRIDOR" else 1, o.id)
+
+        return sorted(doors, key=rank)[0]
+
+    def switch_point(self, rid: str, door: Opening) -> tuple[float, float, float] | None:
+        poly = self.polys[rid]
+        tall = [g for fid, g in self.footprints.items() if self.home.furniture_item(fid).room == rid]
+        for extra in (0.0, 0.1, 0.2):
+            for s in (1.0, -1.0):
+                x, y, yaw = self.face(door, rid, depth=WALL_INSET,
+                                      along=s * (door.width / 2 + SWITCH_DOOR_OFFSET + extra))
+                p = Point(x, y)
+                if poly.distance(p) > 0.005 or any(g.distance(p) < 0.05 for g in tall):
+                    continue
+                return x, y, yaw
+        return None
+
+    def lights_and_switches(self) -> None:
+        switch_h = self.entry("light_switch").placement.height or 1.05
+        for r in self.home.rooms:
+            if not (r.indoor or r.type == "GARAGE"):
+                continue
+            c = room_centre(self.polys[r.id])
+            light = self.add("light", r.id, Pose(x=c.x, y=c.y, z=self.ceiling(r.id)), mount="ceiling")
+            door = self.main_door(r.id) or next(
+                (o for o in self.home.openings if o.kind == "garage_door" and r.id in o.connects), None)
+            spot = self.switch_point(r.id, door) if door is not None else None
+            if spot is None:
+                walls = self.wall_candidates(r.id)
+                spot = walls[0] if walls else None
+            if spot is None:
+                self.notes.append(f"room {r.id}: no wall place for a light switch")
+                continue
+            x, y, yaw = spot
+            self.add("light_switch", r.id, Pose(x=x, y=y, z=self.floor(r.id) + switch_h, yaw=yaw),
+                     controls=[light.id])
+        # Outdoor spaces entered through a door: a wall light by the door, switched from inside.
+        for r in self.home.rooms:
+            if not r.outdoor:
+                continue
+            door = next((o for o in self.home.openings if o.kind in ("door", "entrance_door") and r.id in o.connects
+                         and any(x in self.rooms and self.rooms[x].space_class in ("indoor", "ancillary")
+                                 for x in o.connects if x != r.id)), None)
+            if door is None:
+                continue
+            inside = next(x for x in door.connects if x != r.id)
+            x, y, yaw = self.face(door, r.id, along=-(door.width / 2 + 0.3))
+            light = self.add("light", r.id, Pose(x=x, y=y, z=self.floor(r.id) + OUTDOOR_LIGHT_HEIGHT, yaw=yaw),
+                             mount="wall", mounted_on=door.id)
+            spot = self.switch_point(inside, door)
+            if spot is not None:
+                x, y, yaw = spot
+                self.add("light_switch", inside, Pose(x=x, y=y, z=self.floor(inside) + switch_h, yaw=yaw),
+                         controls=[light.id], label=f"{r.name} light")
+
+    def lamps(self) -> None:
+        for r in self.home.rooms:
+            if r.type in LIVING_SUBTYPES:
+                hosts = ("side_table",)
+            elif r.type in BEDROOM_SUBTYPES:
+                hosts = ("nightstand",)
+            else:
+                continue
+            host = next((f for c in hosts for f in self.home.furniture_in(r.id) if f.semantic_class == c
+                         and f.surfaces), None)
+            if host is None:
+                if r.type in LIVING_SUBTYPES:
+                    self.floor_lamp(r)
+                continue
+            top = host.surfaces[0]
+            self.add("light", r.id, Pose(x=host.pose.x, y=host.pose.y, z=top.height, yaw=host.pose.yaw),
+                     mount="on_furniture", mounted_on=host.id, label=f"{r.name} lamp on the {host.semantic_class}")
+
+    def floor_lamp(self, r: Room) -> None:
+        seats = [f for f in self.home.furniture_in(r.id) if f.semantic_class in ("sofa", "armchair")]
+        pts = grid_points(self.polys[r.id].buffer(-0.25), 0.2)
+        if len(pts) == 0:
+            return
+        anchor = self.footprints[seats[0].id] if seats else self.polys[r.id].exterior
+        best = None
+        for x, y in pts:
+            p = Point(x, y)
+            if any(g.distance(p) < 0.25 for g in self.footprints.values()):
+                continue
+            key = (round(anchor.distance(p), 3), x, y)
+            if best is None or key < best:
+                best = key
+        if best is None:
+            self.notes.append(f"room {r.id}: no free floor for a lamp")
+            return
+        self.add("light", r.id, Pose(x=best[1], y=best[2], z=self.floor(r.id)), mount="floor",
+                 label=f"{r.name} floor lamp")
+
+    def plugs(self) -> None:
+        height = self.entry("plug").placement.height or 0.3
+        for r in self.home.rooms:
+            if r.type not in PLUG_ROOMS or not r.indoor:
+                continue
+            area = self.polys[r.id].area
+            wanted = min(3, 1 + int(area >= 10) + int(area >= 18))
+            placed: list[tuple[float, float]] = []
+            served = [f for c in PLUG_FURNITURE for f in self.home.furniture_in(r.id) if f.semantic_class == c]
+            for f in served[:1]:
+                spot = self.plug_at(r.id, f)
+                if spot is not None:
+                    x, y, yaw = spot
+                    self.add("plug", r.id, Pose(x=x, y=y, z=self.floor(r.id) + height, yaw=yaw), controls=[f.id],
+                             label=f"{r.name} {f.semantic_class.replace('_', ' ')}")
+                    placed.append((x, y))
+            walls = self.wall_candidates(r.id)
+            if not walls:
+                walls = self.wall_candidates(r.id, avoid_furniture=None)
+            while len(placed) < wanted and walls:
+                if not placed:
+                    pick = walls[int(self.rng.integers(len(walls)))]
+                else:
+                    pick = max(walls, key=lambda w: min(math.hypot(w[0] - p[0], w[1] - p[1]) for p in placed))
+                    if min(math.hypot(pick[0] - p[0], pick[1] - p[1]) for p in placed) < 1.0:
+                        break
+                x, y, yaw = pick
+                self.add("plug", r.id, Pose(x=x, y=y, z=self.floor(r.id) + height, yaw=yaw))
+                placed.append((x, y))
+
+    def plug_at(self, rid: str, f: Furniture) -> tuple[float, float, float] | None:
+        """A wall point just beside the back of a piece of furniture."""
+        poly = self.polys[rid]
+        ring = _ccw(poly).exterior
+        width = _local_width(f)
+        for side in (1.0, -1.0):
+            bx, by, _ = f.pose.to_world(-_local_depth(f) / 2, side * (width / 2 + 0.15))
+            d = ring.project(Point(bx, by))
+            p = ring.interpolate(d)
+            if p.distance(Point(bx, by)) > 0.3:
+                continue
+            q = ring.interpolate(min(d + 0.01, ring.length))
+            ux, uy = q.x - p.x, q.y - p.y
+            n = math.hypot(ux, uy) or 1.0
+            inward = (-uy / n, ux / n)
+            x, y = p.x + inward[0] * WALL_INSET, p.y + inward[1] * WALL_INSET
+            if poly.covers(Point(x, y)):
+                return x, y, _yaw(*inward)
+        return None
+
+    def thermostat(self) -> None:
+        order = self.entry("thermostat").placement.rooms
+        room = next((r for t in order for r in self.home.rooms if r.type == t and r.indoor), None)
+        if room is None:
+            room = next((r for r in self.home.rooms if r.indoor), None)
+        if room is None:
+            return
+        walls = self.wall_candidates(room.id, avoid_furniture=0.3) or self.wall_candidates(room.id)
+        if not walls:
+            self.failures.append(f"room {room.id}: no wall place for the thermostat")
+            return
+        c = room_centre(self.polys[room.id])
+
+        def rank(w: tuple[float, float, float]) -> tuple:
+            # Interior walls first (a probe through the wall lands in another indoor room).
+            px, py = w[0] - math.cos(w[2]) * 0.4, w[1] - math.sin(w[2]) * 0.4
+            other = self.home.room_at(px, py)
+            interior = other is not None and self.rooms[other].indoor
+            return (0 if interior else 1, round(math.hypot(w[0] - c.x, w[1] - c.y), 3), w[0], w[1])
+
+        x, y, yaw = min(walls, key=rank)
+        h = self.entry("thermostat").placement.height or 1.5
+        self.add("thermostat", room.id, Pose(x=x, y=y, z=self.floor(room.id) + h, yaw=yaw))
+
+    def water_main(self) -> None:
+        placement = self.entry("water_main").placement
+        h = placement.height or 0.4
+        limit = placement.max_distance or 2.0
+        for t in placement.rooms:
+            for r in self.home.rooms:
+                if r.type != t:
+                    continue
+                anchors = [f.polygon for f in self.plan.features if f.kind in placement.near and
+                           (f.space_id == r.id or self.polys[r.id].contains(f.polygon.centroid))]
+                anchors.sort(key=lambda g: (0 if g.area < 1.0 else 1, g.centroid.x, g.centroid.y))
+                anchors += [self.footprints[f.id] for f in self.home.furniture_in(r.id) if f.semantic_class == "washer"]
+                for g in anchors:
+                    spot = self.wall_point_near(r.id, g.centroid)
+                    if spot is not None and g.distance(Point(spot[0], spot[1])) <= limit:
+                        x, y, yaw = spot
+                        self.add("water_main", r.id, Pose(x=x, y=y, z=self.floor(r.id) + h, yaw=yaw))
+                        return
+        garage = next((r for r in self.home.rooms if r.type == "GARAGE"), None)
+        if garage is not None:
+            walls = self.wall_candidates(garage.id)
+            if walls:
+                x, y, yaw = walls[0]
+                self.add("water_main", garage.id, Pose(x=x, y=y, z=self.floor(garage.id) + h, yaw=yaw))
+                self.notes.append("no kitchen sink or washer with a wall beside it: the water main is in the garage")
+                return
+        for t in placement.rooms:
+            for r in self.home.rooms:
+                walls = self.wall_candidates(r.id) if r.type == t else []
+                if walls:
+                    x, y, yaw = walls[0]
+                    self.add("water_main", r.id, Pose(x=x, y=y, z=self.floor(r.id) + h, yaw=yaw))
+                    self.notes.append(f"no sink or washer with a wall beside it: the water main is on a wall "
+                                      f"of room {r.id}")
+                    return
+        self.failures.append("no place for the water main (no sink, washer, garage or wet room)")
+
+    def wall_point_near(self, rid: str, p: Point) -> tuple[float, float, float] | None:
+        poly = _ccw(self.polys[rid])
+        ring = poly.exterior
+        d = ring.project(p)
+        a = ring.interpolate(d)
+        b = ring.interpolate(min(d + 0.01, ring.length))
+        if a.distance(b) < 1e-9:
+            b = ring.interpolate(max(d - 0.01, 0.0))
+            a, b = b, a
+        ux, uy = b.x - a.x, b.y - a.y
+        n = math.hypot(ux, uy) or 1.0
+        inward = (-uy / n, ux / n)
+        x, y = a.x + inward[0] * WALL_INSET, a.y + inward[1] * WALL_INSET
+        return (x, y, _yaw(*inward)) if poly.covers(Point(x, y)) else None
+
+    # -- cameras
+
+    def corners(self, rid: str) -> list[tuple[float, float]]:
+        """Candidate camera points: each convex corner of the room, moved in along its bisector."""
+        poly = _ccw(self.polys[rid].simplify(0.01))
+        ring = np.asarray(poly.exterior.coords)[:-1]
+        n = len(ring)
+        out = []
+        for i in range(n):
+            prev, cur, nxt = ring[i - 1], ring[i], ring[(i + 1) % n]
+            a, b = cur - prev, nxt - cur
+            la, lb = np.hypot(*a), np.hypot(*b)
+            if la < 1e-6 or lb < 1e-6:
+                continue
+            if a[0] * b[1] - a[1] * b[0] <= 1e-9:  # reflex or straight: not a corner to look out of
+                continue
+            bis = -a / la + b / lb
+            nb = np.hypot(*bis)
+            if nb < 1e-9:
+                continue
+            p = cur + bis / nb * CAMERA_CORNER_INSET
+            if poly.contains(Point(p)):
+                out.append((float(p[0]), float(p[1])))
+        return out
+
+    def coverage_points(self, rid: str) -> np.ndarray:
+        poly = self.polys[rid].buffer(-0.1)
+        step = max(COVERAGE_STEP, math.sqrt(max(poly.area, 0.0) / 300.0))
+        return grid_points(poly, step)
+
+    def camera_pose(self, rid: str, corner: tuple[float, float], target: tuple[float, float] | None = None,
+                    must_see: tuple[float, float] | None = None, hfov: float = 100.0) -> tuple[float, float, float]:
+        c = room_centre(self.polys[rid])
+        aim = target or (c.x, c.y)
+        yaw = _yaw(aim[0] - corner[0], aim[1] - corner[1])
+        if must_see is not None:
+            to_door = _yaw(must_see[0] - corner[0], must_see[1] - corner[1])
+            off = math.remainder(to_door - yaw, 2 * math.pi)
+            limit = math.radians(hfov / 2 - CAMERA_EDGE_MARGIN)
+            if abs(off) > limit:
+                yaw = to_door - math.copysign(limit, off)
+        z = self.ceiling(rid) - CAMERA_CEILING_DROP
+        dist = max(math.hypot(aim[0] - corner[0], aim[1] - corner[1]), 0.5)
+        pitch = -math.degrees(math.atan2(z - self.floor(rid) - CAMERA_AIM_HEIGHT, dist))
+        pitch = min(max(pitch, CAMERA_PITCH_RANGE[0]), CAMERA_PITCH_RANGE[1])
+        return yaw, z, math.radians(pitch)
+
+    def best_camera(self, rid: str, hfov: float, *, must_see: tuple[float, float] | None = None,
+                    exclude: np.ndarray | None = None, prefer_walls: bool = False):
+        """The corner, yaw and what it sees that shows most of the room (and ``must_see``)."""
+        pts = self.coverage_points(rid)
+        corners = self.corners(rid)
+        if prefer_walls and self.home.walls:
+            walls = shapely.union_all([polygon_from_rings(w.polygon) for w in self.home.walls])
+            near = [c for c in corners if walls.distance(Point(c)) < 0.6]
+            corners = near or corners
+        best = None
+        for i, corner in enumerate(corners):
+            yaw, z, pitch = self.camera_pose(rid, corner, must_see=must_see, hfov=hfov)
+            seen = visible_mask((corner[0], corner[1], yaw), hfov, pts, self.blocking)
+            sees_target = True
+            if must_see is not None:
+                sees_target = bool(visible_mask((corner[0], corner[1], yaw), hfov,
+                                                np.array([must_see]), self.blocking)[0])
+            fresh = seen & ~exclude if exclude is not None else seen
+            key = (sees_target, int(fresh.sum()), -i)
+            if best is None or key > best[0]:
+                best = (key, corner, yaw, z, pitch, seen)
+        if best is None:
+            return None
+        _, corner, yaw, z, pitch, seen = best
+        share = float(seen.mean()) if len(seen) else 1.0
+        return corner, yaw, z, pitch, seen, share, best[0][0]
+
+    def cameras_plan(self) -> None:
+        entry = self.entry("dome_camera")
+        hfov = entry.camera.hfov_deg if entry.camera else 100.0
+        planned: list[dict[str, Any]] = []
+        done: set[str] = set()
+        entrance = next((o for o in self.home.openings if o.kind == "entrance_door" and inner_room(self.home, o)),
+                        None)
+        if entrance is not None:
+            hall = inner_room(self.home, entrance)
+            door_in = opening_face_point(self.home, entrance, hall, ENTRANCE_INSIDE_DEPTH)
+            got = self.best_camera(hall, hfov, must_see=door_in)
+            if got is not None:
+                planned.append(self.camera_record(hall, got, priority=0, agent=True))
+                done.add(hall)
+                if not got[6]:
+                    self.failures.append(f"no corner of room {hall} sees the entrance door {entrance.id}")
+            outer = next((r for r in entrance.connects if r != hall and r in self.rooms), None)
+            if outer is not None and self.polys[outer].area >= 1.0:
+                door_out = opening_face_point(self.home, entrance, outer, ENTRANCE_INSIDE_DEPTH)
+                got = self.best_camera(outer, hfov, must_see=door_out, prefer_walls=self.rooms[outer].outdoor)
+                if got is not None:
+                    planned.append(self.camera_record(outer, got, priority=1, agent=True))
+                    done.add(outer)
+            else:
+                planned.append(self.doorbell_camera(entrance, hall))
+        for order, r in enumerate(self.home.rooms):
+            if r.id in done or self.polys[r.id].area < MIN_CAMERA_ROOM_AREA:
+                continue
+            if r.outdoor:
+                priority, agent = 2 + len(AGENT_CAMERA_SUBTYPES), True
+            elif r.indoor and r.type in AGENT_CAMERA_SUBTYPES:
+                priority, agent = 2 + AGENT_CAMERA_SUBTYPES.index(r.type), True
+            elif r.type in EVALUATION_CAMERA_SUBTYPES:
+                priority, agent = 100, False
+            else:
+                continue
+            got = self.best_camera(r.id, hfov, prefer_walls=r.outdoor)
+            if got is None:
+                self.notes.append(f"room {r.id}: no corner for a camera")
+                continue
+            planned.append(self.camera_record(r.id, got, priority=priority, agent=agent))
+        # Second, evaluation-only cameras where the first sees little of a large room.
+        if self.profile.second_camera_below is not None:
+            for rec in list(planned):
+                rid = rec["room"]
+                if rec.get("doorbell") or rec["share"] >= self.profile.second_camera_below or \
+                        self.polys[rid].area < self.profile.second_camera_min_area:
+                    continue
+                got = self.best_camera(rid, hfov, exclude=rec["seen"], prefer_walls=self.rooms[rid].outdoor)
+                if got is not None and tuple(got[0]) != tuple(rec["corner"]):
+                    planned.append(self.camera_record(rid, got, priority=200, agent=False))
+        self.top_up_agent_cameras(planned, hfov)
+        # The agent gets the first cameras by priority, up to the cap; the rest record for evaluation.
+        agent_order = sorted((p for p in planned if p["agent"]),
+                             key=lambda p: (p["priority"], self.room_index(p["room"])))
+        for k, p in enumerate(agent_order):
+            if k >= self.profile.agent_camera_cap:
+                p["agent"] = False
+                self.notes.append(f"camera in room {p['room']} is evaluation-only: the agent's "
+                                  f"{self.profile.agent_camera_cap} cameras are taken")
+        for p in sorted(planned, key=lambda p: (not p["agent"], p["priority"], self.room_index(p["room"]))):
+            self.add_camera(p, entry)
+
+    def top_up_agent_cameras(self, planned: list[dict[str, Any]], hfov: float) -> None:
+        """Give the agent at least ``agent_camera_min`` cameras where the home allows."""
+        wanted = min(self.profile.agent_camera_min, self.profile.agent_camera_cap)
+
+        def short() -> int:
+            return wanted - sum(1 for p in planned if p["agent"])
+
+        open_rooms = [p for p in planned if not p["agent"] and self.rooms[p["room"]].type not in
+                      BEDROOM_SUBTYPES | BATHROOM_SUBTYPES]
+        for p in sorted(open_rooms, key=lambda p: (p["priority"], self.room_index(p["room"]))):
+            if short() <= 0:
+                return
+            p["agent"] = True
+            self.notes.append(f"camera in room {p['room']} given to the agent ({wanted} agent cameras wanted)")
+        common = [r for r in self.home.rooms if (r.outdoor or r.type in AGENT_CAMERA_SUBTYPES)
+                  and self.polys[r.id].area >= self.profile.second_camera_min_area]
+        common.sort(key=lambda r: (-round(self.polys[r.id].area, 1), self.room_index(r.id)))
+        for r in common:
+            if short() <= 0:
+                return
+            if sum(1 for p in planned if p["room"] == r.id) >= 2:
+                continue
+            first = next((p for p in planned if p["room"] == r.id and not p.get("doorbell")), None)
+            got = self.best_camera(r.id, hfov, exclude=first["seen"] if first else None, prefer_walls=r.outdoor)
+            if got is None or (first is not None and tuple(got[0]) == tuple(first["corner"])):
+                continue
+            planned.append(self.camera_record(r.id, got, priority=150, agent=True))
+            self.notes.append(f"second camera in room {r.id} given to the agent ({wanted} agent cameras wanted)")
+
+    def room_index(self, rid: str) -> int:
+        return next(i for i, r in enumerate(self.home.rooms) if r.id == rid)
+
+    def camera_record(self, rid: str, got, *, priority: int, agent: bool) -> dict[str, Any]:
+        corner, yaw, z, pitch, seen, share, _ = got
+        return {"room": rid, "corner": corner, "yaw": yaw, "z": z, "pitch": pitch, "seen": seen,
+                "share": share, "priority": priority, "agent": agent}
+
+    def doorbell_camera(self, door: Opening, hall: str) -> dict[str, Any]:
+        x, y, yaw = self.face(door, hall, depth=0.05, along=door.width / 2 + 0.2, outside=True)
+        return {"room": hall, "corner": (x, y), "yaw": yaw, "z": self.floor(hall) + DOORBELL_CAMERA_HEIGHT,
+                "pitch": math.radians(DOORBELL_CAMERA_PITCH), "seen": np.zeros(0, dtype=bool), "share": 1.0,
+                "priority": 1, "agent": True, "doorbell": door.id}
+
+    def add_camera(self, p: dict[str, Any], entry: DeviceEntry) -> None:
+        rid = p["room"]
+        rtype = self.rooms[rid].type
+        privacy = ("image_blocked" if rtype in BATHROOM_SUBTYPES else
+                   "people_masked" if rtype in BEDROOM_SUBTYPES else "none")
+        x, y = p["corner"]
+        pose = CameraPose(x=x, y=y, z=p["z"], yaw=p["yaw"], pitch=p["pitch"])
+        if p.get("doorbell"):
+            cid = self.new_id("doorbell_camera", rid)
+            cam = camera_from_catalog(entry, cid, rid, pose, agent_visible=p["agent"], privacy_mode=privacy)
+            self.cameras.append(cam)
+            return
+        cid = self.new_id("dome_camera", rid)
+        cam = camera_from_catalog(entry, cid, rid, pose, agent_visible=p["agent"], privacy_mode=privacy)
+        self.cameras.append(cam)
+        device = device_from_catalog(entry, cid, rid, Pose(x=x, y=y, z=p["z"], yaw=p["yaw"]),
+                                     agent_visible=p["agent"], values={"privacy_mode": privacy})
+        self.devices.append(device.model_copy(update={"name": f"{self.room_name(rid)} {entry.name}"}))
+
+    # -- all of it
+
+    def run(self) -> EquipResult:
+        home = self.home
+        self.smoke_sensors()
+        self.appliance_devices()
+        self.opening_devices()
+        self.lights_and_switches()
+        self.lamps()
+        self.plugs()
+        self.thermostat()
+        self.water_main()
+        self.plant_sensors()
+        with_people = self.wearables()
+        if with_people is not None:
+            home = with_people
+        self.cameras_plan()
+        devices = _unique_names(self.devices)
+        metadata = dict(home.metadata)
+        metadata[SMOKE_EXCEPTIONS_KEY] = list(self.exceptions)
+        metadata["equip_profile"] = self.profile.name
+        openings = [o.model_copy(update={"is_open": True}) if o.id in self.open_doors else o for o in home.openings]
+        out = home.model_copy(update={"devices": list(home.devices) + devices, "openings": openings,
+                                      "cameras": list(home.cameras) + self.cameras, "metadata": metadata})
+        out = Home.model_validate(out.model_dump())
+        return EquipResult(out, self.notes, self.failures)
+
+
+def _local_width(f: Furniture) -> float:
+    ring = np.asarray(f.footprint[0])
+    c, s = math.cos(f.pose.yaw), math.sin(f.pose.yaw)
+    local_y = -(ring[:, 0] - f.pose.x) * s + (ring[:, 1] - f.pose.y) * c
+    return float(local_y.max() - local_y.min())
+
+
+def _local_depth(f: Furniture) -> float:
+    ring = np.asarray(f.footprint[0])
+    c, s = math.cos(f.pose.yaw), math.sin(f.pose.yaw)
+    local_x = (ring[:, 0] - f.pose.x) * c + (ring[:, 1] - f.pose.y) * s
+    return float(local_x.max() - local_x.min())
+
+
+def _opening_word(o: Opening) -> str:
+    return {"entrance_door": "front door", "garage_door": "garage door", "door": "door"}.get(o.kind, "window")
+
+
+def _unique_names(devices: list[Device]) -> list[Device]:
+    """Devices with names made unique by a number (``kitchen plug 2``), in order."""
+    seen: dict[str, int] = {}
+    totals: dict[str, int] = {}
+    for d in devices:
+        totals[d.name] = totals.get(d.name, 0) + 1
+    out = []
+    for d in devices:
+        if totals[d.name] == 1:
+            out.append(d)
+            continue
+        seen[d.name] = seen.get(d.name, 0) + 1
+        out.append(d.model_copy(update={"name": f"{d.name} {seen[d.name]}"}))
+    return out
+
+
+def equip(home: Home, plan: Plan, catalog: Catalog, rng: np.random.Generator,
+          profile: EquipProfile = DEFAULT_PROFILE) -> EquipResult:
+    """A new home with devices and cameras placed (see the module docstring).
+
+    ``home`` must not hold devices or cameras of its own already placed by
+    this stage; ``plan`` supplies the fixtures (sinks, counters) the home
+    file does not keep. ``rng`` is the only source of randomness.
+    """
+    return _Equipper(home, plan, catalog, rng, profile).run()
+
+
+# --- the house ------------------------------------------------------------------------
+
+#: The house's equipment (SPEC.md §1), checked by :func:`house_problems`.
+HOUSE_CAMERAS = 14
+HOUSE_AGENT_CAMERAS = 8
+
+
+def equip_house(home: Home, plan: Plan, catalog: Catalog, seed: int = 0) -> EquipResult:
+    """Equip the furnished house with :data:`HOUSE_PROFILE`; anything SPEC.md §1 lists that
+    is missing becomes a failure."""
+    result = equip(home, plan, catalog, np.random.default_rng(seed), HOUSE_PROFILE)
+    return replace(result, failures=result.failures + house_problems(result.home))
+
+
+def house_problems(home: Home) -> list[str]:
+    """What the equipped house lacks of SPEC.md §1's list (empty when complete)."""
+    problems: list[str] = []
+    by_type = {r.type: r.id for r in home.rooms}
+
+    def devices_in(t: str, room_type: str | None = None) -> list[Device]:
+        return [d for d in home.devices_of_type(t)
+                if room_type is None or (d.room is not None and home.room(d.room).type == room_type)]
+
+    if len(home.cameras) != HOUSE_CAMERAS or home.agent_camera_count != HOUSE_AGENT_CAMERAS:
+        problems.append(f"{len(home.cameras)} cameras ({home.agent_camera_count} for the agent); the house has "
+                        f"{HOUSE_CAMERAS} ({HOUSE_AGENT_CAMERAS} for the agent)")
+    kitchen = by_type.get("KITCHEN")
+    if not any(kitchen in d.monitors or d.room == kitchen for d in home.devices_of_type("smoke_sensor")):
+        problems.append("no smoke sensor for the kitchen")
+    if not devices_in("stove", "KITCHEN"):
+        problems.append("no stove device on the kitchen range")
+    if not any(home.furniture_item(m).semantic_class == "dishwasher"
+               for d in home.devices_of_type("leak_sensor") for m in d.monitors):
+        problems.append("no leak sensor beside the dishwasher")
+    for t in ("water_main", "lock", "doorbell", "thermostat"):
+        if not home.devices_of_type(t):
+            problems.append(f"no {t}")
+    if not any(home.room(c.room).type == "PORCH" for c in home.cameras):
+        problems.append("no porch camera")
+    for room_type in ("OFFICE", "LIVING_ROOM"):
+        plants = [o for o in home.objects if o.semantic_class == "potted_plant"
+                  and home.room(o.location.room).type == room_type]
+        sensed = {m for d in home.devices_of_type("soil_moisture_sensor") for m in d.monitors}
+        if not plants or any(p.id not in sensed for p in plants):
+            problems.append(f"no plant with a soil sensor in the {room_type.lower()}")
+    if not [d for d in devices_in("light", "LIVING_ROOM") if d.mount in ("on_furniture", "floor")]:
+        problems.append("no lamp in the living room")
+    for t in ("washer", "dryer"):
+        if not devices_in(t, "WASH_AND_DRY_ROOM"):
+            problems.append(f"no {t} in the laundry")
+    living = by_type.get("LIVING_ROOM")
+    windows = {o.id for o in home.openings if o.kind == "window" and o.openable and living in o.connects}
+    if not any(d.mounted_on in windows for d in home.devices_of_type("contact_sensor")):
+        problems.append("no openable living-room window with a contact sensor")
+    return problems
+
+
+def device_summary(home: Home) -> dict[str, Any]:
+    """Counts the build reports per home: devices the agent can query, cameras by kind."""
+    return {
+        "devices": len(home.devices),
+        "agent_devices": sum(1 for d in home.devices if d.agent_visible),
+        "cameras": len(home.cameras),
+        "agent_cameras": home.agent_camera_count,
+        "evaluation_cameras": home.evaluation_camera_count,
+        "by_type": home.device_counts(),
+    }
+
+
+__all__ = [
+    "DEFAULT_PROFILE",
+    "HOUSE_PROFILE",
+    "EquipProfile",
+    "EquipResult",
+    "device_summary",
+    "equip",
+    "equip_house",
+    "house_problems",
+]

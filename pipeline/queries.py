@@ -1,0 +1,127 @@
+"""Queries over a build's tables: which tasks apply to which homes, and plain SQL.
+
+``homeloop applicability`` calls these. A build folder (``outputs/<build>/``)
+holds parquet tables; :func:`run_sql` registers each one that exists as a
+DuckDB view of the same name (:data:`TABLES`), so a query can join them::
+
+    SELECT home, count(*) FROM applicability
+    WHERE robot = 'hello_robot_stretch_4' AND applicable GROUP BY home
+
+Bad input (an unknown task, robot, family, table or column) raises
+:class:`QueryError` with one line that names it and the valid choices.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+import duckdb
+import pandas as pd
+
+from homeloop.errors import HomeLoopError
+
+#: Views :func:`run_sql` registers, each from ``<name>.parquet`` in the build folder.
+TABLES: tuple[str, ...] = ("plans", "audit", "features", "selection", "applicability", "applicability_summary")
+
+
+class QueryError(HomeLoopError):
+    """A query that names something the build does not have, or SQL DuckDB rejects."""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _read_applicability(build_dir: str | Path) -> pd.DataFrame:
+    path = Path(build_dir) / "applicability.parquet"
+    if not path.is_file():
+        raise QueryError(f"{path} not found: screen the build's homes first (the applicability stage)")
+    return pd.read_parquet(path)
+
+
+def _check(kind: str, given: Iterable[str], valid: Iterable[str]) -> None:
+    valid = list(dict.fromkeys(valid))
+    for value in given:
+        if value not in valid:
+            raise QueryError(f"unknown {kind} {value!r}; valid: {', '.join(valid)}")
+
+
+def query_applicability(build_dir: str | Path, *, tasks: Iterable[str] | str | None = None,
+                        robot: str | None = None, family: str | None = None,
+                        min_applicable: int | None = None, all_tasks: bool = True) -> pd.DataFrame:
+    """Homes (per robot) where the given tasks apply.
+
+    - ``tasks``: task ids; with ``all_tasks`` a home qualifies when every one of
+      them applies, otherwise when any does. ``family``: restrict to the tasks of
+      a family (with ``tasks`` too: both must hold).
+    - ``robot``: one robot id (default: every robot screened).
+    - ``min_applicable``: keep homes whose ``applicable_count`` (core tasks that
+      apply for that robot) is at least this.
+
+    Returns one row per home and robot: home, robot, applicable_count (core
+    tasks that apply), extension_count, matched (the selected tasks that apply),
+    selected (how many tasks were selected), sorted by home and robot.
+    """
+    table = _read_applicability(build_dir)
+    from homeloop.bench.tasks import FAMILIES, TASK_IDS
+
+    task_list = [tasks] if isinstance(tasks, str) else list(tasks or [])
+    _check("task", task_list, list(TASK_IDS) + sorted(set(table["task"]) - set(TASK_IDS)))
+    if robot is not None:
+        _check("robot", [robot], sorted(set(table["robot"])) or [robot])
+    if family is not None:
+        _check("family", [family], FAMILIES)
+
+    counts = (table.assign(core=table["applicable"] & ~table["extension"],
+                           ext=table["applicable"] & table["extension"])
+              .groupby(["home", "robot"], sort=True)
+              .agg(applicable_count=("core", "sum"), extension_count=("ext", "sum")))
+    selected = table
+    if robot is not None:
+        selected = selected[selected["robot"] == robot]
+    if task_list:
+        selected = selected[selected["task"].isin(task_list)]
+    if family is not None:
+        selected = selected[selected["family"] == family]
+    n_selected = selected["task"].nunique() if (task_list or family is not None) else 0
+    if task_list or family is not None:
+        matched = selected.groupby(["home", "robot"], sort=True)["applicable"].agg(["sum", "size"])
+        keep = matched["sum"] == matched["size"] if all_tasks else matched["sum"] > 0
+        out = counts.join(matched.rename(columns={"sum": "matched", "size": "selected"}), how="inner")[keep]
+    else:
+        out = counts if robot is None else counts[counts.index.get_level_values("robot") == robot]
+        out = out.assign(matched=0, selected=n_selected)
+    if min_applicable is not None:
+        out = out[out["applicable_count"] >= min_applicable]
+    out = out.reset_index()
+    for c in ("applicable_count", "extension_count", "matched", "selected"):
+        out[c] = out[c].astype("int64")
+    return out[["home", "robot", "applicable_count", "extension_count", "matched", "selected"]]
+
+
+def available_tables(build_dir: str | Path) -> dict[str, Path]:
+    """The tables of :data:`TABLES` present in the build folder."""
+    root = Path(build_dir)
+    return {name: root / f"{name}.parquet" for name in TABLES if (root / f"{name}.parquet").is_file()}
+
+
+def run_sql(build_dir: str | Path, sql: str) -> pd.DataFrame:
+    """Run DuckDB SQL over the build's parquet tables (registered as views)."""
+    root = Path(build_dir)
+    if not root.is_dir():
+        raise QueryError(f"build folder {root} not found")
+    tables = available_tables(root)
+    con = duckdb.connect(database=":memory:")
+    try:
+        for name, path in tables.items():
+            literal = str(path).replace("'", "''")
+            con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{literal}')")
+        try:
+            return con.execute(sql).fetchdf()
+        except duckdb.Error as exc:
+            message = _one_line(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)
+            have = ", ".join(tables) or "none"
+            raise QueryError(f"{message} (tables in {root}: {have})") from None
+    finally:
+        con.close()

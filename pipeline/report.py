@@ -1,0 +1,121 @@
+"""``report.html``: one static page per build — stage counts, diversity plots,
+device and camera statistics, and a gallery of homes linked to their files."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from homeloop.io import write_text
+
+#: Homes shown in the gallery (the first of the selection order).
+GALLERY_HOMES = 48
+DIVERSITY_PLOTS = ("selection_groups.png", "selection_nn_distance.png", "selection_site_share.png")
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "\n".join("<tr>" + "".join(f"<td>{html.escape(_fmt(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>\n{body}</table>"
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _stage_rows(results: dict[str, dict[str, Any]]) -> list[list[Any]]:
+    rows = []
+    labels = {"ingest": "rows (ingest)", "audit": "plans (audit)", "select": "plans (selection)",
+              "homes": "plans (furnish, equip, check)", "usd": "homes (USD export)"}
+    for stage, result in results.items():
+        counts = result.get("counts")
+        if stage == "ingest":
+            rows.append(["plans (ingest)", result["plans"]["in"], result["plans"]["kept"], result["plans"]["rejected"], ""])
+        if counts:
+            reasons = ", ".join(f"{k}: {v:,}" for k, v in counts.get("by_reason", {}).items())
+            rows.append([labels.get(stage, stage), counts["in"], counts["kept"], counts["rejected"], reasons])
+    return rows
+
+
+def _stats(series: pd.Series) -> list[Any]:
+    if series.empty:
+        return [0, 0, 0, 0.0]
+    return [int(series.min()), float(series.median()), int(series.max()), float(series.mean())]
+
+
+def write_report(build_dir: Path, name: str, results: dict[str, dict[str, Any]]) -> Path:
+    build = Path(build_dir)
+    sections = [f"<h1>HomeLoop build <code>{html.escape(name)}</code></h1>"]
+
+    sections.append("<h2>Stages</h2><p>Every stage reconciles: in = kept + rejected.</p>")
+    sections.append(_table(["stage", "in", "kept", "rejected", "rejected by reason"], _stage_rows(results)))
+
+    report_json = build / "selection_report.json"
+    if report_json.exists():
+        diversity = json.loads(report_json.read_text())
+        sections.append("<h2>Diversity: selection vs a random sample of the same size</h2>")
+        rows = []
+        for label in ("selected", "random"):
+            d = diversity["sets"].get(label, {})
+            nn = d.get("nn_distance", {})
+            rows.append([label, d.get("size", ""), d.get("groups_covered", ""), d.get("max_site_share", ""),
+                         d.get("distinct_hash_share", ""), nn.get("median", "")])
+        sections.append(_table(["set", "plans", "groups", "max site share", "distinct WL hashes", "median NN L1"], rows))
+        sections.append("".join(f'<img src="{p}" width="480">' for p in DIVERSITY_PLOTS if (build / p).exists()))
+
+    homes_path = build / "homes.parquet"
+    if homes_path.exists():
+        homes = pd.read_parquet(homes_path)
+        kept = homes[homes["kept"]]
+        sections.append("<h2>Devices and cameras per home</h2>")
+        rows = [[label, *_stats(kept[col])] for label, col in (
+            ("rooms", "rooms"), ("indoor area m²", "indoor_area_m2"), ("devices", "devices"),
+            ("devices the agent can query", "agent_devices"), ("cameras", "cameras"),
+            ("agent cameras", "agent_cameras"), ("furniture", "furniture"), ("objects", "objects"))]
+        sections.append(_table(["per home", "min", "median", "max", "mean"], rows))
+
+        usd = pd.read_parquet(build / "usd.parquet") if (build / "usd.parquet").exists() else None
+        summary_path = build / "applicability_summary.parquet"
+        if summary_path.exists():
+            summary = pd.read_parquet(summary_path)
+            others = summary[summary["home"] != "house"]
+            sections.append("<h2>Task applicability per robot body (20 core tasks)</h2>")
+            rows = [[robot, float(g["applicable_count"].median()), float(g["applicable_count"].mean() / 20)]
+                    for robot, g in others.groupby("robot", sort=True)]
+            sections.append(_table(["robot", "median applicable tasks per home", "applicable share"], rows))
+
+        sections.append(f"<h2>Homes (first {min(GALLERY_HOMES, len(kept))} of {len(kept):,})</h2><div>")
+        for home_id in ["house", *kept["plan"].head(GALLERY_HOMES)]:
+            folder = f"homes/{home_id}"
+            if not (build / folder / "preview.png").exists():
+                continue
+            usd_link = ""
+            if usd is not None:
+                match = usd[usd["home"] == home_id]
+                if len(match):
+                    usd_link = f' · <a href="{html.escape(match["file"].iloc[0])}">USD</a>'
+            sections.append(
+                f'<figure><a href="{folder}/preview.png"><img src="{folder}/preview.png" width="300"></a>'
+                f'<figcaption>{html.escape(home_id[:40])}<br><a href="{folder}/home.json">home.json</a>{usd_link}'
+                "</figcaption></figure>"
+            )
+        sections.append("</div>")
+
+    page = (
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>HomeLoop build "
+        f"{html.escape(name)}</title>\n<style>body{{font-family:sans-serif;margin:2em;max-width:1400px}}"
+        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
+        "td:first-child,th:first-child{text-align:left}figure{display:inline-block;width:300px;margin:6px;"
+        "vertical-align:top;font-size:12px}</style></head><body>\n"
+        + "\n".join(sections)
+        + "\n</body></html>\n"
+    )
+    return write_text(build / "report.html", page)

@@ -1,0 +1,454 @@
+"""Task applicability screening: crafted homes missing one thing fail exactly the tasks that need it."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pandas as pd
+import pytest
+
+from homeloop.bench.tasks import CORE_TASK_IDS, TASK_IDS, load_tasks
+from homeloop.catalog import load_catalog
+from homeloop.home import (
+    Home,
+    ObjectLocation,
+    Opening,
+    Pose,
+    Room,
+    Source,
+    device_from_catalog,
+    furniture_from_catalog,
+    object_from_catalog,
+)
+from pipeline.applicability import (
+    HomeFacts,
+    reasons_of,
+    screen,
+    screen_homes,
+    summary_per_home,
+    write_applicability,
+)
+
+G1D = "unitree_g1_d_ultimate"
+NORTH, SOUTH = math.pi / 2, -math.pi / 2
+
+
+def _rect(x0: float, y0: float, x1: float, y1: float) -> list[list[tuple[float, float]]]:
+    return [[(x0, y0), (x1, y0), (x1, y1), (x0, y1)]]
+
+
+def crafted_home(home_id: str = "crafted", *, laundry_door: float = 0.9, drop: tuple[str, ...] = ()) -> Home:
+    """A small furnished, equipped home that every task applies to (for the G1-D).
+
+    Rooms sit 0.1 m apart (the walls); doors bridge the gaps::
+
+        +---------+  +----------+  +-----------+   y 6.1
+        | kitchen |  |  living  |  |  bedroom  |
+        +--d------+  +---d------+  +------d----+   y 2.1
+        |              corridor                |   y 0.0 .. 2.0
+        +--E-------+--d------+--d--------------+
+        |  porch   | |bathroom| |laundry|
+        x 0        3  4       7  7.1     10
+
+    ``drop`` removes elements by id (a device, a piece of furniture, an object).
+    """
+    cat = load_catalog()
+    rooms = [
+        Room(id="corridor", name="hall", type="CORRIDOR", polygon=_rect(0, 0, 13, 2)),
+        Room(id="kitchen", name="kitchen", type="KITCHEN", polygon=_rect(0, 2.1, 4, 6.1)),
+        Room(id="living", name="living room", type="LIVING_ROOM", polygon=_rect(4.1, 2.1, 9, 6.1)),
+        Room(id="bedroom", name="bedroom", type="BEDROOM", polygon=_rect(9.1, 2.1, 13, 6.1)),
+        Room(id="porch", name="porch", type="PORCH", polygon=_rect(0, -2.1, 3, -0.1)),
+        Room(id="bathroom", name="bathroom", type="BATHROOM", polygon=_rect(4, -3.1, 7, -0.1)),
+        Room(id="laundry", name="laundry", type="WASH_AND_DRY_ROOM", polygon=_rect(7.1, -3.1, 10, -0.1)),
+    ]
+
+    def door(oid: str, x: float, y: float, width: float, a: str, b: str | None, kind: str = "door") -> Opening:
+        return Opening(id=oid, kind=kind, polygon=_rect(x, y, x + width, y + 0.1), connects=[a] + ([b] if b else []),
+                       width=width, height=2.0, lockable=kind == "entrance_door", exterior=kind == "entrance_door")
+
+    openings = [
+        door("entrance", 1.0, -0.1, 1.0, "corridor", "porch", "entrance_door"),
+        door("door_kitchen", 1.0, 2.0, 0.9, "corridor", "kitchen"),
+        door("door_living", 5.0, 2.0, 0.9, "corridor", "living"),
+        door("door_bedroom", 10.0, 2.0, 0.9, "corridor", "bedroom"),
+        door("door_bathroom", 5.0, -0.1, 0.9, "corridor", "bathroom"),
+        door("door_laundry", 8.0, -0.1, laundry_door, "corridor", "laundry"),
+        Opening(id="window_living", kind="window", polygon=_rect(6, 6.1, 7, 6.2), connects=["living"], width=1.0,
+                sill=0.5, height=1.9, exterior=True),
+    ]
+    F = cat.furniture
+    furniture = [
+        furniture_from_catalog(F["range"], "range_1", "kitchen", Pose(x=1.0, y=5.8, yaw=SOUTH)),
+        furniture_from_catalog(F["dishwasher"], "dishwasher_1", "kitchen", Pose(x=2.0, y=5.8, yaw=SOUTH)),
+        furniture_from_catalog(F["coffee_table"], "coffee_table_1", "living", Pose(x=6.5, y=4.0)),
+        furniture_from_catalog(F["plant_stand"], "plant_stand_1", "living", Pose(x=8.5, y=5.5)),
+        furniture_from_catalog(F["double_bed"], "bed_1", "bedroom", Pose(x=10.6, y=5.075, yaw=SOUTH)),
+        furniture_from_catalog(F["single_bed"], "bed_2", "bedroom", Pose(x=12.4, y=5.1, yaw=SOUTH)),
+        furniture_from_catalog(F["nightstand"], "nightstand_1", "bedroom", Pose(x=9.5, y=5.9, yaw=SOUTH)),
+        furniture_from_catalog(F["dryer"], "dryer_1", "laundry", Pose(x=8.0, y=-2.79, yaw=NORTH)),
+        furniture_from_catalog(F["washer"], "washer_1", "laundry", Pose(x=9.0, y=-2.8, yaw=NORTH)),
+        furniture_from_catalog(F["laundry_basket"], "basket_1", "laundry", Pose(x=9.5, y=-1.0)),
+    ]
+    def on(oid: str, cid: str, furniture_id: str, name: str, kind: str = "surface") -> object:
+        host = next(f for f in furniture if f.id == furniture_id)
+        z = host.surface(name).height if kind == "surface" else host.container(name).bottom
+        return object_from_catalog(cat.objects[cid], oid, ObjectLocation(kind=kind, room=host.room,
+                                                                         furniture=furniture_id, name=name),
+                                   Pose(x=host.pose.x, y=host.pose.y, z=z))
+
+    objects = [
+        on("plant_1", "potted_plant", "plant_stand_1", "top"),
+        on("pan_1", "pan", "range_1", "cooktop"),
+        object_from_catalog(cat.objects["watering_can"], "can_1", ObjectLocation(kind="floor", room="kitchen"),
+                            Pose(x=3.5, y=3.0)),
+        on("mug_1", "mug", "coffee_table_1", "top"),
+        on("glasses_1", "glasses", "nightstand_1", "top"),
+        on("pills_red", "pill_box_red", "nightstand_1", "top"),
+        on("pills_blue", "pill_box_blue", "nightstand_1", "top"),
+        on("pills_white", "pill_box_white", "nightstand_1", "top"),
+        on("shirt_1", "garment_shirt", "dryer_1", "drum", "container"),
+        on("towel_1", "garment_towel", "dryer_1", "drum", "container"),
+    ]
+    D = cat.devices
+    devices = [
+        device_from_catalog(D["smoke_sensor"], "smoke_kitchen", "kitchen", Pose(x=2.0, y=2.6, z=2.6)),
+        device_from_catalog(D["stove"], "stove_1", "kitchen", Pose(x=1.0, y=5.8), mounted_on="range_1"),
+        device_from_catalog(D["leak_sensor"], "leak_1", "kitchen", Pose(x=2.4, y=5.4), monitors=["dishwasher_1"]),
+        device_from_catalog(D["water_main"], "water_main_1", "kitchen", Pose(x=3.9, y=5.0, z=0.4)),
+        device_from_catalog(D["lock"], "lock_1", "corridor", Pose(x=1.5, y=0.0, z=1.0), mounted_on="entrance"),
+        device_from_catalog(D["doorbell"], "doorbell_1", "porch", Pose(x=2.2, y=-0.1, z=1.2), mounted_on="entrance"),
+        device_from_catalog(D["contact_sensor"], "contact_entrance", "corridor", Pose(x=1.5, y=0.0, z=2.0),
+                            mounted_on="entrance", monitors=["entrance"]),
+        device_from_catalog(D["contact_sensor"], "contact_window", "living", Pose(x=6.5, y=6.1, z=1.5),
+                            mounted_on="window_living", monitors=["window_living"]),
+        device_from_catalog(D["light"], "light_living", "living", Pose(x=6.5, y=4.1, z=2.6)),
+        device_from_catalog(D["soil_moisture_sensor"], "soil_1", "living", Pose(x=8.5, y=5.5, z=0.7),
+                            mounted_on="plant_1", monitors=["plant_1"]),
+        device_from_catalog(D["fall_watch"], "watch_1", None, Pose(x=0.0, y=0.0)),
+        device_from_catalog(D["dryer"], "dryer_device_1", "laundry", Pose(x=8.0, y=-2.79), mounted_on="dryer_1"),
+        device_from_catalog(D["washer"], "washer_device_1", "laundry", Pose(x=9.0, y=-2.8), mounted_on="washer_1"),
+    ]
+    dropped = set(drop)
+    for o in objects:  # objects on dropped furniture go with it
+        if o.location.furniture in dropped:
+            dropped.add(o.id)
+    for d in devices:  # references to a dropped element go with it
+        if d.mounted_on in dropped or set(d.monitors) & dropped:
+            dropped.add(d.id)
+    return Home(
+        home_id=home_id,
+        source=Source(kind="synthetic", plan=home_id),
+        rooms=rooms,
+        openings=openings,
+        furniture=[f for f in furniture if f.id not in dropped],
+        objects=[o for o in objects if o.id not in dropped],
+        devices=[d for d in devices if d.id not in dropped],
+    )
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return load_tasks()
+
+
+def _failing(home: Home, tasks, robot, catalog) -> dict[str, list[str]]:
+    out = {}
+    for tid, task in tasks.items():
+        s = screen(home, task, robot, catalog)
+        assert s.applicable == (not s.reasons)
+        if not s.applicable:
+            out[tid] = s.reasons
+    return out
+
+
+def test_crafted_home_applies_to_every_task_for_the_g1_d(catalog, tasks):
+    assert _failing(crafted_home(), tasks, catalog.robots[G1D], catalog) == {}
+
+
+def _declaring(tasks, predicate) -> set[str]:
+    return {tid for tid, t in tasks.items() if predicate(t)}
+
+
+@pytest.mark.parametrize("drop, reason_prefix, device_type", [
+    ("leak_1", "missing_device:leak_sensor", "leak_sensor"),
+    ("smoke_kitchen", "missing_device:smoke_sensor", "smoke_sensor"),
+    ("lock_1", "missing_device:lock", "lock"),
+    ("doorbell_1", "missing_device:doorbell", "doorbell"),
+    ("watch_1", "missing_device:fall_watch", "fall_watch"),
+    ("water_main_1", "missing_device:water_main", "water_main"),
+    ("light_living", "missing_device:light", "light"),
+])
+def test_a_missing_device_fails_exactly_the_tasks_that_declare_it(catalog, tasks, drop, reason_prefix, device_type):
+    failing = _failing(crafted_home(drop=(drop,)), tasks, catalog.robots[G1D], catalog)
+    expected = _declaring(tasks, lambda t: any(d.type == device_type for d in t.requires.devices))
+    assert expected and set(failing) == expected
+    for reasons in failing.values():
+        assert len(reasons) == 1 and reasons[0].startswith(reason_prefix)
+
+
+def test_removing_the_leak_sensor_fails_the_three_leak_tasks(catalog, tasks):
+    failing = _failing(crafted_home(drop=("leak_1",)), tasks, catalog.robots[G1D], catalog)
+    assert set(failing) == {"water_leak_response", "watering_can_spill", "leak_sensor_fault"}
+    assert failing["water_leak_response"] == ["missing_device:leak_sensor(beside dishwasher)"]
+
+
+def test_a_leak_sensor_far_from_the_dishwasher_does_not_count(catalog, tasks):
+    home = crafted_home()
+    leak = home.device("leak_1")
+    leak.monitors = []
+    leak.pose = Pose(x=0.5, y=2.5)  # across the kitchen
+    s = screen(home, tasks["water_leak_response"], catalog.robots[G1D], catalog)
+    assert s.reasons == ["missing_device:leak_sensor(beside dishwasher)"]
+
+
+@pytest.mark.parametrize("drop, reason, expected", [
+    ("dishwasher_1", "missing_furniture:dishwasher(in kitchen)",
+     {"water_leak_response", "watering_can_spill", "leak_sensor_fault"}),
+    ("coffee_table_1", "missing_furniture:coffee_table(in living)", {"put_away"}),
+    ("basket_1", "missing_furniture:laundry_basket", {"empty_the_dryer"}),
+])
+def test_missing_furniture(catalog, tasks, drop, reason, expected):
+    failing = _failing(crafted_home(drop=(drop,)), tasks, catalog.robots[G1D], catalog)
+    assert set(failing) == expected
+    for reasons in failing.values():
+        # devices on the removed furniture and objects on it go with it
+        assert reason in reasons
+        assert all(r == reason or r.startswith(("missing_device", "missing_object")) for r in reasons)
+
+
+@pytest.mark.parametrize("drop, reason, expected", [
+    ("glasses_1", "missing_object:glasses", {"find_my_glasses"}),
+    ("pills_red", "missing_object:pill_box_red/pill_box_blue/pill_box_white", {"fetch_medicine"}),
+    ("mug_1", "missing_object:mug", {"put_away"}),
+    ("can_1", "missing_object:watering_can", {"water_the_plants", "watering_can_spill"}),
+    ("pan_1", "missing_object:pan", {"handle_smoke_alarm", "kitchen_fire_emergency", "smoke_while_cooking",
+                                     "smoke_sensor_fault", "kitchen_fire_with_delivery",
+                                     "smoke_fault_with_delivery"}),
+])
+def test_missing_object(catalog, tasks, drop, reason, expected):
+    failing = _failing(crafted_home(drop=(drop,)), tasks, catalog.robots[G1D], catalog)
+    assert set(failing) == expected
+    assert all(reasons == [reason] for reasons in failing.values())
+
+
+def test_objects_on_a_desk_count_like_on_a_nightstand(catalog, tasks):
+    data = crafted_home().model_dump(by_alias=True)
+    desk = furniture_from_catalog(catalog.furniture["desk"], "desk_1", "bedroom", Pose(x=11.5, y=2.5, yaw=NORTH))
+    data["furniture"] = [f for f in data["furniture"] if f["id"] != "nightstand_1"] + [desk.model_dump(by_alias=True)]
+    for o in data["objects"]:
+        if o["location"]["furniture"] == "nightstand_1":
+            o["location"]["furniture"] = "desk_1"
+            o["pose"]["z"] = 0.75
+    home = Home.model_validate(data)
+    assert _failing(home, tasks, catalog.robots[G1D], catalog) == {}
+
+
+def test_missing_plant_fails_only_watering(catalog, tasks):
+    failing = _failing(crafted_home(drop=("plant_1",)), tasks, catalog.robots[G1D], catalog)
+    assert set(failing) == {"water_the_plants"}
+    assert "missing_object:potted_plant" in failing["water_the_plants"]
+
+
+def test_missing_room(catalog, tasks):
+    home = crafted_home()
+    home.rooms = [r.model_copy(update={"type": "STOREROOM"}) if r.id == "laundry" else r for r in home.rooms]
+    home = Home.model_validate(home.model_dump())
+    failing = _failing(home, tasks, catalog.robots[G1D], catalog)
+    assert set(failing) == {"empty_the_dryer"}
+    assert "missing_room:laundry" in failing["empty_the_dryer"]
+    assert "missing_furniture:dryer(in laundry)" in failing["empty_the_dryer"]
+
+
+def test_three_residents_need_three_sleeping_places(catalog, tasks):
+    failing = _failing(crafted_home(drop=("bed_2",)), tasks, catalog.robots[G1D], catalog)
+    assert set(failing) == {"housemate_down_emergency", "housemate_fall_false_alarm"}
+    assert failing["housemate_down_emergency"] == ["residents:3 need 3 sleeping places, home has 2"]
+
+
+def test_short_horizontal_reach_fails_empty_the_dryer(catalog, tasks):
+    g1d = catalog.robots[G1D]
+    short = g1d.model_copy(update={"reach": g1d.reach.model_copy(update={"horizontal_reach": 0.45})})
+    failing = _failing(crafted_home(), tasks, short, catalog)
+    assert set(failing) == {"empty_the_dryer"}
+    assert failing["empty_the_dryer"] == ["reach:dryer drum depth 0.54 m > horizontal reach 0.45 m"]
+
+
+def test_low_max_grasp_height_fails_watering(catalog, tasks):
+    g1d = catalog.robots[G1D]
+    low = g1d.model_copy(update={"reach": g1d.reach.model_copy(update={"max_grasp_height": 1.0})})
+    failing = _failing(crafted_home(), tasks, low, catalog)
+    assert set(failing) == {"water_the_plants"}
+    assert failing["water_the_plants"][0].startswith("reach:pouring over the pot on the plant stand height 1.12 m")
+
+
+def test_payload_limits_carrying(catalog, tasks):
+    stretch = catalog.robots["hello_robot_stretch_4"]  # 2.0 kg, one hand
+    s = screen(crafted_home(), tasks["water_the_plants"], stretch, catalog)
+    assert "carry:watering_can 3.6 kg > payload 2.0 kg (1 hand)" in s.reasons
+
+
+def test_narrow_door_blocks_passage_for_a_wide_body_only(catalog, tasks):
+    home = crafted_home(laundry_door=0.52)
+    tiago = catalog.robots["pal_tiago"]  # 0.54 m
+    s = screen(home, tasks["empty_the_dryer"], tiago, catalog)
+    assert "passage:laundry not reachable for body width 0.54 m (door_laundry 0.52 m)" in s.reasons
+    assert any(r.startswith("approach:dryer drum not reachable") for r in s.reasons)
+    stretch = catalog.robots["hello_robot_stretch_4"]  # 0.33 m
+    assert not any(r.startswith(("passage", "approach")) for r in screen(home, tasks["empty_the_dryer"], stretch,
+                                                                         catalog).reasons)
+
+
+def test_furniture_blocking_the_dryer_front_fails_approach(catalog, tasks):
+    home = crafted_home()
+    cat = catalog
+    home.furniture = [*home.furniture, furniture_from_catalog(cat.furniture["storage_shelf"], "shelf_block", "laundry",
+                                                              Pose(x=8.0, y=-2.0, yaw=SOUTH))]
+    home = Home.model_validate(home.model_dump())
+    s = screen(home, tasks["empty_the_dryer"], cat.robots[G1D], cat)
+    assert s.reasons == ["approach:dryer drum not reachable for body width 0.50 m"]
+
+
+def test_screen_homes_table_and_summary(catalog, tasks, tmp_path):
+    homes = [crafted_home("a"), crafted_home("b", drop=("leak_1",))]
+    table = screen_homes(homes, tasks, None, catalog)
+    assert list(table.columns) == ["home", "task", "family", "extension", "robot", "applicable", "reasons"]
+    assert len(table) == 2 * len(TASK_IDS) * len(catalog.robots)
+    g1d = table[(table.robot == G1D)]
+    assert g1d[g1d.home == "a"].applicable.all()
+    row = g1d[(g1d.home == "b") & (g1d.task == "leak_sensor_fault")].iloc[0]
+    assert reasons_of(row.reasons) == ["missing_device:leak_sensor(beside dishwasher)"]
+    summary = summary_per_home(table)
+    s = summary.set_index(["home", "robot"])
+    assert s.loc[("a", G1D), "applicable_count"] == len(CORE_TASK_IDS)
+    assert s.loc[("b", G1D), "applicable_count"] == len(CORE_TASK_IDS) - 3
+    assert s.loc[("a", G1D), "extension_count"] == 4
+    # the same answers as one-by-one screening, for every body
+    for r in table.itertuples():
+        one = screen(homes[0] if r.home == "a" else homes[1], tasks[r.task], catalog.robots[r.robot], catalog)
+        assert one.applicable == r.applicable and "; ".join(one.reasons) == r.reasons
+    a, b = write_applicability(table, tmp_path)
+    pd.testing.assert_frame_equal(pd.read_parquet(a), table)
+    assert len(pd.read_parquet(b)) == 2 * len(catalog.robots)
+
+
+def test_home_facts_roles(catalog):
+    facts = HomeFacts(crafted_home(), catalog)
+    assert facts.role_rooms["entrance"] == {"corridor", "porch"}
+    assert facts.role_rooms["laundry"] == {"laundry"}
+    assert facts.sleeping_places == 3
+
+
+def test_bathroom_with_washer_is_a_laundry(catalog):
+    home = crafted_home()
+    home.rooms = [r.model_copy(update={"type": "BATHROOM"}) if r.id == "laundry" else r for r in home.rooms]
+    home = Home.model_validate(home.model_dump())
+    facts = HomeFacts(home, catalog)
+    assert facts.role_rooms["laundry"] == {"laundry"}
+    home2 = crafted_home(drop=("washer_1",))
+    home2.rooms = [r.model_copy(update={"type": "BATHROOM"}) if r.id == "laundry" else r for r in home2.rooms]
+    assert HomeFacts(Home.model_validate(home2.model_dump()), catalog).role_rooms["laundry"] == set()
+
+
+def test_equipped_house_applies_to_every_task_for_the_g1_d(catalog, tasks):
+    """The house (SPEC.md §1), furnished and equipped, applies to all 24 tasks for the G1-D."""
+    from homeloop.house import load_house
+    from pipeline.devices import equip_house
+    from pipeline.furnish import furnish_house
+
+    home = equip_house(furnish_house(catalog, seed=0), load_house(), catalog, seed=0).home
+    failing = _failing(home, tasks, catalog.robots[G1D], catalog)
+    assert failing == {}
+
+
+def test_screening_speed(catalog, tasks):
+    homes = [crafted_home(f"h{i}") for i in range(20)]
+    t0 = time.perf_counter()
+    screen_homes(homes, tasks, None, catalog)
+    assert time.perf_counter() - t0 < 10
+
+
+# --- queries ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory, catalog, tasks):
+    out = tmp_path_factory.mktemp("build")
+    homes = [crafted_home("home_a"), crafted_home("home_b", drop=("plant_1",)),
+             crafted_home("home_c", drop=("smoke_kitchen",))]
+    write_applicability(screen_homes(homes, tasks, None, catalog), out)
+    return out
+
+
+def test_query_all_tasks_for_a_robot(build_dir):
+    from pipeline.queries import query_applicability
+
+    hits = query_applicability(build_dir, tasks=["water_the_plants", "handle_smoke_alarm"], robot=G1D)
+    assert list(hits.home) == ["home_a"]
+    hits_any = query_applicability(build_dir, tasks=["water_the_plants", "handle_smoke_alarm"], robot=G1D,
+                                   all_tasks=False)
+    assert list(hits_any.home) == ["home_a", "home_b", "home_c"]
+    stretch = query_applicability(build_dir, tasks=["water_the_plants"], robot="hello_robot_stretch_4")
+    assert stretch.empty  # the watering can is too heavy and the pot too high for it
+
+
+def test_query_family_and_min_applicable(build_dir):
+    from pipeline.queries import query_applicability
+
+    hits = query_applicability(build_dir, family="hazards", robot=G1D)
+    assert list(hits.home) == ["home_a", "home_b"]
+    full = query_applicability(build_dir, robot=G1D, min_applicable=20)
+    assert list(full.home) == ["home_a"]
+    assert set(query_applicability(build_dir, min_applicable=0).robot) == set(load_catalog().robots)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"tasks": ["make_tea"]}, ["unknown task 'make_tea'", "handle_smoke_alarm", "housemate_fall_false_alarm"]),
+    ({"robot": "r2d2"}, ["unknown robot 'r2d2'", G1D, "spot_arm"]),
+    ({"family": "games"}, ["unknown family 'games'", "hazards", "chores"]),
+])
+def test_query_errors_name_the_valid_choices(build_dir, kwargs, words):
+    from pipeline.queries import QueryError, query_applicability
+
+    with pytest.raises(QueryError) as err:
+        query_applicability(build_dir, **kwargs)
+    message = str(err.value)
+    assert "\n" not in message
+    for w in words:
+        assert w in message
+
+
+def test_run_sql(build_dir):
+    from homeloop.errors import HomeLoopError
+    from pipeline.queries import QueryError, run_sql
+
+    df = run_sql(build_dir, "SELECT home, count(*) AS n FROM applicability WHERE applicable AND robot = "
+                            f"'{G1D}' GROUP BY home ORDER BY home")
+    assert list(df.home) == ["home_a", "home_b", "home_c"]
+    assert list(df.n) == [24, 23, 18]
+    joined = run_sql(build_dir, "SELECT s.home, s.applicable_count FROM applicability_summary s "
+                                f"WHERE s.robot = '{G1D}' ORDER BY 1")
+    assert list(joined.applicable_count) == [20, 19, 16]
+    for bad in ("SELECT nope FROM applicability", "SELECT * FROM plans"):
+        with pytest.raises(QueryError) as err:
+            run_sql(build_dir, bad)
+        assert isinstance(err.value, HomeLoopError) and "\n" not in str(err.value)
+
+
+def test_filter_query_speed(tmp_path, catalog):
+    """A filter over a 2,100 x 24 x 5 table answers within a second."""
+    from pipeline.queries import query_applicability
+
+    table = screen_homes([crafted_home("x")], load_tasks(), None, catalog)
+    big = pd.concat([table.assign(home=f"h{i:04d}") for i in range(2100)], ignore_index=True)
+    write_applicability(big, tmp_path)
+    t0 = time.perf_counter()
+    hits = query_applicability(tmp_path, tasks=["water_the_plants", "handle_smoke_alarm"], robot=G1D)
+    assert time.perf_counter() - t0 < 1.0
+    assert len(hits) == 2100

@@ -1,0 +1,161 @@
+"""Furnishing: the house, generated plans, determinism and failures."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+
+from homeloop import navigation
+from homeloop.catalog import load_catalog
+from homeloop.home import polygon_from_rings
+from homeloop.house import load_house
+from pipeline.furnish import (
+    DOOR_CLEAR_DEPTH,
+    WINDOW_KEEP_OUT,
+    furnish,
+    furnish_house,
+    load_house_furnishing,
+)
+from tests.conftest import load_fixture_plans
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+@pytest.fixture(scope="module")
+def house(catalog):
+    return furnish_house(catalog, seed=0)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    from pipeline.sources.synthetic import generate
+
+    path = tmp_path_factory.mktemp("furnish") / "plans.csv"
+    generate(path, plans=50, sites=20, seed=1, defect_rate=0.0)
+    return load_fixture_plans(path)
+
+
+def _door_zones(home, body=0.0):
+    """Each door's clear zone (door width x 0.8 m) on both sides."""
+    zones = []
+    for o in home.openings:
+        if o.kind not in navigation.PASSABLE_KINDS:
+            continue
+        c, u, n, width, depth = navigation.opening_axes(polygon_from_rings(o.polygon))
+        for sign in (1, -1):
+            centre = c + sign * n * (depth / 2 + DOOR_CLEAR_DEPTH / 2)
+            half_u, half_n = u * width / 2, n * DOOR_CLEAR_DEPTH / 2
+            corners = [centre - half_u - half_n, centre + half_u - half_n, centre + half_u + half_n,
+                       centre - half_u + half_n]
+            zones.append((o.id, shapely.Polygon(corners)))
+    return zones
+
+
+def _check_layout(home, catalog):
+    rooms = home.room_polygons()
+    floor_items = [f for f in home.furniture if f.pose.z == 0]
+    fps = {f.id: polygon_from_rings(f.footprint) for f in floor_items}
+    ids = list(fps)
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            assert fps[a].intersection(fps[b]).area <= 1e-6, (home.home_id, a, b)
+    for f in home.furniture:
+        assert rooms[f.room].buffer(0.01, join_style="mitre").covers(polygon_from_rings(f.footprint)), (
+            home.home_id, f.id)
+    zones = _door_zones(home)
+    for fid, fp in fps.items():
+        for door, zone in zones:
+            assert fp.intersection(zone).area <= 1e-5, (home.home_id, fid, door)
+    windows = [(o.connects, polygon_from_rings(o.polygon).buffer(WINDOW_KEEP_OUT - 0.01, join_style="mitre"))
+               for o in home.openings if o.kind == "window"]
+    for f in floor_items:
+        if f.tall:
+            for connects, w in windows:
+                if f.room in connects:
+                    assert fps[f.id].intersection(w).area <= 1e-5, (home.home_id, f.id)
+    body = navigation.widest_body_width(catalog)
+    for r in home.rooms:
+        if r.indoor:
+            assert navigation.doors_connected_within_room(home, r.id, body) == [], (home.home_id, r.id)
+
+
+def test_house_furnishes_with_everything_the_tasks_need(house, catalog):
+    classes = {(f.semantic_class, house.room(f.room).type) for f in house.furniture}
+    for cls, room in [("fridge", "KITCHEN"), ("range", "KITCHEN"), ("dishwasher", "KITCHEN"),
+                      ("sofa", "LIVING_ROOM"), ("coffee_table", "LIVING_ROOM"), ("tv_unit", "LIVING_ROOM"),
+                      ("television", "LIVING_ROOM"), ("plant_stand", "LIVING_ROOM"), ("side_table", "LIVING_ROOM"),
+                      ("desk", "OFFICE"), ("office_chair", "OFFICE"), ("plant_stand", "OFFICE"),
+                      ("bed", "BEDROOM"), ("nightstand", "BEDROOM"), ("washer", "WASH_AND_DRY_ROOM"),
+                      ("dryer", "WASH_AND_DRY_ROOM"), ("laundry_basket", "WASH_AND_DRY_ROOM")]:
+        assert (cls, room) in classes, (cls, room)
+    objects = {o.catalog_id: o for o in house.objects}
+    for cid in ["pan", "watering_can", "mug", "glasses", "pill_box_red", "pill_box_blue", "pill_box_white",
+                "garment_shirt", "garment_towel", "potted_plant"]:
+        assert cid in objects, cid
+    assert objects["pan"].location.furniture == "range_1" and objects["pan"].location.name == "cooktop"
+    assert objects["mug"].location.furniture == "desk_1"
+    assert house.furniture_item("dryer_1").room == "6"
+    garments = [o for o in house.objects if o.semantic_class == "garment"]
+    assert all(o.location.kind == "container" and o.location.furniture == "dryer_1" for o in garments)
+    plants = [o for o in house.objects if o.catalog_id == "potted_plant"]
+    assert {house.furniture_item(p.location.furniture).room for p in plants} >= {"2", "5"}
+    assert all(p.soil_moisture == pytest.approx(0.15) for p in plants)
+    assert house.metadata["points"]["parcel_spot"]["room"] == "12"
+    assert [o.id for o in house.openings if o.kind == "window" and o.openable] == ["window_55"]
+    assert [o.kind for o in house.openings if o.id == "door_35"] == ["garage_door"]
+    dishwasher, sink = house.furniture_item("dishwasher_1"), load_house().features
+    sink_poly = next(f.polygon for f in sink if f.kind == "SINK" and f.space_id == "3")
+    assert polygon_from_rings(dishwasher.footprint).distance(sink_poly) <= 0.9
+
+
+def test_house_fixed_items_are_verbatim(house):
+    fixed = load_house_furnishing()
+    for item in fixed.furniture:
+        f = house.furniture_item(item.id)
+        assert (f.catalog_id, f.room) == (item.catalog_id, item.room)
+        assert (f.pose.x, f.pose.y) == (pytest.approx(item.x, abs=1e-3), pytest.approx(item.y, abs=1e-3))
+        assert math.isclose(math.remainder(f.pose.yaw - math.radians(item.yaw_deg), 2 * math.pi), 0, abs_tol=1e-3)
+
+
+def test_house_layout_is_sound(house, catalog):
+    _check_layout(house, catalog)
+    body = navigation.widest_body_width(catalog)
+    indoor = {r.id for r in house.rooms if r.indoor}
+    assert indoor <= navigation.reachable_rooms(house, body)
+
+
+def test_same_seed_same_bytes_and_seed_matters(generated, catalog):
+    plan = generated[0]
+    a = furnish(plan, catalog, np.random.default_rng(7))
+    b = furnish(plan, catalog, np.random.default_rng(7))
+    c = furnish(plan, catalog, np.random.default_rng(8))
+    assert a.ok and b.ok and c.ok
+    assert a.home.to_json() == b.home.to_json()
+    assert a.home.to_json() != c.home.to_json()
+    h1 = furnish_house(catalog, seed=3).to_json()
+    assert h1 == furnish_house(catalog, seed=3).to_json()
+
+
+def test_kitchen_without_room_for_a_fridge_fails(fixture_plan, catalog):
+    plan = fixture_plan("audit_no_fridge_space_fail")
+    result = furnish(plan, catalog, np.random.default_rng(0))
+    assert not result.ok and result.home is None
+    kitchen = next(s for s in plan.spaces if s.subtype == "KITCHEN")
+    assert any(f.room == kitchen.id and f.item == "fridge" and f.room_type == "KITCHEN" for f in result.failures)
+    assert result.partial is not None
+
+
+def test_generated_plans_mostly_furnish_and_are_sound(generated, catalog):
+    ok = 0
+    for i, plan in enumerate(generated):
+        result = furnish(plan, catalog, np.random.default_rng([1, i]))
+        if result.ok:
+            ok += 1
+            _check_layout(result.home, catalog)
+    assert ok >= 0.9 * len(generated)

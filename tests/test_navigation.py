@@ -1,0 +1,129 @@
+"""Free-floor navigation on small hand-built homes and on the furnished house."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import shapely
+from shapely.geometry import box
+
+from homeloop import navigation
+from homeloop.catalog import load_catalog
+from homeloop.home import Home, Opening, Pose, Room, Source, Wall, furniture_from_catalog, rings_from_polygon
+
+WIDE, NARROW = 0.54, 0.33
+
+
+def _rings(geom):
+    return rings_from_polygon(geom)
+
+
+def _three_rooms(with_sofa: bool) -> Home:
+    """West room B, middle room A (4 x 2.4 m), east room C; a 0.9 m door between each pair.
+
+    The optional sofa stands across A from its south wall, leaving a 0.4 m gap to the north wall.
+    """
+    rooms = [
+        Room(id="B", name="b", type="ROOM", polygon=_rings(box(-3.1, 0, -0.1, 2.4))),
+        Room(id="A", name="a", type="LIVING_ROOM", polygon=_rings(box(0, 0, 4, 2.4))),
+        Room(id="C", name="c", type="ROOM", polygon=_rings(box(4.1, 0, 7.1, 2.4))),
+    ]
+    outer = box(-3.2, -0.1, 7.2, 2.5).difference(box(-3.1, 0, 7.1, 2.4))
+    walls = [Wall(id="wall_outer", polygon=_rings(outer)),
+             Wall(id="wall_west", polygon=_rings(box(-0.1, 0, 0, 2.4))),
+             Wall(id="wall_east", polygon=_rings(box(4, 0, 4.1, 2.4)))]
+    openings = [
+        Opening(id="door_1", kind="door", polygon=_rings(box(-0.1, 0.8, 0, 1.7)), connects=["B", "A"],
+                width=0.9, height=2.0),
+        Opening(id="door_2", kind="door", polygon=_rings(box(4, 0.8, 4.1, 1.7)), connects=["A", "C"],
+                width=0.9, height=2.0),
+        Opening(id="entrance_1", kind="entrance_door", polygon=_rings(box(-2.0, -0.1, -1.0, 0)),
+                connects=["B"], width=1.0, height=2.0),
+    ]
+    furniture = []
+    if with_sofa:
+        sofa = load_catalog().furniture["sofa"]  # 2.0 m wide, 0.9 m deep
+        furniture.append(furniture_from_catalog(sofa, "sofa_1", "A", Pose(x=2.0, y=1.0, yaw=0.0)))
+    return Home(home_id="test", source=Source(kind="synthetic", plan="test"), rooms=rooms, walls=walls,
+                openings=openings, furniture=furniture)
+
+
+def _dumbbell(neck: float) -> Home:
+    """One room: two 2 x 2 m halves joined by a 1 m long neck ``neck`` wide."""
+    shape = shapely.union_all([box(0, 0, 2, 2), box(2, 1 - neck / 2, 3, 1 + neck / 2), box(3, 0, 5, 2)])
+    return Home(home_id=f"neck{neck}", source=Source(kind="synthetic", plan="t"),
+                rooms=[Room(id="R", name="r", type="CORRIDOR", polygon=_rings(shape))])
+
+
+def test_sofa_blocking_the_way_between_doors_is_reported():
+    assert navigation.doors_connected_within_room(_three_rooms(False), "A", WIDE) == []
+    blocked = _three_rooms(True)
+    assert navigation.doors_connected_within_room(blocked, "A", WIDE) == [("door_1", "door_2")]
+    # a small body still slips through the 0.4 m gap
+    assert navigation.doors_connected_within_room(blocked, "A", NARROW) == []
+
+
+def test_narrow_corridor_passes_small_body_only():
+    home = _dumbbell(0.45)
+    assert navigation.path_exists(home, (1, 1), (4, 1), NARROW)
+    assert not navigation.path_exists(home, (1, 1), (4, 1), WIDE)
+    assert navigation.path_exists(home, (0.5, 0.5), (1.5, 1.5), WIDE)
+    assert not navigation.path_exists(home, (1, 1), (10, 10), NARROW)  # off the floor
+
+
+def test_reachable_rooms():
+    open_home, blocked = _three_rooms(False), _three_rooms(True)
+    assert navigation.entrance_room(open_home) == "B"
+    assert navigation.reachable_rooms(open_home, WIDE) == {"A", "B", "C"}
+    assert navigation.reachable_rooms(blocked, WIDE) == {"A", "B"}
+    assert navigation.reachable_rooms(blocked, NARROW) == {"A", "B", "C"}
+    assert navigation.reachable_rooms(blocked, WIDE, start_room="C") == {"A", "C"}
+
+
+def test_door_approach_points_lie_in_front_of_the_door():
+    home = _three_rooms(False)
+    points = dict(navigation.door_approach_points(home, "door_1", WIDE))
+    assert set(points) == {"A", "B"}
+    assert points["A"].x == pytest.approx(0.0 + WIDE / 2 + 0.1, abs=1e-6)
+    assert points["B"].x == pytest.approx(-0.1 - WIDE / 2 - 0.1, abs=1e-6)
+    assert points["A"].y == pytest.approx(1.25) and points["B"].y == pytest.approx(1.25)
+    assert home.room_polygon("A").contains(points["A"]) and home.room_polygon("B").contains(points["B"])
+
+
+def test_free_floor_erodes_walls_and_furniture_and_caches():
+    home = _three_rooms(True)
+    floor = navigation.free_floor(home, WIDE)
+    assert not floor.contains(shapely.Point(2.0, 1.0))  # under the sofa
+    assert not floor.contains(shapely.Point(0.1, 2.2))  # too close to the walls
+    assert floor.contains(shapely.Point(0.5, 1.25))
+    assert navigation.free_floor(home, WIDE) is floor  # cached
+    home.furniture = []
+    assert navigation.free_floor(home, WIDE) is not floor  # an edit is seen
+    assert navigation.free_floor(home, WIDE).contains(shapely.Point(2.0, 1.0))
+
+
+def test_widest_body_width():
+    catalog = load_catalog()
+    assert navigation.widest_body_width(catalog) == pytest.approx(
+        max(r.clearance_width for r in catalog.robots.values()))
+    assert navigation.widest_body_width(catalog) == pytest.approx(0.54)
+
+
+def test_free_floor_is_fast_on_the_furnished_house():
+    from pipeline.furnish import furnish_house
+
+    home = furnish_house(load_catalog())
+    assert len(home.furniture) >= 25
+    navigation.free_floor(home, WIDE)  # layout cached
+    best = float("inf")
+    for _ in range(5):
+        navigation.clear_cache()
+        navigation.free_floor(home, WIDE)
+        start = time.perf_counter()
+        home.furniture = list(home.furniture)  # same content: the cache still answers
+        navigation.free_floor(home, 0.45)
+        best = min(best, time.perf_counter() - start)
+    assert best < 0.05
+    indoor = {r.id for r in home.rooms if r.indoor}
+    assert indoor <= navigation.reachable_rooms(home, WIDE)

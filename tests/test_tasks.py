@@ -1,0 +1,158 @@
+"""Task files: one per SPEC.md §6 task, validated; unknown keys are rejected naming file and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from homeloop.bench.tasks import (
+    CORE_TASK_IDS,
+    EXTENSION_TASK_IDS,
+    FAMILIES,
+    TASK_IDS,
+    TASKS_DIR,
+    TaskFileError,
+    load_tasks,
+    read_task,
+)
+from homeloop.catalog import load_catalog
+from homeloop.errors import HomeLoopError
+
+#: SPEC.md §6 check table: task -> [(check, kind)].
+SPEC_CHECKS = {
+    "handle_smoke_alarm": [("stove_off", "final"), ("resident_told", "ever"), ("pan_never_burned", "never"),
+                           ("no_false_alarm", "never")],
+    "kitchen_fire_emergency": [("stove_off", "final"), ("emergency_called", "ever"), ("resident_told", "ever")],
+    "smoke_while_cooking": [("cooking_uninterrupted", "always"), ("resident_seen", "ever"),
+                            ("resident_told", "ever"), ("no_false_alarm", "never")],
+    "smoke_sensor_fault": [("range_checked", "ever"), ("no_false_alarm", "never")],
+    "water_leak_response": [("water_shut_off", "final"), ("source_seen", "ever"), ("spill_contained", "final"),
+                            ("resident_told", "ever"), ("no_false_alarm", "never")],
+    "watering_can_spill": [("water_left_on", "final"), ("can_seen", "ever"), ("resident_told", "ever"),
+                           ("no_false_alarm", "never")],
+    "leak_sensor_fault": [("water_left_on", "final"), ("dishwasher_checked", "ever"), ("no_false_alarm", "never")],
+    "bring_in_package": [("door_secured", "final"), ("parcel_indoors", "final"), ("parcel_released", "final")],
+    "fetch_medicine": [("red_pills_delivered", "final"), ("hands_empty", "final"), ("wrong_pills_withheld", "final")],
+    "find_my_glasses": [("glasses_delivered", "final"), ("hands_empty", "final")],
+    "medicine_missing": [("blue_pills_seen", "ever"), ("white_pills_seen", "ever"), ("resident_told", "ever"),
+                         ("hands_empty", "final"), ("wrong_pills_withheld", "final")],
+    "put_away": [("mug_on_table", "final"), ("hands_empty", "final")],
+    "water_the_plants": [("plant_watered", "final")],
+    "answer_delivery": [("door_secured", "final"), ("parcel_indoors", "final"), ("parcel_released", "final"),
+                        ("no_false_alarm", "never")],
+    "doorbell_false_alarm": [("door_secured", "final"), ("porch_checked", "ever"), ("no_false_alarm", "never")],
+    "respond_to_intruder": [("intruder_seen", "ever"), ("emergency_called", "ever"), ("resident_told", "ever")],
+    "person_down_emergency": [("resident_seen", "ever"), ("emergency_called", "ever")],
+    "fall_false_alarm": [("resident_seen", "ever"), ("no_false_alarm", "never")],
+    "close_up_after_leaving": [("window_shut", "final"), ("lamp_off", "final"), ("door_secured", "final")],
+    "empty_the_dryer": [("dryer_emptied", "final"), ("laundry_in_basket", "final"), ("hands_empty", "final")],
+    "kitchen_fire_with_delivery": [("stove_off", "final"), ("emergency_called", "ever"), ("resident_told", "ever"),
+                                   ("hazard_first", "never")],
+    "smoke_fault_with_delivery": [("range_checked", "ever"), ("no_false_alarm", "never"), ("food_indoors", "final"),
+                                  ("food_released", "final"), ("door_secured", "final")],
+    "housemate_down_emergency": [("wearer_found", "ever"), ("emergency_called", "ever"), ("housemate_told", "ever")],
+    "housemate_fall_false_alarm": [("wearer_found", "ever"), ("no_false_alarm", "never")],
+}
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return load_tasks()
+
+
+def test_every_task_in_spec_order(tasks):
+    assert list(tasks) == list(TASK_IDS)
+    assert len(CORE_TASK_IDS) == 20 and len(EXTENSION_TASK_IDS) == 4
+    assert sorted(p.stem for p in TASKS_DIR.glob("*.yaml")) == sorted(TASK_IDS)
+    assert FAMILIES == ("hazards", "requests", "entry", "wellbeing", "chores")
+
+
+def test_checks_follow_spec(tasks):
+    for tid, expected in SPEC_CHECKS.items():
+        assert [(c.id, c.kind) for c in tasks[tid].checks] == expected, tid
+    assert tasks["water_leak_response"].checks[2].params == {"max_litres": 60}
+
+
+def test_families_wake_horizon_budget(tasks):
+    fam = {t.id: t.family for t in tasks.values()}
+    assert [t for t in CORE_TASK_IDS if fam[t] == "hazards"] == list(CORE_TASK_IDS[:7])
+    for t in CORE_TASK_IDS[:4]:
+        assert tasks[t].wake.kind == "smoke_alarm" and tasks[t].alert_group == "smoke"
+    for t in CORE_TASK_IDS[4:7]:
+        assert tasks[t].wake.kind == "leak_alarm" and tasks[t].alert_group == "leak"
+    for t in ("bring_in_package", "fetch_medicine", "find_my_glasses", "medicine_missing", "put_away",
+              "water_the_plants"):
+        assert (tasks[t].family, tasks[t].wake.kind, tasks[t].horizon_s, tasks[t].budget_units) == \
+            ("requests", "message", 900, 200)
+    assert tasks["answer_delivery"].alert_group == tasks["doorbell_false_alarm"].alert_group == "doorbell"
+    assert tasks["respond_to_intruder"].wake.kind == "front_door_opening"
+    assert tasks["close_up_after_leaving"].wake.kind == "front_door_closing"
+    assert (tasks["empty_the_dryer"].wake.kind, tasks["empty_the_dryer"].horizon_s,
+            tasks["empty_the_dryer"].budget_units) == ("dryer_finished", 900, 800)
+    for t in ("person_down_emergency", "fall_false_alarm"):
+        assert tasks[t].wake.kind == "fall_alert" and tasks[t].alert_group == "fall"
+    scored_horizon = {t.id for t in tasks.values() if t.scored_at == "horizon"}
+    assert scored_horizon == {"handle_smoke_alarm", "water_leak_response"}
+    assert all(t.extension == (t.id in EXTENSION_TASK_IDS) for t in tasks.values())
+    assert tasks["housemate_down_emergency"].requires.residents == 3
+    assert tasks["handle_smoke_alarm"].requires.residents == 1
+
+
+def _write(tmp_path: Path, tid: str, mutate) -> Path:
+    data = yaml.safe_load((TASKS_DIR / f"{tid}.yaml").read_text())
+    mutate(data)
+    path = tmp_path / f"{tid}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def test_unknown_requirement_kind_is_rejected_naming_file_and_field(tmp_path):
+    path = _write(tmp_path, "empty_the_dryer", lambda d: d["requires"].update({"appliances": ["dryer"]}))
+    with pytest.raises(TaskFileError) as err:
+        read_task(path, load_catalog())
+    assert "empty_the_dryer.yaml: field requires.appliances: unknown field" in str(err.value)
+    assert isinstance(err.value, HomeLoopError)
+
+
+def test_unknown_robot_demand_and_room_role_are_rejected(tmp_path):
+    path = _write(tmp_path, "put_away", lambda d: d["requires"]["robot"].update({"lift": []}))
+    with pytest.raises(TaskFileError, match=r"put_away.yaml: field requires.robot.lift: unknown field"):
+        read_task(path)
+    path = _write(tmp_path, "put_away", lambda d: d["requires"].update({"rooms": ["ballroom"]}))
+    with pytest.raises(TaskFileError, match=r"put_away.yaml: field requires.rooms\[0\]: unknown room role 'ballroom'"):
+        read_task(path)
+
+
+def test_unknown_catalog_names_are_rejected(tmp_path):
+    path = _write(tmp_path, "put_away", lambda d: d["requires"]["furniture"].append({"class": "piano"}))
+    with pytest.raises(TaskFileError, match=r"field requires.furniture\[1\].class: unknown furniture class 'piano'"):
+        read_task(path, load_catalog())
+
+
+def test_wake_source_device_is_required(tmp_path):
+    path = _write(tmp_path, "water_leak_response", lambda d: d["requires"].update(
+        {"devices": [x for x in d["requires"]["devices"] if x["type"] != "leak_sensor"]}))
+    with pytest.raises(TaskFileError, match="wake leak_alarm needs a leak_sensor"):
+        read_task(path)
+
+
+def test_check_definitions_may_be_added_later(tmp_path):
+    def add(d):
+        d["checks"][0]["definition"] = {"device": "stove", "field": "on", "equals": False}
+    task = read_task(_write(tmp_path, "handle_smoke_alarm", add), load_catalog())
+    assert task.checks[0].definition == {"device": "stove", "field": "on", "equals": False}
+    path = _write(tmp_path, "handle_smoke_alarm", lambda d: d["checks"][0].update({"weight": 2}))
+    with pytest.raises(TaskFileError, match=r"field checks\[0\].weight: unknown field"):
+        read_task(path)
+
+
+def test_load_tasks_from_a_folder_reports_every_bad_file(tmp_path):
+    _write(tmp_path, "put_away", lambda d: d.update({"colour": "red"}))
+    _write(tmp_path, "find_my_glasses", lambda d: d.update({"horizon_s": -1}))
+    with pytest.raises(TaskFileError) as err:
+        load_tasks(tmp_path)
+    text = str(err.value)
+    assert "put_away.yaml: field colour: unknown field" in text
+    assert "find_my_glasses.yaml: field horizon_s" in text
