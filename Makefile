@@ -24,7 +24,19 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/generate.py
 	$(BIN)/python benchmarks/ingest.py
-	$(BIN)/python benchmarks/select.py
+	$(BIN)/python benchmarks/audit.py
+	$(BIN)/python benchmarks/selection.py
+	$(BIN)/python benchmarks/furnish.py
+	$(BIN)/python benchmarks/usd_export.py
+	$(BIN)/python benchmarks/applicability.py
+	$(BIN)/python benchmarks/build.py
+
+# A local Prefect server (127.0.0.1, state in .prefect/) serving both deployments.
+serve: $(STAMP)
+	$(BIN)/python -m flows.local start
+
+stop:
+	@if [ -x $(BIN)/python ]; then $(BIN)/python -m flows.local stop; fi
 
 clean:
 	rm -rf outputs .pytest_cache

@@ -14,15 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-# Run as a script, this folder would head sys.path and its modules could shadow
-# standard ones (benchmarks/select.py shadows ``select``); import from the
-# repository root instead.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-if str(_HERE.parent) not in sys.path:
-    sys.path.insert(0, str(_HERE.parent))
 
-from pipeline.sources.synthetic import DEFAULT_DEFECT_RATE, generate  # noqa: E402
+from pipeline.sources.synthetic import DEFAULT_DEFECT_RATE, generate
 
 #: Full Swiss Dwellings v3 scale (SPEC.md §1): ~45,000 apartments on ~1,470 sites.
 FULL_PLANS, FULL_SITES = 45_000, 1_470

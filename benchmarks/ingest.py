@@ -13,18 +13,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# Run as a script, this folder comes first on sys.path, where a module could
-# shadow the standard library; the repository root takes its place.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-sys.path.insert(0, str(_HERE.parent))
 
-import argparse  # noqa: E402
-import resource  # noqa: E402
-import time  # noqa: E402
+import argparse
+import resource
+import time
 
-from pipeline.ingest import ingest  # noqa: E402
-from pipeline.sources.swiss_dwellings import scan_source  # noqa: E402
+from pipeline.ingest import ingest
+from pipeline.sources.swiss_dwellings import scan_source
 
 
 def _peak_rss_mib() -> float:

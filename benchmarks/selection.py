@@ -21,23 +21,18 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# Run as a script, this file's folder comes first on sys.path, where this
-# file's name would shadow the standard library's ``select`` module: drop it.
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parent.parent
 
-import argparse  # noqa: E402
-import resource  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-import tracemalloc  # noqa: E402
 
-from pipeline.diversity import diversity_report  # noqa: E402
-from pipeline.features import features_table, synthetic_features_table  # noqa: E402
-from pipeline.select import select  # noqa: E402
+import argparse
+import resource
+import tempfile
+import time
+import tracemalloc
+
+from pipeline.diversity import diversity_report
+from pipeline.features import features_table, synthetic_features_table
+from pipeline.select import select
 
 PICKS = 2_100
 SMALL_POOL, SMALL_SITES = 3_400, 900

@@ -19,25 +19,20 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# Run as a script, this folder comes first on sys.path, where a module could
-# shadow the standard library; the repository root takes its place.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-sys.path.insert(0, str(_HERE.parent))
 
-import argparse  # noqa: E402
-import hashlib  # noqa: E402
-import math  # noqa: E402
-import random  # noqa: E402
-import statistics  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
+import argparse
+import hashlib
+import math
+import random
+import statistics
+import tempfile
+import time
 
-import numpy as np  # noqa: E402
-import shapely  # noqa: E402
+import numpy as np
+import shapely
 
-from homeloop.catalog import Catalog, load_catalog  # noqa: E402
-from homeloop.home import (  # noqa: E402
+from homeloop.catalog import Catalog, load_catalog
+from homeloop.home import (
     OPENING_KIND_OF_SUBTYPE,
     CameraPose,
     Home,
@@ -53,9 +48,9 @@ from homeloop.home import (  # noqa: E402
     ObjectLocation,
     rings_from_polygon,
 )
-from homeloop.house import load_house  # noqa: E402
-from homeloop.plan import Plan  # noqa: E402
-from pipeline.usd import export_home, validate_stage_report, write_catalog_assets  # noqa: E402
+from homeloop.house import load_house
+from homeloop.plan import Plan
+from pipeline.usd import export_home, validate_stage_report, write_catalog_assets
 
 #: Devices put in every indoor room by the stand-in furnisher.
 ROOM_DEVICES = ("light", "light_switch", "thermostat", "plug", "plug", "smoke_sensor")

@@ -182,6 +182,59 @@ def build(
     console.print(f"outputs in {manifest['out']}")
 
 
+@app.command()
+@_guard
+def applicability(
+    from_dir: Path = typer.Option(Path("outputs/default"), "--from", help="A build folder (holds applicability.parquet)."),
+    task: Optional[list[str]] = typer.Option(None, "--task", help="A task id; repeat for several (all must apply)."),
+    any_task: bool = typer.Option(False, "--any", help="With several --task: homes where any of them applies."),
+    robot: Optional[str] = typer.Option(None, "--robot", help="A robot body id, e.g. hello_robot_stretch_4."),
+    family: Optional[str] = typer.Option(None, "--family", help="hazards, requests, entry, wellbeing or chores."),
+    min_applicable: Optional[int] = typer.Option(None, "--min-applicable", min=0, max=20, help="Homes with at least this many core tasks applicable."),
+    sql: Optional[str] = typer.Option(None, "--sql", help="DuckDB SQL over the build's tables (plans, audit, features, selection, applicability, applicability_summary)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the result to a .csv or .parquet file instead of printing it."),
+    limit: int = typer.Option(30, "--limit", min=1, help="Rows to print (the file gets them all)."),
+) -> None:
+    """Which homes suit an experiment: filter the build's task applicability, or ask in SQL."""
+    from pipeline.queries import query_applicability, run_sql
+
+    if sql:
+        result = run_sql(from_dir, sql)
+    else:
+        result = query_applicability(
+            from_dir, tasks=task, robot=robot, family=family, min_applicable=min_applicable, all_tasks=not any_task
+        )
+    if out is not None:
+        write_result(result, out)
+        console.print(f"wrote {len(result):,} rows → {out}")
+        return
+    print_frame(result, limit=limit, title=f"{len(result):,} rows")
+
+
+def write_result(frame, out: Path) -> None:
+    from homeloop.io import atomic_path
+
+    suffix = out.suffix.lower()
+    if suffix not in (".csv", ".parquet"):
+        raise HomeLoopError(f"--out {out}: use a .csv or .parquet file name")
+    with atomic_path(out) as tmp:
+        if suffix == ".csv":
+            frame.to_csv(tmp, index=False)
+        else:
+            frame.to_parquet(tmp, index=False)
+
+
+def print_frame(frame, *, limit: int, title: str) -> None:
+    table = Table(title=title, header_style="bold")
+    for col in frame.columns:
+        table.add_column(str(col), overflow="fold")
+    for row in frame.head(limit).itertuples(index=False):
+        table.add_row(*(f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v) for v in row))
+    console.print(table)
+    if len(frame) > limit:
+        console.print(f"… {len(frame) - limit:,} more rows (--limit, or --out FILE for all)")
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app()
 

@@ -53,6 +53,7 @@ import shapely
 from shapely import Polygon
 
 from homeloop.plan import (
+    SWISS_DWELLINGS_COLUMNS,
     AREA,
     ENTITY_TYPES,
     FEATURE,
@@ -89,22 +90,6 @@ HOUSE_APARTMENT_ID = "00000000000000000000000000000e01"
 #: The house's plan key (site 0, floor 0).
 HOUSE_PLAN_KEY = plan_key(0, 0, HOUSE_APARTMENT_ID)
 
-#: The 13 Swiss Dwellings v3 columns, in file order (SPEC.md §1).
-SWISS_DWELLINGS_COLUMNS = (
-    "apartment_id",
-    "site_id",
-    "building_id",
-    "plan_id",
-    "floor_id",
-    "unit_id",
-    "area_id",
-    "unit_usage",
-    "entity_type",
-    "entity_subtype",
-    "geometry",
-    "elevation",
-    "height",
-)
 
 _SUBTYPES = {
     SEPARATOR: {"WALL", "COLUMN", "RAILING"},

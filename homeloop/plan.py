@@ -32,6 +32,23 @@ DOOR, ENTRANCE_DOOR, WINDOW = "DOOR", "ENTRANCE_DOOR", "WINDOW"
 PASSAGE_KINDS = frozenset({DOOR, ENTRANCE_DOOR})
 WALL, COLUMN, RAILING = "WALL", "COLUMN", "RAILING"
 
+#: The 13 columns of Swiss Dwellings v3 ``geometries.csv``, in file order (SPEC.md §1).
+SWISS_DWELLINGS_COLUMNS = (
+    "apartment_id",
+    "site_id",
+    "building_id",
+    "plan_id",
+    "floor_id",
+    "unit_id",
+    "area_id",
+    "unit_usage",
+    "entity_type",
+    "entity_subtype",
+    "geometry",
+    "elevation",
+    "height",
+)
+
 #: Apartment id of rows that belong to no apartment: md5("") (SPEC.md §1).
 EMPTY_APARTMENT_ID = "d41d8cd98f00b204e9800998ecf8427e"
 

@@ -27,6 +27,9 @@ from homeloop.plan import Plan
 
 #: Outcome records (one per attempted plan) live here, under the homes folder.
 OUTCOMES = ".outcomes"
+#: Home previews are drawn smaller than plan previews: thousands of them are
+#: drawn per build, and 640 px wide still shows every device and camera cone.
+PREVIEW_DPI, PREVIEW_WIDTH_IN = 80, 8.0
 FURNISH_FAILED = "furnish_failed"
 EQUIP_FAILED = "equip_failed"
 CHECK_FAILED = "home_check_failed"
@@ -147,7 +150,7 @@ def build_homes_partition(keys: list[str], build_dir: str, seed: int, stage_key:
                 folder = home_dir(homes_dir, home.home_id)
                 home.write(folder / "home.json")
                 if previews:
-                    render_home(home, plans[key], folder / "preview.png")
+                    render_home(home, plans[key], folder / "preview.png", dpi=PREVIEW_DPI, width_in=PREVIEW_WIDTH_IN)
             record = outcome.to_record()
             write_json(homes_dir / OUTCOMES / f"{key}.json", {"stage_key": stage_key, "outcome": record})
             records[key] = record

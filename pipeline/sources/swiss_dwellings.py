@@ -57,6 +57,7 @@ import pyarrow.csv as pacsv
 import shapely
 
 from homeloop.plan import (
+    SWISS_DWELLINGS_COLUMNS,
     AREA,
     COLUMN,
     EMPTY_APARTMENT_ID,
@@ -82,21 +83,7 @@ from homeloop.plan import (
 # --- the file layout -----------------------------------------------------------
 
 #: Columns of the v3 layout (SPEC.md §1).
-V3_COLUMNS = (
-    "apartment_id",
-    "site_id",
-    "building_id",
-    "plan_id",
-    "floor_id",
-    "unit_id",
-    "area_id",
-    "unit_usage",
-    "entity_type",
-    "entity_subtype",
-    "geometry",
-    "elevation",
-    "height",
-)
+V3_COLUMNS = SWISS_DWELLINGS_COLUMNS
 #: Columns of the older v1 layout: no plan_id, unit_usage, elevation or height.
 V1_COLUMNS = (
     "apartment_id",

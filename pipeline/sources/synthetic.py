@@ -105,24 +105,9 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from homeloop.io import atomic_path
-from homeloop.plan import element_id, plan_key
+from homeloop.plan import SWISS_DWELLINGS_COLUMNS, element_id, plan_key
 
-#: The 13 columns of Swiss Dwellings v3 ``geometries.csv``, in order (SPEC.md §1).
-COLUMNS = (
-    "apartment_id",
-    "site_id",
-    "building_id",
-    "plan_id",
-    "floor_id",
-    "unit_id",
-    "area_id",
-    "unit_usage",
-    "entity_type",
-    "entity_subtype",
-    "geometry",
-    "elevation",
-    "height",
-)
+COLUMNS = SWISS_DWELLINGS_COLUMNS
 
 BLOCKED_DOORWAY = "blocked_doorway"
 NO_SHOWER_OR_BATH = "no_shower_or_bath"
