@@ -114,9 +114,27 @@ class HomeModel(BaseModel):
 # --- geometry helpers ----------------------------------------------------------------
 
 
+#: Shapely polygons already built from home file polygons, by their rings' coordinates.
+#: Shapely geometries are immutable, so equal rings can share one polygon; the
+#: cache is emptied when it grows past :data:`_POLYGON_CACHE_SIZE`.
+_POLYGON_CACHE: dict[tuple, Polygon] = {}
+_POLYGON_CACHE_SIZE = 20000
+
+
 def polygon_from_rings(rings: list[list[tuple[float, float]]]) -> Polygon:
     """A shapely polygon from a home file polygon (outer ring, then holes)."""
-    return Polygon(rings[0], rings[1:])
+    try:
+        key = tuple(map(tuple, rings))
+        hit = _POLYGON_CACHE.get(key)
+    except TypeError:  # points given as lists (rings read as plain JSON)
+        key = tuple(tuple(map(tuple, ring)) for ring in rings)
+        hit = _POLYGON_CACHE.get(key)
+    if hit is None:
+        hit = Polygon(rings[0], rings[1:])
+        if len(_POLYGON_CACHE) >= _POLYGON_CACHE_SIZE:
+            _POLYGON_CACHE.clear()
+        _POLYGON_CACHE[key] = hit
+    return hit
 
 
 def rings_from_polygon(geom: BaseGeometry) -> list[list[tuple[float, float]]]:

@@ -237,7 +237,11 @@ def visible_mask(cam: tuple[float, float, float], hfov_deg: float, pts: np.ndarr
     ok = (dist <= max_range) & (off <= math.radians(hfov_deg) / 2)
     if blocking is not None and not blocking.is_empty and ok.any():
         idx = np.nonzero(ok)[0]
-        lines = shapely.linestrings([[[x, y], [float(pts[i, 0]), float(pts[i, 1])]] for i in idx])
+        ends = np.asarray(pts[idx], dtype=float)
+        coords = np.empty((len(idx), 2, 2))
+        coords[:, 0, 0], coords[:, 0, 1] = x, y
+        coords[:, 1, :] = ends
+        lines = shapely.linestrings(coords)
         ok[idx] = ~shapely.intersects(lines, blocking)
     return ok
 
@@ -256,8 +260,15 @@ class _Equipper:
         self.openings = {o.id: o for o in home.openings}
         self.opening_polys = home.opening_polygons()
         self.footprints = home.furniture_footprints()
+        self.furniture_room = {f.id: f.room for f in home.furniture}
         self.adjacency = room_adjacency(home)
         self.blocking = sight_blockers(home)
+        shapely.prepare(self.blocking)
+        self._smoke_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._centre_cache: dict[str, Point] = {}
+        self._coverage_cache: dict[str, np.ndarray] = {}
+        self._corner_cache: dict[str, list[tuple[float, float]]] = {}
+        self._walls_union: BaseGeometry | None = None
         self.devices: list[Device] = []
         self.cameras: list[Camera] = []
         self.counters: dict[tuple[str, str], int] = {}
@@ -307,8 +318,21 @@ class _Equipper:
 
     # -- smoke sensors
 
+    def centre(self, rid: str) -> Point:
+        """:func:`room_centre` of a room, computed once."""
+        c = self._centre_cache.get(rid)
+        if c is None:
+            c = self._centre_cache[rid] = room_centre(self.polys[rid])
+        return c
+
     def smoke_candidates(self, rid: str) -> tuple[np.ndarray, np.ndarray]:
         """Ceiling candidate points of a room and each one's distance to the nearest cooking appliance."""
+        got = self._smoke_cache.get(rid)
+        if got is None:
+            got = self._smoke_cache[rid] = self._smoke_candidates(rid)
+        return got
+
+    def _smoke_candidates(self, rid: str) -> tuple[np.ndarray, np.ndarray]:
         inner = self.polys[rid].buffer(-self.smoke_wall, join_style="mitre")
         pts = grid_points(inner, SMOKE_GRID_STEP)
         if self.cooker_union is None or len(pts) == 0:
@@ -323,7 +347,7 @@ class _Equipper:
         if not ok.any():
             return None
         pts, dist = pts[ok], dist[ok]
-        target = towards if towards is not None else tuple(room_centre(self.polys[rid]).coords[0])
+        target = towards if towards is not None else tuple(self.centre(rid).coords[0])
         to_target = np.hypot(pts[:, 0] - target[0], pts[:, 1] - target[1])
         # Nearest the target (the centre, or a door smoke comes through); the farthest
         # from the range first when placing with the exception; ties by position.
@@ -585,7 +609,7 @@ class _Equipper:
                 continue
             if avoid_furniture is not None and any(
                     g.distance(p) < avoid_furniture for fid, g in self.footprints.items()
-                    if self.home.furniture_item(fid).room == rid):
+                    if self.furniture_room[fid] == rid):
                 continue
             out.append((x, y, yaw))
         return out
@@ -604,7 +628,7 @@ class _Equipper:
 
     def switch_point(self, rid: str, door: Opening) -> tuple[float, float, float] | None:
         poly = self.polys[rid]
-        tall = [g for fid, g in self.footprints.items() if self.home.furniture_item(fid).room == rid]
+        tall = [g for fid, g in self.footprints.items() if self.furniture_room[fid] == rid]
         for extra in (0.0, 0.1, 0.2):
             for s in (1.0, -1.0):
                 x, y, yaw = self.face(door, rid, depth=WALL_INSET,
@@ -620,7 +644,7 @@ class _Equipper:
         for r in self.home.rooms:
             if not (r.indoor or r.type == "GARAGE"):
                 continue
-            c = room_centre(self.polys[r.id])
+            c = self.centre(r.id)
             light = self.add("light", r.id, Pose(x=c.x, y=c.y, z=self.ceiling(r.id)), mount="ceiling")
             door = self.main_door(r.id) or next(
                 (o for o in self.home.openings if o.kind == "garage_door" and r.id in o.connects), None)
@@ -752,7 +776,7 @@ class _Equipper:
         if not walls:
             self.failures.append(f"room {room.id}: no wall place for the thermostat")
             return
-        c = room_centre(self.polys[room.id])
+        c = self.centre(room.id)
 
         def rank(w: tuple[float, float, float]) -> tuple:
             # Interior walls first (a probe through the wall lands in another indoor room).
@@ -821,6 +845,12 @@ class _Equipper:
 
     def corners(self, rid: str) -> list[tuple[float, float]]:
         """Candidate camera points: each convex corner of the room, moved in along its bisector."""
+        got = self._corner_cache.get(rid)
+        if got is None:
+            got = self._corner_cache[rid] = self._corners(rid)
+        return list(got)
+
+    def _corners(self, rid: str) -> list[tuple[float, float]]:
         poly = _ccw(self.polys[rid].simplify(0.01))
         ring = np.asarray(poly.exterior.coords)[:-1]
         n = len(ring)
@@ -843,13 +873,19 @@ class _Equipper:
         return out
 
     def coverage_points(self, rid: str) -> np.ndarray:
+        got = self._coverage_cache.get(rid)
+        if got is None:
+            got = self._coverage_cache[rid] = self._coverage_points(rid)
+        return got
+
+    def _coverage_points(self, rid: str) -> np.ndarray:
         poly = self.polys[rid].buffer(-0.1)
         step = max(COVERAGE_STEP, math.sqrt(max(poly.area, 0.0) / 300.0))
         return grid_points(poly, step)
 
     def camera_pose(self, rid: str, corner: tuple[float, float], target: tuple[float, float] | None = None,
                     must_see: tuple[float, float] | None = None, hfov: float = 100.0) -> tuple[float, float, float]:
-        c = room_centre(self.polys[rid])
+        c = self.centre(rid)
         aim = target or (c.x, c.y)
         yaw = _yaw(aim[0] - corner[0], aim[1] - corner[1])
         if must_see is not None:
@@ -870,7 +906,9 @@ class _Equipper:
         pts = self.coverage_points(rid)
         corners = self.corners(rid)
         if prefer_walls and self.home.walls:
-            walls = shapely.union_all([polygon_from_rings(w.polygon) for w in self.home.walls])
+            if self._walls_union is None:
+                self._walls_union = shapely.union_all([polygon_from_rings(w.polygon) for w in self.home.walls])
+            walls = self._walls_union
             near = [c for c in corners if walls.distance(Point(c)) < 0.6]
             corners = near or corners
         best = None

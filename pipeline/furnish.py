@@ -90,6 +90,7 @@ from homeloop.home import (
     Wall,
     furniture_from_catalog,
     object_from_catalog,
+    polygon_from_rings,
     rings_from_polygon,
 )
 from homeloop.home import Opening as HomeOpening
@@ -465,7 +466,7 @@ class _PlanGeometry:
 
 
 def polygon_from_home(rings) -> Polygon:
-    return Polygon(rings[0], rings[1:])
+    return polygon_from_rings(rings)
 
 
 class _RoomGeometry:
@@ -509,6 +510,9 @@ class _RoomGeometry:
         faces: list[_Face] = []
         if geo.wall_tree is None:
             return faces
+        # Every edge's samples are tested against the walls and doors in one query.
+        edges: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        samples: list[np.ndarray] = []
         for ring in [self.poly.exterior, *self.poly.interiors]:
             coords = np.asarray(ring.coords)
             for i in range(len(coords) - 1):
@@ -520,26 +524,32 @@ class _RoomGeometry:
                 n = np.array([-t[1], t[0]])
                 steps = max(int(math.ceil(length / FACE_SAMPLE_STEP)), 1)
                 s = np.linspace(0.0, length, steps + 1)
-                pts = shapely.points(a[None, :] + s[:, None] * t[None, :] + n[None, :] * 0.001)
-                on_wall = np.zeros(len(s), bool)
-                hit = geo.wall_tree.query(pts, predicate="dwithin", distance=WALL_CONTACT)[0]
-                on_wall[hit] = True
-                if geo.passage_tree is not None:
-                    at_door = geo.passage_tree.query(pts, predicate="dwithin", distance=0.03)[0]
-                    on_wall[at_door] = False
-                # Runs of consecutive wall samples become faces.
-                j = 0
-                while j < len(s):
-                    if not on_wall[j]:
-                        j += 1
-                        continue
-                    k = j
-                    while k + 1 < len(s) and on_wall[k + 1]:
-                        k += 1
-                    s0, s1 = float(s[j]), float(s[k])
-                    if s1 - s0 >= MIN_FACE_LENGTH:
-                        faces.append(_Face(a, t, n, s0, s1))
-                    j = k + 1
+                edges.append((a, t, n, s))
+                samples.append(a[None, :] + s[:, None] * t[None, :] + n[None, :] * 0.001)
+        if not edges:
+            return faces
+        pts = shapely.points(np.concatenate(samples))
+        on_all = np.zeros(len(pts), bool)
+        on_all[geo.wall_tree.query(pts, predicate="dwithin", distance=WALL_CONTACT)[0]] = True
+        if geo.passage_tree is not None:
+            on_all[geo.passage_tree.query(pts, predicate="dwithin", distance=0.03)[0]] = False
+        start = 0
+        for a, t, n, s in edges:
+            on_wall = on_all[start:start + len(s)]
+            start += len(s)
+            # Runs of consecutive wall samples become faces.
+            j = 0
+            while j < len(s):
+                if not on_wall[j]:
+                    j += 1
+                    continue
+                k = j
+                while k + 1 < len(s) and on_wall[k + 1]:
+                    k += 1
+                s0, s1 = float(s[j]), float(s[k])
+                if s1 - s0 >= MIN_FACE_LENGTH:
+                    faces.append(_Face(a, t, n, s0, s1))
+                j = k + 1
         return faces
 
     def _counter(self, fid: str, poly: Polygon) -> _Counter:
@@ -829,7 +839,6 @@ class _Furnisher:
         if not len(cands):
             return None, stats.reason(entry, tall, against)
         fps = _boxes(cands.cx, cands.cy, cands.yaw, d.depth, d.width)
-        col = _boxes(cands.cx, cands.cy, cands.yaw, d.depth + 2 * COLLISION_MARGIN, d.width + 2 * COLLISION_MARGIN)
         keep = _inside(geom, fps)
         stats.inside = int(keep.sum())
         exempt_kinds = {c.target for c in [*hard, *soft] if c.kind == "at_feature"}
@@ -852,15 +861,17 @@ class _Furnisher:
                 obstacles.append(p.clearance)
         idx = np.flatnonzero(keep)
         if len(idx) and obstacles:
+            col = _boxes(cands.cx[idx], cands.cy[idx], cands.yaw[idx], d.depth + 2 * COLLISION_MARGIN,
+                         d.width + 2 * COLLISION_MARGIN)
             tree = shapely.STRtree(obstacles)
-            hit = tree.query(col[idx], predicate="intersects")[0]
+            hit = tree.query(col, predicate="intersects")[0]
             keep[idx[np.unique(hit)]] = False
         if exempt_feats:
             idx = np.flatnonzero(keep)
             for fpoly in exempt_feats:
                 if not len(idx):
                     break
-                inter = shapely.area(shapely.intersection(fps[idx], fpoly))
+                inter = _overlap_area(fps[idx], fpoly)
                 full = min(fpoly.area, d.width * d.depth)
                 bad = (inter > 1e-4) & (inter < 0.5 * full)
                 keep[idx[bad]] = False
@@ -1071,7 +1082,7 @@ class _Furnisher:
             area = d.width * d.depth
             best = np.zeros(n)
             for ctr in geom.counters:
-                best = np.maximum(best, shapely.area(shapely.intersection(fps, ctr.polygon)) / area)
+                best = np.maximum(best, _overlap_area(fps, ctr.polygon) / area)
             return best >= (0.8 if kind == "in_counter" else 0.98)
         if kind == "beside_counter":
             if not geom.counters:
@@ -1087,8 +1098,7 @@ class _Furnisher:
             if kind == "at_feature":
                 best = np.zeros(n)
                 for p in feats:
-                    best = np.maximum(best, shapely.area(shapely.intersection(fps, p)) / max(
-                        min(p.area, d.width * d.depth), 1e-9))
+                    best = np.maximum(best, _overlap_area(fps, p) / max(min(p.area, d.width * d.depth), 1e-9))
                 return best >= 0.5
             lo = c.min_distance or 0.0
             hi = c.max_distance if c.max_distance is not None else NEAR_FEATURE_MAX
@@ -1288,6 +1298,17 @@ class _Furnisher:
 
     def _room_order(self) -> list[str]:
         return [r.id for r in self.home.rooms]
+
+
+def _overlap_area(boxes: np.ndarray, poly: BaseGeometry) -> np.ndarray:
+    """The area each rectangle shares with ``poly`` (0 where they do not meet)."""
+    out = np.zeros(len(boxes))
+    if not len(boxes):
+        return out
+    meet = np.flatnonzero(shapely.intersects(boxes, poly))
+    if len(meet):
+        out[meet] = shapely.area(shapely.intersection(boxes[meet], poly))
+    return out
 
 
 def _inside(geom: _RoomGeometry, boxes: np.ndarray) -> np.ndarray:
