@@ -12,19 +12,74 @@ from pathlib import Path
 from typing import Any, Callable
 
 import flows  # noqa: F401  (local Prefect settings before Prefect loads)
-from prefect import flow, get_run_logger, task
+from prefect import Flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
+from prefect.states import Failed
 
+from homeloop.errors import HomeLoopError
 from pipeline import stages
+
+#: Seconds to wait for the Prefect server named by PREFECT_API_URL to answer.
+API_TIMEOUT_S = 5.0
+
+
+def require_prefect_api(timeout_s: float = API_TIMEOUT_S) -> None:
+    """Stop with one line when PREFECT_API_URL names a server that does not answer.
+
+    Without PREFECT_API_URL, Prefect starts a temporary local server for the run."""
+    import httpx
+    from prefect.settings import PREFECT_API_URL
+
+    url = PREFECT_API_URL.value()
+    if not url:
+        return
+    try:
+        httpx.get(f"{url.rstrip('/')}/health", timeout=timeout_s)
+    except httpx.TransportError as exc:
+        raise HomeLoopError(
+            f"no Prefect server answers at PREFECT_API_URL={url} ({exc.__class__.__name__}); "
+            "start it (`make serve`) or unset PREFECT_API_URL to run with a temporary local server"
+        ) from None
+
+
+class HomeLoopFlow(Flow):
+    """A flow that, called directly, first checks that its Prefect API answers, so a
+    server that is down is one clear line rather than a traceback from the engine."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        require_prefect_api()
+        return super().__call__(*args, **kwargs)
+
+
+def homeloop_flow(**options: Any) -> Callable[[Callable[..., Any]], HomeLoopFlow]:
+    return lambda fn: HomeLoopFlow(fn, **options)
 
 
 def _stage_runner(name: str, fn: Callable[[], Any]) -> Any:
     """Run one stage as a Prefect task. Stages cache themselves by inputs and code
-    (pipeline.cache), so Prefect's own result cache stays off."""
-    return task(fn, name=name, cache_policy=NO_CACHE, persist_result=False)()
+    (pipeline.cache), so Prefect's own result cache stays off.
+
+    A problem with the input (:class:`HomeLoopError`) fails the task with its
+    message, not a traceback, and is raised again here for the flow to report."""
+
+    def stage() -> Any:
+        try:
+            return fn()
+        except HomeLoopError as exc:
+            return Failed(message=str(exc), data=exc)
+
+    state = task(stage, name=name, cache_policy=NO_CACHE, persist_result=False)(return_state=True)
+    return state.result()
 
 
-@flow(name="build-home-set", description="Rebuild the home set: ingest, audit, select, furnish, export, screen.")
+def _stopped(exc: HomeLoopError) -> Failed:
+    """The failed state a flow returns for a problem with its input: the message,
+    logged once, and the error raised to whoever called the flow."""
+    get_run_logger().error(str(exc))
+    return Failed(message=str(exc), data=exc)
+
+
+@homeloop_flow(name="build-home-set", description="Rebuild the home set: ingest, audit, select, furnish, export, screen.")
 def build_home_set(
     source: str | None = None,
     plans: int = stages.DEFAULT_PLANS,
@@ -51,20 +106,26 @@ def build_home_set(
         workers=workers,
         usda=usda,
     )
-    manifest = stages.run_build(config, runner=_stage_runner, log=logger.info)
+    try:
+        manifest = stages.run_build(config, runner=_stage_runner, log=logger.info)
+    except HomeLoopError as exc:
+        return _stopped(exc)
     logger.info("build %s written to %s", manifest["build"], manifest["out"])
     return manifest
 
 
-@flow(name="audit-source", description="Audit a floor-plan source: ingest it, run every rule, write the report.")
+@homeloop_flow(name="audit-source", description="Audit a floor-plan source: ingest it, run every rule, write the report.")
 def audit_source(source: str, out: str | None = None, all_usages: bool = False) -> dict[str, Any]:
     """source: a Swiss Dwellings geometries.csv; out: the report folder
     (default outputs/audit-<file name>)."""
     logger = get_run_logger()
     target = Path(out) if out else stages.OUTPUTS / f"audit-{Path(source).stem}"
-    outcome = _stage_runner(
-        "audit-source", lambda: stages.run_audit_source(Path(source), target, all_usages=all_usages, progress=False)
-    )
+    try:
+        outcome = _stage_runner(
+            "audit-source", lambda: stages.run_audit_source(Path(source), target, all_usages=all_usages, progress=False)
+        )
+    except HomeLoopError as exc:
+        return _stopped(exc)
     for r in outcome.per_rule.itertuples(index=False):
         logger.info("%s: %d checked, %d passed, %d failed", r.rule, r.checked, r.passed, r.failed)
     logger.info("%d of %d plans passed; report: %s", outcome.plans_passed, outcome.plans_checked, outcome.html)

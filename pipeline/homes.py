@@ -145,12 +145,15 @@ def build_homes_partition(keys: list[str], build_dir: str, seed: int, stage_key:
         catalog = load_catalog(catalog_dir)
         plans = {p.key: p for p in load_plans(build, keys=todo)}
         for key in todo:
+            t = time.perf_counter()
             home, outcome = build_home(plans[key], catalog, seed)
             if home is not None:
                 folder = home_dir(homes_dir, home.home_id)
                 home.write(folder / "home.json")
                 if previews:
                     render_home(home, plans[key], folder / "preview.png", dpi=PREVIEW_DPI, width_in=PREVIEW_WIDTH_IN)
+            # The whole work of the plan, files included (build_home timed only its part).
+            outcome.seconds = round(time.perf_counter() - t, 4)
             record = outcome.to_record()
             write_json(homes_dir / OUTCOMES / f"{key}.json", {"stage_key": stage_key, "outcome": record})
             records[key] = record
@@ -167,7 +170,12 @@ def read_outcome(homes_dir: Path, key: str, stage_key: str) -> dict[str, Any] | 
         return None
     if stored.get("stage_key") != stage_key:
         return None
-    outcome = stored["outcome"]
+    try:
+        # Rebuilt as a HomeOutcome so the record has the fields, in the order, of a
+        # fresh one (the JSON file keeps them sorted): a resumed build writes the same table.
+        outcome = HomeOutcome(**stored["outcome"]).to_record()
+    except (KeyError, TypeError):
+        return None
     if outcome["kept"] and not (Path(homes_dir) / key / "home.json").is_file():
         return None
     return outcome

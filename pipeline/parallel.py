@@ -38,12 +38,13 @@ def dask_client(address: str | None = None, *, workers: int | None = None) -> It
 
     if address:
         try:
+            _reach_tcp(address)
             client = Client(address, timeout=CONNECT_TIMEOUT_S)
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError) as exc:
             raise HomeLoopError(
                 f"no Dask scheduler answers at {address} ({exc.__class__.__name__}); start one "
                 "(`dask scheduler` and `dask worker ADDRESS`) or leave out --dask-address to use a local cluster"
-            ) from exc
+            ) from None
         try:
             yield client
         finally:
@@ -66,6 +67,22 @@ def dask_client(address: str | None = None, *, workers: int | None = None) -> It
     finally:
         client.close()
         cluster.close()
+
+
+def _reach_tcp(address: str) -> None:
+    """Open and close a TCP connection to a ``tcp://`` scheduler address: a port
+    nobody listens on fails at once, where the Dask client would retry until
+    its timeout. Other schemes are left to the client."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    scheme, location = parse_address(address)
+    if scheme != "tcp":
+        return
+    host, port = parse_host_port(location)
+    with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S):
+        pass
 
 
 def partitions(items: Sequence[T], size: int = DEFAULT_PARTITION_SIZE) -> list[list[T]]:

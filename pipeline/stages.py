@@ -12,6 +12,7 @@ cached by inputs and code (:mod:`pipeline.cache`). The Prefect flow in
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +82,10 @@ class Build:
     log: Callable[[str], None] = lambda msg: console.print(msg, highlight=False)
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    #: Time spent on the work items of a stage (plans furnished, homes exported):
+    #: count, total, median and 90th percentile. Timings vary from run to run,
+    #: so they go to run.json, never to a table.
+    work: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @property
     def cache(self) -> StageCache:
@@ -88,6 +93,17 @@ class Build:
 
     def path(self, *parts: str) -> Path:
         return self.out.joinpath(*parts)
+
+
+def work_summary(seconds: list[float]) -> dict[str, float]:
+    """Count, total (s), median and 90th percentile (ms) of per-item times."""
+    import numpy as np
+
+    if not seconds:
+        return {"items": 0, "total_s": 0.0, "median_ms": 0.0, "p90_ms": 0.0}
+    arr = np.asarray(seconds, dtype=float)
+    return {"items": int(arr.size), "total_s": round(float(arr.sum()), 3),
+            "median_ms": round(float(np.median(arr)) * 1000, 1), "p90_ms": round(float(np.percentile(arr, 90)) * 1000, 1)}
 
 
 def ensure_writable(folder: Path) -> Path:
@@ -160,9 +176,12 @@ def run_ingest(source: Path, out: Path, *, all_usages: bool = False, keep_all_fl
     require_file(source, "source file")
     ensure_writable(Path(out))
     usages = None if all_usages else ("RESIDENTIAL",)
-    total = ingest_stage.count_rows(source)
-    with stage_progress("ingest", total, enabled=progress) as advance:
-        return ingest_stage.ingest(source, out, usages=usages, keep_all_floors=keep_all_floors, progress=advance)
+    try:
+        total = ingest_stage.count_rows(source)
+        with stage_progress("ingest", total, enabled=progress) as advance:
+            return ingest_stage.ingest(source, out, usages=usages, keep_all_floors=keep_all_floors, progress=advance)
+    except ingest_stage.SourceError as exc:
+        raise HomeLoopError(f"{exc}; pass a Swiss Dwellings geometries.csv, or write one with `homeloop generate`") from exc
 
 
 def show_plan(plan_key: str, from_dir: Path, out: Path) -> Path:
@@ -343,8 +362,10 @@ def stage_homes(build: Build) -> dict[str, Any]:
         for folder in sorted(homes_dir.glob("*")):
             if folder.is_dir() and folder.name not in set(kept_ids) and folder.name not in (OUTCOMES, HOUSE_ID):
                 shutil.rmtree(folder)
+        build.work["homes"] = work_summary([o["seconds"] for o in outcomes])
         table = pd.DataFrame.from_records(
-            [{k: v for k, v in o.items() if k != "findings"} | {"rank": i + 1} for i, o in enumerate(outcomes)]
+            [{k: v for k, v in o.items() if k not in ("findings", "seconds")} | {"rank": i + 1}
+             for i, o in enumerate(outcomes)]
         )
         write_parquet(build.path("homes.parquet"), table)
         findings = [
@@ -406,6 +427,7 @@ def stage_usd(build: Build, home_ids: list[str]) -> dict[str, Any]:
             records = map_partitions(export_homes_partition, ids, str(build.out), cfg.usda,
                                      client=build.client, partition_size=50, progress=advance)
         table = pd.DataFrame.from_records(records)
+        build.work["usd"] = work_summary(list(table.pop("export_ms") / 1000) if len(table) else [])
         write_parquet(build.path("usd.parquet"), table)
         invalid = table[~table["valid"]]
         for r in invalid.itertuples(index=False):
@@ -458,7 +480,9 @@ def run_build(config: BuildConfig, *, runner: Callable[[str, Callable[[], Any]],
     passes one that makes each a task)."""
     from pipeline.parallel import dask_client
 
-    out = ensure_writable(config.out_dir)
+    # Absolute, so that workers of a Dask cluster started elsewhere write to the same folder.
+    out = ensure_writable(config.out_dir).resolve()
+    remove_partial_files(out)
     run_stage = runner or (lambda name, fn: fn())
     with dask_client(config.dask_address, workers=config.workers) as client:
         build = Build(config, out, client=client)
@@ -476,6 +500,22 @@ def run_build(config: BuildConfig, *, runner: Callable[[str, Callable[[], Any]],
         run_stage("applicability", lambda: stage_applicability(build, built_homes))
         run_stage("report", lambda: stage_report(build))
         return write_manifest(build, source)
+
+
+#: Temporary files of an atomic write (homeloop.io.atomic_path, pipeline.usd):
+#: ``.<name>.<8 random characters>.tmp`` or ``.<stem>.<8 random characters>.usd[ac]``.
+PARTIAL_FILE = re.compile(r"^\..+\.[A-Za-z0-9_]{8}(\.tmp|\.usd[ac])$")
+
+
+def remove_partial_files(out: Path) -> list[Path]:
+    """Delete what a build killed in the middle of a write left behind (a write
+    interrupted before its rename); the rerun writes those files again."""
+    removed = []
+    for path in sorted(out.rglob(".*")):
+        if path.is_file() and PARTIAL_FILE.match(path.name):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
 
 
 def package_versions() -> dict[str, str]:
@@ -525,5 +565,6 @@ def write_manifest(build: Build, source: Path) -> dict[str, Any]:
     }
     write_json(build.path("manifest.json"), manifest)
     write_json(build.path("run.json"), {"timings_s": {k: round(v, 3) for k, v in build.timings.items()},
+                                        "work": build.work,
                                         "finished_unix": round(time.time(), 1)})
     return manifest

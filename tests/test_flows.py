@@ -1,0 +1,212 @@
+"""The Prefect flows: build-home-set and audit-source under a test harness, and the
+served deployment run end to end against a real Prefect server on loopback."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+from build_fixtures import (
+    BIN,
+    SMALL,
+    free_port,
+    partial_files,
+    read_manifest,
+    reference_build,
+    run_cli,
+    start_process,
+    stop_process,
+    subprocess_env,
+    wait_for,
+)
+
+pytestmark = pytest.mark.slow
+
+TABLES = ("plans.parquet", "elements.parquet", "rejected.parquet", "audit.parquet", "audit.html",
+          "features.parquet", "selection.parquet", "selection_report.json", "homes.parquet",
+          "usd.parquet", "applicability.parquet", "applicability_summary.parquet", "report.html",
+          "manifest.json")
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory):
+    """A temporary Prefect server and database for the flows run in this process."""
+    from prefect.settings import PREFECT_HOME, temporary_settings
+    from prefect.testing.utilities import prefect_test_harness
+
+    with temporary_settings(updates={PREFECT_HOME: tmp_path_factory.mktemp("prefect-harness")}):
+        with prefect_test_harness(server_startup_timeout=180):
+            yield
+
+
+@pytest.fixture(scope="module")
+def flow_build(harness, tmp_path_factory):
+    """The small build, run by the build-home-set flow."""
+    from flows.build import build_home_set
+
+    out = tmp_path_factory.mktemp("flow-build")
+    manifest = build_home_set(**SMALL, out=str(out), workers=1)
+    return out, manifest
+
+
+def kept_home_ids(out: Path) -> list[str]:
+    return sorted(p.name for p in (out / "homes").iterdir() if p.is_dir() and p.name not in (".outcomes", "house"))
+
+
+def test_build_flow_writes_every_artifact(flow_build):
+    out, manifest = flow_build
+    for name in TABLES:
+        assert (out / name).is_file(), name
+    homes = kept_home_ids(out)
+    assert len(homes) == SMALL["homes"]
+    for home_id in ["house", *homes]:
+        for name in ("home.json", "preview.png", "home.usdc"):
+            path = out / "homes" / home_id / name
+            assert path.is_file() and path.stat().st_size > 0, path
+    # The manifest lists every output file with its hash, and only those.
+    listed = set(manifest["outputs"])
+    assert {"report.html", "selection.parquet", f"homes/{homes[0]}/home.usdc"} <= listed
+    assert all((out / rel).is_file() for rel in listed)
+    assert not any(rel.startswith((".stages", "source/")) or rel == "manifest.json" for rel in listed)
+    assert read_manifest(out) == manifest
+    assert partial_files(out) == []
+
+
+def test_build_flow_counts_reconcile(flow_build):
+    import pandas as pd
+
+    out, manifest = flow_build
+    counts = manifest["counts"]
+    assert {"rows", "plans", "audit", "select", "homes", "usd"} <= set(counts)
+    for stage, c in counts.items():
+        assert c["in"] == c["kept"] + c["rejected"], stage
+        if stage in ("rows", "homes"):  # one reason per rejected row or plan
+            assert sum(c.get("by_reason", {}).values()) == c["rejected"], stage
+    assert counts["homes"]["kept"] == SMALL["homes"]
+    assert counts["usd"] == {"in": SMALL["homes"] + 1, "kept": SMALL["homes"] + 1, "rejected": 0}
+    assert counts["plans"]["in"] == SMALL["plans"]
+    # The tables agree with the counts.
+    homes = pd.read_parquet(out / "homes.parquet")
+    assert len(homes) == counts["homes"]["in"] and int(homes["kept"].sum()) == SMALL["homes"]
+    assert sorted(homes.loc[homes["kept"], "plan"]) == kept_home_ids(out)
+    assert len(pd.read_parquet(out / "selection.parquet")) == counts["select"]["kept"]
+    applicability = pd.read_parquet(out / "applicability.parquet")
+    assert applicability["home"].nunique() == SMALL["homes"] + 1
+
+
+def test_build_flow_is_deterministic(flow_build, tmp_path_factory):
+    """The same parameters into another folder (here: without Prefect) give the same bytes."""
+    out, manifest = flow_build
+    reference = reference_build(tmp_path_factory)
+    assert reference["out"] != manifest["out"]
+    assert manifest["outputs"] == reference["outputs"]
+    assert manifest["counts"] == reference["counts"]
+    assert manifest["inputs"] == reference["inputs"]
+
+
+def test_unchanged_rerun_reuses_every_stage(flow_build):
+    from flows.build import build_home_set
+    from pipeline.stages import STAGES
+
+    out, manifest = flow_build
+    records = {stage: out / ".stages" / f"{stage}.json" for stage in STAGES}
+    assert all(p.is_file() for p in records.values())
+    before = {stage: (p.read_bytes(), p.stat().st_mtime_ns) for stage, p in records.items()}
+    written = {rel: (out / rel).stat().st_mtime_ns for rel in manifest["outputs"]}
+    # What writes cut short by a kill leave behind (see homeloop.io.atomic_path): cleared by the next run.
+    home_id = kept_home_ids(out)[0]
+    leftovers = [out / ".selection.parquet.a1b2c3d4.tmp", out / "homes" / home_id / ".home.x_y9z8w7.usdc",
+                 out / "homes" / ".outcomes" / f".{home_id}.json.qwerty12.tmp"]
+    for path in leftovers:
+        path.write_bytes(b"half a file")
+    assert partial_files(out) == sorted(leftovers)
+
+    again = build_home_set(**SMALL, out=str(out), workers=1)
+
+    # No stage ran: no record and no output file was written again.
+    assert {stage: (p.read_bytes(), p.stat().st_mtime_ns) for stage, p in records.items()} == before
+    assert {rel: (out / rel).stat().st_mtime_ns for rel in manifest["outputs"]} == written
+    assert again["outputs"] == manifest["outputs"]
+    assert again["counts"] == manifest["counts"]
+    assert partial_files(out) == []
+
+
+def test_audit_source_flow_audits_a_generated_csv(flow_build, tmp_path):
+    import pandas as pd
+
+    from flows.build import audit_source
+
+    out, manifest = flow_build
+    source = out / "source" / "geometries.csv"
+    report = audit_source(source=str(source), out=str(tmp_path / "audit"))
+    assert report["out"] == str(tmp_path / "audit")
+    # The same plans, the same rules: the stand-alone audit agrees with the build's.
+    assert (report["plans_checked"], report["plans_passed"]) == (
+        manifest["counts"]["audit"]["in"], manifest["counts"]["audit"]["kept"])
+    assert report["plans_checked"] > report["plans_passed"] > 0
+    for name in ("audit.parquet", "audit.html", "plans.parquet"):
+        assert (tmp_path / "audit" / name).is_file(), name
+    table = pd.read_parquet(tmp_path / "audit" / "audit.parquet")
+    assert {"plan", "rule", "passed", "message"} <= set(table.columns)
+    assert (~table["passed"]).any()
+
+
+def test_audit_source_flow_reports_a_missing_file_in_one_line(harness, tmp_path):
+    from flows.build import audit_source
+    from homeloop.errors import HomeLoopError
+
+    with pytest.raises(HomeLoopError, match="does not exist"):
+        audit_source(source=str(tmp_path / "missing.csv"), out=str(tmp_path / "audit"))
+
+
+def test_deployment_run_against_a_prefect_server(tmp_path, tmp_path_factory):
+    """`prefect server start`, the served deployments, `prefect deployment run --watch`."""
+    reference = reference_build(tmp_path_factory)
+    port = free_port()
+    api = f"http://127.0.0.1:{port}/api"
+    env = subprocess_env(tmp_path_factory, PREFECT_HOME=str(tmp_path / "prefect"), PREFECT_API_URL=api,
+                         PREFECT_UI_ENABLED="false", PREFECT_SERVER_LOGGING_LEVEL="WARNING")
+    serve_dir = tmp_path / "serve"
+    serve_dir.mkdir()
+    out = tmp_path / "build"
+
+    server = start_process([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                           log=tmp_path / "server.log", env=env, cwd=tmp_path)
+    serve = None
+    try:
+        import httpx
+
+        def answers(path: str) -> bool:
+            try:
+                return httpx.get(f"{api}{path}", timeout=5).status_code == 200
+            except httpx.TransportError:
+                return False
+
+        wait_for(lambda: answers("/health"), timeout=240, interval=0.5, what=f"{api}/health",
+                 alive=server, log=tmp_path / "server.log")
+        serve = start_process([str(BIN / "python"), "-m", "flows.serve"], log=tmp_path / "serve.log", env=env,
+                              cwd=serve_dir)
+        for deployment in ("build-home-set/default", "audit-source/default"):
+            wait_for(lambda: answers(f"/deployments/name/{deployment}"), timeout=180, interval=0.5,
+                     what=f"deployment {deployment}", alive=serve, log=tmp_path / "serve.log")
+
+        params = {**SMALL, "workers": 1, "out": str(out)}
+        args = [str(BIN / "prefect"), "deployment", "run", "build-home-set/default", "--watch",
+                "--watch-timeout", "480"]
+        for name, value in params.items():
+            args += ["--param", f"{name}={json.dumps(value)}"]
+        result = run_cli(args, env=env, timeout=540, cwd=tmp_path)
+        assert result.returncode == 0, result.stdout[-3000:] + (tmp_path / "serve.log").read_text()[-3000:]
+        assert "Completed" in result.stdout
+
+        manifest = read_manifest(out)
+        assert manifest["outputs"] == reference["outputs"]
+        assert manifest["counts"]["homes"]["kept"] == SMALL["homes"]
+        assert not (serve_dir / "outputs").exists()
+    finally:
+        if serve is not None:
+            stop_process(serve, first=signal.SIGINT)
+        stop_process(server, first=signal.SIGINT)
