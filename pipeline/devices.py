@@ -146,6 +146,11 @@ class EquipProfile:
     #: evaluation cameras of rooms without privacy are given first, then second views of
     #: the largest common rooms.
     agent_camera_min: int = 6
+    #: ... and more in larger homes: this many per space, rounded, up to the cap
+    #: (the further homes of SPEC.md §1 give the agent 6-10 cameras for 8-15 rooms).
+    agent_cameras_per_space: float = 0.7
+    #: Rooms need at least this area (m²) for a second view given to the agent.
+    agent_second_view_min_area: float = 8.0
     #: Add a second, evaluation-only camera where the first sees less than this share of the room.
     second_camera_below: float | None = 0.6
     #: Rooms need at least this area (m²) for a second camera.
@@ -993,8 +998,10 @@ class _Equipper:
             self.add_camera(p, entry)
 
     def top_up_agent_cameras(self, planned: list[dict[str, Any]], hfov: float) -> None:
-        """Give the agent at least ``agent_camera_min`` cameras where the home allows."""
-        wanted = min(self.profile.agent_camera_min, self.profile.agent_camera_cap)
+        """Give the agent at least ``agent_camera_min`` cameras, more in larger homes
+        (``agent_cameras_per_space``), where the home allows."""
+        by_size = round(self.profile.agent_cameras_per_space * len(self.home.rooms))
+        wanted = min(max(self.profile.agent_camera_min, by_size), self.profile.agent_camera_cap)
 
         def short() -> int:
             return wanted - sum(1 for p in planned if p["agent"])
@@ -1007,7 +1014,7 @@ class _Equipper:
             p["agent"] = True
             self.notes.append(f"camera in room {p['room']} given to the agent ({wanted} agent cameras wanted)")
         common = [r for r in self.home.rooms if (r.outdoor or r.type in AGENT_CAMERA_SUBTYPES)
-                  and self.polys[r.id].area >= self.profile.second_camera_min_area]
+                  and self.polys[r.id].area >= self.profile.agent_second_view_min_area]
         common.sort(key=lambda r: (-round(self.polys[r.id].area, 1), self.room_index(r.id)))
         for r in common:
             if short() <= 0:

@@ -477,15 +477,21 @@ def joint_op_name(kind: str, axis: str) -> str:
     return _JOINT_OP[axis] if kind == "revolute" else "xformOp:translate:joint"
 
 
-def _furniture_asset(entry: FurnitureEntry) -> Sdf.Layer:
+def _asset_root(entry: FurnitureEntry | ObjectEntry) -> tuple[Sdf.Layer, Sdf.PrimSpec, dict[str, list[str]]]:
+    """A new asset layer with its labelled root prim (the layer's default prim)."""
     name = _valid_name(entry.id, "item")
     layer = _new_layer(name)
-    cls = entry.semantic_class
     root = _prim(layer, name)
     root.kind = "component"
-    labels = {"class": [cls]}
+    labels = {"class": [entry.semantic_class]}
     _labels(root, labels)
     _attr(root, "homeloop:catalog_id", _TYPES.String, entry.id, custom=True)
+    return layer, root, labels
+
+
+def _furniture_asset(entry: FurnitureEntry) -> Sdf.Layer:
+    layer, root, labels = _asset_root(entry)
+    cls = entry.semantic_class
     _attr(root, "homeloop:category", _TYPES.String, entry.category, custom=True)
     _api(root, "PhysicsMassAPI")
     _attr(root, "physics:mass", _TYPES.Float, round(float(entry.mass), 4))
@@ -529,14 +535,8 @@ def _furniture_asset(entry: FurnitureEntry) -> Sdf.Layer:
 
 
 def _object_asset(entry: ObjectEntry) -> Sdf.Layer:
-    name = _valid_name(entry.id, "item")
-    layer = _new_layer(name)
+    layer, root, labels = _asset_root(entry)
     cls = entry.semantic_class
-    root = _prim(layer, name)
-    root.kind = "component"
-    labels = {"class": [cls]}
-    _labels(root, labels)
-    _attr(root, "homeloop:catalog_id", _TYPES.String, entry.id, custom=True)
     _attr(root, "homeloop:label", _TYPES.String, entry.label, custom=True)
     _rigid_body(root, entry.mass)
     geom = _mesh(root, "geom", _from_trimesh(mesh_for(entry)), colour=_colour_of(cls))

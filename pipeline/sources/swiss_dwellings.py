@@ -345,6 +345,18 @@ def _batches(reader, path: Path) -> Iterator[pa.RecordBatch]:
         yield batch
 
 
+def _numbered_batches(reader, path: Path, skipped: _SkippedRows) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
+    """Non-empty batches with the file row number of each of their rows."""
+    valid = 0
+    for batch in _batches(reader, path):
+        n = batch.num_rows
+        if n == 0:
+            continue
+        rows = skipped.row_numbers(valid, n)
+        valid += n
+        yield batch, rows
+
+
 def _text(values) -> pa.Array:
     """A string column as an Arrow array, surrounding whitespace removed."""
     if isinstance(values, pd.Series):
@@ -439,11 +451,8 @@ def scan_source(
     last_row: dict[tuple[int, int, str], int] = {}
     floor_parts: list[pd.DataFrame] = []
     valid = 0
-    for batch in _batches(reader, layout.path):
+    for batch, rows in _numbered_batches(reader, layout.path, skipped):
         n = batch.num_rows
-        if n == 0:
-            continue
-        rows = skipped.row_numbers(valid, n)
         valid += n
         df = {name: batch.column(name) for name in batch.schema.names}
         site, site_empty, site_bad = _integers(df["site_id"])
@@ -1049,14 +1058,8 @@ def read_batches(
     skipped = _SkippedRows()
     reader = _open(layout, layout.columns, chunk_bytes, skipped)
     pending = pd.DataFrame()
-    valid = 0
     last_seen = 1
-    for batch in _batches(reader, layout.path):
-        n = batch.num_rows
-        if n == 0:
-            continue
-        rows = skipped.row_numbers(valid, n)
-        valid += n
+    for batch, rows in _numbered_batches(reader, layout.path, skipped):
         chunk_end = int(rows[-1])
         kept, rejections = _check_chunk(batch, rows, index)
         parts = [rejections, _skipped_rejections(layout, skipped.take_through(chunk_end))]
