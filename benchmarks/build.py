@@ -5,6 +5,7 @@ loopback).
     python benchmarks/build.py                       # 3,400 plans → 2,100 homes
     python benchmarks/build.py --plans 600 --sites 160 --homes 300   # a quicker look
     python benchmarks/build.py --skip-dask
+    python benchmarks/build.py --reference outputs/default   # only the Dask build, compared with an existing one
 
 Prints wall time per stage (from each build's run.json), the unchanged-rerun
 time, USD size and export time per home (from usd.parquet), and whether the
@@ -79,16 +80,22 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=ROOT / "outputs" / "bench" / "build")
     parser.add_argument("--skip-dask", action="store_true")
+    parser.add_argument("--reference", type=Path, default=None,
+                        help="an existing build with the same parameters: time only the Dask build against it")
     args = parser.parse_args()
 
-    default = args.out / "default"
-    shutil.rmtree(default, ignore_errors=True)
-    first = run_build(default, args)
-    print(f"build {args.plans:,} plans → {args.homes:,} homes: {first:.1f} s wall (incl. Prefect start-up)")
+    if args.reference is not None:
+        default = args.reference
+    else:
+        default = args.out / "default"
+        shutil.rmtree(default, ignore_errors=True)
+        first = run_build(default, args)
+        print(f"build {args.plans:,} plans → {args.homes:,} homes: {first:.1f} s wall (incl. Prefect start-up)")
     for stage, seconds in stage_times(default).items():
         print(f"  {stage:<14} {seconds:8.1f} s")
-    rerun = run_build(default, args)
-    print(f"unchanged rerun: {rerun:.1f} s wall")
+    if args.reference is None:
+        rerun = run_build(default, args)
+        print(f"unchanged rerun: {rerun:.1f} s wall")
 
     work = json.loads((default / "run.json").read_text())["work"]
     usd = pd.read_parquet(default / "usd.parquet")

@@ -1,13 +1,15 @@
-"""Furnishing speed and success: median / p90 milliseconds per home and the share
-of plans that furnish, over generated plans (or a Swiss Dwellings CSV).
+"""Per-home work, step by step: furnish, devices and cameras, the home check, and
+the preview — median / p90 milliseconds per plan and the share that pass.
 
     .venv/bin/python benchmarks/furnish.py [--plans 200] [--csv PATH]
+
+Plans come from the generator (defect-free) or a Swiss Dwellings CSV, read by
+the real reader; one process, so the figures are per core.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -15,52 +17,73 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from homeloop.catalog import load_catalog  # noqa: E402
-from pipeline.furnish import furnish  # noqa: E402
+from homeloop.catalog import load_catalog
+from homeloop.check import check_home
+from pipeline.devices import equip
+from pipeline.furnish import furnish
+from pipeline.homes import PREVIEW_DPI, PREVIEW_WIDTH_IN, stage_rng
+from pipeline.render_home import render_home
+from pipeline.sources.swiss_dwellings import read_plans
 
 
 def _plans(csv: Path | None, n: int, seed: int) -> list:
-    from tests.conftest import load_fixture_plans
     if csv is None:
         from pipeline.sources.synthetic import generate
-        tmp = Path(tempfile.mkdtemp()) / "plans.csv"
-        generate(tmp, plans=n, sites=max(1, n // 3), seed=seed, defect_rate=0.0)
-        csv = tmp
-    try:
-        from pipeline.sources.swiss_dwellings import read_plans
-        plans, _ = read_plans(csv)
-    except Exception:  # noqa: BLE001 - fall back to the simple fixture reader
-        plans = load_fixture_plans(csv)
+
+        csv = Path(tempfile.mkdtemp()) / "plans.csv"
+        generate(csv, plans=n, sites=max(1, n // 3), seed=seed, defect_rate=0.0)
+    plans, _ = read_plans(csv)
     return plans[:n]
 
 
+def _line(name: str, ms: list[float]) -> str:
+    arr = np.asarray(ms)
+    return f"  {name:<22} median {np.median(arr):6.1f} ms   p90 {np.percentile(arr, 90):6.1f} ms   (n={arr.size})"
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--plans", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--csv", type=Path, default=None)
-    args = ap.parse_args()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--plans", type=int, default=200)
+    parser.add_argument("--csv", type=Path, default=None)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+
     catalog = load_catalog()
     plans = _plans(args.csv, args.plans, args.seed)
-    furnish(plans[0], catalog, np.random.default_rng(0))  # warm caches and imports
-    times, ok, reasons = [], 0, Counter()
-    for i, plan in enumerate(plans):
-        rng = np.random.default_rng([args.seed, i])
-        t = time.perf_counter()
-        result = furnish(plan, catalog, rng)
-        times.append((time.perf_counter() - t) * 1000)
-        ok += result.ok
-        for f in result.failures:
-            reasons[f"{f.room_type}: {f.item}"] += 1
-    t = np.asarray(times)
+    times: dict[str, list[float]] = {"furnish": [], "devices + cameras": [], "check_home": [], "preview": [],
+                                     "furnish+devices+check": []}
+    failures: Counter[str] = Counter()
+    kept = 0
+    out = Path(tempfile.mkdtemp()) / "preview.png"
+    for plan in plans:
+        t0 = time.perf_counter()
+        result = furnish(plan, catalog, stage_rng(args.seed, plan.key, "furnish"))
+        t1 = time.perf_counter()
+        times["furnish"].append((t1 - t0) * 1000)
+        if not result.ok:
+            failures.update(f"{f.room_type}: {f.item}" for f in result.failures)
+            continue
+        equipped = equip(result.home, plan, catalog, stage_rng(args.seed, plan.key, "devices"))
+        t2 = time.perf_counter()
+        problems = check_home(equipped.home, catalog)
+        t3 = time.perf_counter()
+        times["devices + cameras"].append((t2 - t1) * 1000)
+        times["check_home"].append((t3 - t2) * 1000)
+        times["furnish+devices+check"].append((t3 - t0) * 1000)
+        if problems or not equipped.ok:
+            failures.update(p.rule for p in problems)
+            continue
+        kept += 1
+        render_home(equipped.home, plan, out, dpi=PREVIEW_DPI, width_in=PREVIEW_WIDTH_IN)
+        times["preview"].append((time.perf_counter() - t3) * 1000)
+
     rooms = np.mean([len(p.spaces) for p in plans])
-    print(f"{len(plans)} plans ({rooms:.1f} spaces on average)")
-    print(f"ms per home: median {np.median(t):.1f}, p90 {np.percentile(t, 90):.1f}, max {t.max():.1f}")
-    print(f"furnished: {ok}/{len(plans)} ({100 * ok / len(plans):.1f} %)")
-    for what, n in reasons.most_common(10):
+    print(f"{len(plans)} plans ({rooms:.1f} spaces on average); one process")
+    for name, ms in times.items():
+        if ms:
+            print(_line(name, ms))
+    print(f"kept (furnished, equipped, checked): {kept}/{len(plans)} ({100 * kept / len(plans):.1f} %)")
+    for what, n in failures.most_common(5):
         print(f"  {n:4d}  {what}")
 
 
