@@ -289,9 +289,12 @@ def test_low_max_grasp_height_fails_watering(catalog, tasks):
 
 
 def test_payload_limits_carrying(catalog, tasks):
-    stretch = catalog.robots["hello_robot_stretch_4"]  # 2.0 kg, one hand
-    s = screen(crafted_home(), tasks["water_the_plants"], stretch, catalog)
-    assert "carry:watering_can 3.6 kg > payload 2.0 kg (1 hand)" in s.reasons
+    stretch = catalog.robots["hello_robot_stretch_4"]  # one hand
+    weak = stretch.model_copy(update={"payload": stretch.payload.model_copy(update={"kg": 1.0})})
+    assert not any(r.startswith("carry:") for r in screen(crafted_home(), tasks["water_the_plants"], stretch, catalog).reasons)
+    s = screen(crafted_home(), tasks["water_the_plants"], weak, catalog)
+    can = catalog.objects["watering_can"].mass
+    assert f"carry:watering_can {can:.1f} kg > payload 1.0 kg (1 hand)" in s.reasons
 
 
 def test_narrow_door_blocks_passage_for_a_wide_body_only(catalog, tasks):
