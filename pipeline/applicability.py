@@ -290,7 +290,7 @@ _pick_cache: dict[tuple[str, str, int], list[str]] = {}
 
 
 def _carry_reasons(task: Task, robot: RobotEntry, catalog: Catalog) -> list[str]:
-    key = (task.id, robot.id, id(catalog))
+    key = (task.id, robot.id, robot.payload.kg, robot.hands.count, id(catalog))
     hit = _pick_cache.get(key)
     if hit is not None:
         return hit
