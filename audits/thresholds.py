@@ -41,10 +41,12 @@ SPACE_OVERLAP_MIN_AREA        0.05 m²        two spaces overlapping by more are
 
 from __future__ import annotations
 
+from homeloop.plan import DOOR_CLEAR_DEPTH  # noqa: F401  (re-exported for the rules)
+
 # --- doors -------------------------------------------------------------------------
 
-#: Depth (m) of the clear zone in front of each face of a door (SIA 500 manoeuvring zone).
-DOOR_CLEAR_DEPTH = 0.8
+#: DOOR_CLEAR_DEPTH (0.8 m in front of each face of a door, SIA 500 manoeuvring
+#: zone) is defined with the plan model, as furnishing and the home check share it.
 #: Narrowest interior door (m): SIA 500 asks 0.8 m clear; 0.7 m is tolerated for interior doors.
 MIN_DOOR_WIDTH = 0.7
 #: Narrowest entrance door (m): SIA 500 / accessible housing.

@@ -48,7 +48,7 @@ from shapely.geometry.base import BaseGeometry
 from homeloop import navigation
 from homeloop.catalog import Catalog
 from homeloop.home import Camera, Home, Opening, polygon_from_rings
-from homeloop.plan import BEDROOM_SUBTYPES
+from homeloop.plan import BEDROOM_SUBTYPES, DOOR_CLEAR_DEPTH
 
 # --- thresholds -------------------------------------------------------------------------
 
@@ -57,8 +57,6 @@ from homeloop.plan import BEDROOM_SUBTYPES
 OVERLAP_TOLERANCE = 1e-4
 #: A footprint may stick out of its room by this much (m): rounding to the millimetre.
 ROOM_TOLERANCE = 0.01
-#: Clear zone in front of each face of a door (m); the plan audit's SIA 500 depth.
-DOOR_CLEAR_DEPTH = 0.8
 #: The door clear zone is shrunk at its sides (m) and starts this far from the face,
 #: as the plan audit does, so jambs and the door's own wall do not count.
 DOOR_ZONE_SIDE_INSET = 0.02

@@ -92,6 +92,9 @@ OPEN_KITCHEN_SUBTYPES = frozenset({"KITCHEN_DINING"})
 #: of a few centimetres, so 5 cm catches those without reaching across a wall
 #: (the thinnest partitions are ~10 cm).
 OPENING_CONTACT_TOLERANCE = 0.05
+#: Depth (m) of the clear zone in front of each face of a door (SIA 500
+#: manoeuvring zone): the plan audit, furnishing and the home check keep it free.
+DOOR_CLEAR_DEPTH = 0.8
 #: Minimum overlap (m²) of an opening's tolerance band with a space for the
 #: opening to count as opening into it; screens out corner contacts.
 OPENING_MIN_CONTACT_AREA = 0.002

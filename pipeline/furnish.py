@@ -95,7 +95,7 @@ from homeloop.home import (
 )
 from homeloop.home import Opening as HomeOpening
 from homeloop.house import HOUSE_CSV, HOUSE_PLAN_KEY, load_house
-from homeloop.plan import ENTRANCE_DOOR, RAILING, WINDOW, Plan, space_class
+from homeloop.plan import DOOR_CLEAR_DEPTH, ENTRANCE_DOOR, RAILING, WINDOW, Plan, space_class
 
 # --- constants ------------------------------------------------------------------------
 
@@ -111,8 +111,6 @@ FEATURE_HEIGHTS = {"KITCHEN": 0.9, "SINK": 0.85, "BATHTUB": 0.6, "WASHING_MACHIN
 #: A plan DOOR into a GARAGE wider than this (m) is a garage door.
 GARAGE_DOOR_MIN_WIDTH = 2.0
 
-#: Depth (m) of the clear zone kept free on both sides of every door.
-DOOR_CLEAR_DEPTH = 0.8
 #: Window rectangles grown by this much (m) mark where tall items may not stand.
 WINDOW_KEEP_OUT = 0.5
 #: Step (m) of candidate positions along a wall face.

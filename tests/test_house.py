@@ -11,10 +11,10 @@ import shapely
 from shapely import Polygon
 
 from homeloop.house import HOUSE_CSV, HOUSE_PLAN_KEY, load_house
-from homeloop.plan import ANCILLARY, INDOOR, OUTDOOR, PASSAGE_KINDS, Opening, Plan
+from homeloop.plan import ANCILLARY, DOOR_CLEAR_DEPTH, INDOOR, OUTDOOR, PASSAGE_KINDS, Opening, Plan
 
 #: Depth (m) of the clear zone on each face of a door.
-CLEAR_DEPTH = 0.8
+CLEAR_DEPTH = DOOR_CLEAR_DEPTH
 #: Least distance (m) from a door to the corner of a space it opens into.
 CORNER_GAP = 0.15
 

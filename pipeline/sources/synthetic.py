@@ -87,7 +87,7 @@ Spaces do not overlap; every door opens into exactly two spaces; the single
 outside into the corridor, or into the living room of a flat without one;
 every indoor space is reachable from it. Doors are 0.8–0.9 m wide and at
 least 0.15 m from a wall corner. Each door's clear zone, the door-wide rectangle
-reaching :data:`DOOR_CLEAR_DEPTH` from each face, is free of features,
+reaching :data:`DOOR_CLEAR_DEPTH_MM` from each face, is free of features,
 columns, railings, other openings and walls other than the door's own. Each
 kitchen has a counter 1.8–3.6 m long along its outer wall with a sink on it,
 and beside the counter a free 0.8 m stretch of that wall with 1.65 m (0.65 m
@@ -105,7 +105,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from homeloop.io import atomic_path
-from homeloop.plan import SWISS_DWELLINGS_COLUMNS, element_id, plan_key
+from homeloop.plan import DOOR_CLEAR_DEPTH, SWISS_DWELLINGS_COLUMNS, element_id, plan_key
 
 COLUMNS = SWISS_DWELLINGS_COLUMNS
 
@@ -125,7 +125,7 @@ DEFAULT_DEFECT_RATE = 600 / 3400
 #: Storey height (mm): floor n sits at n × 2.9 m.
 STOREY_HEIGHT = 2900
 #: Depth (mm) of a door's clear zone on each face, kept free in valid plans.
-DOOR_CLEAR_DEPTH = 800
+DOOR_CLEAR_DEPTH_MM = round(DOOR_CLEAR_DEPTH * 1000)
 #: Width (mm) of a door narrowed by a ``blocked_doorway`` defect (below 0.6 m).
 NARROW_DOOR_WIDTH = 550
 #: Fridge footprint (mm) a valid kitchen leaves room for: 0.6 wide, 0.65 deep,
@@ -651,7 +651,7 @@ class _Layout:
         self.feature(r, "SINK", 0, vs, 450, vs + 600)
         if first and not self.laundry and rng.random() < 0.35:
             vw = d - max(right_depth, 0) - 100 - 600 if right_depth else d - 600
-            if vw >= DOOR_CLEAR_DEPTH:
+            if vw >= DOOR_CLEAR_DEPTH_MM:
                 self.feature(r, "WASHING_MACHINE", w - 600, vw, w, vw + 600)
         if rng.random() < 0.6:
             self._windows(r, [_mm(rng, 1000, min(1400, w - 400))])
@@ -763,7 +763,7 @@ def _with_defect(apt: _Apartment, kind: str, rng: random.Random) -> tuple[list[E
                 new.append(("BUILT_IN_FURNITURE", (cd, 0, u0 - 100, cd)))
             if u1 + 100 < w - cd:
                 new.append(("BUILT_IN_FURNITURE", (u1 + 100, 0, w - cd, cd)))
-            new.append(("BUILT_IN_FURNITURE", (w - cd, DOOR_CLEAR_DEPTH + 100, w, d - cd)))
+            new.append(("BUILT_IN_FURNITURE", (w - cd, DOOR_CLEAR_DEPTH_MM + 100, w, d - cd)))
         else:
             new.append(("BUILT_IN_FURNITURE", (cd, 0, w - cd, cd)))
             new.append(("BUILT_IN_FURNITURE", (w - cd, 0, w, d - cd)))
