@@ -97,15 +97,18 @@ def main() -> int:
         rerun = run_build(default, args)
         print(f"unchanged rerun: {rerun:.1f} s wall")
 
-    work = json.loads((default / "run.json").read_text())["work"]
+    # run.json describes the last run: after an unchanged rerun its stages were reused, not timed.
+    work = json.loads((default / "run.json").read_text()).get("work", {})
     usd = pd.read_parquet(default / "usd.parquet")
-    print(f"USD per home: export median {work['usd']['median_ms']:.0f} ms (p90 {work['usd']['p90_ms']:.0f}), "
-          f"median {usd['bytes'].median() / 1024:.0f} KiB, {int(usd['valid'].sum()):,}/{len(usd):,} valid")
     homes = pd.read_parquet(default / "homes.parquet")
     kept = homes[homes["kept"]]
-    print(f"per plan (furnish + devices + check + home.json + preview): median {work['homes']['median_ms']:.0f} ms "
-          f"(p90 {work['homes']['p90_ms']:.0f}); "
-          f"devices per home min/median/max {kept['devices'].min()}/{kept['devices'].median():.0f}/{kept['devices'].max()}; "
+    if "usd" in work:
+        print(f"USD export per home: median {work['usd']['median_ms']:.0f} ms (p90 {work['usd']['p90_ms']:.0f})")
+    if "homes" in work:
+        print(f"per plan (furnish + devices + check + home.json + preview): median {work['homes']['median_ms']:.0f} ms "
+              f"(p90 {work['homes']['p90_ms']:.0f})")
+    print(f"USD size per home: median {usd['bytes'].median() / 1024:.0f} KiB; {int(usd['valid'].sum()):,}/{len(usd):,} valid")
+    print(f"devices per home min/median/max {kept['devices'].min()}/{kept['devices'].median():.0f}/{kept['devices'].max()}; "
           f"agent cameras {kept['agent_cameras'].min()}/{kept['agent_cameras'].median():.0f}/{kept['agent_cameras'].max()}")
 
     if not args.skip_dask:
