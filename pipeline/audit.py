@@ -9,10 +9,10 @@ from typing import Callable, Iterable, Sequence
 
 import pandas as pd
 
+from audits import AUDIT_COLUMNS
 from homeloop.io import write_parquet, write_text
 from homeloop.plan import Plan
 
-AUDIT_COLUMNS = ["plan", "rule", "passed", "element", "message"]
 #: Failing plans drawn per rule on the audit page.
 PICTURES_PER_RULE = 3
 #: The ingest reason that the audit reports under its invalid_geometry rule.
@@ -30,12 +30,11 @@ def audit_plans(
     Plans the ingest already rejected for an invalid polygon are reported
     under ``invalid_geometry`` too, so the table covers every plan of the source.
     """
-    from audits import audit_plan
-    from audits.registry import extra_findings, finding_from_rejection
+    from audits import audit_plans as audit_each, extra_findings, finding_from_rejection
 
     records: list[dict] = []
-    for plan in plans:
-        records.extend(audit_plan(plan).to_records())
+    for result in audit_each(plans):
+        records.extend(result.to_records())
         if progress:
             progress(1)
     if rejected is not None and len(rejected):
@@ -45,7 +44,7 @@ def audit_plans(
         for r in culprits[culprits["reason"] == INGEST_INVALID_GEOMETRY].itertuples(index=False):
             finding = finding_from_rejection(r.plan, None if pd.isna(r.row) else int(r.row), r.message)
             records.extend(extra_findings(finding.plan, [finding]).to_records())
-    table = pd.DataFrame.from_records(records, columns=AUDIT_COLUMNS)
+    table = pd.DataFrame.from_records(records, columns=list(AUDIT_COLUMNS))
     table["passed"] = table["passed"].astype(bool)
     return table.sort_values(["plan", "rule", "passed", "element", "message"], kind="stable").reset_index(drop=True)
 

@@ -981,7 +981,7 @@ class _Furnisher:
 
     def _gen_wall(self, geom: _RoomGeometry, width: float, depth: float, gap: float,
                   extra: list[np.ndarray], corners_only: bool) -> _Cands:
-        xs, ys, yaws, qs = [], [], [], []
+        parts: list[_Cands] = []
         # Things an item may stand flush against: features and furniture on the floor.
         snaps = [p for _, _, p in geom.features] + [p.footprint for p in self.placed.get(geom.id, []) if p.on_floor]
         snap_coords = [np.asarray(p.exterior.coords) for p in snaps]
@@ -1003,13 +1003,9 @@ class _Furnisher:
             extra_arr = np.asarray(extra_s)
             s = np.concatenate([s, extra_arr[(extra_arr >= lo - 1e-9) & (extra_arr <= hi + 1e-9)]])
             centre = f.a[None, :] + s[:, None] * f.t[None, :] + f.n[None, :] * (depth / 2 + gap)
-            xs.append(centre[:, 0])
-            ys.append(centre[:, 1])
-            yaws.append(np.full(len(s), math.atan2(f.n[1], f.n[0])))
-            qs.append(np.zeros(len(s)))
-        if not xs:
-            return _Cands.empty()
-        return _Cands(np.concatenate(xs), np.concatenate(ys), np.concatenate(yaws), np.concatenate(qs))
+            parts.append(_Cands(centre[:, 0], centre[:, 1], np.full(len(s), math.atan2(f.n[1], f.n[0])),
+                                np.zeros(len(s))))
+        return _Cands.concat(parts)
 
     def _gen_center(self, geom: _RoomGeometry, width: float, depth: float) -> _Cands:
         pole = geom.pole()
@@ -1426,7 +1422,7 @@ def _gen_facing_free(tgt: _Placed, width: float, depth: float) -> _Cands:
 
 
 def _gen_in_counter(geom: _RoomGeometry, width: float, depth: float) -> _Cands:
-    xs, ys, yaws, qs = [], [], [], []
+    parts: list[_Cands] = []
     for ctr in geom.counters:
         lo, hi = -ctr.length / 2 + width / 2, ctr.length / 2 - width / 2
         if hi < lo - 1e-9:
@@ -1435,13 +1431,9 @@ def _gen_in_counter(geom: _RoomGeometry, width: float, depth: float) -> _Cands:
         # Front flush with the counter front; back flush with the wall if the counter is shallower.
         off = ctr.depth / 2 - depth / 2 if ctr.depth >= depth else -ctr.depth / 2 + depth / 2 + WALL_GAP
         centre = ctr.centre[None, :] + s[:, None] * ctr.u[None, :] + ctr.front[None, :] * off
-        xs.append(centre[:, 0])
-        ys.append(centre[:, 1])
-        yaws.append(np.full(len(s), math.atan2(ctr.front[1], ctr.front[0])))
-        qs.append(np.zeros(len(s)))
-    if not xs:
-        return _Cands.empty()
-    return _Cands(np.concatenate(xs), np.concatenate(ys), np.concatenate(yaws), np.concatenate(qs))
+        parts.append(_Cands(centre[:, 0], centre[:, 1], np.full(len(s), math.atan2(ctr.front[1], ctr.front[0])),
+                            np.zeros(len(s))))
+    return _Cands.concat(parts)
 
 
 def _gen_beside_counter(geom: _RoomGeometry, width: float, depth: float) -> _Cands:

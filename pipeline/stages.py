@@ -330,6 +330,7 @@ def stage_homes(build: Build) -> dict[str, Any]:
     """Furnish, equip and verify plans in selection order until ``homes`` pass."""
     import shutil
 
+    from audits import AUDIT_COLUMNS
     from pipeline.homes import OUTCOMES, build_homes_partition
     from pipeline.parallel import map_partitions
 
@@ -372,7 +373,7 @@ def stage_homes(build: Build) -> dict[str, Any]:
             {"plan": o["plan"], "rule": f["rule"], "passed": False, "element": f["element"], "message": f["message"]}
             for o in outcomes for f in o["findings"]
         ]
-        findings_table = pd.DataFrame.from_records(findings, columns=["plan", "rule", "passed", "element", "message"])
+        findings_table = pd.DataFrame.from_records(findings, columns=list(AUDIT_COLUMNS))
         write_parquet(build.path("home_findings.parquet"), findings_table)
         rejected = table[~table["kept"]] if len(table) else table
         counts = reconciled(len(table), kept, len(rejected),
