@@ -33,10 +33,10 @@ bench: $(STAMP)
 
 # A local Prefect server (127.0.0.1, state in .prefect/) serving both deployments.
 serve: $(STAMP)
-	$(BIN)/python -m flows.local start
+	$(BIN)/python -m homeloop.flows.local start
 
 stop:
-	@if [ -x $(BIN)/python ]; then $(BIN)/python -m flows.local stop; fi
+	@if [ -x $(BIN)/python ]; then $(BIN)/python -m homeloop.flows.local stop; fi
 
 clean:
 	rm -rf outputs .pytest_cache

@@ -1,21 +1,21 @@
 """Rule ``blocked_doorway``: a door too narrow, or with something in front of it.
 
 Each DOOR and ENTRANCE_DOOR needs a clear passage on every face that opens
-into the plan: the door width × :data:`~audits.thresholds.DOOR_CLEAR_DEPTH`
+into the plan: the door width × :data:`~homeloop.audits.thresholds.DOOR_CLEAR_DEPTH`
 (0.8 m) rectangle extending perpendicular from the face. The door rectangle's
 long side runs along the wall, its short side through it. The outer face of
 an entrance door (over no space of the plan) is not checked.
 
 The passage is obstructed when a WALL or COLUMN, a feature, or another
 opening's rectangle overlaps it by more than
-:data:`~audits.thresholds.DOOR_OBSTRUCTION_MIN_AREA` (0.01 m²). The zone is
-shrunk by :data:`~audits.thresholds.DOOR_ZONE_SIDE_INSET` (2 cm) at its sides
-and starts :data:`~audits.thresholds.DOOR_ZONE_FACE_GAP` (5 cm) from the face,
+:data:`~homeloop.audits.thresholds.DOOR_OBSTRUCTION_MIN_AREA` (0.01 m²). The zone is
+shrunk by :data:`~homeloop.audits.thresholds.DOOR_ZONE_SIDE_INSET` (2 cm) at its sides
+and starts :data:`~homeloop.audits.thresholds.DOOR_ZONE_FACE_GAP` (5 cm) from the face,
 so jambs flush with the door and the door's own wall do not count.
 
 A door is also blocked when narrower than
-:data:`~audits.thresholds.MIN_DOOR_WIDTH` (0.7 m; interior doors) or
-:data:`~audits.thresholds.MIN_ENTRANCE_DOOR_WIDTH` (0.8 m; entrance doors).
+:data:`~homeloop.audits.thresholds.MIN_DOOR_WIDTH` (0.7 m; interior doors) or
+:data:`~homeloop.audits.thresholds.MIN_ENTRANCE_DOOR_WIDTH` (0.8 m; entrance doors).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ import shapely
 
 from homeloop.plan import ENTRANCE_DOOR, Plan
 
-from audits.findings import Finding
-from audits.geometry import describe_door, plan_geometry
-from audits.registry import rule
-from audits.thresholds import (
+from homeloop.audits.findings import Finding
+from homeloop.audits.geometry import describe_door, plan_geometry
+from homeloop.audits.registry import rule
+from homeloop.audits.thresholds import (
     DOOR_CLEAR_DEPTH,
     DOOR_OBSTRUCTION_MIN_AREA,
     MIN_DOOR_WIDTH,

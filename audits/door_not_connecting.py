@@ -17,9 +17,9 @@ import shapely
 
 from homeloop.plan import DOOR, ENTRANCE_DOOR, OPENING_CONTACT_TOLERANCE, Plan
 
-from audits.findings import Finding
-from audits.geometry import describe_door, plan_geometry
-from audits.registry import rule
+from homeloop.audits.findings import Finding
+from homeloop.audits.geometry import describe_door, plan_geometry
+from homeloop.audits.registry import rule
 
 RULE_ID = "door_not_connecting"
 

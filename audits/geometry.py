@@ -23,7 +23,7 @@ import shapely
 
 from homeloop.plan import COLUMN, ENTRANCE_DOOR, WALL, Plan
 
-from audits.thresholds import (
+from homeloop.audits.thresholds import (
     DOOR_CLEAR_DEPTH,
     DOOR_FACE_INSIDE_FRACTION,
     DOOR_ZONE_FACE_GAP,

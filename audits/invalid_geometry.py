@@ -5,8 +5,8 @@ missing geometries make area and overlap figures meaningless. The message
 gives GEOS's reason (``shapely.is_valid_reason``). No threshold.
 
 The same rule id also reports rules that could not evaluate a plan (see
-:mod:`audits.registry`) and rows rejected at ingest
-(:func:`audits.findings.finding_from_rejection`).
+:mod:`homeloop.audits.registry`) and rows rejected at ingest
+(:func:`homeloop.audits.findings.finding_from_rejection`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import shapely
 
 from homeloop.plan import Plan
 
-from audits.findings import Finding
-from audits.registry import rule
+from homeloop.audits.findings import Finding
+from homeloop.audits.registry import rule
 
 RULE_ID = "invalid_geometry"
 

@@ -5,11 +5,11 @@ so the audit checks there is room for one. Kitchens are KITCHEN and
 KITCHEN_DINING spaces, and any other indoor space holding a KITCHEN feature
 (the counter block of an open kitchen in a LIVING_DINING or LIVING_ROOM).
 
-A fridge position is a :data:`~audits.thresholds.FRIDGE_FOOTPRINT` rectangle
+A fridge position is a :data:`~homeloop.audits.thresholds.FRIDGE_FOOTPRINT` rectangle
 (0.60 m along the wall × 0.65 m deep) flush with an edge of the kitchen's
-boundary, with :data:`~audits.thresholds.FRIDGE_FRONT_CLEARANCE` (0.9 m) of
+boundary, with :data:`~homeloop.audits.thresholds.FRIDGE_FRONT_CLEARANCE` (0.9 m) of
 free floor in front of it. Candidates are taken every
-:data:`~audits.thresholds.FRIDGE_SEARCH_STEP` (0.1 m) along every edge (and at
+:data:`~homeloop.audits.thresholds.FRIDGE_SEARCH_STEP` (0.1 m) along every edge (and at
 each edge's far end). A candidate is good when
 
 * the fridge lies inside the kitchen and its front clearance lies on the
@@ -20,7 +20,7 @@ each edge's far end). A candidate is good when
   door's clear zone: both are floor to walk on);
 * the fridge does not stand in front of a window or door in its wall.
 
-Candidates are shrunk by :data:`~audits.thresholds.FRIDGE_WALL_TOLERANCE` (2 cm)
+Candidates are shrunk by :data:`~homeloop.audits.thresholds.FRIDGE_WALL_TOLERANCE` (2 cm)
 before testing, so touching is not overlapping. All candidates of a kitchen
 are tested at once with shapely's vectorised predicates and STRtrees.
 """
@@ -35,10 +35,10 @@ import shapely
 
 from homeloop.plan import KITCHEN_SUBTYPES, Plan
 
-from audits.findings import Finding
-from audits.geometry import PlanGeometry, oriented_boxes, plan_geometry
-from audits.registry import rule
-from audits.thresholds import (
+from homeloop.audits.findings import Finding
+from homeloop.audits.geometry import PlanGeometry, oriented_boxes, plan_geometry
+from homeloop.audits.registry import rule
+from homeloop.audits.thresholds import (
     FRIDGE_FOOTPRINT,
     FRIDGE_FRONT_CLEARANCE,
     FRIDGE_SEARCH_STEP,

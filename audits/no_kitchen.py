@@ -12,8 +12,8 @@ from typing import Iterator
 
 from homeloop.plan import KITCHEN_SUBTYPES, Plan
 
-from audits.findings import Finding
-from audits.registry import rule
+from homeloop.audits.findings import Finding
+from homeloop.audits.registry import rule
 
 RULE_ID = "no_kitchen"
 #: The feature subtype of a kitchen counter block.

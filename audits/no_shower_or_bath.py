@@ -10,8 +10,8 @@ from typing import Iterator
 
 from homeloop.plan import Plan
 
-from audits.findings import Finding
-from audits.registry import rule
+from homeloop.audits.findings import Finding
+from homeloop.audits.registry import rule
 
 RULE_ID = "no_shower_or_bath"
 #: Feature subtypes a person washes in.

@@ -1,7 +1,7 @@
 """Rule ``overlapping_spaces``: two spaces drawn over each other.
 
 Spaces tile the floor; two overlapping by more than
-:data:`~audits.thresholds.SPACE_OVERLAP_MIN_AREA` (0.05 m²) double-count floor
+:data:`~homeloop.audits.thresholds.SPACE_OVERLAP_MIN_AREA` (0.05 m²) double-count floor
 area and confuse which room a point is in. Pairs are found with an STRtree.
 """
 
@@ -13,10 +13,10 @@ import shapely
 
 from homeloop.plan import Plan
 
-from audits.findings import Finding
-from audits.geometry import plan_geometry
-from audits.registry import rule
-from audits.thresholds import SPACE_OVERLAP_MIN_AREA
+from homeloop.audits.findings import Finding
+from homeloop.audits.geometry import plan_geometry
+from homeloop.audits.registry import rule
+from homeloop.audits.thresholds import SPACE_OVERLAP_MIN_AREA
 
 RULE_ID = "overlapping_spaces"
 

@@ -19,8 +19,8 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from homeloop.plan import Plan
 
-from audits.findings import AuditResult, Finding
-from audits.geometry import auditing
+from homeloop.audits.findings import AuditResult, Finding
+from homeloop.audits.geometry import auditing
 
 RuleCheck = Callable[[Plan], Iterable[Finding]]
 
@@ -140,4 +140,4 @@ external_rule(
 
 
 # Re-exported so callers find every audit entry point here.
-from audits.findings import extra_findings, finding_from_rejection  # noqa: E402,F401
+from homeloop.audits.findings import extra_findings, finding_from_rejection  # noqa: E402,F401

@@ -18,8 +18,8 @@ import shapely
 
 from homeloop.plan import Plan
 
-from audits.findings import Finding
-from audits.registry import rule
+from homeloop.audits.findings import Finding
+from homeloop.audits.registry import rule
 
 RULE_ID = "unreachable_space"
 

@@ -31,16 +31,16 @@ import pandas as pd  # noqa: E402
 from homeloop.bench.tasks import load_tasks  # noqa: E402
 from homeloop.catalog import load_catalog  # noqa: E402
 from homeloop.home import Home  # noqa: E402
-from pipeline.applicability import screen_homes, write_applicability  # noqa: E402
-from pipeline.queries import query_applicability, run_sql  # noqa: E402
+from homeloop.pipeline.applicability import screen_homes, write_applicability  # noqa: E402
+from homeloop.pipeline.queries import query_applicability, run_sql  # noqa: E402
 
 
 def _base_home() -> Home:
     catalog = load_catalog()
     try:
         from homeloop.house import load_house
-        from pipeline.devices import equip_house
-        from pipeline.furnish import furnish_house
+        from homeloop.pipeline.devices import equip_house
+        from homeloop.pipeline.furnish import furnish_house
 
         return equip_house(furnish_house(catalog, seed=0), load_house(), catalog, seed=0).home
     except Exception as exc:  # the house stages missing or not working: use the crafted home

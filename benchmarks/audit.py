@@ -15,10 +15,10 @@ import sys
 import time
 from pathlib import Path
 
-from pipeline.audit import audit_plans
-from pipeline.features import features_table
-from pipeline.ingest import ingest, load_plans
-from pipeline.sources.synthetic import generate
+from homeloop.pipeline.audit import audit_plans
+from homeloop.pipeline.features import features_table
+from homeloop.pipeline.ingest import ingest, load_plans
+from homeloop.pipeline.sources.synthetic import generate
 
 ROOT = Path(__file__).resolve().parent.parent
 

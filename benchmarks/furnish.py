@@ -19,16 +19,16 @@ import numpy as np
 
 from homeloop.catalog import load_catalog
 from homeloop.check import check_home
-from pipeline.devices import equip
-from pipeline.furnish import furnish
-from pipeline.homes import PREVIEW_DPI, PREVIEW_WIDTH_IN, stage_rng
-from pipeline.render_home import render_home
-from pipeline.sources.swiss_dwellings import read_plans
+from homeloop.pipeline.devices import equip
+from homeloop.pipeline.furnish import furnish
+from homeloop.pipeline.homes import PREVIEW_DPI, PREVIEW_WIDTH_IN, stage_rng
+from homeloop.pipeline.render_home import render_home
+from homeloop.pipeline.sources.swiss_dwellings import read_plans
 
 
 def _plans(csv: Path | None, n: int, seed: int) -> list:
     if csv is None:
-        from pipeline.sources.synthetic import generate
+        from homeloop.pipeline.sources.synthetic import generate
 
         csv = Path(tempfile.mkdtemp()) / "plans.csv"
         generate(csv, plans=n, sites=max(1, n // 3), seed=seed, defect_rate=0.0)

@@ -4,7 +4,7 @@ wall time, rows/s and peak memory (RSS).
 
     .venv/bin/python benchmarks/ingest.py [--source CSV] [--plans N] [--sites N] [--out DIR]
 
-The source is generated once (by :func:`pipeline.sources.synthetic.generate`)
+The source is generated once (by :func:`homeloop.pipeline.sources.synthetic.generate`)
 when it does not exist yet.
 """
 
@@ -18,8 +18,8 @@ import argparse
 import resource
 import time
 
-from pipeline.ingest import ingest
-from pipeline.sources.swiss_dwellings import scan_source
+from homeloop.pipeline.ingest import ingest
+from homeloop.pipeline.sources.swiss_dwellings import scan_source
 
 
 def _peak_rss_mib() -> float:
@@ -31,7 +31,7 @@ def ensure_source(path: Path, plans: int, sites: int, seed: int = 0) -> str:
     """Generate the source file unless it exists; say where it came from."""
     if path.exists():
         return "existing"
-    from pipeline.sources import synthetic
+    from homeloop.pipeline.sources import synthetic
 
     synthetic.generate(path, plans=plans, sites=sites, seed=seed)
     return "generated"

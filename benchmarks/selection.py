@@ -3,14 +3,14 @@
     .venv/bin/python benchmarks/select.py [--full] [--seed N]
 
 (a) 2,100 picks from ~3,400 plans of ~900 sites: features of real plans when the
-    built-in plan generator (``pipeline.sources.synthetic``) is available,
+    built-in plan generator (``homeloop.pipeline.sources.synthetic``) is available,
     otherwise a synthetic feature table with the same shape;
 (b) 2,100 picks from ~45,000 plans of ~1,470 sites (the full Swiss Dwellings
     scale): always a synthetic feature table (generating and ingesting 45,000
     plans is the ingest benchmark's business, not this one's);
 (c) with ``--full``: the complete ordering of (a)'s and (b)'s pools.
 
-Also times :func:`pipeline.features.plan_features` per plan on whatever real
+Also times :func:`homeloop.pipeline.features.plan_features` per plan on whatever real
 plans are at hand (generated ones, else the hand-made test fixtures).
 Wall time is ``time.perf_counter``; peak memory is the tracemalloc peak of the
 step (Python and NumPy allocations) and the process's maximum resident size.
@@ -30,9 +30,9 @@ import tempfile
 import time
 import tracemalloc
 
-from pipeline.diversity import diversity_report
-from pipeline.features import features_table, synthetic_features_table
-from pipeline.select import select
+from homeloop.pipeline.diversity import diversity_report
+from homeloop.pipeline.features import features_table, synthetic_features_table
+from homeloop.pipeline.select import select
 
 PICKS = 2_100
 SMALL_POOL, SMALL_SITES = 3_400, 900
@@ -62,10 +62,10 @@ def max_rss_mib() -> float:
 def generated_plans(plans: int, sites: int, seed: int):
     """Plans from the built-in generator, or None when it is not available."""
     try:
-        from pipeline.sources import synthetic
-        from pipeline.sources.swiss_dwellings import read_plans
+        from homeloop.pipeline.sources import synthetic
+        from homeloop.pipeline.sources.swiss_dwellings import read_plans
     except ImportError:
-        print("features  the plan generator (pipeline.sources.synthetic) is not available")
+        print("features  the plan generator (homeloop.pipeline.sources.synthetic) is not available")
         return None
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "geometries.csv"
@@ -82,7 +82,7 @@ def generated_plans(plans: int, sites: int, seed: int):
 
 def fixture_plans():
     """The hand-made fixture plans of the test suite that read cleanly."""
-    from pipeline.sources.swiss_dwellings import read_plans
+    from homeloop.pipeline.sources.swiss_dwellings import read_plans
 
     plans = []
     for path in sorted((ROOT / "tests" / "fixtures").glob("*.csv")):

@@ -5,8 +5,8 @@ separately, the time the usd-core validators take per home.
     .venv/bin/python benchmarks/usd_export.py [--homes N] [--seed S] [--usda] [--validate K] [--stand-in] [--out DIR]
 
 Homes come from the project's plans: the house plus generated Swiss
-Dwellings plans (:func:`pipeline.sources.synthetic.generate`, read by
-:func:`pipeline.ingest.ingest`). Where ``pipeline.furnish`` provides
+Dwellings plans (:func:`homeloop.pipeline.sources.synthetic.generate`, read by
+:func:`homeloop.pipeline.ingest.ingest`). Where ``homeloop.pipeline.furnish`` provides
 ``furnish(plan, catalog, rng)``, homes are furnished by it; plans it cannot
 furnish (or all, without it) by a stand-in that puts each room rule's first choices on a grid inside the room
 (overlaps allowed: only the export cost matters here) and equips each home
@@ -50,7 +50,7 @@ from homeloop.home import (
 )
 from homeloop.house import load_house
 from homeloop.plan import Plan
-from pipeline.usd import export_home, validate_stage_report, write_catalog_assets
+from homeloop.pipeline.usd import export_home, validate_stage_report, write_catalog_assets
 
 #: Devices put in every indoor room by the stand-in furnisher.
 ROOM_DEVICES = ("light", "light_switch", "thermostat", "plug", "plug", "smoke_sensor")
@@ -139,8 +139,8 @@ def bench_plans(n: int, seed: int, work: Path) -> list[Plan]:
     """The house and ``n - 1`` generated plans."""
     plans = [load_house()]
     if n > 1:
-        from pipeline.ingest import ingest, load_plans
-        from pipeline.sources.synthetic import generate
+        from homeloop.pipeline.ingest import ingest, load_plans
+        from homeloop.pipeline.sources.synthetic import generate
 
         csv = work / "plans.csv"
         generate(csv, plans=max(n - 1, 1), sites=max(1, (n - 1) // 4), seed=seed, defect_rate=0.0)
@@ -152,7 +152,7 @@ def bench_plans(n: int, seed: int, work: Path) -> list[Plan]:
 def make_homes(plans: list[Plan], catalog: Catalog, seed: int, stand_in: bool = False) -> tuple[list[Home], int]:
     """Homes for ``plans`` and how many of them the project's furnisher made."""
     try:
-        from pipeline.furnish import furnish  # type: ignore[import-not-found]
+        from homeloop.pipeline.furnish import furnish  # type: ignore[import-not-found]
     except ImportError:
         furnish = None
     if stand_in:
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         ms = [r.seconds * 1000 for r in results]
         sizes = [r.bytes for r in results]
         things = [sum(r.prim_counts.values()) for r in results]
-        print(f"homes: {len(homes)} ({'usda' if args.usda else 'usdc'}; {furnished} by pipeline.furnish, "
+        print(f"homes: {len(homes)} ({'usda' if args.usda else 'usdc'}; {furnished} by homeloop.pipeline.furnish, "
               f"{len(homes) - furnished} by the stand-in); "
               f"things per home: median {statistics.median(things):.0f}, "
               f"devices per home: median {statistics.median(len(h.devices) for h in homes):.0f}")

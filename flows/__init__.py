@@ -4,6 +4,6 @@ Importing this package points Prefect at a home inside the project (unless
 PREFECT_HOME is already set), so local runs keep their state in ``.prefect/``.
 """
 
-from flows.settings import configure_prefect
+from homeloop.flows.settings import configure_prefect
 
 configure_prefect()

@@ -11,13 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-import flows  # noqa: F401  (local Prefect settings before Prefect loads)
+from homeloop import flows  # noqa: F401  (local Prefect settings before Prefect loads)
 from prefect import Flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.states import Failed
 
 from homeloop.errors import HomeLoopError
-from pipeline import stages
+from homeloop.pipeline import stages
 
 #: Seconds to wait for the Prefect server named by PREFECT_API_URL to answer.
 API_TIMEOUT_S = 5.0
@@ -57,7 +57,7 @@ def homeloop_flow(**options: Any) -> Callable[[Callable[..., Any]], HomeLoopFlow
 
 def _stage_runner(name: str, fn: Callable[[], Any]) -> Any:
     """Run one stage as a Prefect task. Stages cache themselves by inputs and code
-    (pipeline.cache), so Prefect's own result cache stays off.
+    (homeloop.pipeline.cache), so Prefect's own result cache stays off.
 
     A problem with the input (:class:`HomeLoopError`) fails the task with its
     message, not a traceback, and is raised again here for the flow to report."""

@@ -1,7 +1,7 @@
 """Start and stop a local Prefect server and the deployments it serves.
 
-    python -m flows.local start   # what `make serve` runs
-    python -m flows.local stop    # what `make stop` runs
+    python -m homeloop.flows.local start   # what `make serve` runs
+    python -m homeloop.flows.local stop    # what `make stop` runs
 
 The server listens on 127.0.0.1 and keeps its state in ``.prefect/`` inside
 the project. Both processes run in the background; their pids and logs are
@@ -20,7 +20,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from flows.settings import DEFAULT_HOST, DEFAULT_PORT, PROJECT_ROOT, configure_prefect
+from homeloop.flows.settings import DEFAULT_HOST, DEFAULT_PORT, PROJECT_ROOT, configure_prefect
 
 STATE = PROJECT_ROOT / ".prefect"
 SERVER_PID, SERVE_PID = STATE / "server.pid", STATE / "serve.pid"
@@ -78,7 +78,7 @@ def start(port: int) -> int:
             return 2
         time.sleep(1)
     if _alive(SERVE_PID) is None:
-        pid = _spawn([sys.executable, "-m", "flows.serve"], STATE / "serve.log", env)
+        pid = _spawn([sys.executable, "-m", "homeloop.flows.serve"], STATE / "serve.log", env)
         SERVE_PID.write_text(str(pid))
         print(f"serving deployments build-home-set/default and audit-source/default (pid {pid}, log .prefect/serve.log)")
     (STATE / "env.sh").write_text(

@@ -6,10 +6,10 @@
 
 from __future__ import annotations
 
-import flows  # noqa: F401
+from homeloop import flows  # noqa: F401
 from prefect import serve
 
-from flows.build import audit_source, build_home_set
+from homeloop.flows.build import audit_source, build_home_set
 
 
 def main() -> None:

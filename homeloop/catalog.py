@@ -28,6 +28,7 @@ Lookups: ``catalog.furniture[id]``, ``catalog.objects[id]``,
 from __future__ import annotations
 
 import functools
+import importlib.util
 import hashlib
 import math
 import os
@@ -51,8 +52,9 @@ from pydantic import (
 #: Environment variable naming a catalog folder to use instead of the repository's.
 CATALOG_ENV = "HOMELOOP_CATALOG"
 
-#: The repository's catalog folder: ``catalog/`` beside the ``homeloop`` package.
-DEFAULT_CATALOG_DIR = Path(__file__).resolve().parent.parent / "catalog"
+#: The catalog shipped with the package (the repository's ``catalog/`` folder,
+#: installed as ``homeloop.catalog_data``).
+DEFAULT_CATALOG_DIR = Path(importlib.util.find_spec("homeloop.catalog_data").origin).parent
 
 #: Feature kinds Swiss Dwellings draws (SPEC.md §1); furnishing rules may target them.
 FEATURE_KINDS = frozenset({"SINK", "WASHING_MACHINE", "BUILT_IN_FURNITURE", "KITCHEN", "SHOWER",

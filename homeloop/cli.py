@@ -58,7 +58,7 @@ def generate(
     ),
 ) -> None:
     """Generate plans in the Swiss Dwellings v3 format."""
-    from pipeline.sources import synthetic
+    from homeloop.pipeline.sources import synthetic
 
     kwargs = {} if defect_rate is None else {"defect_rate": defect_rate}
     with stage_progress("generate", plans) as advance:
@@ -80,7 +80,7 @@ def ingest(
     ),
 ) -> None:
     """Read a Swiss Dwellings CSV into plan tables, recording every row not taken."""
-    from pipeline import stages
+    from homeloop.pipeline import stages
 
     summary = stages.run_ingest(source, out, all_usages=all_usages, keep_all_floors=keep_all_floors)
     print_ingest_summary(summary)
@@ -120,7 +120,7 @@ def show(
     out: Path = typer.Option(..., "--out", help="PNG file to write."),
 ) -> None:
     """Draw one plan as a top-down PNG."""
-    from pipeline import stages
+    from homeloop.pipeline import stages
 
     path = stages.show_plan(plan, from_dir, out)
     console.print(f"wrote {path}")
@@ -134,7 +134,7 @@ def audit(
     all_usages: bool = typer.Option(False, "--all-usages", help="Audit non-residential units too."),
 ) -> None:
     """Audit a floor-plan source: ingest it, run every rule, report per rule."""
-    from pipeline import stages
+    from homeloop.pipeline import stages
 
     result = stages.run_audit_source(source, out, all_usages=all_usages)
     print_audit_table(result.per_rule)
@@ -166,7 +166,7 @@ def build(
     usda: bool = typer.Option(False, "--usda", help="Write homes as text .usda (for reading) instead of .usdc."),
 ) -> None:
     """Build the home set: source → ingest → audit → features → selection → homes → USD → applicability → report."""
-    from flows.build import build_home_set
+    from homeloop.flows.build import build_home_set
 
     manifest = build_home_set(
         source=str(source) if source else None, plans=plans, sites=sites, homes=homes, seed=seed,
@@ -196,7 +196,7 @@ def applicability(
     limit: int = typer.Option(30, "--limit", min=1, help="Rows to print (the file gets them all)."),
 ) -> None:
     """Which homes suit an experiment: filter the build's task applicability, or ask in SQL."""
-    from pipeline.queries import query_applicability, run_sql
+    from homeloop.pipeline.queries import query_applicability, run_sql
 
     if sql:
         result = run_sql(from_dir, sql)

@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Sequence
 
 import pandas as pd
 
-from audits import AUDIT_COLUMNS
+from homeloop.audits import AUDIT_COLUMNS
 from homeloop.io import write_parquet, write_text
 from homeloop.plan import Plan
 
@@ -30,7 +30,7 @@ def audit_plans(
     Plans the ingest already rejected for an invalid polygon are reported
     under ``invalid_geometry`` too, so the table covers every plan of the source.
     """
-    from audits import audit_plans as audit_each, extra_findings, finding_from_rejection
+    from homeloop.audits import audit_plans as audit_each, extra_findings, finding_from_rejection
 
     records: list[dict] = []
     for result in audit_each(plans):
@@ -38,7 +38,7 @@ def audit_plans(
         if progress:
             progress(1)
     if rejected is not None and len(rejected):
-        from pipeline.sources.swiss_dwellings import plan_rejections
+        from homeloop.pipeline.sources.swiss_dwellings import plan_rejections
 
         culprits = plan_rejections(rejected)
         for r in culprits[culprits["reason"] == INGEST_INVALID_GEOMETRY].itertuples(index=False):
@@ -94,7 +94,7 @@ def failing_examples(table: pd.DataFrame, plans_by_key: dict[str, Plan], per_rul
 
 def write_audit_report(table: pd.DataFrame, per_rule: pd.DataFrame, plans: Iterable[Plan], out: Path) -> Path:
     """``audit.html`` with the per-rule table and pictures of failing plans under ``audit/``."""
-    from pipeline.render import render_plan
+    from homeloop.pipeline.render import render_plan
 
     plans_by_key = {p.key: p for p in plans}
     figures = []

@@ -4,7 +4,7 @@
 covered and their counts, the largest share any one site supplies, the share of
 distinct room–door graph hashes, and the distribution of each plan's L1
 distance to its nearest neighbour within the set (on the pool-scaled vectors of
-:func:`pipeline.features.scaled_vectors`). :func:`write_diversity_report` writes
+:func:`homeloop.pipeline.features.scaled_vectors`). :func:`write_diversity_report` writes
 it as ``selection_report.json`` and three PNG plots, atomically and
 byte-for-byte reproducibly.
 """
@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from sklearn.neighbors import NearestNeighbors
 
 from homeloop.io import atomic_path, write_json
-from pipeline.features import scaled_vectors
+from homeloop.pipeline.features import scaled_vectors
 
 #: The two sets compared, in plotting order.
 SETS = ("selected", "random")
@@ -93,7 +93,7 @@ def diversity_report(pool_table: pd.DataFrame, selection: pd.DataFrame, *, seed:
 
     ``pool_table`` is the features table of the pool the selection was drawn from
     (vectors are scaled over it); ``selection`` has a ``plan`` column (the output
-    of :func:`pipeline.select.select`, or its first N rows). The sample is drawn
+    of :func:`homeloop.pipeline.select.select`, or its first N rows). The sample is drawn
     without replacement with ``numpy.random.default_rng(seed)`` from the pool
     sorted by plan key, so it does not depend on row order. The nearest-neighbour
     histograms of both sets share their bin edges.

@@ -4,7 +4,7 @@ The work unit is one plan. :func:`build_home` turns it into a home or into the
 findings that say why not; :func:`build_homes_partition` does that for a
 partition of plans on a Dask worker, writing each kept home's ``home.json``
 and ``preview.png`` and an outcome record, so that a build killed half-way
-picks up where it stopped. The stage itself (in :mod:`pipeline.stages`) walks
+picks up where it stopped. The stage itself (in :mod:`homeloop.pipeline.stages`) walks
 the selection in rank order until it has the homes it needs.
 """
 
@@ -70,8 +70,8 @@ def home_dir(homes_dir: Path, home_id: str) -> Path:
 def build_home(plan: Plan, catalog: Catalog, seed: int) -> tuple[Home | None, HomeOutcome]:
     """Furnish, equip and verify one plan. Never raises for a plan that cannot be
     a home: that is an outcome with findings."""
-    from pipeline.devices import equip
-    from pipeline.furnish import furnish
+    from homeloop.pipeline.devices import equip
+    from homeloop.pipeline.furnish import furnish
 
     t = time.perf_counter()
     outcome = HomeOutcome(plan=plan.key, kept=False)
@@ -128,8 +128,8 @@ def build_homes_partition(keys: list[str], build_dir: str, seed: int, stage_key:
 
     A plan whose outcome was recorded under the same ``stage_key`` is not built
     again: its record is returned as it stands (the resume after a crash)."""
-    from pipeline.ingest import load_plans
-    from pipeline.render_home import render_home
+    from homeloop.pipeline.ingest import load_plans
+    from homeloop.pipeline.render_home import render_home
 
     build = Path(build_dir)
     homes_dir = build / "homes"
@@ -185,7 +185,7 @@ def export_homes_partition(home_ids: list[str], build_dir: str, usda: bool = Fal
                            catalog_dir: str | None = None) -> list[dict[str, Any]]:
     """Export the homes to USD next to their home.json; one record per home with
     its size and validation result. The catalog assets must already be written."""
-    from pipeline.usd import asset_file_name, export_home
+    from homeloop.pipeline.usd import asset_file_name, export_home
 
     build = Path(build_dir)
     catalog = load_catalog(catalog_dir)
@@ -211,7 +211,7 @@ def export_homes_partition(home_ids: list[str], build_dir: str, usda: bool = Fal
 def screen_homes_partition(home_ids: list[str], build_dir: str, catalog_dir: str | None = None) -> list[dict[str, Any]]:
     """Applicability rows of the homes: every task for every robot body."""
     from homeloop.bench.tasks import load_tasks
-    from pipeline.applicability import screen_homes
+    from homeloop.pipeline.applicability import screen_homes
 
     build = Path(build_dir)
     catalog = load_catalog(catalog_dir)

@@ -8,7 +8,7 @@ Writes, atomically, under ``out_dir``:
   every plan (one row per element, with the spaces each opening connects), so
   later stages reload plans (:func:`load_plans`) without reparsing the CSV;
 - ``rejected.parquet``: every row not taken, with the reason, the field at
-  fault and a message (see :mod:`pipeline.sources.swiss_dwellings`).
+  fault and a message (see :mod:`homeloop.pipeline.sources.swiss_dwellings`).
 
 Element and rejection tables are written batch by batch to bound memory, in
 row groups of a fixed size, so the same input gives the same bytes whatever
@@ -36,7 +36,7 @@ import shapely
 
 from homeloop.io import atomic_path, write_parquet
 from homeloop.plan import Plan, PlanIds, frame_from_plans, plans_from_frame
-from pipeline.sources.swiss_dwellings import (
+from homeloop.pipeline.sources.swiss_dwellings import (
     DEFAULT_CHUNK_BYTES,
     DEFAULT_USAGES,
     PLAN_LEVEL,
@@ -212,7 +212,7 @@ def ingest(
     after every chunk with the number of source rows that chunk read, so the
     calls add up to :func:`count_rows` (also ``index.rows``: pass the index
     from :func:`scan_source` to skip that pass here). Raises
-    :class:`~pipeline.sources.swiss_dwellings.SourceError` if the file is not
+    :class:`~homeloop.pipeline.sources.swiss_dwellings.SourceError` if the file is not
     Swiss Dwellings CSV.
     """
     started = time.perf_counter()

@@ -1,6 +1,6 @@
 """The home preview: a top-down PNG of a furnished, device-equipped home.
 
-:func:`render_home` draws the plan (:func:`pipeline.render.draw_plan`), then
+:func:`render_home` draws the plan (:func:`homeloop.pipeline.render.draw_plan`), then
 furniture footprints (short labels; tall items hatched), carryable objects as
 dots, devices as one marker per type, and each camera's view cone (agent
 cameras solid and filled, evaluation-only cameras dashed; colour by privacy
@@ -23,7 +23,7 @@ from shapely.geometry.base import BaseGeometry
 from homeloop.home import Home, polygon_from_rings
 from homeloop.io import atomic_path
 from homeloop.plan import Plan
-from pipeline.render import (
+from homeloop.pipeline.render import (
     DEFAULT_DPI,
     MARGIN,
     PNG_METADATA,

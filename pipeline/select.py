@@ -17,7 +17,7 @@ far) the candidates are narrowed by these rules, in this order:
 3. **new_hash** — among those, keep the plans whose room–door graph hash
    (``wl_hash``) no picked plan has, if there are any.
 4. **distance** — among those, keep the plans at the largest L1 distance (on
-   :func:`pipeline.features.scaled_vectors`) to their nearest already-picked
+   :func:`homeloop.pipeline.features.scaled_vectors`) to their nearest already-picked
    plan. For the first pick, when nothing is picked yet, the distance is taken
    to the pool's column-wise median instead, so the first pick is the plan
    least like the typical one.
@@ -55,7 +55,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from pipeline.features import scaled_vectors
+from homeloop.pipeline.features import scaled_vectors
 
 #: Columns of the selection table (``selection.parquet``), in order.
 SELECTION_COLUMNS = (
@@ -123,7 +123,7 @@ def select(
     """Rank the plans of ``table`` (the audit-passing plans) in greedy diverse order.
 
     ``table`` needs ``plan``, ``site_id``, ``group``, ``wl_hash`` and the vector
-    columns of :data:`pipeline.features.VECTOR_COLUMNS`; its row order does not
+    columns of :data:`homeloop.pipeline.features.VECTOR_COLUMNS`; its row order does not
     matter. Returns the first ``count`` picks (all plans when ``None``) as
     :data:`SELECTION_COLUMNS`: ``rank`` from 1, ``new_hash`` (no earlier pick
     had this hash), ``distance`` (scaled L1 to the nearest earlier pick; to the

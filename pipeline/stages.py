@@ -5,7 +5,7 @@
 Each stage is a function of a :class:`Build` (the folder, the parameters, the
 Dask client, the cache); it writes its tables under the build folder
 atomically and returns a small JSON-able result (its counts). Stages are
-cached by inputs and code (:mod:`pipeline.cache`). The Prefect flow in
+cached by inputs and code (:mod:`homeloop.pipeline.cache`). The Prefect flow in
 ``flows/`` runs the same functions as tasks; ``homeloop build`` runs that flow.
 """
 
@@ -23,7 +23,7 @@ import pandas as pd
 from homeloop.errors import HomeLoopError
 from homeloop.io import sha256_file, write_json, write_parquet
 from homeloop.progress import console, stage_progress
-from pipeline.cache import StageCache, stage_key
+from homeloop.pipeline.cache import StageCache, stage_key
 
 OUTPUTS = Path("outputs")
 #: Plans drawn on the preview sheet of a build (the first of the selection).
@@ -163,7 +163,7 @@ def reconciled(n_in: int, kept: int, rejected: int, by_reason: dict[str, int] | 
 
 
 def run_generate(path: Path, *, plans: int, sites: int, seed: int, progress: bool = True, **kwargs):
-    from pipeline.sources import synthetic
+    from homeloop.pipeline.sources import synthetic
 
     ensure_writable(Path(path).parent)
     with stage_progress("generate", plans, enabled=progress) as advance:
@@ -171,7 +171,7 @@ def run_generate(path: Path, *, plans: int, sites: int, seed: int, progress: boo
 
 
 def run_ingest(source: Path, out: Path, *, all_usages: bool = False, keep_all_floors: bool = False, progress: bool = True):
-    from pipeline import ingest as ingest_stage
+    from homeloop.pipeline import ingest as ingest_stage
 
     require_file(source, "source file")
     ensure_writable(Path(out))
@@ -185,8 +185,8 @@ def run_ingest(source: Path, out: Path, *, all_usages: bool = False, keep_all_fl
 
 
 def show_plan(plan_key: str, from_dir: Path, out: Path) -> Path:
-    from pipeline.ingest import load_plans
-    from pipeline.render import render_plan
+    from homeloop.pipeline.ingest import load_plans
+    from homeloop.pipeline.render import render_plan
 
     elements = Path(from_dir) / "elements.parquet"
     require_file(elements, "plan table")
@@ -206,7 +206,7 @@ class AuditOutcome:
 
 
 def run_audit(plans, rejected: pd.DataFrame | None, out: Path, *, progress: bool = True, client: Any = None) -> AuditOutcome:
-    from pipeline import audit as audit_stage
+    from homeloop.pipeline import audit as audit_stage
 
     with stage_progress("audit", len(plans), enabled=progress) as advance:
         table = audit_stage.audit_plans(plans, rejected, progress=advance)
@@ -218,7 +218,7 @@ def run_audit(plans, rejected: pd.DataFrame | None, out: Path, *, progress: bool
 
 
 def run_audit_source(source: Path, out: Path, *, all_usages: bool = False, progress: bool = True) -> AuditOutcome:
-    from pipeline.ingest import load_plans
+    from homeloop.pipeline.ingest import load_plans
 
     run_ingest(source, out, all_usages=all_usages, progress=progress)
     plans = load_plans(out)
@@ -259,7 +259,7 @@ def stage_ingest(build: Build, source: Path) -> dict[str, Any]:
 
 
 def stage_audit(build: Build) -> dict[str, Any]:
-    from pipeline.ingest import load_plans
+    from homeloop.pipeline.ingest import load_plans
 
     inputs = [build.path("elements.parquet"), build.path("rejected.parquet")]
 
@@ -276,8 +276,8 @@ def stage_audit(build: Build) -> dict[str, Any]:
 
 
 def stage_features(build: Build) -> dict[str, Any]:
-    from pipeline.features import features_table
-    from pipeline.ingest import load_plans
+    from homeloop.pipeline.features import features_table
+    from homeloop.pipeline.ingest import load_plans
 
     def run():
         table = features_table(load_plans(build.out))
@@ -288,9 +288,9 @@ def stage_features(build: Build) -> dict[str, Any]:
 
 
 def stage_select(build: Build) -> dict[str, Any]:
-    from pipeline.audit import plan_status
-    from pipeline.diversity import diversity_report, write_diversity_report
-    from pipeline.select import select
+    from homeloop.pipeline.audit import plan_status
+    from homeloop.pipeline.diversity import diversity_report, write_diversity_report
+    from homeloop.pipeline.select import select
 
     cfg = build.config
     inputs = [build.path("features.parquet"), build.path("audit.parquet")]
@@ -307,8 +307,8 @@ def stage_select(build: Build) -> dict[str, Any]:
         written = write_diversity_report(report, build.out)
         sheet = []
         if len(selection):
-            from pipeline.ingest import load_plans
-            from pipeline.render import render_sheet
+            from homeloop.pipeline.ingest import load_plans
+            from homeloop.pipeline.render import render_sheet
 
             keys = list(selection["plan"].head(PREVIEW_SHEET_PLANS))
             by_key = {p.key: p for p in load_plans(build.out, keys=keys)}
@@ -330,9 +330,9 @@ def stage_homes(build: Build) -> dict[str, Any]:
     """Furnish, equip and verify plans in selection order until ``homes`` pass."""
     import shutil
 
-    from audits import AUDIT_COLUMNS
-    from pipeline.homes import OUTCOMES, build_homes_partition
-    from pipeline.parallel import map_partitions
+    from homeloop.audits import AUDIT_COLUMNS
+    from homeloop.pipeline.homes import OUTCOMES, build_homes_partition
+    from homeloop.pipeline.parallel import map_partitions
 
     cfg = build.config
     inputs = [build.path("selection.parquet"), build.path("elements.parquet")]
@@ -391,9 +391,9 @@ def stage_house(build: Build) -> dict[str, Any]:
     from homeloop.catalog import load_catalog
     from homeloop.check import check_home
     from homeloop.house import load_house
-    from pipeline.devices import equip_house
-    from pipeline.furnish import furnish_house
-    from pipeline.render_home import render_home
+    from homeloop.pipeline.devices import equip_house
+    from homeloop.pipeline.furnish import furnish_house
+    from homeloop.pipeline.render_home import render_home
 
     def run():
         catalog = load_catalog()
@@ -414,9 +414,9 @@ def stage_house(build: Build) -> dict[str, Any]:
 def stage_usd(build: Build, home_ids: list[str]) -> dict[str, Any]:
     """One USD asset per catalog entry, then every home (and the house) as USD, validated."""
     from homeloop.catalog import load_catalog
-    from pipeline.homes import export_homes_partition
-    from pipeline.parallel import map_partitions
-    from pipeline.usd import write_catalog_assets
+    from homeloop.pipeline.homes import export_homes_partition
+    from homeloop.pipeline.parallel import map_partitions
+    from homeloop.pipeline.usd import write_catalog_assets
 
     cfg = build.config
     ids = [HOUSE_ID, *home_ids]
@@ -443,9 +443,9 @@ def stage_usd(build: Build, home_ids: list[str]) -> dict[str, Any]:
 
 def stage_applicability(build: Build, home_ids: list[str]) -> dict[str, Any]:
     """Which tasks apply to which home for which robot body."""
-    from pipeline.applicability import write_applicability
-    from pipeline.homes import screen_homes_partition
-    from pipeline.parallel import map_partitions
+    from homeloop.pipeline.applicability import write_applicability
+    from homeloop.pipeline.homes import screen_homes_partition
+    from homeloop.pipeline.parallel import map_partitions
 
     cfg = build.config
     ids = [HOUSE_ID, *home_ids]
@@ -464,7 +464,7 @@ def stage_applicability(build: Build, home_ids: list[str]) -> dict[str, Any]:
 
 
 def stage_report(build: Build) -> dict[str, Any]:
-    from pipeline.report import write_report
+    from homeloop.pipeline.report import write_report
 
     def run():
         path = write_report(build.out, build.config.name, {k: v for k, v in build.results.items()})
@@ -479,7 +479,7 @@ def run_build(config: BuildConfig, *, runner: Callable[[str, Callable[[], Any]],
               log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run every stage of a build; ``runner(name, fn)`` wraps each stage (the Prefect flow
     passes one that makes each a task)."""
-    from pipeline.parallel import dask_client
+    from homeloop.pipeline.parallel import dask_client
 
     # Absolute, so that workers of a Dask cluster started elsewhere write to the same folder.
     out = ensure_writable(config.out_dir).resolve()
@@ -503,7 +503,7 @@ def run_build(config: BuildConfig, *, runner: Callable[[str, Callable[[], Any]],
         return write_manifest(build, source)
 
 
-#: Temporary files of an atomic write (homeloop.io.atomic_path, pipeline.usd):
+#: Temporary files of an atomic write (homeloop.io.atomic_path, homeloop.pipeline.usd):
 #: ``.<name>.<8 random characters>.tmp`` or ``.<stem>.<8 random characters>.usd[ac]``.
 PARTIAL_FILE = re.compile(r"^\..+\.[A-Za-z0-9_]{8}(\.tmp|\.usd[ac])$")
 

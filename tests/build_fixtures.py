@@ -45,7 +45,7 @@ def read_manifest(out: Path) -> dict[str, Any]:
 def reference_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The manifest of the small build, built once per pytest run, without Prefect."""
     if "reference" not in _shared:
-        from pipeline.stages import BuildConfig, run_build
+        from homeloop.pipeline.stages import BuildConfig, run_build
 
         out = tmp_path_factory.mktemp("reference-build")
         run_build(BuildConfig(**SMALL, out=out, workers=1, progress=False), log=lambda msg: None)
@@ -150,7 +150,7 @@ def run_cli(args: list[str], *, env: dict[str, str], timeout: float = 300, cwd: 
 
 def partial_files(folder: Path) -> list[Path]:
     """Temporary files of an interrupted atomic write still lying in ``folder``."""
-    from pipeline.stages import PARTIAL_FILE
+    from homeloop.pipeline.stages import PARTIAL_FILE
 
     return sorted(p for p in Path(folder).rglob("*") if p.is_file()
                   and (PARTIAL_FILE.match(p.name) or (p.name.startswith(".") and p.name.endswith(".tmp"))))

@@ -21,7 +21,7 @@ from homeloop.home import (
     furniture_from_catalog,
     object_from_catalog,
 )
-from pipeline.applicability import (
+from homeloop.pipeline.applicability import (
     HomeFacts,
     reasons_of,
     screen,
@@ -362,8 +362,8 @@ def test_bathroom_with_washer_is_a_laundry(catalog):
 def test_equipped_house_applies_to_every_task_for_the_g1_d(catalog, tasks):
     """The house (SPEC.md §1), furnished and equipped, applies to all 24 tasks for the G1-D."""
     from homeloop.house import load_house
-    from pipeline.devices import equip_house
-    from pipeline.furnish import furnish_house
+    from homeloop.pipeline.devices import equip_house
+    from homeloop.pipeline.furnish import furnish_house
 
     home = equip_house(furnish_house(catalog, seed=0), load_house(), catalog, seed=0).home
     failing = _failing(home, tasks, catalog.robots[G1D], catalog)
@@ -390,7 +390,7 @@ def build_dir(tmp_path_factory, catalog, tasks):
 
 
 def test_query_all_tasks_for_a_robot(build_dir):
-    from pipeline.queries import query_applicability
+    from homeloop.pipeline.queries import query_applicability
 
     hits = query_applicability(build_dir, tasks=["water_the_plants", "handle_smoke_alarm"], robot=G1D)
     assert list(hits.home) == ["home_a"]
@@ -402,7 +402,7 @@ def test_query_all_tasks_for_a_robot(build_dir):
 
 
 def test_query_family_and_min_applicable(build_dir):
-    from pipeline.queries import query_applicability
+    from homeloop.pipeline.queries import query_applicability
 
     hits = query_applicability(build_dir, family="hazards", robot=G1D)
     assert list(hits.home) == ["home_a", "home_b"]
@@ -417,7 +417,7 @@ def test_query_family_and_min_applicable(build_dir):
     ({"family": "games"}, ["unknown family 'games'", "hazards", "chores"]),
 ])
 def test_query_errors_name_the_valid_choices(build_dir, kwargs, words):
-    from pipeline.queries import QueryError, query_applicability
+    from homeloop.pipeline.queries import QueryError, query_applicability
 
     with pytest.raises(QueryError) as err:
         query_applicability(build_dir, **kwargs)
@@ -429,7 +429,7 @@ def test_query_errors_name_the_valid_choices(build_dir, kwargs, words):
 
 def test_run_sql(build_dir):
     from homeloop.errors import HomeLoopError
-    from pipeline.queries import QueryError, run_sql
+    from homeloop.pipeline.queries import QueryError, run_sql
 
     df = run_sql(build_dir, "SELECT home, count(*) AS n FROM applicability WHERE applicable AND robot = "
                             f"'{G1D}' GROUP BY home ORDER BY home")
@@ -446,7 +446,7 @@ def test_run_sql(build_dir):
 
 def test_filter_query_speed(tmp_path, catalog):
     """A filter over a 2,100 x 24 x 5 table answers within a second."""
-    from pipeline.queries import query_applicability
+    from homeloop.pipeline.queries import query_applicability
 
     table = screen_homes([crafted_home("x")], load_tasks(), None, catalog)
     big = pd.concat([table.assign(home=f"h{i:04d}") for i in range(2100)], ignore_index=True)

@@ -37,11 +37,11 @@ import pytest
 from shapely import Polygon
 from shapely.geometry import box
 
-import audits
-from audits import AUDIT_COLUMNS, RULES, AuditResult, Finding, RuleRegistry, audit_plan
-from audits import thresholds
-from audits.findings import extra_findings, finding_from_rejection
-from audits.no_fridge_space import search_fridge_position
+from homeloop import audits
+from homeloop.audits import AUDIT_COLUMNS, RULES, AuditResult, Finding, RuleRegistry, audit_plan
+from homeloop.audits import thresholds
+from homeloop.audits.findings import extra_findings, finding_from_rejection
+from homeloop.audits.no_fridge_space import search_fridge_position
 from homeloop.plan import COLUMN, Feature, Plan, PlanIds, Separator, Space
 
 GEOMETRIC_RULES = (

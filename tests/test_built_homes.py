@@ -37,7 +37,7 @@ def test_a_random_sample_of_built_homes_passes_check_home(build):
 def test_built_homes_reopen_as_valid_usd(build):
     from pxr import Usd, UsdGeom
 
-    from pipeline.usd import validate_stage
+    from homeloop.pipeline.usd import validate_stage
 
     usd = pd.read_parquet(build / "usd.parquet")
     assert usd["valid"].all() and set(usd["home"]) >= {"house"}

@@ -13,7 +13,7 @@ from homeloop.check import SMOKE_EXCEPTIONS_KEY, CheckFinding, check_home, rule_
 from homeloop.home import Home, Pose, Wall, furniture_from_catalog, rings_from_polygon
 from test_devices import CAT, E, N, S, W, build, crafted
 
-from pipeline.devices import equip
+from homeloop.pipeline.devices import equip
 
 
 @pytest.fixture(scope="module")

@@ -41,7 +41,7 @@ from homeloop.home import (
 from homeloop.plan import Feature, Plan, PlanIds, Space, Separator, space_class
 from homeloop.plan import Opening as PlanOpening
 
-from pipeline.devices import EquipProfile, HOUSE_PROFILE, device_summary, equip
+from homeloop.pipeline.devices import EquipProfile, HOUSE_PROFILE, device_summary, equip
 
 CAT = load_catalog()
 KIND = {"DOOR": "door", "ENTRANCE_DOOR": "entrance_door", "WINDOW": "window", "GARAGE_DOOR": "garage_door"}
@@ -357,7 +357,7 @@ def test_wearables_go_on_the_resident():
 def _furnished_house() -> Home:
     """The house furnished by the furnishing stage: its hand-written file when present,
     else the room rules alone."""
-    furnish_mod = pytest.importorskip("pipeline.furnish")
+    furnish_mod = pytest.importorskip("homeloop.pipeline.furnish")
     from homeloop.house import load_house
 
     if furnish_mod.HOUSE_FURNISHING_YAML.exists():
@@ -370,14 +370,14 @@ def _furnished_house() -> Home:
 @pytest.fixture(scope="module")
 def equipped_house():
     from homeloop.house import load_house
-    from pipeline.devices import equip_house
+    from homeloop.pipeline.devices import equip_house
 
     plan = load_house()
     return equip_house(_furnished_house(), plan, CAT), plan
 
 
 def test_furnished_house_is_equipped_as_spec_lists(equipped_house):
-    from pipeline.devices import house_problems
+    from homeloop.pipeline.devices import house_problems
 
     result, _ = equipped_house
     home = result.home
@@ -406,7 +406,7 @@ def test_furnished_house_is_equipped_as_spec_lists(equipped_house):
 
 
 def test_house_equipping_is_deterministic(equipped_house):
-    from pipeline.devices import equip_house
+    from homeloop.pipeline.devices import equip_house
 
     result, plan = equipped_house
     again = equip_house(_furnished_house(), plan, CAT)
@@ -414,7 +414,7 @@ def test_house_equipping_is_deterministic(equipped_house):
 
 
 def test_render_home_writes_a_stable_png(equipped, tmp_path):
-    from pipeline.render_home import render_home
+    from homeloop.pipeline.render_home import render_home
 
     result, _, plan = equipped
     a = render_home(result.home, plan, tmp_path / "a" / "preview.png")

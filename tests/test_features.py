@@ -17,7 +17,7 @@ from homeloop.plan import (
     Space,
     with_connected_openings,
 )
-from pipeline.features import (
+from homeloop.pipeline.features import (
     FEATURE_COLUMNS,
     VECTOR_COLUMNS,
     features_table,

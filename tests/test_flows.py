@@ -45,7 +45,7 @@ def harness(tmp_path_factory):
 @pytest.fixture(scope="module")
 def flow_build(harness, tmp_path_factory):
     """The small build, run by the build-home-set flow."""
-    from flows.build import build_home_set
+    from homeloop.flows.build import build_home_set
 
     out = tmp_path_factory.mktemp("flow-build")
     manifest = build_home_set(**SMALL, out=str(out), workers=1)
@@ -108,8 +108,8 @@ def test_build_flow_is_deterministic(flow_build, tmp_path_factory):
 
 
 def test_unchanged_rerun_reuses_every_stage(flow_build):
-    from flows.build import build_home_set
-    from pipeline.stages import STAGES
+    from homeloop.flows.build import build_home_set
+    from homeloop.pipeline.stages import STAGES
 
     out, manifest = flow_build
     records = {stage: out / ".stages" / f"{stage}.json" for stage in STAGES}
@@ -137,7 +137,7 @@ def test_unchanged_rerun_reuses_every_stage(flow_build):
 def test_audit_source_flow_audits_a_generated_csv(flow_build, tmp_path):
     import pandas as pd
 
-    from flows.build import audit_source
+    from homeloop.flows.build import audit_source
 
     out, manifest = flow_build
     source = out / "source" / "geometries.csv"
@@ -155,7 +155,7 @@ def test_audit_source_flow_audits_a_generated_csv(flow_build, tmp_path):
 
 
 def test_audit_source_flow_reports_a_missing_file_in_one_line(harness, tmp_path):
-    from flows.build import audit_source
+    from homeloop.flows.build import audit_source
     from homeloop.errors import HomeLoopError
 
     with pytest.raises(HomeLoopError, match="does not exist"):
@@ -187,7 +187,7 @@ def test_deployment_run_against_a_prefect_server(tmp_path, tmp_path_factory):
 
         wait_for(lambda: answers("/health"), timeout=240, interval=0.5, what=f"{api}/health",
                  alive=server, log=tmp_path / "server.log")
-        serve = start_process([str(BIN / "python"), "-m", "flows.serve"], log=tmp_path / "serve.log", env=env,
+        serve = start_process([str(BIN / "python"), "-m", "homeloop.flows.serve"], log=tmp_path / "serve.log", env=env,
                               cwd=serve_dir)
         for deployment in ("build-home-set/default", "audit-source/default"):
             wait_for(lambda: answers(f"/deployments/name/{deployment}"), timeout=180, interval=0.5,

@@ -12,7 +12,7 @@ from homeloop import navigation
 from homeloop.catalog import load_catalog
 from homeloop.home import polygon_from_rings
 from homeloop.house import load_house
-from pipeline.furnish import (
+from homeloop.pipeline.furnish import (
     DOOR_CLEAR_DEPTH,
     WINDOW_KEEP_OUT,
     furnish,
@@ -34,7 +34,7 @@ def house(catalog):
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
-    from pipeline.sources.synthetic import generate
+    from homeloop.pipeline.sources.synthetic import generate
 
     path = tmp_path_factory.mktemp("furnish") / "plans.csv"
     generate(path, plans=50, sites=20, seed=1, defect_rate=0.0)

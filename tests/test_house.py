@@ -148,7 +148,7 @@ def test_fixtures_of_kitchen_bathrooms_and_laundry(house):
 
 
 def test_the_house_draws(house, tmp_path):
-    from pipeline.render import render_plan
+    from homeloop.pipeline.render import render_plan
 
     out = render_plan(house, tmp_path / "house.png")
     data = out.read_bytes()

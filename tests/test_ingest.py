@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from homeloop.io import sha256_file
-from pipeline.ingest import (
+from homeloop.pipeline.ingest import (
     ELEMENTS_FILE,
     PLANS_FILE,
     REJECTED_FILE,
@@ -17,7 +17,7 @@ from pipeline.ingest import (
     load_plans,
     load_rejections,
 )
-from pipeline.sources.swiss_dwellings import SourceError, read_plans, scan_source
+from homeloop.pipeline.sources.swiss_dwellings import SourceError, read_plans, scan_source
 
 from conftest import FIXTURES
 
@@ -122,7 +122,7 @@ def test_element_table_is_geoparquet_with_the_element_columns(mixed_source, tmp_
 
 
 def test_row_groups_do_not_depend_on_chunking(mixed_source, tmp_path, monkeypatch):
-    import pipeline.ingest as ingest_module
+    import homeloop.pipeline.ingest as ingest_module
 
     monkeypatch.setattr(ingest_module, "ROW_GROUP_ROWS", 7)
     ingest(mixed_source, tmp_path / "a")

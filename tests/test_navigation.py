@@ -111,7 +111,7 @@ def test_widest_body_width():
 
 
 def test_free_floor_is_fast_on_the_furnished_house():
-    from pipeline.furnish import furnish_house
+    from homeloop.pipeline.furnish import furnish_house
 
     home = furnish_house(load_catalog())
     assert len(home.furniture) >= 25

@@ -12,7 +12,7 @@ from nbclient import NotebookClient
 
 from homeloop.bench.tasks import load_tasks
 from homeloop.catalog import load_catalog
-from pipeline.applicability import screen_homes, write_applicability
+from homeloop.pipeline.applicability import screen_homes, write_applicability
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "applicability.ipynb"

@@ -8,7 +8,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from conftest import FIXTURES, load_fixture_plans
-from pipeline.render import PALETTE, colour_class, draw_plan, render_plan, render_sheet
+from homeloop.pipeline.render import PALETTE, colour_class, draw_plan, render_plan, render_sheet
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from sklearn.metrics import pairwise_distances
 
-from pipeline.diversity import REPORT_FILE, diversity_report, write_diversity_report
-from pipeline.features import FEATURE_COLUMNS, VECTOR_COLUMNS, scaled_vectors, synthetic_features_table
-from pipeline.select import SELECTION_COLUMNS, select
+from homeloop.pipeline.diversity import REPORT_FILE, diversity_report, write_diversity_report
+from homeloop.pipeline.features import FEATURE_COLUMNS, VECTOR_COLUMNS, scaled_vectors, synthetic_features_table
+from homeloop.pipeline.select import SELECTION_COLUMNS, select
 
 
 @pytest.fixture(scope="module")
@@ -202,9 +202,9 @@ def test_selection_beats_a_random_sample_and_the_report_is_reproducible(tmp_path
 
 def test_selection_of_generated_plans_beats_a_random_sample(tmp_path):
     """The same comparison on features of plans from the built-in generator."""
-    synthetic = pytest.importorskip("pipeline.sources.synthetic")
-    from pipeline.features import features_table
-    from pipeline.sources.swiss_dwellings import read_plans
+    synthetic = pytest.importorskip("homeloop.pipeline.sources.synthetic")
+    from homeloop.pipeline.features import features_table
+    from homeloop.pipeline.sources.swiss_dwellings import read_plans
 
     source = tmp_path / "geometries.csv"
     synthetic.generate(source, plans=1000, sites=260, seed=0)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pipeline import stages
-from pipeline.audit import plan_status
-from pipeline.ingest import load_plans
-from pipeline.sources.synthetic import DEFECT_KINDS, defects_path, generate
+from homeloop.pipeline import stages
+from homeloop.pipeline.audit import plan_status
+from homeloop.pipeline.ingest import load_plans
+from homeloop.pipeline.sources.synthetic import DEFECT_KINDS, defects_path, generate
 
 PLANS, SITES = 150, 40
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from homeloop.plan import frame_from_plans
-from pipeline.sources.swiss_dwellings import (
+from homeloop.pipeline.sources.swiss_dwellings import (
     SourceError,
     plan_rejections,
     read_batches,

@@ -24,7 +24,7 @@ from homeloop.plan import (
     Plan,
     Space,
 )
-from pipeline.sources.synthetic import (
+from homeloop.pipeline.sources.synthetic import (
     BLOCKED_DOORWAY,
     COLUMNS,
     DEFECT_KINDS,

@@ -26,7 +26,7 @@ from homeloop.home import (
     object_from_catalog,
     rings_from_polygon,
 )
-from pipeline.usd import (
+from homeloop.pipeline.usd import (
     HOME_ROOT,
     camera_rotate_xyz,
     export_home,
@@ -382,7 +382,7 @@ def test_usda_has_fixed_layer_metadata(build, tmp_path):
 
 def test_missing_asset_is_an_error(build, tmp_path):
     _, assets, _ = build
-    from pipeline.usd import UsdExportError
+    from homeloop.pipeline.usd import UsdExportError
 
     partial = {k: v for k, v in assets.items() if k != "sofa"}
     with pytest.raises(UsdExportError, match="sofa"):
@@ -390,9 +390,9 @@ def test_missing_asset_is_an_error(build, tmp_path):
 
 
 def test_furnished_house_exports_and_validates(build, tmp_path):
-    furnish = pytest.importorskip("pipeline.furnish")
+    furnish = pytest.importorskip("homeloop.pipeline.furnish")
     if not hasattr(furnish, "furnish_house"):
-        pytest.skip("pipeline.furnish has no furnish_house")
+        pytest.skip("homeloop.pipeline.furnish has no furnish_house")
     _, assets, _ = build
     cat = load_catalog()
     try:

@@ -1,0 +1,1 @@
+"""The catalog as package data: YAML entries read by :mod:`homeloop.catalog`."""
