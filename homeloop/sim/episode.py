@@ -1,0 +1,255 @@
+"""An episode: a home, a scenario, a task, a robot body, services and a seed (docs/episodes.md).
+
+::
+
+    ep = Episode(home, task="handle_smoke_alarm", robot="unitree_g1_d_ultimate", seed=0)
+    ep.wake                      # the wake event and the list of rooms: all an agent starts with
+    ep.tools()                   # tool schemas of the services not withheld
+    r = ep.call("hub_list_devices")
+    r.data, r.error, r.events, r.units, r.seconds
+    ep.stop("switched the stove off and told Margaret")
+    ep.done, ep.ended_by, ep.trace
+
+The scenario runs before the agent is woken (the *pre-roll*) until the task's
+wake event happens; agent time 0 is that moment, and every time the episode
+reports (``t`` in results, events and the trace) counts from it. The world
+advances only inside calls: a skill with a fixed duration advances it after
+running, one that depends on the body advances it itself. ``.call`` never
+raises for anything the agent sends: an unknown tool, bad arguments or a
+failed action come back as a result with ``error`` set.
+
+An episode ends when the agent stops, when a call would spend more than the
+budget (that call is not carried out), or at the horizon. A task scored at
+the horizon keeps simulating to it after the agent stops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable
+
+from homeloop.bench.tasks import Task, load_tasks
+from homeloop.catalog import Catalog, load_catalog
+from homeloop.home import Home
+from homeloop.sim.skills import Skill, SkillError, available
+from homeloop.sim.wake import wakes
+from homeloop.sim.world import STEP_S, Event, World
+
+#: How long a scenario may run before its wake event must have happened (s).
+MAX_PREROLL_S = 1800.0
+
+#: Robot body used when none is named: the one the benchmark's experiments use (docs/catalog.md).
+DEFAULT_ROBOT = "unitree_g1_d_ultimate"
+
+ENDINGS = ("stop", "budget", "horizon")
+
+
+class EpisodeError(ValueError):
+    """An episode that cannot be set up: an unknown task or body, a scenario role the home lacks."""
+
+
+@dataclass
+class Result:
+    """What one call returns to the agent: data, an error, and the events during the action."""
+
+    tool: str
+    arguments: dict[str, Any]
+    data: Any = None
+    error: str | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)
+    units: int = 0
+    seconds: float = 0.0
+    t_start: float = 0.0
+    t_end: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class SkillContext:
+    """What a skill sees: the world, the episode's flags and its registries of captures and detections."""
+
+    episode: "Episode"
+
+    @property
+    def world(self) -> World:
+        return self.episode.world
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` of simulated time pass (never past the horizon)."""
+        self.episode._advance(seconds)
+
+    @property
+    def images(self) -> bool:
+        return self.episode.images
+
+    def now(self) -> float:
+        """Agent time: seconds since the wake event."""
+        return self.episode.now()
+
+
+class Episode:
+    """One run of a task in a home (see the module docstring)."""
+
+    def __init__(self, home: Home, task: str | Task, robot: str = DEFAULT_ROBOT, seed: int = 0, *,
+                 catalog: Catalog | None = None, withheld: Iterable[str] = (), show_costs: bool = False,
+                 images: bool = True, scenario: Any = None):
+        from homeloop.sim import dynamics, scenario as scenarios
+
+        self.home = home
+        self.catalog = catalog or load_catalog()
+        self.task = task if isinstance(task, Task) else _task(task)
+        if robot not in self.catalog.robots:
+            raise EpisodeError(f"unknown robot body {robot!r}; bodies: {', '.join(self.catalog.robots)}")
+        self.robot_id = robot
+        self.seed = seed
+        self.withheld = tuple(sorted(set(withheld)))
+        self.show_costs = show_costs
+        self.images = images
+        self.skills: dict[str, Skill] = {s.tool_name: s for s in available(self.withheld)}
+        self.scenario = scenario or scenarios.load_scenario(self.task.scenario)
+        self.world = World(home, self.catalog, seed, clock_start_s=self.scenario.clock_start_s)
+        dynamics.install(self.world)
+        self.scenario.apply(self.world, self.task, robot=self.robot_id)
+        self.context = SkillContext(self)
+        self.units_spent = 0
+        self.trace: list[dict[str, Any]] = []
+        self.ended_by: str | None = None
+        self.summary: str | None = None
+        self.wake_time = 0.0
+        self.wake_event = self._preroll()
+        self._seen_events = len(self.world.events)
+        self.state: dict[str, Any] = {}  # per-episode registries (captures, detections) kept by services
+
+    # --- set-up -----------------------------------------------------------------------------------
+
+    def _preroll(self) -> Event:
+        kind = self.task.wake.kind
+        types = {d.id: d.type for d in self.world.devices.values()}
+        start = 0
+        while self.world.time < MAX_PREROLL_S:
+            for event in self.world.events[start:]:
+                if wakes(event, kind, types):
+                    self.wake_time = event.time
+                    return event
+            start = len(self.world.events)
+            self.world.advance(STEP_S)
+        raise EpisodeError(f"scenario {self.scenario.name!r} in home {self.home.home_id}: the wake event "
+                           f"{kind!r} did not happen within {MAX_PREROLL_S:.0f} s")
+
+    @property
+    def wake(self) -> dict[str, Any]:
+        """All an agent starts with: the wake event and the list of rooms."""
+        return {
+            "event": self._event_dict(self.wake_event),
+            "rooms": [{"id": r.id, "name": r.name, "type": r.type} for r in self.home.rooms],
+        }
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The tool schemas of the skills this episode offers."""
+        return [s.tool_schema(self.show_costs) for s in self.skills.values()]
+
+    # --- time -------------------------------------------------------------------------------------
+
+    def now(self) -> float:
+        return round(self.world.time - self.wake_time, 6)
+
+    @property
+    def horizon_time(self) -> float:
+        return self.wake_time + self.task.horizon_s
+
+    def _advance(self, seconds: float) -> None:
+        remaining = self.horizon_time - self.world.time
+        self.world.advance(min(max(seconds, 0.0), max(remaining, 0.0)))
+
+    # --- calls ------------------------------------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        return self.ended_by is not None
+
+    def call(self, tool: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> Result:
+        """Run one skill call (see the module docstring); never raises for what the agent sends."""
+        raw = dict(arguments or {}, **kwargs)
+        result = Result(tool=tool, arguments=raw, t_start=self.now())
+        if self.done:
+            result.error = f"the episode has ended ({self.ended_by})"
+            return self._record(result)
+        skill = self.skills.get(tool)
+        if skill is None:
+            result.error = f"unknown tool {tool!r}; tools: {', '.join(self.skills)}"
+            return self._record(result)
+        try:
+            args = skill.validate(raw)
+        except SkillError as exc:
+            result.units = skill.units
+            result.error = str(exc)
+            return self._charge_and_record(result)
+        result.units = skill.units_for(args)
+        if self.units_spent + result.units > self.task.budget_units:
+            result.units = 0
+            result.error = (f"{tool} costs {skill.units_for(args)} units but only "
+                            f"{self.task.budget_units - self.units_spent} of {self.task.budget_units} are left")
+            self.ended_by = "budget"
+            return self._record(result)
+        self._run(skill, args, result)
+        return self._charge_and_record(result)
+
+    def _run(self, skill: Skill, args: dict[str, Any], result: Result) -> None:
+        before = self.world.time
+        try:
+            result.data = skill.function(self.context, **args)
+        except SkillError as exc:
+            result.error = str(exc)
+        if skill.seconds is not None:
+            self._advance(skill.seconds)
+        result.seconds = round(self.world.time - before, 6)
+
+    def _charge_and_record(self, result: Result) -> Result:
+        self.units_spent += result.units
+        if self.world.time >= self.horizon_time - 1e-9 and not self.done:
+            self.ended_by = "horizon"
+        return self._record(result)
+
+    def _record(self, result: Result) -> Result:
+        result.t_end = self.now()
+        new = self.world.events[self._seen_events:]
+        self._seen_events = len(self.world.events)
+        result.events = [self._event_dict(e) for e in new]
+        if self.world.robot is not None:
+            r = self.world.robot
+            r.route.append((result.t_end, r.x, r.y, bool(r.holding())))
+        self.trace.append({"kind": "call", **result.to_dict()})
+        return result
+
+    def _event_dict(self, event: Event) -> dict[str, Any]:
+        return {"t": round(event.time - self.wake_time, 6), "kind": event.kind, "source": event.source,
+                **({"data": event.data} if event.data else {})}
+
+    # --- ending -----------------------------------------------------------------------------------
+
+    def stop(self, summary: str = "") -> None:
+        """The agent stops. A task scored at the horizon keeps simulating to it."""
+        if self.done:
+            return
+        self.summary = summary
+        self.ended_by = "stop"
+        self.trace.append({"kind": "stop", "t": self.now(), "summary": summary})
+        if self.task.scored_at == "horizon":
+            self.run_to_horizon()
+
+    def run_to_horizon(self) -> None:
+        """Simulate, with no more calls, up to the horizon (for tasks scored there)."""
+        self._advance(self.horizon_time - self.world.time)
+        new = self.world.events[self._seen_events:]
+        self._seen_events = len(self.world.events)
+        for e in new:
+            self.trace.append({"kind": "event", **self._event_dict(e)})
+
+
+def _task(task_id: str) -> Task:
+    tasks = load_tasks()
+    if task_id not in tasks:
+        raise EpisodeError(f"unknown task {task_id!r}; tasks: {', '.join(sorted(tasks))}")
+    return tasks[task_id]
