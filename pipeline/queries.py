@@ -1,11 +1,18 @@
 """Queries over a build's tables: which tasks apply to which homes, and plain SQL.
 
 ``homeloop applicability`` calls these. A build folder (``outputs/<build>/``)
-holds parquet tables; :func:`run_sql` registers each one that exists as a
-DuckDB view of the same name (:data:`TABLES`), so a query can join them::
+holds parquet tables; :func:`run_sql` loads each one that exists into an
+in-memory DuckDB table of the same name (:data:`TABLES`), so a query can join
+them::
 
     SELECT home, count(*) FROM applicability
     WHERE robot = 'hello_robot_stretch_4' AND applicable GROUP BY home
+
+Queries only read those tables (docs/pipeline.md): once they are loaded the
+connection loses access to files (``enable_external_access = false``) and its
+settings are locked, and only SELECT (and EXPLAIN) statements run. COPY TO,
+ATTACH, EXPORT, INSTALL/LOAD, ``read_*`` of any file, writes and SET are refused
+with one line (``query refused: ...``), so a query can never change a build.
 
 Bad input (an unknown task, robot, family, table or column) raises
 :class:`QueryError` with one line that names it and the valid choices.
@@ -106,22 +113,57 @@ def available_tables(build_dir: str | Path) -> dict[str, Path]:
     return {name: root / f"{name}.parquet" for name in TABLES if (root / f"{name}.parquet").is_file()}
 
 
+#: Statement types a query may hold: reading, and explaining a read.
+READ_ONLY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
+
+
 def run_sql(build_dir: str | Path, sql: str) -> pd.DataFrame:
-    """Run DuckDB SQL over the build's parquet tables (registered as views)."""
+    """Run DuckDB SQL over the build's tables, read-only (see the module doc)."""
     root = Path(build_dir)
     if not root.is_dir():
         raise QueryError(f"build folder {root} not found")
     tables = available_tables(root)
     con = duckdb.connect(database=":memory:")
     try:
-        for name, path in tables.items():
-            literal = str(path).replace("'", "''")
-            con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{literal}')")
+        _load_tables(con, tables)
+        _refuse_writes(con, sql)
         try:
             return con.execute(sql).fetchdf()
+        except duckdb.PermissionException as exc:
+            raise QueryError(f"query refused: {_first_line(exc)}") from None
         except duckdb.Error as exc:
-            message = _one_line(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)
             have = ", ".join(tables) or "none"
-            raise QueryError(f"{message} (tables in {root}: {have})") from None
+            raise QueryError(f"{_first_line(exc)} (tables in {root}: {have})") from None
     finally:
         con.close()
+
+
+def _load_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, Path]) -> None:
+    """Copy the build's tables into the in-memory database, then cut it off from
+    every file and lock its settings, so no statement can reach outside it."""
+    for name, path in tables.items():
+        literal = str(path).replace("'", "''")
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_parquet('{literal}')")
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+
+
+def _refuse_writes(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Raise ``query refused`` unless every statement of ``sql`` only reads."""
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise QueryError(_first_line(exc)) from None
+    if not statements:
+        raise QueryError("query refused: no SQL statement given")
+    for statement in statements:
+        if statement.type not in READ_ONLY_STATEMENTS:
+            # Named as written (DuckDB files INSTALL under LOAD, for one).
+            words = statement.query.split()
+            kind = words[0].upper() if words else statement.type.name
+            raise QueryError(f"query refused: only SELECT queries run over the build's tables, not {kind}")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc)
+    return _one_line(text.splitlines()[0] if text else exc.__class__.__name__)

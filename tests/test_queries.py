@@ -1,0 +1,144 @@
+"""SQL over a build's tables reads them and nothing else.
+
+``homeloop applicability --sql`` runs user SQL in DuckDB. The build folder here
+holds two small tables written with pandas; every statement that would write a
+file, open another database, read another file, install an extension, change
+a table or a setting is refused with one line, and the build is left as it was.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from homeloop.cli import app
+from homeloop.errors import HomeLoopError
+from homeloop.io import sha256_file
+from homeloop.pipeline.queries import QueryError, run_sql
+
+STRETCH = "hello_robot_stretch_4"
+TIAGO = "pal_tiago"
+
+
+@pytest.fixture
+def build_dir(tmp_path):
+    """A build folder with an applicability table (2 homes × 2 robots × 2 tasks) and its summary."""
+    out = tmp_path / "build"
+    out.mkdir()
+    rows = []
+    for home in ("home_a", "home_b"):
+        for robot in (STRETCH, TIAGO):
+            for task in ("water_the_plants", "handle_smoke_alarm"):
+                applicable = not (robot == STRETCH and task == "water_the_plants")
+                reasons = "" if applicable else "reach: the pour is above its reach"
+                rows.append({"home": home, "robot": robot, "task": task, "applicable": applicable,
+                             "reasons": reasons})
+    table = pd.DataFrame(rows)
+    table.to_parquet(out / "applicability.parquet", index=False)
+    summary = table.groupby(["home", "robot"], as_index=False)["applicable"].sum()
+    summary.rename(columns={"applicable": "applicable_count"}).to_parquet(
+        out / "applicability_summary.parquet", index=False)
+    return out
+
+
+def fingerprint(folder):
+    return {p.name: sha256_file(p) for p in sorted(folder.iterdir())}
+
+
+def refused(build_dir, sql: str) -> str:
+    with pytest.raises(QueryError) as err:
+        run_sql(build_dir, sql)
+    message = str(err.value)
+    assert isinstance(err.value, HomeLoopError)
+    assert "\n" not in message
+    assert message.startswith("query refused: "), message
+    return message
+
+
+# --- what still works ---------------------------------------------------------------
+
+
+def test_readme_queries_still_answer(build_dir):
+    why = run_sql(build_dir, f"select home, reasons from applicability where robot = '{STRETCH}' "
+                             "and task = 'water_the_plants' limit 3")
+    assert list(why["home"]) == ["home_a", "home_b"]
+    assert set(why["reasons"]) == {"reach: the pour is above its reach"}
+    share = run_sql(build_dir, "select robot, avg(applicable::int) as share from applicability "
+                               "group by robot order by robot")
+    assert dict(zip(share["robot"], share["share"])) == {STRETCH: 0.5, TIAGO: 1.0}
+
+
+def test_tables_join_and_explain_runs(build_dir):
+    joined = run_sql(build_dir, "select a.home, s.applicable_count from applicability a join "
+                                "applicability_summary s using (home, robot) where a.robot = "
+                                f"'{STRETCH}' and a.task = 'handle_smoke_alarm' order by 1")
+    assert list(joined["applicable_count"]) == [1, 1]
+    plan = run_sql(build_dir, "explain select count(*) from applicability")
+    assert len(plan) >= 1
+
+
+# --- what is refused --------------------------------------------------------------------
+
+
+def test_copy_over_a_build_output_is_refused_and_the_file_is_untouched(build_dir):
+    before = fingerprint(build_dir)
+    target = build_dir / "applicability.parquet"
+    message = refused(build_dir, f"copy (select 1 as x) to '{target}'")
+    assert "COPY" in message
+    assert fingerprint(build_dir) == before
+
+
+@pytest.mark.parametrize("statement", [
+    "copy applicability to '{elsewhere}/leak.csv'",
+    "attach '{elsewhere}/new.duckdb' as other",
+    "export database '{elsewhere}/dump'",
+])
+def test_statements_that_write_files_are_refused(build_dir, tmp_path, statement):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    refused(build_dir, statement.format(elsewhere=elsewhere))
+    assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.parametrize("sql", [
+    "select * from read_text('/etc/hostname')",
+    "select * from read_csv('/etc/passwd')",
+    "select * from read_parquet('{other}')",
+    "select * from glob('/etc/*')",
+])
+def test_reading_any_other_file_is_refused(build_dir, tmp_path, sql):
+    other = tmp_path / "other.parquet"
+    pd.DataFrame({"secret": [1]}).to_parquet(other)
+    message = refused(build_dir, sql.format(other=other))
+    assert "file system operations are disabled" in message
+
+
+@pytest.mark.parametrize("sql, kind", [
+    ("install httpfs", "INSTALL"),
+    ("load httpfs", "LOAD"),
+    ("insert into applicability select * from applicability", "INSERT"),
+    ("delete from applicability", "DELETE"),
+    ("drop table applicability", "DROP"),
+    ("create table notes as select 1 as x", "CREATE"),
+    ("set enable_external_access = true", "SET"),
+    ("select 1; copy applicability to 'x.csv'", "COPY"),
+])
+def test_extensions_writes_and_settings_are_refused(build_dir, sql, kind):
+    message = refused(build_dir, sql)
+    assert kind in message
+    # The tables are what they were: the next query sees every row.
+    assert len(run_sql(build_dir, "select * from applicability")) == 8
+
+
+def test_cli_refuses_with_one_line_and_exit_code_2(build_dir):
+    before = fingerprint(build_dir)
+    target = build_dir / "applicability.parquet"
+    result = CliRunner().invoke(
+        app, ["applicability", "--from", str(build_dir), "--sql", f"copy applicability to '{target}'"],
+        env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "query refused" in errors[0]
+    assert "Traceback" not in result.output
+    assert fingerprint(build_dir) == before
