@@ -26,7 +26,7 @@ the horizon keeps simulating to it after the agent stops.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from homeloop.bench.tasks import Task, load_tasks
 from homeloop.catalog import Catalog, load_catalog
@@ -121,6 +121,8 @@ class Episode:
         self.wake_event = self._preroll()
         self._seen_events = len(self.world.events)
         self.state: dict[str, Any] = {}  # per-episode registries (captures, detections) kept by services
+        #: Called after every call, before it is recorded (the benchmark's monitor looks then).
+        self.on_call: Callable[[], None] | None = None
 
     # --- set-up -----------------------------------------------------------------------------------
 
@@ -213,6 +215,8 @@ class Episode:
         return self._record(result)
 
     def _record(self, result: Result) -> Result:
+        if self.on_call is not None:
+            self.on_call()
         result.t_end = self.now()
         new = self.world.events[self._seen_events:]
         self._seen_events = len(self.world.events)
@@ -238,6 +242,14 @@ class Episode:
         self.trace.append({"kind": "stop", "t": self.now(), "summary": summary})
         if self.task.scored_at == "horizon":
             self.run_to_horizon()
+
+    def end(self, reason: str, detail: str = "") -> None:
+        """End the episode for a reason on the agent's side (a request limit, malformed replies, an
+        error); the world is scored as it stands."""
+        if self.done:
+            return
+        self.ended_by = reason
+        self.trace.append({"kind": "end", "t": self.now(), "reason": reason, "detail": detail})
 
     def run_to_horizon(self) -> None:
         """Simulate, with no more calls, up to the horizon (for tasks scored there)."""

@@ -1,0 +1,33 @@
+"""Agents behind one interface (docs/agents.md): each drives an episode through its tools.
+
+An agent is built from its name and options by :func:`make_agent` and has one
+method, ``run(episode)``: it reads ``episode.wake`` and ``episode.tools()``,
+makes calls with ``episode.call(tool, arguments)`` and ends with
+``episode.stop(summary)`` (or ``episode.end(reason)`` when a limit of its own
+is reached). The world pauses while it thinks: simulated time passes only
+inside calls. Agents that talk to a model report ``usage`` (tokens, cost).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+#: name -> factory(options) -> agent; filled by the agent modules.
+AGENTS: dict[str, Callable[..., Any]] = {}
+
+
+def register(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def add(factory: Callable[..., Any]) -> Callable[..., Any]:
+        AGENTS[name] = factory
+        return factory
+
+    return add
+
+
+def make_agent(name: str, **options: Any) -> Any:
+    """The agent called ``name``; an unknown name gets an error listing the known ones."""
+    from homeloop.bench.agents import baselines, scripted  # noqa: F401  (they register themselves)
+
+    if name not in AGENTS:
+        raise KeyError(f"unknown agent {name!r}; agents: {', '.join(sorted(AGENTS))}")
+    return AGENTS[name](**options)

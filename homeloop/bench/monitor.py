@@ -1,0 +1,117 @@
+"""A monitor that evaluates a task's checks over the finite trace of an episode (docs/tasks.md).
+
+Each check in a task file names a predicate from :mod:`homeloop.bench.checks`
+and a kind:
+
+- ``final``: the predicate is read where the task is scored (when the agent
+  stops, or at the horizon for tasks scored there);
+- ``ever``: it held at some moment (a capture or a message "holds once it
+  happened");
+- ``never``: it held at no moment (the predicate names the forbidden thing:
+  ``no_false_alarm`` is *never* "emergency services were messaged");
+- ``always``: it held at every moment.
+
+The monitor is added to the world as the last dynamics module, so it looks
+after every simulated step, and the runner calls :meth:`Monitor.observe`
+after every skill call. For each check it keeps the first witness (ever) or
+the first violation (never, always) with its simulated time and evidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from homeloop.bench.checks import PREDICATES, Predicate
+from homeloop.bench.tasks import CheckRef
+
+
+@dataclass
+class CheckResult:
+    """A check's outcome: passed, and when and why (the witness or the violation)."""
+
+    id: str
+    kind: str
+    passed: bool
+    at: float | None = None
+    evidence: Any = None
+    failure_class: str = ""
+    description: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class _Tracked:
+    ref: CheckRef
+    predicate: Predicate
+    hit_at: float | None = None
+    evidence: Any = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+class Monitor:
+    """Evaluates one episode's checks (see the module docstring)."""
+
+    name = "monitor"
+
+    def __init__(self, episode: Any):
+        self.episode = episode
+        self.tracked = []
+        for ref in episode.task.checks:
+            if ref.id not in PREDICATES:
+                raise KeyError(f"task {episode.task.id}: check {ref.id!r} has no predicate; "
+                               f"known: {', '.join(sorted(PREDICATES))}")
+            self.tracked.append(_Tracked(ref, PREDICATES[ref.id], params=dict(ref.params)))
+        self._per_step = [t for t in self.tracked if t.ref.kind != "final" and t.predicate.on == "step"]
+        self._per_call = [t for t in self.tracked if t.ref.kind != "final"]
+        self.observe()
+
+    # A dynamics module: looked at after every step.
+    def step(self, world: Any, dt: float) -> None:
+        for t in self._per_step:
+            self._look(t)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {t.ref.id: t.hit_at for t in self.tracked if t.ref.kind != "final"}
+
+    def observe(self) -> None:
+        """Look at every non-final check now (after a call)."""
+        for t in self._per_call:
+            self._look(t)
+
+    def _look(self, t: _Tracked) -> None:
+        if t.hit_at is not None:
+            return  # the first witness or violation is kept
+        value = t.predicate.function(self.episode, t.params)
+        hit = (not value) if t.ref.kind == "always" else bool(value)
+        if hit:
+            t.hit_at = self.episode.now()
+            t.evidence = value if value is not True else None
+
+    def results(self) -> list[CheckResult]:
+        """Every check's outcome now (final checks are read at this moment)."""
+        out = []
+        for t in self.tracked:
+            kind = t.ref.kind
+            if kind == "final":
+                value = t.predicate.function(self.episode, t.params)
+                passed, at, evidence = bool(value), self.episode.now(), (value if value not in (True, False) else None)
+            elif kind == "ever":
+                passed, at, evidence = t.hit_at is not None, t.hit_at, t.evidence
+            else:  # never / always: a hit is a violation
+                passed, at, evidence = t.hit_at is None, t.hit_at, t.evidence
+            out.append(CheckResult(t.ref.id, kind, passed, at, _plain(evidence), t.predicate.failure_class,
+                                   t.ref.description or t.predicate.doc))
+        return out
+
+
+def _plain(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_plain(v) for v in value]
+    return str(value)

@@ -1,0 +1,231 @@
+"""Run agents on tasks in homes and keep one record per episode (docs/episodes.md, docs/scores.md).
+
+:func:`plan` lists the episodes (home × task × robot × seed, with the run's
+flags); :func:`run` carries them out in parallel worker processes, writing
+each record atomically as it finishes. A rerun into the same folder resumes:
+an episode whose record is complete is not run again (an episode that could
+not reach a model's endpoint, ``transport_error``, is). Ctrl-C stops the
+workers and leaves only complete records.
+
+Each run folder holds ``run.json`` (the parameters), ``homes/<home>.json``
+(a copy of each home file, for the viewer) and ``episodes/<id>.json``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import multiprocessing
+import subprocess
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from homeloop.bench.records import RecordError, episode_id, read_record, record_path, write_record
+from homeloop.bench.tasks import load_tasks
+from homeloop.home import Home
+from homeloop.io import write_json, write_text
+
+#: Endings that are limits of the run rather than a verdict on the agent's actions (docs/scores.md).
+LIMIT_ENDINGS = frozenset({"budget", "horizon", "request_limit", "malformed_limit", "incomplete_reply"})
+
+#: Hub settings that count as an intervention on a hazard (time to act, docs/scores.md).
+INTERVENTIONS = {"stove": (None, False), "water_main": ("state", "closed")}
+
+
+@dataclass(frozen=True)
+class Flags:
+    """Runtime arguments recorded with every episode (docs/episodes.md)."""
+
+    withheld: tuple[str, ...] = ()
+    show_costs: bool = False
+    images: bool = True
+
+    def label(self) -> str:
+        parts = [f"no-{s}" for s in self.withheld]
+        if self.show_costs:
+            parts.append("costs")
+        if not self.images:
+            parts.append("no-images")
+        return "+".join(parts)
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    home: str  # home id
+    home_file: str
+    task: str
+    robot: str
+    seed: int
+    flags: Flags = field(default_factory=Flags)
+
+    @property
+    def id(self) -> str:
+        return episode_id(self.home, self.task, self.robot, self.seed, self.flags.label())
+
+
+def plan(homes: dict[str, Path], tasks: Iterable[str], robot: str, seeds: Iterable[int],
+         flags: Flags = Flags()) -> list[EpisodeSpec]:
+    """Every episode of a run, in a stable order (home, task, seed)."""
+    return [EpisodeSpec(h, str(path), t, robot, s, flags)
+            for h, path in sorted(homes.items()) for t in tasks for s in seeds]
+
+
+@lru_cache(maxsize=1)
+def source_revision() -> str:
+    """The project's git revision where it runs from a checkout, else the package version."""
+    from importlib import metadata
+
+    here = Path(__file__).resolve().parent
+    try:
+        rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=10)
+        if rev.returncode == 0:
+            return rev.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        return f"homeloop {metadata.version('homeloop')}"
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@lru_cache(maxsize=16)
+def _home(path: str) -> tuple[Home, str]:
+    data = Path(path).read_bytes()
+    return Home.from_json(data.decode("utf-8"), where=path), hashlib.sha256(data).hexdigest()
+
+
+def run_episode(spec: EpisodeSpec, agent_name: str, agent_options: dict[str, Any], run_dir: str) -> dict[str, Any]:
+    """Run one episode and write its record; returns a short summary for the progress display."""
+    from homeloop.bench.agents import make_agent
+    from homeloop.bench.monitor import Monitor
+    from homeloop.sim.episode import Episode
+
+    home, home_hash = _home(spec.home_file)
+    agent = make_agent(agent_name, **agent_options)
+    ep = Episode(home, spec.task, spec.robot, spec.seed, withheld=spec.flags.withheld,
+                 show_costs=spec.flags.show_costs, images=spec.flags.images)
+    monitor = Monitor(ep)
+    ep.world.add_module(monitor)
+    ep.on_call = monitor.observe
+    error = ""
+    try:
+        agent.run(ep)
+    except Exception as exc:  # an agent that raises ends its episode; the run goes on
+        error = f"{type(exc).__name__}: {exc}"
+        ep.end("agent_error", error)
+    if not ep.done:
+        ep.end("agent_error", "the agent returned without stopping")
+    checks = monitor.results()
+    record = _record(spec, ep, agent, checks, home_hash, error)
+    write_record(Path(run_dir), record)
+    return {"id": spec.id, "passed": record["passed"], "ended_by": record["ended_by"]}
+
+
+def _record(spec: EpisodeSpec, ep: Any, agent: Any, checks: list[Any], home_hash: str, error: str) -> dict[str, Any]:
+    passed = all(c.passed for c in checks) and ep.ended_by not in ("agent_error", "transport_error")
+    failures = sorted({c.failure_class for c in checks if not c.passed and c.failure_class})
+    if not passed and ep.ended_by in LIMIT_ENDINGS:
+        failures.append("Limit")
+    usage = getattr(agent, "usage", None) or {}
+    return {
+        "episode_id": spec.id,
+        "world": {"home": spec.home, "home_sha256": home_hash, "scenario": ep.scenario.name, "task": spec.task,
+                  "robot": spec.robot, "seed": spec.seed, "withheld": list(spec.flags.withheld),
+                  "flags": asdict(spec.flags), "flags_label": spec.flags.label(),
+                  "wake": ep.wake, "wake_time_s": ep.wake_time},
+        "task": ep.task.model_dump(mode="json", by_alias=True),
+        "source_revision": source_revision(),
+        "agent": {"name": agent.name, "model": getattr(agent, "model", None),
+                  **({"error": error} if error else {})},
+        "calls": [e for e in ep.trace if e["kind"] == "call"],
+        "trace": ep.trace,
+        "events": [ep._event_dict(e) for e in ep.world.events if e.time >= ep.wake_time],
+        "milestones": [ep._event_dict(e) for e in ep.world.milestones],
+        "checks": [c.to_dict() for c in checks],
+        "passed": passed,
+        "failures": sorted(set(failures)),
+        "units_spent": ep.units_spent,
+        "budget": ep.task.budget_units,
+        "ended_by": ep.ended_by,
+        "summary": ep.summary,
+        "acted_at": _acted_at(ep),
+        "route": [list(p) for p in ep.world.robot.route] if ep.world.robot is not None else [],
+        "final_state": ep.world.snapshot(),
+        "tokens": usage.get("tokens"),
+        "cost_usd": usage.get("cost_usd"),
+    }
+
+
+def _acted_at(ep: Any) -> float | None:
+    """When the stove or the water main was first switched off after the alarm, if it was."""
+    types = {d.id: d.type for d in ep.world.devices.values()}
+    for entry in ep.trace:
+        if entry["kind"] != "call" or entry["tool"] != "hub_set_state" or entry.get("error"):
+            continue
+        args = entry["arguments"]
+        wanted = INTERVENTIONS.get(types.get(args.get("device_id")))
+        if wanted is None:
+            continue
+        field_name, value = wanted
+        if (field_name is None or args.get("field") == field_name) and args.get("value") == value:
+            return entry["t_end"]
+    return None
+
+
+def _complete(run_dir: Path, spec: EpisodeSpec) -> bool:
+    path = record_path(run_dir, spec.id)
+    if not path.exists():
+        return False
+    try:
+        return read_record(path)["ended_by"] != "transport_error"
+    except RecordError:
+        return False
+
+
+def run(specs: list[EpisodeSpec], agent_name: str, run_dir: Path, *, agent_options: dict[str, Any] | None = None,
+        workers: int = 1, progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Run every episode not already recorded in ``run_dir``; returns the summaries of those run."""
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _write_run_files(run_dir, specs, agent_name, agent_options or {})
+    todo = [s for s in specs if not _complete(run_dir, s)]
+    options = agent_options or {}
+    done: list[dict[str, Any]] = []
+    if workers <= 1:
+        for s in todo:
+            done.append(run_episode(s, agent_name, options, str(run_dir)))
+            if progress:
+                progress(done[-1])
+        return done
+    ctx = multiprocessing.get_context("spawn")
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures = [pool.submit(run_episode, s, agent_name, options, str(run_dir)) for s in todo]
+        try:
+            for f in cf.as_completed(futures):
+                done.append(f.result())
+                if progress:
+                    progress(done[-1])
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+    return done
+
+
+def _write_run_files(run_dir: Path, specs: list[EpisodeSpec], agent_name: str, options: dict[str, Any]) -> None:
+    homes_dir = run_dir / "homes"
+    homes_dir.mkdir(exist_ok=True)
+    for home, path in sorted({(s.home, s.home_file) for s in specs}):
+        target = homes_dir / f"{home}.json"
+        data = Path(path).read_text(encoding="utf-8")
+        if not target.exists() or target.read_text(encoding="utf-8") != data:
+            write_text(target, data)
+    tasks = load_tasks()
+    write_json(run_dir / "run.json", {
+        "agent": agent_name, "agent_options": {k: v for k, v in options.items() if "key" not in k.lower()},
+        "episodes": len(specs), "tasks": sorted({s.task for s in specs if s.task in tasks}),
+        "homes": sorted({s.home for s in specs}), "robots": sorted({s.robot for s in specs}),
+        "seeds": sorted({s.seed for s in specs}),
+    })
