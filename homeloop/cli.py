@@ -235,6 +235,23 @@ def print_frame(frame, *, limit: int, title: str) -> None:
         console.print(f"… {len(frame) - limit:,} more rows (--limit, or --out FILE for all)")
 
 
+def build_house_home(folder: Path) -> Path:
+    """The house's home file in ``folder`` (built by the pipeline once, then reused)."""
+    from homeloop.pipeline.houses import write_house_home
+
+    return write_house_home(folder)
+
+
+def _mount_bench() -> None:
+    from homeloop.bench import commands
+
+    commands.HOUSE_BUILDER = build_house_home
+    app.add_typer(commands.bench_app, name="bench")
+
+
+_mount_bench()
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app()
 

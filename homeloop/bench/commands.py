@@ -1,0 +1,198 @@
+"""``homeloop bench``: run agents on tasks, score the records, view the episodes (docs/scores.md).
+
+The house (``--homes house``) is built by the pipeline; the library does not
+import the pipeline, so the top-level command line hands a builder in through
+:data:`HOUSE_BUILDER` when it mounts this sub-command.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from homeloop.bench import runner, scoring
+from homeloop.bench.records import read_records
+from homeloop.bench.tasks import load_tasks
+from homeloop.errors import HomeLoopError
+from homeloop.progress import console
+
+bench_app = typer.Typer(add_completion=False, no_args_is_help=True,
+                        help="Run agents on the benchmark's tasks, score the records, view episodes.")
+
+#: Writes the house's home file into a folder and returns its path (set by homeloop.cli).
+HOUSE_BUILDER: Optional[Callable[[Path], Path]] = None
+
+HOUSE = scoring.HOUSE
+
+
+def _fail(message: str) -> None:
+    console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code=2)
+
+
+def parse_tasks(text: str) -> list[str]:
+    """``all``, ``core``, ``extension``, a family name, or comma-separated task ids."""
+    tasks = load_tasks()
+    families = {t.family for t in tasks.values()}
+    if text == "all":
+        return sorted(tasks)
+    if text == "core":
+        return sorted(t for t, task in tasks.items() if task.core)
+    if text == "extension":
+        return sorted(t for t, task in tasks.items() if not task.core)
+    if text in families:
+        return sorted(t for t, task in tasks.items() if task.family == text)
+    chosen = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [t for t in chosen if t not in tasks]
+    if unknown:
+        raise HomeLoopError(f"unknown task(s) {', '.join(unknown)}; use all, core, extension, a family "
+                            f"({', '.join(sorted(families))}) or task ids: {', '.join(sorted(tasks))}")
+    return chosen
+
+
+def parse_seeds(text: str) -> list[int]:
+    try:
+        return sorted({int(s) for s in text.split(",") if s.strip()})
+    except ValueError:
+        raise HomeLoopError(f"--seeds takes whole numbers separated by commas, got {text!r}") from None
+
+
+def resolve_homes(spec: str, run_dir: Path) -> dict[str, Path]:
+    """``house``, or ``BUILD_DIR`` (every built home), or ``BUILD_DIR:id,id``: home id -> home file."""
+    if spec == HOUSE:
+        if HOUSE_BUILDER is None:
+            raise HomeLoopError("the house cannot be built here; pass a build folder with --homes")
+        return {HOUSE: HOUSE_BUILDER(run_dir / "homes" / HOUSE)}
+    folder, _, ids = spec.partition(":")
+    homes_dir = Path(folder) / "homes"
+    if not homes_dir.is_dir():
+        raise HomeLoopError(f"{folder}: no homes/ folder; run `homeloop build --out {folder}` first, or use --homes house")
+    found = {p.parent.name: p for p in sorted(homes_dir.glob("*/home.json"))}
+    if ids:
+        wanted = [i.strip() for i in ids.split(",") if i.strip()]
+        missing = [i for i in wanted if i not in found]
+        if missing:
+            raise HomeLoopError(f"{folder}: no home(s) {', '.join(missing)} (it has {len(found)} homes)")
+        found = {i: found[i] for i in wanted}
+    if not found:
+        raise HomeLoopError(f"{folder}: the build holds no home files")
+    return found
+
+
+@bench_app.command("run")
+def run_command(
+    agent: str = typer.Option(..., "--agent", help="scripted, do-nothing, over-reactor, openai, replay."),
+    tasks: str = typer.Option("all", "--tasks", help="all, core, extension, a family, or task ids T1,T2."),
+    homes: str = typer.Option(HOUSE, "--homes", help="house, or BUILD_DIR, or BUILD_DIR:id,id."),
+    robot: str = typer.Option("unitree_g1_d_ultimate", "--robot", help="Robot body (catalog id)."),
+    seeds: str = typer.Option("0,1", "--seeds", help="Seeds, comma-separated."),
+    out: Path = typer.Option(..., "--out", help="Run folder: records go to OUT/episodes/; a rerun resumes."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Episodes run at once (processes)."),
+    withhold: list[str] = typer.Option([], "--withhold", help="Withhold a service (repeatable)."),
+    show_costs: bool = typer.Option(False, "--show-costs", help="Skill costs in the tool descriptions."),
+    no_images: bool = typer.Option(False, "--no-images", help="Captures return no pixels."),
+) -> None:
+    """Run an agent on tasks and keep one record per episode."""
+    from homeloop.catalog import load_catalog
+    from homeloop.sim.skills import SERVICES
+
+    try:
+        if robot not in load_catalog().robots:
+            raise HomeLoopError(f"unknown robot {robot!r}; bodies: {', '.join(load_catalog().robots)}")
+        bad = [s for s in withhold if s not in SERVICES]
+        if bad:
+            raise HomeLoopError(f"unknown service(s) {', '.join(bad)}; services: {', '.join(SERVICES)}")
+        from homeloop.bench.agents import make_agent
+
+        make_agent(agent)
+        specs = runner.plan(resolve_homes(homes, out), parse_tasks(tasks), robot, parse_seeds(seeds),
+                            runner.Flags(tuple(sorted(withhold)), show_costs, not no_images))
+    except (HomeLoopError, KeyError) as exc:
+        _fail(str(exc).strip("'\""))
+    _run_with_progress(specs, agent, out, workers)
+
+
+def _run_with_progress(specs: list[runner.EpisodeSpec], agent: str, out: Path, workers: int) -> None:
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.fields[passed]} passed"))
+    with Progress(*columns, console=console) as bar:
+        job = bar.add_task(f"{agent}", total=len(specs), passed=0)
+        passed = 0
+
+        def tick(summary: dict) -> None:
+            nonlocal passed
+            passed += bool(summary["passed"])
+            bar.update(job, advance=1, passed=passed)
+
+        try:
+            done = runner.run(specs, agent, out, workers=workers, progress=tick)
+        except KeyboardInterrupt:
+            console.print("interrupted; finished episodes are kept — rerun the same command to resume")
+            raise typer.Exit(code=130)
+        bar.update(job, completed=len(specs))
+    kept = len(specs) - len(done)
+    records = read_records([out]).records
+    total_passed = sum(r["passed"] for r in records if r["episode_id"] in {s.id for s in specs})
+    console.print(f"{len(done)} episodes run, {kept} kept from before; {total_passed}/{len(specs)} passed. "
+                  f"Records: {out / 'episodes'}")
+
+
+@bench_app.command("score")
+def score_command(
+    run_dirs: list[Path] = typer.Argument(None, help="Run folders (each with episodes/*.json)."),
+    outcomes: Optional[Path] = typer.Option(None, "--outcomes", help="Score a CSV of outcomes instead."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Folder for the CSV tables."),
+) -> None:
+    """Recompute every score table from records (or an outcomes CSV) and print the main ones."""
+    from homeloop.io import write_text
+
+    if outcomes is not None:
+        try:
+            result = scoring.read_outcomes_csv(outcomes)
+        except scoring.OutcomesError as exc:
+            _fail(str(exc))
+        frame, rejected = result.frame, result.rejected
+    else:
+        if not run_dirs:
+            _fail("give one or more run folders, or --outcomes FILE.csv")
+        missing = [d for d in run_dirs if not d.is_dir()]
+        if missing:
+            _fail(f"{missing[0]}: no such run folder")
+        records = read_records(run_dirs)
+        frame, rejected = scoring.outcomes_from_records(records.records), [w for _, w in records.rejected]
+    for line in rejected:
+        console.print(f"[yellow]skipped:[/] {line}", highlight=False, soft_wrap=True)
+    if frame.empty:
+        _fail("nothing to score: no readable records or outcome rows")
+    tables = scoring.all_tables(frame)
+    for name in ("main", "failures", "skill_cost", "time_to_act", "further_homes"):
+        if not tables[name].empty:
+            console.print(_rich_table(name, tables[name]))
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, table in tables.items():
+            write_text(out / f"{name}.csv", table.to_csv(index=False))
+        console.print(f"tables written to {out}/ ({', '.join(f'{n}.csv' for n in tables)})")
+
+
+def _rich_table(title: str, frame) -> Table:
+    table = Table(title=title)
+    for col in frame.columns:
+        table.add_column(str(col))
+    for row in frame.itertuples(index=False):
+        table.add_row(*["" if v is None or v != v else str(v) for v in row])
+    return table
+
+
+@bench_app.command("view")
+def view_command(run_dir: Path = typer.Argument(..., help="A run folder written by `homeloop bench run`.")) -> None:
+    """Write RUN_DIR/index.html: every episode's checks, timeline and route over the home."""
+    from homeloop.bench.viewer import write_viewer
+
+    if not (run_dir / "episodes").is_dir():
+        _fail(f"{run_dir}: not a run folder (no episodes/); run `homeloop bench run --out {run_dir}` first")
+    console.print(f"wrote {write_viewer(run_dir)}")
