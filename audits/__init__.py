@@ -10,6 +10,8 @@ from homeloop.audits.registry import RULES, REGISTRY, Rule, RuleRegistry, audit_
 # Rule modules register themselves on import; the order here is the audit's order.
 from homeloop.audits import invalid_geometry  # noqa: E402,F401  isort: skip
 from homeloop.audits import overlapping_spaces  # noqa: E402,F401  isort: skip
+from homeloop.audits import duplicate_element  # noqa: E402,F401  isort: skip
+from homeloop.audits import feature_outside_area  # noqa: E402,F401  isort: skip
 from homeloop.audits import no_entrance  # noqa: E402,F401  isort: skip
 from homeloop.audits import door_not_connecting  # noqa: E402,F401  isort: skip
 from homeloop.audits import unreachable_space  # noqa: E402,F401  isort: skip

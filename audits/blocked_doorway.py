@@ -15,7 +15,9 @@ so jambs flush with the door and the door's own wall do not count.
 
 A door is also blocked when narrower than
 :data:`~homeloop.audits.thresholds.MIN_DOOR_WIDTH` (0.7 m; interior doors) or
-:data:`~homeloop.audits.thresholds.MIN_ENTRANCE_DOOR_WIDTH` (0.8 m; entrance doors).
+:data:`~homeloop.audits.thresholds.MIN_ENTRANCE_DOOR_WIDTH` (0.8 m; entrance doors)
+by more than :data:`~homeloop.audits.thresholds.TOLERANCE_M` (1 mm): a door drawn
+from x 5.15 to 5.95 is 0.80 m wide, whatever the last bit of its float says.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ from homeloop.audits.thresholds import (
     DOOR_OBSTRUCTION_MIN_AREA,
     MIN_DOOR_WIDTH,
     MIN_ENTRANCE_DOOR_WIDTH,
+    TOLERANCE_M2,
+    above,
+    below,
 )
 
 RULE_ID = "blocked_doorway"
@@ -57,7 +62,7 @@ def blocked_doorway(plan: Plan) -> Iterator[Finding]:
         width = float(widths[i])
         door = describe_door(plan, o.id, o.kind, width, o.connects)
         minimum = MIN_ENTRANCE_DOOR_WIDTH if o.kind == ENTRANCE_DOOR else MIN_DOOR_WIDTH
-        if width < minimum:
+        if below(width, minimum):
             kind = "entrance doors" if o.kind == ENTRANCE_DOOR else "doors"
             yield Finding(
                 RULE_ID,
@@ -105,7 +110,7 @@ def _obstructions(plan: Plan) -> dict[int, list[tuple[str, str]]]:
     areas = shapely.area(shapely.intersection(zone_polys[zi], obstacles[oi]))
     found: dict[int, list[tuple[str, str]]] = {}
     for z, k, a in zip(zi, oi, areas):
-        if a <= DOOR_OBSTRUCTION_MIN_AREA:
+        if not above(a, DOOR_OBSTRUCTION_MIN_AREA, TOLERANCE_M2):
             continue
         kind, j = kinds[k]
         if kind == "blocking":

@@ -16,7 +16,7 @@ from homeloop.plan import Plan
 from homeloop.audits.findings import Finding
 from homeloop.audits.geometry import plan_geometry
 from homeloop.audits.registry import rule
-from homeloop.audits.thresholds import SPACE_OVERLAP_MIN_AREA
+from homeloop.audits.thresholds import SPACE_OVERLAP_MIN_AREA, TOLERANCE_M2, above
 
 RULE_ID = "overlapping_spaces"
 
@@ -36,7 +36,7 @@ def overlapping_spaces(plan: Plan) -> Iterator[Finding]:
         return
     areas = shapely.area(shapely.intersection(geo.spaces[a], geo.spaces[b]))
     for i, j, area in zip(a, b, areas):
-        if area <= SPACE_OVERLAP_MIN_AREA:
+        if not above(area, SPACE_OVERLAP_MIN_AREA, TOLERANCE_M2):
             continue
         si, sj = plan.spaces[int(i)], plan.spaces[int(j)]
         yield Finding(

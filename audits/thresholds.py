@@ -36,6 +36,18 @@ WALL_SIMPLIFY_TOLERANCE       0.01 m         vertices closer than this to a stra
                                              dropped, so a wall split by a joint counts whole
 SPACE_OVERLAP_MIN_AREA        0.05 m²        two spaces overlapping by more are a drawing error
                                              (digitised edges overlap by a few cm²)
+FEATURE_AREA_TOLERANCE        0.10 m         how far a feature may reach beyond the area it
+                                             names (fixtures are drawn against walls and
+                                             overlap them by a few cm; the thinnest
+                                             partitions are ~0.10 m, so further out is
+                                             another space or outside the plan)
+TOLERANCE_M                   0.001 m        a measure within 1 mm of its threshold meets it:
+                                             every threshold comparison goes through
+                                             below() / above(), so floating-point noise
+                                             (5.95 - 5.15 = 0.7999999999999998) never
+                                             decides a rule; also how close two drawings of
+                                             an element are to count as the same geometry
+TOLERANCE_M2                  1 mm²          the same tolerance for areas (a 1 mm square)
 ============================  =============  ==============================================
 """
 
@@ -79,3 +91,29 @@ WALL_SIMPLIFY_TOLERANCE = 0.01
 
 #: Overlap (m²) between two spaces above which they are reported as overlapping.
 SPACE_OVERLAP_MIN_AREA = 0.05
+
+# --- features ----------------------------------------------------------------------
+
+#: How far (m) a feature may reach beyond the outline of the area it names.
+FEATURE_AREA_TOLERANCE = 0.10
+
+# --- comparing measures with thresholds -----------------------------------------------
+
+#: Comparison tolerance (m): a length within 1 mm of its threshold meets it.
+TOLERANCE_M = 0.001
+#: Comparison tolerance (m²) for areas: a 1 mm square.
+TOLERANCE_M2 = TOLERANCE_M**2
+
+
+def below(value, threshold, tolerance: float = TOLERANCE_M):
+    """True where ``value`` falls short of ``threshold`` by more than ``tolerance``.
+
+    Works on numbers and numpy arrays. A value within the tolerance of the
+    threshold meets it: a door measured 0.7999999999999998 m is 0.80 m wide.
+    """
+    return value < threshold - tolerance
+
+
+def above(value, threshold, tolerance: float = TOLERANCE_M):
+    """True where ``value`` exceeds ``threshold`` by more than ``tolerance`` (numbers or arrays)."""
+    return value > threshold + tolerance

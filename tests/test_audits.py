@@ -25,7 +25,9 @@ that rule and no other:
 - no_entrance: no entrance door;
 - no_kitchen: the kitchen is a DINING room without counter or sink;
 - invalid_geometry: a bow-tie STOREROOM area beyond the east wall;
-- overlapping_spaces: the bathroom drawn 0.2 m into the corridor.
+- overlapping_spaces: the bathroom drawn 0.2 m into the corridor;
+- duplicate_element: the kitchen door's row written twice;
+- feature_outside_area: a second kitchen SINK 100 m east of the flat.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ import dataclasses
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from shapely import Polygon
 from shapely.geometry import box
 
@@ -42,11 +46,16 @@ from homeloop.audits import AUDIT_COLUMNS, RULES, AuditResult, Finding, RuleRegi
 from homeloop.audits import thresholds
 from homeloop.audits.findings import extra_findings, finding_from_rejection
 from homeloop.audits.no_fridge_space import search_fridge_position
+from homeloop.pipeline.sources.swiss_dwellings import read_plans
 from homeloop.plan import COLUMN, Feature, Plan, PlanIds, Separator, Space
+
+from conftest import FIXTURES
 
 GEOMETRIC_RULES = (
     "invalid_geometry",
     "overlapping_spaces",
+    "duplicate_element",
+    "feature_outside_area",
     "no_entrance",
     "door_not_connecting",
     "unreachable_space",
@@ -96,6 +105,10 @@ FAILING = [
     ("audit_invalid_geometry_fail", "invalid_geometry", ("5",), ["STOREROOM area 5", "Self-intersection"]),
     ("audit_overlapping_spaces_fail", "overlapping_spaces", ("1", "3"),
      ["CORRIDOR 1", "BATHROOM 3", "0.60 m²"]),
+    ("audit_duplicate_element_fail", "duplicate_element", ("door_12", "door_18"),
+     ["door_18", "on top of door_12", "1 mm"]),
+    ("audit_feature_outside_area_fail", "feature_outside_area", ("sink_18", "2"),
+     ["sink_18", "99.95 m", "KITCHEN 2", "0.10 m"]),
 ]
 
 
@@ -170,6 +183,118 @@ def test_door_width_thresholds_accept_generated_door_widths():
     # their defects are doors under 0.6 m.
     assert thresholds.MIN_DOOR_WIDTH <= 0.8 and thresholds.MIN_ENTRANCE_DOOR_WIDTH <= 0.9
     assert thresholds.MIN_DOOR_WIDTH > 0.6
+
+
+
+def _good_flat_with(tmp_path, old: str, new: str):
+    """audit_good.csv with one piece of its text replaced, read by the Swiss Dwellings reader."""
+    text = (FIXTURES / "audit_good.csv").read_text()
+    assert text.count(old) == 1
+    path = tmp_path / "flat.csv"
+    path.write_text(text.replace(old, new))
+    (plan,), rejected = read_plans(path)
+    assert rejected.empty
+    return plan
+
+
+ENTRANCE = "POLYGON ((3.1 -0.2, 4.1 -0.2, 4.1 0, 3.1 0, 3.1 -0.2))"
+
+
+def test_an_entrance_door_exactly_0_80_m_wide_is_wide_enough(tmp_path):
+    # Drawn from x 5.15 to 5.95 (into the kitchen): 5.95 - 5.15 is 0.7999999999999998 in floats.
+    assert 5.95 - 5.15 < thresholds.MIN_ENTRANCE_DOOR_WIDTH
+    plan = _good_flat_with(tmp_path, ENTRANCE, "POLYGON ((5.15 -0.2, 5.95 -0.2, 5.95 0, 5.15 0, 5.15 -0.2))")
+    assert plan.entrance_doors[0].connects == ("2",)
+    result = audit_plan(plan)
+    assert result.passed, [f.message for f in result.findings]
+
+
+def test_an_entrance_door_0_79_m_wide_is_too_narrow(tmp_path):
+    plan = _good_flat_with(tmp_path, ENTRANCE, "POLYGON ((5.15 -0.2, 5.94 -0.2, 5.94 0, 5.15 0, 5.15 -0.2))")
+    result = audit_plan(plan)
+    assert result.failed_rules == ("blocked_doorway",)
+    (finding,) = result.findings
+    assert finding.message == (
+        "entrance_door_10 (0.79 m) into KITCHEN 2 is narrower than the 0.80 m entrance doors need: widen it"
+    )
+
+
+_MM = thresholds.TOLERANCE_M
+
+
+@given(threshold=st.floats(0.01, 100), offset=st.floats(-0.999, 0.999))
+def test_a_measure_within_the_tolerance_meets_its_threshold(threshold, offset):
+    value = threshold + offset * _MM
+    assert not thresholds.below(value, threshold) and not thresholds.above(value, threshold)
+
+
+@given(threshold=st.floats(0.01, 100), gap=st.floats(1.001, 1e4))
+def test_a_measure_beyond_the_tolerance_decides(threshold, gap):
+    assert thresholds.below(threshold - gap * _MM, threshold)
+    assert thresholds.above(threshold + gap * _MM, threshold)
+    assert not thresholds.above(threshold - gap * _MM, threshold)
+
+
+# --- duplicate_element and feature_outside_area ------------------------------------------------
+
+
+def test_a_whole_file_written_twice_fails_only_duplicate_element(tmp_path):
+    lines = (FIXTURES / "audit_good.csv").read_text().splitlines()
+    path = tmp_path / "twice.csv"
+    path.write_text("\n".join(lines + lines[1:]) + "\n")
+    (plan,), rejected = read_plans(path)
+    # The second copy of each area is rejected for its area_id; every other row is doubled.
+    assert set(rejected["reason"]) == {"duplicate_area_id"} and len(rejected) == 4
+    result = audit_plan(plan)
+    assert result.failed_rules == ("duplicate_element",)
+    copies = {f.elements for f in result.findings}
+    n = len(lines) - 1
+    assert copies == {(f"{kind}_{row}", f"{kind}_{row + n}") for kind, row in _non_area_rows(lines)}
+
+
+def _non_area_rows(lines):
+    for row, line in enumerate(lines[1:], start=2):
+        entity, kind = line.split(",")[8:10]
+        if entity != "area":
+            yield kind.lower(), row
+
+
+def test_elements_of_another_kind_or_a_mm_apart_are_not_duplicates(fixture_plan):
+    plan = fixture_plan("audit_good")
+    door = plan.doors[0]
+    window = dataclasses.replace(door, id="window_90", kind="WINDOW")
+    moved = dataclasses.replace(door, id="door_91", polygon=shapely_translate(door.polygon, 0.002))
+    near = dataclasses.replace(door, id="door_92", polygon=shapely_translate(door.polygon, 0.0005))
+    result = audit_plan(with_changes(plan, openings=plan.openings + (window, moved)), ["duplicate_element"])
+    assert result.passed
+    result = audit_plan(with_changes(plan, openings=plan.openings + (near,)), ["duplicate_element"])
+    assert [f.elements for f in result.findings] == [(door.id, "door_92")]
+
+
+def shapely_translate(polygon, dx):
+    from shapely import affinity
+
+    return affinity.translate(polygon, xoff=dx)
+
+
+def test_a_feature_reaching_into_the_wall_is_inside_its_area(fixture_plan):
+    plan = fixture_plan("audit_good")
+    tolerance = thresholds.FEATURE_AREA_TOLERANCE
+    # A cupboard in the bedroom (y 3.1-6) drawn into the north wall, just within the tolerance, then beyond it.
+    inside = Feature("cupboard", "BUILT_IN_FURNITURE", box(5, 5.4, 6, 6 + tolerance), "4")
+    assert audit_plan(with_changes(plan, features=plan.features + (inside,)), ["feature_outside_area"]).passed
+    beyond = Feature("cupboard", "BUILT_IN_FURNITURE", box(5, 5.4, 6, 6.15), "4")
+    (finding,) = audit_plan(with_changes(plan, features=plan.features + (beyond,)), ["feature_outside_area"]).findings
+    assert finding.elements == ("cupboard", "4")
+    assert "0.15 m beyond BEDROOM 4" in finding.message
+
+
+def test_a_feature_naming_an_area_the_plan_lacks_is_reported(fixture_plan):
+    plan = fixture_plan("audit_good")
+    stray = Feature("sink_77", "SINK", box(5, 1, 5.5, 1.5), "9")
+    (finding,) = audit_plan(with_changes(plan, features=plan.features + (stray,)), ["feature_outside_area"]).findings
+    assert finding.elements == ("sink_77",)
+    assert "names area 9, which the plan does not have" in finding.message
 
 
 # --- no_fridge_space ----------------------------------------------------------------
