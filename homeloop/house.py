@@ -57,17 +57,9 @@ from homeloop.plan import (
     AREA,
     ENTITY_TYPES,
     FEATURE,
-    OPENING,
-    SEPARATOR,
-    Feature,
-    Opening,
+    SUBTYPES,
     Plan,
-    PlanIds,
-    Separator,
-    Space,
-    element_id,
     plan_key,
-    with_connected_openings,
 )
 
 
@@ -91,22 +83,6 @@ HOUSE_APARTMENT_ID = "00000000000000000000000000000e01"
 HOUSE_PLAN_KEY = plan_key(0, 0, HOUSE_APARTMENT_ID)
 
 
-_SUBTYPES = {
-    SEPARATOR: {"WALL", "COLUMN", "RAILING"},
-    OPENING: {"DOOR", "ENTRANCE_DOOR", "WINDOW"},
-    FEATURE: {
-        "SINK",
-        "WASHING_MACHINE",
-        "BUILT_IN_FURNITURE",
-        "KITCHEN",
-        "SHOWER",
-        "BATHTUB",
-        "STAIRS",
-        "RAMP",
-        "TOILET",
-        "ELEVATOR",
-    },
-}
 _UNIT_USAGES = frozenset({"RESIDENTIAL", "COMMERCIAL", "JANITOR", "PLACEHOLDER", "PUBLIC"})
 _ID_COLUMNS = ("site_id", "building_id", "plan_id", "floor_id", "unit_id")
 
@@ -141,10 +117,7 @@ def read_single_plan_csv(path: str | Path) -> Plan:
     if frame.empty:
         raise ValueError(f"{path}: no rows")
 
-    spaces: list[Space] = []
-    separators: list[Separator] = []
-    openings: list[Opening] = []
-    features: list[Feature] = []
+    area_ids: set[str] = set()
     feature_areas: list[tuple[int, str]] = []
     first: dict[str, str] = {}
     elevations: set[float] = set()
@@ -177,8 +150,8 @@ def read_single_plan_csv(path: str | Path) -> Plan:
         entity, subtype = values["entity_type"], values["entity_subtype"]
         if entity not in ENTITY_TYPES:
             raise bad(f"entity_type {entity!r} is not one of {list(ENTITY_TYPES)}")
-        if entity != AREA and subtype not in _SUBTYPES[entity]:
-            raise bad(f"{entity} subtype {subtype!r} is not one of {sorted(_SUBTYPES[entity])}")
+        if entity != AREA and subtype not in SUBTYPES[entity]:
+            raise bad(f"{entity} subtype {subtype!r} is not one of {sorted(SUBTYPES[entity])}")
         if entity == AREA and not subtype:
             raise bad("area row without a subtype")
 
@@ -199,42 +172,24 @@ def read_single_plan_csv(path: str | Path) -> Plan:
         if entity == AREA:
             if not area_id:
                 raise bad("area row without an area_id")
-            if any(s.id == area_id for s in spaces):
+            if area_id in area_ids:
                 raise bad(f"area_id {area_id} is used by an earlier area row")
-            spaces.append(Space(area_id, subtype, geom, row))
+            area_ids.add(area_id)
         elif entity == FEATURE:
             if not area_id:
                 raise bad("feature row without the area_id of its area")
             feature_areas.append((row, area_id))
-            features.append(Feature(element_id(subtype, row), subtype, geom, area_id, row))
-        else:
-            if area_id:
-                raise bad(f"{entity} row with an area_id ({area_id}); only areas and features carry one")
-            if entity == SEPARATOR:
-                separators.append(Separator(element_id(subtype, row), subtype, geom, row))
-            else:
-                openings.append(Opening(element_id(subtype, row), subtype, geom, (), row))
+        elif area_id:
+            raise bad(f"{entity} row with an area_id ({area_id}); only areas and features carry one")
 
     if len(elevations) != 1:
         raise ValueError(f"{path}: rows hold several elevations {sorted(elevations)}; expected one floor")
-    area_ids = {s.id for s in spaces}
     for row, area_id in feature_areas:
         if area_id not in area_ids:
             raise ValueError(f"{path}: row {row}: feature names area_id {area_id}, which no area row has")
-    if not spaces:
+    if not area_ids:
         raise ValueError(f"{path}: no area rows")
-
-    ids = PlanIds(
-        site_id=int(first["site_id"]),
-        building_id=int(first["building_id"]),
-        plan_id=int(first["plan_id"]),
-        floor_id=int(first["floor_id"]),
-        apartment_id=first["apartment_id"],
-        unit_ids=(int(first["unit_id"]),),
-    )
-    plan = Plan(ids, tuple(spaces), tuple(separators), tuple(openings), tuple(features),
-                elevation=elevations.pop())
-    return with_connected_openings(plan)
+    return Plan.from_rows(frame.assign(row=range(2, len(frame) + 2)))
 
 
 def _is_int(text: str) -> bool:

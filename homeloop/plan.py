@@ -81,12 +81,56 @@ SERVICE_SUBTYPES = frozenset(
     }
 )
 
+#: Every area subtype a Swiss Dwellings file may hold (docs/data-format.md):
+#: the area types of the taxonomy the dataset was drawn in (77 of them occur
+#: in the v3 release), and PORCH and DRIVEWAY, which the house uses.
+AREA_SUBTYPES = frozenset(
+    """
+    ROOM BEDROOM LIVING_ROOM LIVING_DINING DINING KITCHEN KITCHEN_DINING STUDIO OFFICE
+    BATHROOM CORRIDOR FOYER LOBBY STOREROOM WASH_AND_DRY_ROOM
+    BALCONY LOGGIA TERRACE GARDEN PATIO WINTERGARTEN ARCADE PORCH DRIVEWAY
+    GARAGE CARPARK BIKE_STORAGE PRAM PRAM_AND_BIKE_STORAGE_ROOM BASEMENT BASEMENT_COMPARTMENT
+    MOTORCYCLE_PARKING VEHICLE_TRAFFIC_AREA
+    SHAFT VOID OUTDOOR_VOID LIGHTWELL STAIRCASE ELEVATOR ELEVATOR_FACILITIES TECHNICAL_AREA
+    HOUSE_TECHNICS_FACILITIES OIL_TANK NOT_DEFINED TRANSPORT_SHAFT CORRIDORS_AND_HALLS
+    OPERATIONS_FACILITIES WASTEWATER WATER_SUPPLY HEATING GAS ELECTRICAL_SUPPLY
+    TELECOMMUNICATIONS AIR SHELTER PASSENGER_PLATFORM SANITARY_ROOMS CLOAKROOM
+    COMMUNITY_ROOM BREAK_ROOM WAITING_ROOM CANTEEN COMMON_KITCHEN PRISON_CELL OFFICE_SPACE
+    OPEN_PLAN_OFFICE MEETING_ROOM DESIGN_ROOM COUNTER_ROOM CONTROL_ROOM RECEPTION_ROOM
+    OFFICE_TECH_ROOM FACTORY_ROOM WORKSHOP TECHNICAL_LAB PHYSICS_LAB CHEMICAL_LAB LIVESTOCK
+    PLANTS SPECIAL_WORKSPACE WAREHOUSE ARCHIVE COLD_STORAGE LOGISTICS SALESROOM EXHIBITION
+    TEACHING_ROOM FLEXIBLE_TEACHING_ROOM DEDICATED_TEACHING_ROOM LIBRARY SPORTS_ROOMS
+    ASSEMBLY_HALL STAGE_ROOM SHOWROOM CHAPEL MEDICAL_ROOM DEDICATED_MEDICAL_ROOM SURGERY_ROOM
+    RADIATION_DIAGNOSIS RADATION_THERAPY PHYSIO_AND_REHABILITATION MEDICAL_BEDROOM
+    DEDICATED_MEDICAL_BEDROOM
+    BUF10_1_AUSSEN_PP_FAHRZEUG BUF10_2_UEBERDACHTE_AUSSEN_PP_FAHRZEUG BUF10_3_AUSSEN_PP_MOTO
+    BUF10_4_AUSSEN_PP_FAHRRAD BUF10_5_BEARB__AUSSENFLAECHE UUF11_1_UNBEARB__AUSSENFLAECHE
+    """.split()
+)
+SEPARATOR_SUBTYPES = frozenset({WALL, COLUMN, RAILING})
+OPENING_SUBTYPES = frozenset({DOOR, ENTRANCE_DOOR, WINDOW})
+#: Features: the fixtures drawn in the plans. No fridge, stove or dishwasher
+#: exists in the data; furnishing places appliances.
+FEATURE_SUBTYPES = frozenset(
+    {"SINK", "WASHING_MACHINE", "BUILT_IN_FURNITURE", "KITCHEN", "SHOWER", "BATHTUB", "STAIRS", "RAMP",
+     "TOILET", "ELEVATOR"}
+)
+#: The known subtypes of each entity type: the one vocabulary the reader, the
+#: house and :meth:`Plan.from_rows` check rows against.
+SUBTYPES: dict[str, frozenset[str]] = {
+    AREA: AREA_SUBTYPES,
+    SEPARATOR: SEPARATOR_SUBTYPES,
+    OPENING: OPENING_SUBTYPES,
+    FEATURE: FEATURE_SUBTYPES,
+}
 #: Bedroom-like subtypes. Swiss Dwellings labels most bedrooms plain ROOM.
 BEDROOM_SUBTYPES = frozenset({"ROOM", "BEDROOM"})
 KITCHEN_SUBTYPES = frozenset({"KITCHEN", "KITCHEN_DINING"})
 #: Spaces where cooking happens in the open with living or dining.
 OPEN_KITCHEN_SUBTYPES = frozenset({"KITCHEN_DINING"})
 
+#: Wall height (m) of a plan whose file gives none (docs/data-format.md, default heights).
+DEFAULT_WALL_HEIGHT = 2.6
 #: How far (m) an opening may sit from a space and still open into it. Openings
 #: are drawn through the wall, flush with its faces; digitised data leaves gaps
 #: of a few centimetres, so 5 cm catches those without reaching across a wall
@@ -302,7 +346,7 @@ class Plan:
     openings: tuple[Opening, ...] = ()
     features: tuple[Feature, ...] = ()
     elevation: float = 0.0
-    height: float = 2.6
+    height: float = DEFAULT_WALL_HEIGHT
     _index: dict[str, Space] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -311,6 +355,50 @@ class Plan:
         self.openings = tuple(self.openings)
         self.features = tuple(self.features)
         self._index = {s.id: s for s in self.spaces}
+
+    @classmethod
+    def from_rows(cls, rows, *, lenient: bool = False) -> "Plan":
+        """One apartment on one floor from its Swiss Dwellings rows (docs/data-format.md).
+
+        ``rows`` holds the plan's rows as columns, in file order: a DataFrame or
+        a mapping of column name to values, with the file's column names and
+        ``row`` (the row's line number in the file). Values may be the file's
+        text or already parsed (ints, floats, shapely geometries). An optional
+        ``connects`` column gives the spaces each opening joins (ids separated
+        by ``;``); without it they are found from geometry.
+
+        Ids come from the first row, unit ids from all rows; the elevation is
+        the lowest area's, the height the tallest wall's (else
+        :data:`DEFAULT_WALL_HEIGHT`). Areas are named by their area_id, other
+        elements by :func:`element_id`; a feature's area_id is its space.
+
+        Strict by default: an unknown entity type or subtype (:data:`SUBTYPES`),
+        an area without an area_id or with one used before, or a geometry that
+        is not a valid, non-empty polygon raises ValueError naming the row.
+        ``lenient=True`` keeps invalid polygons as drawn, for test fixtures
+        that hold them on purpose (the audit reports them).
+        """
+        cols = rows_as_columns(rows)
+        if not cols.get("row"):
+            raise ValueError("no rows: a plan needs at least one area row")
+        geoms = [_row_geometry(g, r) for g, r in zip(cols["geometry"], cols["row"])]
+        area_ids = [_area_key(a) for a in cols["area_id"]]
+        _check_rows(cols, area_ids, geoms, lenient)
+        spaces, separators, openings, features = [], [], [], []
+        links = cols.get("connects")
+        for i, (row, entity, kind) in enumerate(zip(cols["row"], cols["entity_type"], cols["entity_subtype"])):
+            if entity == AREA:
+                spaces.append(Space(area_ids[i], kind, geoms[i], row))
+            elif entity == SEPARATOR:
+                separators.append(Separator(element_id(kind, row), kind, geoms[i], row))
+            elif entity == OPENING:
+                joined = _space_list(links[i]) if links is not None else ()
+                openings.append(Opening(element_id(kind, row), kind, geoms[i], joined, row))
+            else:
+                features.append(Feature(element_id(kind, row), kind, geoms[i], area_ids[i] or None, row))
+        plan = cls(_row_ids(cols), tuple(spaces), tuple(separators), tuple(openings), tuple(features),
+                   elevation=_floor_elevation(cols), height=_wall_height(cols))
+        return plan if links is not None else with_connected_openings(plan)
 
     # identity
     @property
@@ -469,6 +557,111 @@ class Plan:
             "features": len(self.features),
             "indoor_area_m2": round(self.indoor_area, 3),
         }
+
+
+# --- rows to plans ----------------------------------------------------------------
+
+
+def rows_as_columns(rows) -> dict[str, list]:
+    """A plan's rows (a DataFrame or a mapping of column -> values) as lists per column."""
+    if hasattr(rows, "columns"):
+        return {str(c): rows[c].tolist() for c in rows.columns}
+    return {str(c): list(v) for c, v in rows.items()}
+
+
+def _row_geometry(value, row) -> BaseGeometry:
+    if not isinstance(value, str):
+        return value
+    try:
+        return shapely.from_wkt(value)
+    except shapely.errors.GEOSException as exc:
+        raise ValueError(f"row {row}: geometry is not WKT: {exc}") from None
+
+
+def _area_key(value) -> str:
+    """An area_id as the plan names spaces: ``"7"`` for 7, "7", "7.0"; ``""`` when empty."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isdigit() or not text:
+            return text
+        return str(int(float(text)))
+    if value is None or value != value:  # None or NaN
+        return ""
+    return str(int(value))
+
+
+def _whole(value) -> int:
+    if isinstance(value, str):
+        return int(float(value)) if "." in value else int(value)
+    return int(value)
+
+
+def _number(value) -> float:
+    if isinstance(value, str):
+        return float(value) if value.strip() else float("nan")
+    return float("nan") if value is None else float(value)
+
+
+def _space_list(value) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(v for v in value.split(";") if v)
+    return tuple(value or ())
+
+
+def _check_rows(cols: dict[str, list], area_ids: list[str], geoms: list, lenient: bool) -> None:
+    """Raise ValueError naming the first row :meth:`Plan.from_rows` cannot take."""
+    seen: set[str] = set()
+    for row, entity, kind, area in zip(cols["row"], cols["entity_type"], cols["entity_subtype"], area_ids):
+        if entity not in SUBTYPES:
+            raise ValueError(f"row {row}: entity_type {entity!r} is not one of {list(ENTITY_TYPES)}")
+        if not lenient and kind not in SUBTYPES[entity]:
+            raise ValueError(f"row {row}: {entity} subtype {kind!r} is not one of {sorted(SUBTYPES[entity])}")
+        if entity == AREA and not lenient:
+            if not area:
+                raise ValueError(f"row {row}: area row without an area_id")
+            if area in seen:
+                raise ValueError(f"row {row}: area_id {area} is used by an earlier area row")
+            seen.add(area)
+    if lenient:
+        return
+    shapes = np.array(geoms, dtype=object)
+    polygonal = np.isin(shapely.get_type_id(shapes), (3, 6))  # Polygon, MultiPolygon
+    good = polygonal & ~shapely.is_empty(shapes)
+    good[good] = shapely.is_valid(shapes[good])
+    if not good.all():
+        i = int(np.flatnonzero(~good)[0])
+        shape = shapes[i]
+        why = ("empty" if shape is None or shape.is_empty else
+               f"a {shape.geom_type}" if not polygonal[i] else shapely.is_valid_reason(shape))
+        raise ValueError(f"row {cols['row'][i]}: geometry is not a valid polygon ({why})")
+
+
+def _row_ids(cols: dict[str, list]) -> PlanIds:
+    floor = _whole(cols["floor_id"][0])
+    plan_ids = cols.get("plan_id")
+    return PlanIds(
+        site_id=_whole(cols["site_id"][0]),
+        building_id=_whole(cols["building_id"][0]),
+        plan_id=_whole(plan_ids[0]) if plan_ids else floor,
+        floor_id=floor,
+        apartment_id=str(cols["apartment_id"][0]),
+        unit_ids=tuple(sorted({_whole(u) for u in cols["unit_id"]})),
+    )
+
+
+def _floor_elevation(cols: dict[str, list]) -> float:
+    """The plan's elevation: its lowest area's (0 without one)."""
+    levels = [_number(e) for e, entity in zip(cols.get("elevation", ()), cols["entity_type"]) if entity == AREA]
+    levels = [e for e in levels if np.isfinite(e)]
+    return min(levels) if levels else 0.0
+
+
+def _wall_height(cols: dict[str, list]) -> float:
+    """The plan's height: its tallest wall's (:data:`DEFAULT_WALL_HEIGHT` without one)."""
+    heights = [_number(h) for h, entity, kind in zip(cols.get("height", ()), cols["entity_type"],
+                                                   cols["entity_subtype"]) if entity == SEPARATOR and kind == WALL]
+    heights = [h for h in heights if np.isfinite(h) and h > 0]
+    return max(heights) if heights else DEFAULT_WALL_HEIGHT
 
 
 # --- plans as a table -------------------------------------------------------------

@@ -1,12 +1,19 @@
-"""The plan model: opening connectivity, the room-door graph, derived figures."""
+"""The plan model: rows to a plan, opening connectivity, the room-door graph, derived figures."""
 
 import networkx as nx
+import pandas as pd
+import pytest
 import shapely
 from shapely.geometry import box
 
+from homeloop.pipeline.sources.swiss_dwellings import read_plans
 from homeloop.plan import (
+    ANCILLARY_SUBTYPES,
+    AREA_SUBTYPES,
     DOOR,
     ENTRANCE_DOOR,
+    OUTDOOR_SUBTYPES,
+    SERVICE_SUBTYPES,
     Opening,
     Plan,
     PlanIds,
@@ -16,6 +23,8 @@ from homeloop.plan import (
     plans_from_frame,
     with_connected_openings,
 )
+
+from conftest import FIXTURES
 
 
 def test_door_connects_the_rooms_on_both_sides_of_the_wall(fixture_plan):
@@ -85,3 +94,79 @@ def test_element_table_round_trips(fixture_plan):
     assert back.summary() == plan.summary()
     assert [o.connects for o in back.openings] == [o.connects for o in plan.openings]
     assert nx.utils.graphs_equal(back.room_door_graph(), plan.room_door_graph())
+
+
+# --- Swiss Dwellings rows to a plan -------------------------------------------------------------
+
+def two_rooms_rows() -> pd.DataFrame:
+    rows = pd.read_csv(FIXTURES / "two_rooms.csv", dtype=str, keep_default_na=False)
+    return rows.assign(row=range(2, len(rows) + 2))
+
+
+def test_rows_make_the_plan_the_reader_makes():
+    (read,), _ = read_plans(FIXTURES / "two_rooms.csv")
+    built = Plan.from_rows(two_rooms_rows())
+    assert built.summary() == read.summary()
+    pd.testing.assert_frame_equal(frame_from_plans([built]), frame_from_plans([read]))
+    assert (built.elevation, built.height) == (read.elevation, read.height) == (0.0, 2.6)
+
+
+def test_rows_given_as_parsed_columns_make_the_same_plan():
+    rows = two_rooms_rows()
+    parsed = {
+        "row": rows["row"].tolist(),
+        **{c: [int(v) for v in rows[c]] for c in ("site_id", "building_id", "plan_id", "floor_id", "unit_id")},
+        "apartment_id": rows["apartment_id"].tolist(),
+        "area_id": rows["area_id"].tolist(),
+        "entity_type": rows["entity_type"].tolist(),
+        "entity_subtype": rows["entity_subtype"].tolist(),
+        "geometry": list(shapely.from_wkt(rows["geometry"].to_numpy())),
+        "elevation": [float(v) for v in rows["elevation"]],
+        "height": [float(v) for v in rows["height"]],
+    }
+    assert Plan.from_rows(parsed).summary() == Plan.from_rows(rows).summary()
+
+
+def test_the_plan_takes_the_lowest_area_and_the_tallest_wall():
+    rows = two_rooms_rows()
+    rows.loc[rows["entity_type"] == "area", "elevation"] = ["3.1", "2.9"]
+    rows.loc[rows["entity_subtype"] == "WALL", "height"] = ["2.4", "2.75", "", "2.5", "2.5"]
+    plan = Plan.from_rows(rows)
+    assert (plan.elevation, plan.height) == (2.9, 2.75)
+
+
+@pytest.mark.parametrize("column, value, words", [
+    ("entity_subtype", "WALLX", "row 5: separator subtype 'WALLX' is not one of ['COLUMN', 'RAILING', 'WALL']"),
+    ("entity_type", "partition", "row 5: entity_type 'partition'"),
+    ("geometry", "POLYGON ((0 0, 1 1, 1 0, 0 1, 0 0))", "row 5: geometry is not a valid polygon (Self-intersection"),
+    ("geometry", "LINESTRING (0 0, 1 1)", "row 5: geometry is not a valid polygon (a LineString)"),
+    ("geometry", "POLYGON ((0 0, 1", "row 5: geometry is not WKT"),
+])
+def test_strict_rows_name_the_row_at_fault(column, value, words):
+    rows = two_rooms_rows()
+    rows.loc[3, column] = value
+    with pytest.raises(ValueError) as err:
+        Plan.from_rows(rows)
+    assert str(err.value).startswith(words), str(err.value)
+
+
+def test_lenient_rows_keep_an_invalid_polygon_as_drawn():
+    rows = two_rooms_rows()
+    bow_tie = "POLYGON ((4.1 0, 7 3, 7 0, 4.1 3, 4.1 0))"
+    rows.loc[1, "geometry"] = bow_tie
+    with pytest.raises(ValueError, match="row 3: geometry is not a valid polygon"):
+        Plan.from_rows(rows)
+    plan = Plan.from_rows(rows, lenient=True)
+    assert plan.space("2").polygon.equals_exact(shapely.from_wkt(bow_tie), 0)
+    assert not plan.space("2").polygon.is_valid
+
+
+def test_an_area_id_used_twice_is_refused():
+    rows = two_rooms_rows()
+    rows.loc[1, "area_id"] = "1"
+    with pytest.raises(ValueError, match="row 3: area_id 1 is used by an earlier area row"):
+        Plan.from_rows(rows)
+
+
+def test_every_classified_area_subtype_is_known():
+    assert OUTDOOR_SUBTYPES | ANCILLARY_SUBTYPES | SERVICE_SUBTYPES <= AREA_SUBTYPES

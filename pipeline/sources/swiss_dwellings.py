@@ -60,6 +60,7 @@ from homeloop.plan import (
     SWISS_DWELLINGS_COLUMNS,
     AREA,
     COLUMN,
+    DEFAULT_WALL_HEIGHT,  # noqa: F401  (the plan height when a file gives none; named here too)
     EMPTY_APARTMENT_ID,
     ELEMENT_COLUMNS,
     ENTITY_TYPES,
@@ -69,12 +70,7 @@ from homeloop.plan import (
     RAILING,
     SEPARATOR,
     WALL,
-    Feature,
-    Opening,
     Plan,
-    PlanIds,
-    Separator,
-    Space,
     connect_openings,
     element_id,
     frame_from_plans,
@@ -103,8 +99,6 @@ V3_ONLY_COLUMNS = tuple(c for c in V3_COLUMNS if c not in V1_COLUMNS)
 DEFAULT_USAGES = ("RESIDENTIAL",)
 #: Bytes of CSV per chunk. 32 MiB is ~100,000 rows of Swiss Dwellings.
 DEFAULT_CHUNK_BYTES = 32 << 20
-#: Wall height (m) when the file gives none (SPEC.md §1 default heights).
-DEFAULT_WALL_HEIGHT = 2.6
 #: An opening must lie within this distance (m) of a wall, column or railing of
 #: its plan; the same tolerance that joins openings to spaces.
 WALL_CONTACT_TOLERANCE = OPENING_CONTACT_TOLERANCE
@@ -772,7 +766,7 @@ def _rejections_of(rows: pd.DataFrame, reason: str, field_name, messages, level:
     )
 
 
-def _assemble(done: pd.DataFrame, default_height: float = DEFAULT_WALL_HEIGHT):
+def _assemble(done: pd.DataFrame):
     """Plans from the checked rows of plans whose last row has been read.
 
     Returns (plans, element table, rejection frames, rows used). Rows are
@@ -896,7 +890,7 @@ def _assemble(done: pd.DataFrame, default_height: float = DEFAULT_WALL_HEIGHT):
         connects = {row: tuple(space_ids[i] for i in hit)
                     for row, hit in zip(openings["row"].tolist(), hits)}
 
-    plans, elements = _build_plans(done, connects, feature_space, default_height)
+    plans, elements = _build_plans(done, connects, feature_space)
     return plans, elements, rejected, len(done)
 
 
@@ -943,7 +937,7 @@ _ENTITY_RANK = {AREA: 0, SEPARATOR: 1, OPENING: 2, FEATURE: 3}
 
 
 def _build_plans(done: pd.DataFrame, connects: dict[int, tuple[str, ...]],
-                 feature_space: dict[int, str], default_height: float) -> tuple[list[Plan], pd.DataFrame]:
+                 feature_space: dict[int, str]) -> tuple[list[Plan], pd.DataFrame]:
     """Plans from their checked rows, and their element table.
 
     The element table is what :func:`homeloop.plan.frame_from_plans` gives
@@ -962,8 +956,6 @@ def _build_plans(done: pd.DataFrame, connects: dict[int, tuple[str, ...]],
     space = np.array([feature_space.get(r, sp) for r, sp in zip(rows, space)], dtype=object)
     links = np.array([";".join(connects[r]) if r in connects else "" for r in rows], dtype=object)
     group = done.groupby("last_row", sort=False)
-    is_wall = (done["entity_type"] == SEPARATOR) & (done["subtype"] == WALL)
-    heights = done["height"].where(is_wall & np.isfinite(done["height"]) & (done["height"] > 0))
     table = done.assign(
         element=element,
         space=space,
@@ -972,7 +964,6 @@ def _build_plans(done: pd.DataFrame, connects: dict[int, tuple[str, ...]],
         plan_id=group["plan_id"].transform("first"),
         unit_id=group["unit_id"].transform("min"),
         elevation=done["elevation"].where(is_area).groupby(done["last_row"]).transform("min").fillna(0.0),
-        plan_height=heights.groupby(done["last_row"]).transform("max").fillna(default_height),
         rank=done["entity_type"].map(_ENTITY_RANK),
         area_order=np.where(is_area, done["area_id"].to_numpy(dtype=object), ""),
     )
@@ -980,40 +971,34 @@ def _build_plans(done: pd.DataFrame, connects: dict[int, tuple[str, ...]],
     table["plan"] = _plan_keys(table["site_id"].to_numpy(), table["floor_id"].to_numpy(),
                                table["apartment_id"].to_numpy())
 
-    plans: list[Plan] = []
-    units = group["unit_id"].unique()
-    cols = ["last_row", "site_id", "floor_id", "apartment_id", "building_id", "plan_id", "elevation",
-            "plan_height", "entity_type", "subtype", "element", "space", "connects", "row", "geometry"]
-    values = [table[c].tolist() for c in cols]
-    (last_, site_, floor_, apt_, building_, planid_, elev_, height_, entity_, subtype_, element_,
-     space_, links_, row_, geom_) = values
-    bounds = np.flatnonzero(np.diff(np.asarray(last_)) != 0) + 1
-    for a, b in zip([0, *bounds.tolist()], [*bounds.tolist(), len(table)]):
-        spaces, separators, openings, features = [], [], [], []
-        for i in range(a, b):
-            entity = entity_[i]
-            if entity == AREA:
-                spaces.append(Space(element_[i], subtype_[i], geom_[i], row_[i]))
-            elif entity == SEPARATOR:
-                separators.append(Separator(element_[i], subtype_[i], geom_[i], row_[i]))
-            elif entity == OPENING:
-                linked = tuple(links_[i].split(";")) if links_[i] else ()
-                openings.append(Opening(element_[i], subtype_[i], geom_[i], linked, row_[i]))
-            else:
-                features.append(Feature(element_[i], subtype_[i], geom_[i], space_[i] or None, row_[i]))
-        ids = PlanIds(
-            site_id=int(site_[a]),
-            building_id=int(building_[a]),
-            plan_id=int(planid_[a]),
-            floor_id=int(floor_[a]),
-            apartment_id=str(apt_[a]),
-            unit_ids=tuple(sorted(int(u) for u in units[last_[a]])),
-        )
-        plans.append(Plan(ids, tuple(spaces), tuple(separators), tuple(openings), tuple(features),
-                          elevation=float(elev_[a]), height=float(height_[a])))
+    plans = _plans_of(done, space, links)
     elements = table[list(ELEMENT_COLUMNS)].copy()
     elements["row"] = elements["row"].astype("Int64")
     return plans, elements
+
+
+#: Columns of the checked rows handed to :meth:`homeloop.plan.Plan.from_rows`,
+#: under the names it reads (the file's).
+_PLAN_ROW_COLUMNS = {
+    "row": "row", "site_id": "site_id", "building_id": "building_id", "plan_id": "plan_id",
+    "floor_id": "floor_id", "apartment_id": "apartment_id", "unit_id": "unit_id", "entity_type": "entity_type",
+    "entity_subtype": "subtype", "geometry": "geometry", "elevation": "elevation", "height": "height",
+}
+
+
+def _plans_of(done: pd.DataFrame, space: np.ndarray, links: np.ndarray) -> list[Plan]:
+    """One :class:`Plan` per ``last_row`` group of the checked rows (sorted by
+    last_row, then row), built by :meth:`Plan.from_rows`. ``space`` is each
+    row's area_id (for a feature: the space found to hold it) and ``links`` the
+    spaces each opening joins, both computed for all plans of the chunk at once."""
+    columns = {name: done[source].tolist() for name, source in _PLAN_ROW_COLUMNS.items()}
+    columns["area_id"] = space.tolist()
+    columns["connects"] = links.tolist()
+    last = done["last_row"].to_numpy()
+    cuts = [0, *(np.flatnonzero(np.diff(last) != 0) + 1).tolist(), len(done)]
+    # The rows were checked one by one (_check_chunk) and plan by plan (_assemble).
+    return [Plan.from_rows({name: values[a:b] for name, values in columns.items()})
+            for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 # --- the main pass -------------------------------------------------------------------------
