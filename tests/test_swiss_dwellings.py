@@ -118,6 +118,8 @@ def test_unreadable_or_non_csv_file_is_a_source_error(tmp_path):
         ("sd_empty_polygon", 12, "geometry", "empty_geometry"),
         ("sd_opening_not_in_wall", 11, "geometry", "opening_not_in_wall"),
         ("sd_extra_field", 6, None, "wrong_field_count"),
+        ("sd_unknown_subtype", 6, "entity_subtype", "unknown_subtype"),
+        ("sd_non_positive_height", 6, "height", "non_positive_height"),
     ],
 )
 def test_a_bad_row_is_rejected_and_the_rest_of_the_plan_is_read(name, row, field, reason):
@@ -136,6 +138,33 @@ def test_rows_after_a_skipped_row_keep_their_line_numbers():
     walls = [s.id for s in plans[0].separators]
     assert walls == ["wall_4", "wall_5", "wall_7", "wall_8"]
     assert plans[0].doors[0].id == "door_9"
+
+
+def test_an_unknown_subtype_is_rejected_naming_the_known_ones():
+    plans, rejected = read("sd_unknown_subtype")
+    rejection = only_rejection(rejected)
+    assert rejection["message"] == "separator subtype 'WALLX' is not a known separator subtype (COLUMN, RAILING, WALL)"
+    # Not kept as a new kind of separator.
+    assert {s.kind for s in plans[0].separators} == {"WALL"}
+
+
+@pytest.mark.parametrize("row, old, new, field, reason, words", [
+    (6, '",0.0,2.6', '",0.0,-2.6', "height", "non_positive_height", "height -2.6 m is not above 0"),
+    (3, '",0.0,2.6', '",inf,2.6', "elevation", "not_a_number", "elevation 'inf' is not a finite number"),
+    (3, ",BEDROOM,", ",BEDROOMX,", "entity_subtype", "unknown_subtype",
+     "area subtype 'BEDROOMX' is not a known area subtype (AIR, ARCADE, "),
+])
+def test_heights_elevations_and_area_subtypes_are_checked_per_row(tmp_path, row, old, new, field, reason, words):
+    lines = (FIXTURES / "two_rooms.csv").read_text().splitlines()
+    assert old in lines[row - 1]
+    lines[row - 1] = lines[row - 1].replace(old, new)
+    path = tmp_path / "edited.csv"
+    path.write_text("\n".join(lines) + "\n")
+    plans, rejected = read_plans(path)
+    rejection = only_rejection(rejected)
+    assert (rejection["row"], rejection["field"], rejection["reason"]) == (row, field, reason)
+    assert rejection["message"].startswith(words), rejection["message"]
+    assert element_rows(plans[0]) == [r for r in range(2, 2 + TWO_ROOMS_ROWS) if r != row]
 
 
 def test_feature_outside_every_space_is_rejected_others_find_their_space():

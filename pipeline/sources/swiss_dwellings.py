@@ -25,8 +25,12 @@ Rejection reasons (``Rejection.reason``):
 - ``no_apartment``: apartment_id is md5("") (SPEC.md §1); an exclusion, not an error.
 - ``unit_usage_<USAGE>``: the unit's usage is not one of the kept usages; an exclusion.
 - ``repeated_floor_layout``: the floor shares its plan_id with a lower floor; an exclusion.
-- ``missing_value`` / ``not_a_number``: an id (or elevation, height) is empty or not an integer.
+- ``missing_value`` / ``not_a_number``: an id is empty or not an integer, or an
+  elevation or height is not a finite number.
 - ``unknown_entity_type``: entity_type is not area, separator, opening or feature.
+- ``unknown_subtype``: entity_subtype is not one of the known subtypes of its
+  entity type (:data:`homeloop.plan.SUBTYPES`); the message lists them.
+- ``non_positive_height``: a height of 0 m or less.
 - ``malformed_wkt``, ``not_a_polygon``, ``empty_geometry``: the geometry field.
 - ``invalid_element_geometry``: an invalid separator, opening or feature polygon.
 - ``duplicate_area_id``: a second area with the same area_id in a plan.
@@ -69,6 +73,7 @@ from homeloop.plan import (
     OPENING_CONTACT_TOLERANCE,
     RAILING,
     SEPARATOR,
+    SUBTYPES,
     WALL,
     Plan,
     connect_openings,
@@ -116,6 +121,8 @@ REPEATED_FLOOR_LAYOUT = "repeated_floor_layout"
 MISSING_VALUE = "missing_value"
 NOT_A_NUMBER = "not_a_number"
 UNKNOWN_ENTITY_TYPE = "unknown_entity_type"
+UNKNOWN_SUBTYPE = "unknown_subtype"
+NON_POSITIVE_HEIGHT = "non_positive_height"
 MALFORMED_WKT = "malformed_wkt"
 NOT_A_POLYGON = "not_a_polygon"
 EMPTY_GEOMETRY = "empty_geometry"
@@ -546,6 +553,24 @@ def _plan_keys(site: np.ndarray, floor: np.ndarray, apartment: np.ndarray) -> np
     )
 
 
+def _reject_unknown_subtypes(v: _Verdicts, entity: np.ndarray, subtype: np.ndarray) -> None:
+    """Reject rows whose subtype is not a known subtype of their entity type.
+
+    Checked row by row here rather than plan by plan in the audit: the row is
+    at fault, not the plan, and its neighbours are read; an unknown kind kept
+    would be a new kind of element no stage knows how to treat.
+    """
+    subtypes = pa.array(subtype, pa.string())
+    for kind, known in SUBTYPES.items():
+        unknown = (entity == kind) & (subtype != "") & ~pc.is_in(
+            subtypes, pa.array(sorted(known), pa.string())).to_numpy(zero_copy_only=False)
+        listed = ", ".join(sorted(known))
+        v.reject(unknown, UNKNOWN_SUBTYPE, "entity_subtype",
+                 lambda idx, kind=kind, listed=listed: [
+                     f"{kind} subtype {_snippet(subtype[i])!r} is not a known {kind} subtype ({listed})"
+                     for i in idx])
+
+
 def _check_chunk(batch: pa.RecordBatch, rows: np.ndarray, index: SourceIndex):
     """Check the rows of one chunk; return (kept rows, rejections)."""
     layout = index.layout
@@ -607,6 +632,7 @@ def _check_chunk(batch: pa.RecordBatch, rows: np.ndarray, index: SourceIndex):
     v.reject(is_area & area_empty, MISSING_VALUE, "area_id", "area row without area_id")
     subtype = _normalised(col["entity_subtype"])
     v.reject(subtype == "", MISSING_VALUE, "entity_subtype", "entity_subtype is empty")
+    _reject_unknown_subtypes(v, entity, subtype)
 
     numbers: dict[str, np.ndarray] = {}
     for name, default in (("elevation", 0.0), ("height", np.nan)):
@@ -616,9 +642,11 @@ def _check_chunk(batch: pa.RecordBatch, rows: np.ndarray, index: SourceIndex):
         num, empty, bad = _floats(col[name])
         raw = col[name]
         v.reject(bad, NOT_A_NUMBER, name,
-                 lambda idx, raw=raw, name=name: [f"{name} {_snippet(raw[int(i)].as_py())!r} is not a number"
+                 lambda idx, raw=raw, name=name: [f"{name} {_snippet(raw[int(i)].as_py())!r} is not a finite number"
                                                   for i in idx])
         numbers[name] = np.where(empty, default, num)
+    v.reject(numbers["height"] <= 0, NON_POSITIVE_HEIGHT, "height",
+             lambda idx: [f"height {numbers['height'][i]:g} m is not above 0: an element has a height" for i in idx])
 
     # Geometry: parse only rows that passed so far.
     wkt = _objects(col["geometry"])
