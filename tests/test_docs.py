@@ -312,6 +312,25 @@ def test_csv_columns_subtypes_and_exclusions_are_the_readers() -> None:
     assert classes["ancillary"] == ANCILLARY_SUBTYPES
     assert classes["service"] == SERVICE_SUBTYPES
     assert EMPTY_APARTMENT_ID in text
+    from homeloop.plan import SUBTYPES
+
+    taxonomy = SUBTYPES["area"] - {"PORCH", "DRIVEWAY"}
+    assert f"{len(taxonomy)} area subtypes" in text.replace("\n", " ")
+    for entity_type in ("separator", "opening"):
+        assert set(subtypes[entity_type]) == SUBTYPES[entity_type], entity_type
+
+
+def test_every_rejection_reason_of_the_reader_is_documented() -> None:
+    from homeloop.pipeline.sources import swiss_dwellings
+
+    doc = swiss_dwellings.__doc__
+    listed = doc[doc.index("Rejection reasons"):doc.index("Plan-level rejections")]
+    reasons = set(re.findall(r"``([a-z_]+)``", listed))
+    text = page("data-format.md")
+    documented = {i for r in table(text, "reason", "the row") for i in ids(r[0])}
+    documented |= {i for r in table(text, "reason", "rows", "switch") for i in ids(r[0])}
+    assert documented == reasons | {"unit_usage_<USAGE>"}
+    assert "`unit_usage_<USAGE>`" in text and swiss_dwellings.UNIT_USAGE_PREFIX == "unit_usage_"
 
 
 def test_default_heights_are_the_builds() -> None:
