@@ -1,0 +1,259 @@
+"""Cooking: pans on burners that heat, smoke and may ignite (docs/dynamics.md).
+
+A pan's contents follow a first-order lag, dT/dt = (T_eq - T) / tau with
+tau = :data:`TIME_CONSTANT_S`, toward its recipe's equilibrium T_eq while its
+burner is lit and the pan sits on it, toward the room's temperature
+otherwise. The contents smoke at or above their smoke point; once they reach
+their ignition temperature the pan burns for the rest of the episode, even
+with the burner off (the flame holds the contents at least at ignition).
+
+Recipes (:data:`RECIPES`):
+
+- ``oil``: a pan of oil left on a lit burner; its equilibrium lies above the
+  oil's ignition temperature, so it smokes, then ignites.
+- ``frying``: a resident frying food, the pan already hot; its equilibrium
+  lies above the smoke point (frying food smokes and trips the alarm) but
+  below ignition, so it never ignites.
+- ``on_fire``: burning when the scenario starts.
+
+**Calibration of the oil's equilibrium.** In handle_smoke_alarm ignition
+comes :data:`IGNITION_AFTER_ALARM_S` after the kitchen alarm (docs/dynamics.md).
+Heating from the smoke point T_s to the ignition temperature T_i takes::
+
+    D = tau * ln((T_eq - T_s) / (T_eq - T_i))
+
+and the alarm trips a delay d after the first smoke: the smoke's density must
+build up and its front must reach a sensor at the NFPA 72 distance from the
+range (:data:`NOMINAL_SENSOR_DISTANCE_M`; :func:`homeloop.sim.dynamics.smoke.
+alarm_delay_s`). With D = 170 s + d, solving for T_eq::
+
+    a = exp(-D / tau),    T_eq = (T_i - T_s * a) / (1 - a)
+
+With tau = 250 s, T_s = 230 °C, T_i = 370 °C and d = 5 s (3.0 m at a 0.6 m/s
+ceiling jet): D = 175 s and T_eq = 508 °C. A sensor 1.8 m away trips 2 s
+before the nominal one, one 3.6 m away 1 s after: inside the ±5 s allowed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from homeloop.sim.dynamics.climate import ROOM_TEMPERATURE_C
+from homeloop.sim.dynamics.smoke import SmokeSource, alarm_delay_s
+from homeloop.sim.world import World
+
+#: Time constant of the contents' temperature (s): docs/dynamics.md.
+TIME_CONSTANT_S = 250.0
+#: In handle_smoke_alarm, ignition this long after the kitchen alarm (s): docs/dynamics.md.
+IGNITION_AFTER_ALARM_S = 170.0
+#: Distance from the range at which the calibration places the smoke sensor (m): the
+#: NFPA 72 distance of the smoke_sensor placement rule (catalog/devices.yaml).
+NOMINAL_SENSOR_DISTANCE_M = 3.0
+#: Smoke point of refined vegetable oil (°C; 225-240 °C for sunflower and rapeseed oil).
+OIL_SMOKE_POINT_C = 230.0
+#: Temperature at which the oil ignites in the pan (°C; assumption within the 340-400 °C
+#: range reported for cooking-oil fires).
+OIL_IGNITION_C = 370.0
+#: Equilibrium of food frying on a tended burner (°C): above the smoke point, below ignition.
+FRYING_EQUILIBRIUM_C = 260.0
+#: Where a frying pan starts: already at frying temperature (°C).
+FRYING_START_C = 180.0
+#: A pan further than this from its burner's centre is off the burner (m).
+ON_BURNER_M = 0.1
+
+
+def equilibrium_for(smoke_point_c: float, ignition_c: float, smoke_to_ignition_s: float,
+                    time_constant_s: float = TIME_CONSTANT_S) -> float:
+    """The equilibrium temperature that takes a first-order lag from the smoke point to
+    ignition in ``smoke_to_ignition_s`` (see the module docstring)."""
+    a = math.exp(-smoke_to_ignition_s / time_constant_s)
+    return (ignition_c - smoke_point_c * a) / (1.0 - a)
+
+
+#: Seconds from the oil's first smoke to its ignition.
+SMOKE_TO_IGNITION_S = IGNITION_AFTER_ALARM_S + alarm_delay_s(NOMINAL_SENSOR_DISTANCE_M)
+#: Equilibrium of a pan of oil on a lit burner (°C; about 508).
+OIL_EQUILIBRIUM_C = equilibrium_for(OIL_SMOKE_POINT_C, OIL_IGNITION_C, SMOKE_TO_IGNITION_S)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What is in a pan: its smoke point, ignition and lit-burner equilibrium (°C), its
+    starting temperature (None: the room's) and whether it burns from the start."""
+
+    name: str
+    smoke_point_c: float
+    ignition_c: float
+    equilibrium_c: float
+    start_c: float | None = None
+    burning: bool = False
+
+
+RECIPES: dict[str, Recipe] = {r.name: r for r in (
+    Recipe("oil", OIL_SMOKE_POINT_C, OIL_IGNITION_C, OIL_EQUILIBRIUM_C),
+    Recipe("frying", OIL_SMOKE_POINT_C, OIL_IGNITION_C, FRYING_EQUILIBRIUM_C, start_c=FRYING_START_C),
+    Recipe("on_fire", OIL_SMOKE_POINT_C, OIL_IGNITION_C, OIL_EQUILIBRIUM_C, start_c=OIL_IGNITION_C, burning=True),
+)}
+
+
+@dataclass
+class Pan:
+    """One pan on a burner and the state of its contents."""
+
+    id: str
+    stove: str
+    burner: str
+    recipe: Recipe
+    burner_x: float
+    burner_y: float
+    temperature: float
+    smoking: bool = False
+    burning: bool = False
+    ignited_at: float | None = None
+    smoke_started_at: float | None = None
+
+    def state(self) -> dict[str, Any]:
+        return {"stove": self.stove, "burner": self.burner, "recipe": self.recipe.name,
+                "temperature_c": round(self.temperature, 3), "smoking": self.smoking, "burning": self.burning,
+                "ignited_at": self.ignited_at, "smoke_started_at": self.smoke_started_at}
+
+
+class Cooking:
+    """Every pan on a burner (see the module docstring)."""
+
+    name = "cooking"
+    #: The smoke module reads :meth:`sources` of modules that make smoke.
+    makes_smoke = True
+
+    def __init__(self) -> None:
+        self._pans: dict[str, Pan] = {}
+        self._world: World | None = None
+        self._gain = 0.0
+        self._gain_dt = -1.0
+
+    def add_pan(self, world: World, object_id: str, stove_device: str, burner_field: str, recipe: str) -> Pan:
+        """Put the contents of ``recipe`` in the pan ``object_id``, on the burner that
+        ``stove_device``'s field ``burner_field`` switches."""
+        if object_id not in world.objects:
+            raise KeyError(f"cooking: no object {object_id!r} in the home")
+        if recipe not in RECIPES:
+            raise KeyError(f"cooking: unknown recipe {recipe!r}; recipes: {', '.join(RECIPES)}")
+        stove = world.devices.get(stove_device)
+        if stove is None or burner_field not in stove.values:
+            fields = ", ".join(stove.values) if stove is not None else "no such device"
+            raise KeyError(f"cooking: stove {stove_device!r} has no field {burner_field!r} ({fields})")
+        r = RECIPES[recipe]
+        obj = world.objects[object_id]
+        bx, by = _burner_xy(world, stove_device, burner_field, (obj.x, obj.y))
+        if math.hypot(obj.x - bx, obj.y - by) > ON_BURNER_M:
+            raise ValueError(f"cooking: pan {object_id!r} at ({obj.x:.2f}, {obj.y:.2f}) is not on {burner_field} of "
+                             f"{stove_device!r} at ({bx:.2f}, {by:.2f}); move it there or name its burner")
+        start = r.start_c if r.start_c is not None else _room_temperature(world, obj.placement.room)
+        pan = Pan(object_id, stove_device, burner_field, r, bx, by, start)
+        self._pans[object_id] = pan
+        self._world = world
+        if r.burning:
+            self._ignite(world, pan)
+        return pan
+
+    # --- stepping ---------------------------------------------------------------------------------
+
+    def step(self, world: World, dt: float) -> None:
+        if not self._pans:
+            return
+        if dt != self._gain_dt:
+            self._gain, self._gain_dt = 1.0 - math.exp(-dt / TIME_CONSTANT_S), dt
+        for pan in self._pans.values():
+            self._step_pan(world, pan)
+
+    def _step_pan(self, world: World, pan: Pan) -> None:
+        obj = world.objects[pan.id]
+        heated = bool(world.devices[pan.stove].values[pan.burner]) and _on_burner(pan, obj)
+        target = pan.recipe.equilibrium_c if heated else _room_temperature(world, _room_of(world, obj))
+        if pan.burning:
+            target = max(target, pan.recipe.ignition_c)
+        if pan.temperature != target:
+            pan.temperature += (target - pan.temperature) * self._gain
+            if abs(target - pan.temperature) < 1e-9:
+                pan.temperature = target
+        smoking = pan.temperature >= pan.recipe.smoke_point_c
+        if smoking and not pan.smoking:
+            pan.smoke_started_at = pan.smoke_started_at if pan.smoke_started_at is not None else world.time
+            world.note("smoke_started", pan.id, temperature_c=round(pan.temperature, 2))
+        pan.smoking = smoking
+        if not pan.burning and pan.temperature >= pan.recipe.ignition_c:
+            self._ignite(world, pan)
+
+    def _ignite(self, world: World, pan: Pan) -> None:
+        pan.burning, pan.ignited_at = True, world.time
+        pan.smoking = pan.smoking or pan.temperature >= pan.recipe.smoke_point_c
+        world.note("ignition", pan.id, temperature_c=round(pan.temperature, 2))
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    def pan(self, object_id: str) -> Pan:
+        return self._pans[object_id]
+
+    def pans(self) -> list[Pan]:
+        return list(self._pans.values())
+
+    def sources(self) -> list[SmokeSource]:
+        """Every pan as a smoke source: it smokes while heating past its smoke point or burning."""
+        world = self._world
+        if world is None:
+            return []
+        out = []
+        for pan in self._pans.values():
+            obj = world.objects[pan.id]
+            out.append(SmokeSource(pan.id, _room_of(world, obj), obj.x, obj.y, pan.smoking or pan.burning))
+        return out
+
+    def fires(self) -> list[tuple[str | None, float, float]]:
+        """(room, x, y) of every burning pan (the light of a fire)."""
+        world = self._world
+        if world is None:
+            return []
+        return [(_room_of(world, o), o.x, o.y) for o in (world.objects[p.id] for p in self._pans.values() if p.burning)]
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"pans": {pid: pan.state() for pid, pan in sorted(self._pans.items())}}
+
+
+# --- helpers ----------------------------------------------------------------------------------------
+
+
+def _burner_xy(world: World, stove_device: str, burner: str, fallback: tuple[float, float]) -> tuple[float, float]:
+    """Centre of the burner a stove field switches: the range's burner of that name, or where
+    the pan stands when the home file names no such burner."""
+    device = next((d for d in world.home.devices if d.id == stove_device), None)
+    hosts = [device.mounted_on, *device.controls] if device is not None else []
+    for furniture in world.home.furniture:
+        if furniture.id in hosts:
+            for b in furniture.burners:
+                if b.name == burner:
+                    return b.position[0], b.position[1]
+    return fallback
+
+
+def _on_burner(pan: Pan, obj: Any) -> bool:
+    return obj.placement.kind != "held" and math.hypot(obj.x - pan.burner_x, obj.y - pan.burner_y) <= ON_BURNER_M
+
+
+def _room_of(world: World, obj: Any) -> str | None:
+    """The room an object is in; a held object is where its holder is."""
+    p = obj.placement
+    if p.kind != "held":
+        return p.room
+    if p.holder == "robot" and world.robot is not None:
+        return world.robot.room
+    person = world.people.get(p.holder) if p.holder else None
+    return person.room if person is not None else p.room
+
+
+def _room_temperature(world: World, room: str | None) -> float:
+    for module in world.modules:
+        if module.name == "climate" and room is not None:
+            return module.temperature(room)
+    return ROOM_TEMPERATURE_C

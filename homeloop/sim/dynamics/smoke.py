@@ -1,0 +1,280 @@
+"""Smoke: a layer under the ceiling fed by smoking sources (docs/dynamics.md).
+
+Each source (a pan from :mod:`homeloop.sim.dynamics.cooking`: any module
+whose ``makes_smoke`` is True, read through its ``sources()``) has a density that rises
+:data:`RISE_PER_S` while it smokes (heating past the smoke point, or
+burning) and falls :data:`FALL_PER_S` after, held in [0, :data:`DENSITY_CAP`].
+
+- **The source's room.** The layer's density is the source's. It spreads
+  from the source as a ceiling jet: a point of the room is reached once a
+  front expanding at :data:`CEILING_JET_SPEED_M_S` has covered its distance,
+  so a sensor 3 m from the pan trips a few seconds after one 1 m away.
+- **Other rooms.** Each is one well-mixed layer exchanging smoke with its
+  neighbours through *open* openings only: a door or window whose
+  ``world.openings[id].open`` is True, or an open passage (two rooms touching
+  with no wall between them, :func:`homeloop.check.open_passages`, which
+  has no leaf and is always open). Across an opening of width ``w``::
+
+      d rho_i / dt = EXCHANGE_SPEED_M_S * w / A_i * (rho_j - rho_i)
+
+  where ``A_i`` is room i's floor area (the layer depth cancels: the
+  exchanged volume and the layer's volume both scale with it). A closed
+  door stops the exchange. Outdoor spaces, and the outside beyond an
+  exterior window or door, take smoke away: their density stays 0.
+
+A smoke sensor reports smoke when :meth:`Smoke.density_at` at its position
+exceeds :data:`SMOKE_ALARM_DENSITY`. Until a source first smokes the step
+returns at once; when every source has stopped and the smoke has cleared it
+goes idle again.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import shapely
+
+from homeloop.check import open_passages
+from homeloop.home import Home, polygon_from_rings
+from homeloop.plan import OPENING_CONTACT_TOLERANCE
+from homeloop.sim.world import World
+
+#: Density rise per second at a smoking source (docs/dynamics.md).
+RISE_PER_S = 0.3
+#: Density fall per second at a source that has stopped smoking (docs/dynamics.md).
+FALL_PER_S = 0.06
+#: Densest layer (1 = opaque); densities are fractions of it.
+DENSITY_CAP = 1.0
+#: A smoke sensor reports smoke above this density at its position (docs/dynamics.md;
+#: catalog/devices.yaml, smoke_sensor).
+SMOKE_ALARM_DENSITY = 0.4
+#: Speed of the smoke front under the ceiling (m/s). Alpert's ceiling-jet correlation,
+#: U = 0.197 Q^(1/3) H^(1/2) / r^(5/6), gives 0.3-1 m/s a few metres from a 10-50 kW
+#: plume under a 2.6 m ceiling; 0.6 m/s is taken for a smoking or burning pan.
+CEILING_JET_SPEED_M_S = 0.6
+#: Layer exchange through an open opening, per metre of its width (m/s): the mean outflow
+#: speed of the smoke over the layer's depth in a doorway, with cool air flowing back
+#: beneath it (assumption: a tenth of a metre per second for a slow, cool layer).
+EXCHANGE_SPEED_M_S = 0.1
+#: Below this density everywhere, with no source smoking, the smoke has cleared.
+CLEAR_DENSITY = 1e-4
+
+
+@dataclass
+class SmokeSource:
+    """Something that smokes: where it is now and whether it smokes (heats past its
+    smoke point or burns). Modules that make smoke return these from ``sources()``."""
+
+    id: str
+    room: str | None
+    x: float
+    y: float
+    smoking: bool
+
+
+def alarm_delay_s(distance_m: float) -> float:
+    """Seconds from a source's first smoke to density above :data:`SMOKE_ALARM_DENSITY`
+    at a ceiling sensor ``distance_m`` away in the same room: the later of the source's
+    density crossing the threshold and the front arriving (the density behind the front
+    is the source's)."""
+    return max(SMOKE_ALARM_DENSITY / RISE_PER_S, distance_m / CEILING_JET_SPEED_M_S)
+
+
+@dataclass
+class _Front:
+    """The ceiling jet spreading from where a room's first source started smoking."""
+
+    x: float
+    y: float
+    started: float
+    reach: float  # distance to the room's farthest corner: covered beyond it
+    covered: bool = False
+
+
+@dataclass(frozen=True)
+class _Link:
+    """An exchange path between room ``a`` and room ``b`` (None: the outside, density 0)."""
+
+    a: int
+    b: int | None
+    rate_a: float  # EXCHANGE_SPEED_M_S * width / area of a (1/s)
+    rate_b: float
+    opening: str | None  # None for an open passage: always open
+
+
+class Smoke:
+    """The smoke layer of every room (see the module docstring)."""
+
+    name = "smoke"
+
+    def __init__(self) -> None:
+        self._world: World | None = None
+        self._index: dict[str, int] = {}
+        self._rooms: list[str] = []
+        self._rho: list[float] = []
+        self._links: list[_Link] = []
+        self._rings: dict[str, list[tuple[float, float]]] = {}
+        self._providers: list[Any] = []
+        self._source_density: dict[str, float] = {}
+        self._fronts: dict[str, _Front] = {}
+        self._active = False
+        self._time = 0.0
+
+    # --- set-up -----------------------------------------------------------------------------------
+
+    def _set_up(self, world: World) -> None:
+        home = world.home
+        indoor = [r for r in home.rooms if not r.outdoor]
+        self._rooms = [r.id for r in indoor]
+        self._index = {rid: i for i, rid in enumerate(self._rooms)}
+        self._rho = [0.0] * len(self._rooms)
+        self._rings = {r.id: [tuple(p) for ring in r.polygon for p in ring] for r in indoor}
+        areas = [polygon_from_rings(r.polygon).area for r in indoor]
+        self._links = [_link(self._index, areas, u, v, width, oid) for u, v, width, oid in _paths(home)]
+        self._links = [link for link in self._links if link is not None]
+        self._providers = [m for m in world.modules if getattr(m, "makes_smoke", False)]
+        self._world = world
+
+    # --- stepping ---------------------------------------------------------------------------------
+
+    def step(self, world: World, dt: float) -> None:
+        if self._world is not world:
+            self._set_up(world)
+        sources = [s for p in self._providers for s in p.sources()]
+        if not self._active:
+            if not any(s.smoking for s in sources):
+                return
+            self._active = True
+        self._time = world.time
+        feeding = self._step_sources(sources, dt)
+        self._exchange(world, dt)
+        smoking = self._feed_rooms([s for s in sources if s.id in feeding])
+        self._advance_fronts()
+        if not smoking and max(self._rho, default=0.0) < CLEAR_DENSITY:
+            self._rho = [0.0] * len(self._rho)
+            self._active = False
+
+    def _step_sources(self, sources: Iterable[SmokeSource], dt: float) -> set[str]:
+        """Update each source's density; the ids of those that had smoke before or have now."""
+        feeding = set()
+        for s in sources:
+            before = self._source_density.get(s.id, 0.0)
+            d = before + RISE_PER_S * dt if s.smoking else before - FALL_PER_S * dt
+            d = self._source_density[s.id] = min(max(d, 0.0), DENSITY_CAP)
+            if before > 0.0 or d > 0.0:
+                feeding.add(s.id)
+        return feeding
+
+    def _exchange(self, world: World, dt: float) -> None:
+        """One explicit step of the exchange through every open path (all flows from the
+        densities before the step)."""
+        rho = self._rho
+        openings = world.openings
+        flows = []
+        for link in self._links:
+            if link.opening is not None and not openings[link.opening].open:
+                continue
+            diff = (0.0 if link.b is None else rho[link.b]) - rho[link.a]
+            if diff != 0.0:
+                flows.append((link, diff * dt))
+        for link, amount in flows:
+            rho[link.a] = min(max(rho[link.a] + link.rate_a * amount, 0.0), DENSITY_CAP)
+            if link.b is not None:
+                rho[link.b] = min(max(rho[link.b] - link.rate_b * amount, 0.0), DENSITY_CAP)
+
+    def _feed_rooms(self, sources: Iterable[SmokeSource]) -> bool:
+        """The layer of a source's room holds the source's density (down to 0 when it has
+        cleared); True if any source smokes."""
+        smoking = False
+        fed: dict[int, float] = {}
+        for s in sources:
+            smoking = smoking or s.smoking
+            i = self._index.get(s.room) if s.room is not None else None
+            if i is None:
+                continue
+            fed[i] = max(fed.get(i, 0.0), self._source_density[s.id])
+            if s.room not in self._fronts:
+                reach = max(math.hypot(px - s.x, py - s.y) for px, py in self._rings[s.room])
+                self._fronts[s.room] = _Front(s.x, s.y, self._time, reach)
+        for i, density in fed.items():
+            self._rho[i] = density
+        return smoking
+
+    def _advance_fronts(self) -> None:
+        for front in self._fronts.values():
+            if not front.covered and CEILING_JET_SPEED_M_S * (self._time - front.started) >= front.reach:
+                front.covered = True
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    def room_density(self, room_id: str) -> float:
+        """The layer's density in a room (0 outdoors and in rooms the smoke has not reached)."""
+        i = self._index.get(room_id)
+        return 0.0 if i is None else self._rho[i]
+
+    def density_at(self, room_id: str, x: float, y: float) -> float:
+        """The density under the ceiling at (x, y) in a room: 0 where the front from the
+        room's source has not arrived yet."""
+        i = self._index.get(room_id)
+        if i is None or not self._active:
+            return 0.0
+        front = self._fronts.get(room_id)
+        if front is not None and not front.covered:
+            if math.hypot(x - front.x, y - front.y) > CEILING_JET_SPEED_M_S * (self._time - front.started):
+                return 0.0
+        return self._rho[i]
+
+    def source_density(self, source_id: str) -> float:
+        return self._source_density.get(source_id, 0.0)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "active": self._active,
+            "rooms": {rid: round(d, 4) for rid, d in zip(self._rooms, self._rho) if d > 0.0},
+            "sources": {sid: round(d, 4) for sid, d in sorted(self._source_density.items())},
+            "fronts": {rid: {"x": f.x, "y": f.y, "started": f.started, "covered": f.covered}
+                       for rid, f in sorted(self._fronts.items())},
+        }
+
+
+# --- the home's exchange paths (set-up only) --------------------------------------------------------
+
+
+def _paths(home: Home) -> list[tuple[str, str | None, float, str | None]]:
+    """Every path smoke can take: (room, other room or None for the outside, width, opening id
+    or None for an always-open passage)."""
+    outdoor = {r.id for r in home.rooms if r.outdoor}
+    paths: list[tuple[str, str | None, float, str | None]] = []
+    for o in home.openings:
+        inside = [rid for rid in o.connects if rid not in outdoor]
+        if len(inside) == 2 and inside[0] != inside[1]:
+            paths.append((inside[0], inside[1], o.width, o.id))
+        elif len(inside) == 1 and (o.exterior or len(o.connects) == 2):
+            paths.append((inside[0], None, o.width, o.id))
+    for u, v in open_passages(home):
+        width = _shared_edge_length(home, u, v)
+        if u in outdoor and v in outdoor:
+            continue
+        if u in outdoor or v in outdoor:
+            paths.append((v if u in outdoor else u, None, width, None))
+        else:
+            paths.append((u, v, width, None))
+    return paths
+
+
+def _shared_edge_length(home: Home, u: str, v: str) -> float:
+    """Width of an open passage: the length of room u's outline lying against room v."""
+    a, b = home.room_polygon(u), home.room_polygon(v)
+    return float(shapely.intersection(a.boundary, b.buffer(OPENING_CONTACT_TOLERANCE)).length)
+
+
+def _link(index: dict[str, int], areas: list[float], u: str, v: str | None, width: float,
+          opening: str | None) -> _Link | None:
+    a = index.get(u)
+    b = index.get(v) if v is not None else None
+    if a is None or (v is not None and b is None) or width <= 0.0:
+        return None
+    rate_b = 0.0 if b is None else EXCHANGE_SPEED_M_S * width / areas[b]
+    return _Link(a, b, EXCHANGE_SPEED_M_S * width / areas[a], rate_b, opening)
