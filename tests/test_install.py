@@ -13,6 +13,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -27,6 +28,8 @@ NOT_SOURCES = (".git", ".venv", "outputs", "build", "dist", ".prefect", ".stages
                "*.egg-info", ".pytest_cache", ".hypothesis", ".ipynb_checkpoints", ".gl")
 #: The folders the distribution installs inside the homeloop namespace, never at the top level.
 NAMESPACED = ("pipeline", "audits", "flows", "catalog")
+#: Files of the source folders that the wheel must carry: code and data.
+SOURCE_SUFFIXES = (".py", ".yaml", ".csv", ".json")
 #: The small build run with the installed copy.
 BUILD = ("--plans", "40", "--sites", "10", "--homes", "5", "--seed", "0", "--workers", "1")
 
@@ -78,6 +81,44 @@ def test_the_wheel_claims_only_the_homeloop_namespace(wheel: Path) -> None:
         assert inside in names, inside
     task_files = {p.name for p in (REPO / "homeloop" / "bench" / "tasks").glob("*.yaml")}
     assert {n.rsplit("/", 1)[1] for n in names if n.startswith("homeloop/bench/tasks/")} == task_files
+
+
+def installed_sources() -> set[str]:
+    """Every module and data file of the checkout, as the wheel must name it (pyproject package-dir)."""
+    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    names = set()
+    for package, folder in setuptools["package-dir"].items():
+        source = REPO / folder
+        for path in source.rglob("*"):
+            if path.is_file() and path.suffix in SOURCE_SUFFIXES and "__pycache__" not in path.parts:
+                names.add("/".join([*package.split("."), *path.relative_to(source).parts]))
+    return names
+
+
+def test_the_wheel_holds_every_module_and_data_file(wheel: Path) -> None:
+    # A subpackage or data folder missing from pyproject's lists would leave an
+    # installed copy that fails on import or on reading its data.
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    missing = sorted(installed_sources() - names)
+    assert not missing, f"not in the wheel (add them to [tool.setuptools] in pyproject.toml): {missing}"
+
+
+def test_every_installed_module_imports(installed: Path, tmp_path: Path,
+                                        tmp_path_factory: pytest.TempPathFactory) -> None:
+    code = (
+        "import importlib, json, pkgutil, homeloop\n"
+        "failed = {}\n"
+        "for m in pkgutil.walk_packages(homeloop.__path__, 'homeloop.'):\n"
+        "    try:\n"
+        "        importlib.import_module(m.name)\n"
+        "    except Exception as exc:\n"
+        "        failed[m.name] = f'{type(exc).__name__}: {exc}'\n"
+        "print(json.dumps(failed))\n"
+    )
+    result = installed_python(installed, code, tmp_path, subprocess_env(tmp_path_factory))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == {}
 
 
 def test_the_installed_copy_is_the_one_imported(installed: Path, tmp_path: Path,
