@@ -67,7 +67,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveInt, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveInt, ValidationError, field_validator,
+                      model_validator)
 
 from homeloop.errors import HomeLoopError
 
@@ -299,8 +300,25 @@ class Task(TaskModel):
     scored_at: Literal["horizon", "stop"]
     alert_group: AlertGroup | None
     scenario: str | None = Field(None, description="the scenario the task runs in")
+    scenario_additions: Any = Field(
+        None, description="people, objects, hazards, faults, timeline, withheld cameras and door states added "
+                          "to the scenario (homeloop.sim.scenario.ScenarioPieces)")
     checks: tuple[CheckRef, ...] = Field(min_length=1)
     requires: Requirements
+
+    @field_validator("scenario_additions", mode="before")
+    @classmethod
+    def _additions(cls, value: Any) -> Any:
+        """Validated with the scenario file's own schema (imported here: the simulator imports this module)."""
+        from homeloop.sim.scenario import ScenarioPieces, validation_lines
+
+        if value is None or isinstance(value, ScenarioPieces):
+            return value
+        try:
+            return ScenarioPieces.model_validate(value)
+        except ValidationError as exc:
+            raise ValueError("; ".join(line.removeprefix("scenario_additions: field ")
+                                       for line in validation_lines("scenario_additions", exc))) from None
 
     @model_validator(mode="after")
     def _consistent(self) -> "Task":

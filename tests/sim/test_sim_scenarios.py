@@ -1,0 +1,367 @@
+"""Scenarios written against roles, their timelines and the people in them (docs/episodes.md,
+docs/dynamics.md). Expectations come from the task and scenario files, never re-typed ids."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from homeloop.bench.tasks import TASKS_DIR, TaskFileError, load_tasks, read_task
+from homeloop.home import Home
+from homeloop.sim.dynamics.people import (
+    INTRUDER_LINGER_S,
+    INTRUDER_REACTION_S,
+    RELIGHT_S,
+    WALKING_SPEED_M_S,
+    Walk,
+)
+from homeloop.sim.episode import Episode
+from homeloop.sim.roles import Roles, ScenarioError, named_point, parse_role
+from homeloop.sim.scenario import (
+    SCENARIOS_DIR,
+    Scenario,
+    ScenarioFileError,
+    load_scenario,
+    read_scenario,
+    scenario_names,
+)
+from homeloop.sim.wake import wakes
+from homeloop.sim.world import PersonState
+
+TASKS = load_tasks()
+
+
+def merged(task_id: str) -> Scenario:
+    task = TASKS[task_id]
+    return load_scenario(task.scenario).merged(task.scenario_additions)
+
+
+def roles_for(ep: Episode) -> Roles:
+    scenario = merged(ep.task.id)
+    return Roles(ep.home, scenario.name, scenario.residents(ep.catalog))
+
+
+def wait(ep: Episode, seconds: float) -> None:
+    result = ep.call("clock_wait", seconds=seconds)
+    assert result.error is None, result.error
+
+
+def timeline_entries(scenario: Scenario, action: str) -> list:
+    return [t for t in scenario.timeline if t.action == action]
+
+
+# --- every task, in the house ----------------------------------------------------------------------
+
+
+def test_every_task_names_a_scenario_file():
+    assert {t.scenario for t in TASKS.values()} <= set(scenario_names())
+    assert set(scenario_names()) <= {t.scenario for t in TASKS.values()}, "a scenario no task runs"
+    for name in scenario_names():
+        assert read_scenario(SCENARIOS_DIR / f"{name}.yaml").name == name
+
+
+@pytest.mark.parametrize("task_id", list(TASKS))
+def test_the_scenario_applies_in_the_house_and_wakes_the_agent(house_home, task_id):
+    task = TASKS[task_id]
+    scenario = merged(task_id)
+    ep = Episode(house_home, task_id, seed=0)
+    types = {d.id: d.type for d in ep.world.devices.values()}
+    assert wakes(ep.wake_event, task.wake.kind, types)
+    assert set(ep.world.people) == {p.id for p in scenario.people}
+    residents = scenario.residents(ep.catalog)
+    assert len(residents) >= task.requires.residents
+    worn = {d.id for d in house_home.devices if d.mount == "worn"}
+    assert set(ep.world.people[residents[0]].wears) == worn, "the first resident wears the home's wearables"
+    assert ep.world.robot is not None and ep.world.robot.room == roles_for(ep).room(scenario.robot_start)
+    for cam in scenario.withheld_cameras:
+        assert not ep.world.devices[roles_for(ep).device(cam).id].online
+    if task.wake.kind == "message":
+        (message,) = timeline_entries(scenario, "message")
+        assert ep.wake_event.source == message.person
+        assert ep.world.messages[-1].sender == message.person
+
+
+def test_the_smoke_tasks_share_one_kitchen_scenario_and_differ_by_their_additions():
+    smoke = [t for t in TASKS.values() if t.alert_group == "smoke"]
+    assert len({t.scenario for t in smoke}) == 1
+    assert len({t.scenario_additions for t in smoke}) == len(smoke)
+
+
+# --- roles -----------------------------------------------------------------------------------------
+
+
+def _without(home: Home, furniture_class: str) -> Home:
+    """A copy of the home without that furniture and the devices on or watching it."""
+    gone = {f.id for f in home.furniture if f.semantic_class == furniture_class}
+    data = home.model_dump(by_alias=True)
+    data["furniture"] = [f for f in data["furniture"] if f["id"] not in gone]
+    data["devices"] = [d for d in data["devices"]
+                       if not gone.intersection([d["mounted_on"], *d["controls"], *d["monitors"]])]
+    return Home.model_validate(data)
+
+
+def test_a_role_the_home_lacks_is_one_line_naming_scenario_role_and_home(house_home):
+    home = _without(house_home, "dishwasher")
+    task_id = next(t.id for t in TASKS.values() if t.wake.kind == "leak_alarm")
+    with pytest.raises(ScenarioError) as err:
+        Episode(home, task_id, seed=0)
+    message = str(err.value)
+    assert "\n" not in message
+    assert TASKS[task_id].scenario in message and "dishwasher" in message and home.home_id in message
+
+
+def test_roles_resolve_what_the_scenarios_name_in_the_house(house_home):
+    roles = Roles(house_home, "test", ["resident_1"])
+    burner = roles.burner("front_left_burner")
+    assert burner.field in burner.stove.fields and burner.range.id in (burner.stove.mounted_on, *burner.stove.controls)
+    # front left in the range's own frame: ahead of its centre and to its left
+    yaw, (bx, by) = burner.range.pose.yaw, burner.burner.position[:2]
+    dx, dy = bx - burner.range.pose.x, by - burner.range.pose.y
+    assert math.cos(yaw) * dx + math.sin(yaw) * dy > 0 and -math.sin(yaw) * dx + math.cos(yaw) * dy > 0
+    spot = roles.point("parcel_spot")
+    point = named_point(house_home, "parcel_spot")
+    assert (spot.room, spot.x, spot.y) == (point.room, point.x, point.y)
+    assert roles.device("camera in kitchen").room in roles.rooms_of("kitchen")
+    assert roles.device("lamp in living").mount == "on_furniture"
+    assert roles.furniture("nightstand of resident_1").room == roles.room("bedroom of resident_1")
+    assert roles.opening("front_door").kind == "entrance_door"
+    with pytest.raises(ScenarioError, match="resident_9"):
+        roles.room("bedroom of resident_9")
+
+
+def test_a_home_without_a_drawn_porch_gets_a_parcel_spot_outside_its_entrance_door(house_home):
+    data = house_home.model_dump(by_alias=True)
+    data["points"] = []
+    home = Home.model_validate(data)
+    spot = Roles(home, "test").point("parcel_spot")
+    door = Roles(home, "test").opening("front_door")
+    outside = [r for r in door.connects if not home.room(r).indoor]
+    assert spot.room in outside
+    assert not any(home.room_polygon(r).covers(_pt(spot)) for r in door.connects if home.room(r).indoor)
+
+
+def _pt(spot):
+    import shapely
+
+    return shapely.Point(spot.x, spot.y)
+
+
+@pytest.mark.parametrize("text", ["kitchen", "laundry_basket near laundry", "fall_watch of resident_1",
+                                  "light in room of mug"])
+def test_role_text_parses_to_name_qualifier_and_argument(text):
+    spec = parse_role(text)
+    words = text.split()
+    assert spec.name == words[0]
+    assert (spec.qualifier, spec.argument) == ((words[1], " ".join(words[2:])) if len(words) > 1 else (None, None))
+
+
+# --- the seed, the people and the timeline ---------------------------------------------------------
+
+
+def glasses_place(home: Home, seed: int) -> tuple:
+    ep = Episode(home, "find_my_glasses", seed=seed)
+    obj = ep.world.objects[roles_for(ep).object("glasses").id]
+    return obj.placement.furniture, obj.x, obj.y, obj.z
+
+
+def test_the_seed_decides_where_the_glasses_lie(house_home):
+    (spec,) = [o for o in merged("find_my_glasses").objects if o.onto_any]
+    roles = Roles(house_home, "lost_glasses", ["resident_1"])
+    hosts = {roles.furniture(r).id for r in spec.onto_any}
+    places = {seed: glasses_place(house_home, seed) for seed in range(8)}
+    assert all(p[0] in hosts for p in places.values())
+    assert len({p[0] for p in places.values()}) >= 2, "different seeds put the glasses on different furniture"
+    assert glasses_place(house_home, 3) == places[3]
+
+
+def test_the_intruder_flees_after_the_living_room_light_goes_on(house_home):
+    (entry,) = timeline_entries(merged("respond_to_intruder"), "break_in")
+    ep = Episode(house_home, "respond_to_intruder", seed=0)
+    room = roles_for(ep).room(entry.to)
+    light = next(d.id for d in house_home.devices if d.type == "light" and d.room == room)
+    assert ep.call("hub_set_state", device_id=light, field="on", value=True).error is None
+    intruder = ep.world.people[entry.person]
+    seen_at, left_at = None, None
+    while ep.now() < INTRUDER_LINGER_S and left_at is None:
+        wait(ep, 0.5)
+        if intruder.room == room and seen_at is None:
+            seen_at = ep.now()
+        if seen_at is not None and intruder.room != room:
+            left_at = ep.now()
+    assert seen_at is not None, "the intruder heads for the living room"
+    assert left_at is not None and left_at - seen_at >= INTRUDER_REACTION_S - 0.5
+    wait(ep, 30.0)
+    assert intruder.room is None and intruder.activity == "away"
+
+
+def test_the_intruder_stays_while_the_living_room_is_dark(house_home):
+    (entry,) = timeline_entries(merged("respond_to_intruder"), "break_in")
+    ep = Episode(house_home, "respond_to_intruder", seed=0)
+    room = roles_for(ep).room(entry.to)
+    wait(ep, INTRUDER_LINGER_S * 0.9)
+    assert ep.world.people[entry.person].room == room
+
+
+@pytest.mark.parametrize("task_id", [t.id for t in TASKS.values() if t.wake.kind == "doorbell"])
+def test_the_courier_rings_leaves_the_parcel_at_the_parcel_spot_or_nothing_and_goes(house_home, task_id):
+    scenario = merged(task_id)
+    ep = Episode(house_home, task_id, seed=0)
+    spot = roles_for(ep).point("parcel_spot")
+    carried = {o.id for o in scenario.objects if o.held_by is not None}
+    (courier,) = {e.person for e in scenario.timeline if e.action in ("deliver", "ring_and_leave")}
+    for oid in carried:
+        obj = ep.world.objects[oid]
+        assert obj.placement.kind == "floor" and obj.placement.room == spot.room
+        assert math.hypot(obj.x - spot.x, obj.y - spot.y) < 0.05
+    if not carried:
+        assert not ep.world.objects_of_class("parcel")
+    wait(ep, 30.0)
+    assert ep.world.people[courier].room is None
+    assert not ep.world.people[courier].holding
+
+
+@pytest.mark.parametrize("task_id", [t.id for t in TASKS.values() if t.wake.kind == "fall_alert"])
+def test_a_fall_sets_the_watch_and_a_dropped_watch_leaves_the_wearer_standing(house_home, task_id):
+    scenario = merged(task_id)
+    (event,) = [t for t in scenario.timeline if t.action in ("fall", "drop_watch")]
+    ep = Episode(house_home, task_id, seed=0)
+    person = ep.world.people[event.person]
+    watch = next(ep.world.devices[d] for d in person.wears if ep.world.devices[d].type == "fall_watch")
+    assert ep.wake_event.source == watch.id and watch.values["fall_detected"] is True
+    if event.action == "fall":
+        assert (person.activity, person.posture, watch.values["worn"]) == ("collapsed", "lying", True)
+    else:
+        assert person.posture == "standing" and watch.values["worn"] is False
+        assert watch.values["heart_rate_bpm"] == 0
+
+
+def test_a_cook_relights_the_burner_switched_off_under_their_pan(house_home):
+    scenario = merged("smoke_while_cooking")
+    (cook,) = [p for p in scenario.people if p.activity == "cooking"]
+    ep = Episode(house_home, "smoke_while_cooking", seed=0)
+    burner = roles_for(ep).burner(cook.burner or "front_left_burner")
+    assert ep.world.people[cook.id].activity == "cooking"
+    assert ep.call("hub_set_state", device_id=burner.stove.id, field=burner.field, value=False).error is None
+    assert ep.world.devices[burner.stove.id].values[burner.field] is False
+    wait(ep, RELIGHT_S + 1.0)
+    assert ep.world.devices[burner.stove.id].values[burner.field] is True
+
+
+def test_a_resident_leaves_a_window_open_the_lamp_on_and_the_door_unlocked(house_home):
+    scenario = merged("close_up_after_leaving")
+    ep = Episode(house_home, "close_up_after_leaving", seed=0)
+    roles = roles_for(ep)
+    door = ep.world.openings[roles.opening("front_door").id]
+    assert not door.open and not door.locked
+    for spec in scenario.openings:
+        if spec.open:
+            assert ep.world.openings[roles.opening(spec.opening).id].open
+    for spec in scenario.devices:
+        assert ep.world.devices[roles.device(spec.device).id].values["on"] is spec.values["on"]
+    wait(ep, 30.0)
+    (leaver,) = [e.person for e in scenario.timeline if e.action == "leave_home"]
+    assert ep.world.people[leaver].room is None
+
+
+def test_a_handoff_goes_to_a_person_awake_at_home(house_home):
+    ep = Episode(house_home, "fetch_medicine", seed=0)
+    people = ep.world.module("people")
+    resident = ep.world.residents()[0]
+    pills = ep.world.objects_of_class("pill_box")[0]
+    people.receive(ep.world, resident.id, pills.id)
+    assert pills.id in resident.holding and pills.placement.holder == resident.id
+    assert (pills.x, pills.y) == (resident.x, resident.y)
+
+
+# --- files -----------------------------------------------------------------------------------------
+
+
+def test_a_bad_scenario_file_names_the_file_and_field(tmp_path):
+    data = yaml.safe_load((SCENARIOS_DIR / "break_in.yaml").read_text())
+    data["people"][0]["activity"] = "juggling"
+    data["hazards"] = [{"kind": "pan", "recipe": "toast"}]
+    data["colour"] = "red"
+    (tmp_path / "break_in.yaml").write_text(yaml.safe_dump(data))
+    with pytest.raises(ScenarioFileError) as err:
+        load_scenario("break_in", str(tmp_path))
+    lines = str(err.value).splitlines()
+    assert all(line.startswith("break_in.yaml: field ") for line in lines)
+    assert any("people[0]" in line and "juggling" in line for line in lines)
+    assert any("hazards[0]" in line and "toast" in line for line in lines)
+    assert any("colour" in line and "unknown field" in line for line in lines)
+    with pytest.raises(ScenarioFileError, match="no scenario 'nowhere'"):
+        load_scenario("nowhere", str(tmp_path))
+
+
+def test_bad_scenario_additions_name_the_task_file_and_field(tmp_path):
+    data = yaml.safe_load((TASKS_DIR / "handle_smoke_alarm.yaml").read_text())
+    data["scenario_additions"] = {"timeline": [{"at_s": 5, "action": "message", "person": "resident_1"}]}
+    path = tmp_path / "handle_smoke_alarm.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(TaskFileError, match=r"handle_smoke_alarm.yaml: field scenario_additions: .*timeline\[0\].*text"):
+        read_task(path)
+
+
+# --- walking (property) ----------------------------------------------------------------------------
+
+
+points = st.lists(st.tuples(st.floats(-20, 20), st.floats(-20, 20)), min_size=2, max_size=6)
+
+
+@settings(max_examples=50, deadline=None)
+@given(points, st.sampled_from(sorted(WALKING_SPEED_M_S.values())), st.floats(0.05, 1.0))
+def test_a_walk_covers_its_path_at_its_speed_and_ends_at_the_goal(path, speed, dt):
+    person = PersonState("p", "resident_margaret", "resident", "M", "a", *path[0])
+    walk = Walk(list(path), ["a"] * (len(path) - 1), ["a"] * (len(path) - 1), speed)
+    total = sum(math.dist(a, b) for a, b in zip(path, path[1:]))
+    steps = 0
+    while not walk.arrived and steps < 10_000:
+        before = (person.x, person.y)
+        walk.advance(person, speed * dt)
+        assert math.dist(before, (person.x, person.y)) <= speed * dt + 1e-6
+        steps += 1
+    assert walk.arrived and (person.x, person.y) == path[-1]
+    assert steps == max(1, math.ceil(total / (speed * dt) - 1e-9)) or total < 1e-9
+
+
+# --- generated homes -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def generated_homes(tmp_path_factory, catalog) -> list[Home]:
+    from homeloop.pipeline.devices import equip
+    from homeloop.pipeline.furnish import furnish
+    from homeloop.pipeline.sources.swiss_dwellings import read_plans
+    from homeloop.pipeline.sources.synthetic import generate
+
+    path = tmp_path_factory.mktemp("plans") / "plans.csv"
+    generate(path, plans=6, sites=2, seed=5, defect_rate=0.0)
+    homes = []
+    for plan in read_plans(path)[0]:
+        furnished = furnish(plan, catalog, np.random.default_rng(0))
+        if furnished.ok:
+            equipped = equip(furnished.home, catalog, np.random.default_rng(0))
+            if not equipped.failures:
+                homes.append(equipped.home)
+    assert len(homes) >= 2
+    return homes[:3]
+
+
+def test_scenarios_apply_in_generated_homes_wherever_their_task_applies(generated_homes, catalog):
+    from homeloop.pipeline.applicability import screen
+
+    robot = catalog.robots["unitree_g1_d_ultimate"]
+    ran = 0
+    for home in generated_homes:
+        for task in TASKS.values():
+            if not screen(home, task, robot, catalog).applicable:
+                continue
+            ep = Episode(home, task.id, robot=robot.id, seed=0)
+            assert wakes(ep.wake_event, task.wake.kind, {d.id: d.type for d in ep.world.devices.values()})
+            ran += 1
+    assert ran >= len(TASKS)
