@@ -32,7 +32,7 @@ from homeloop.bench.tasks import Task, load_tasks
 from homeloop.catalog import Catalog, load_catalog
 from homeloop.home import Home
 from homeloop.sim.skills import Skill, SkillError, available
-from homeloop.sim.wake import wakes
+from homeloop.sim.wake import wakes, waking_devices
 from homeloop.sim.world import STEP_S, Event, World
 
 #: How long a scenario may run before its wake event must have happened (s).
@@ -128,11 +128,11 @@ class Episode:
 
     def _preroll(self) -> Event:
         kind = self.task.wake.kind
-        types = {d.id: d.type for d in self.world.devices.values()}
+        devices = waking_devices(self.home, kind)
         start = 0
         while self.world.time < MAX_PREROLL_S:
             for event in self.world.events[start:]:
-                if wakes(event, kind, types):
+                if wakes(event, kind, devices):
                     self.wake_time = event.time
                     return event
             start = len(self.world.events)
@@ -173,7 +173,8 @@ class Episode:
 
     def call(self, tool: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> Result:
         """Run one skill call (see the module docstring); never raises for what the agent sends."""
-        raw = dict(arguments or {}, **kwargs)
+        # arguments that are not a JSON object reach the skill's validation, which names the problem
+        raw = {**arguments, **kwargs} if isinstance(arguments, dict) else arguments if arguments is not None else kwargs
         result = Result(tool=tool, arguments=raw, t_start=self.now())
         if self.done:
             result.error = f"the episode has ended ({self.ended_by})"
@@ -188,10 +189,10 @@ class Episode:
             result.units = skill.units
             result.error = str(exc)
             return self._charge_and_record(result)
-        result.units = skill.units_for(args)
+        result.units = skill.units_for(args, self.context)
         if self.units_spent + result.units > self.task.budget_units:
             result.units = 0
-            result.error = (f"{tool} costs {skill.units_for(args)} units but only "
+            result.error = (f"{tool} costs {skill.units_for(args, self.context)} units but only "
                             f"{self.task.budget_units - self.units_spent} of {self.task.budget_units} are left")
             self.ended_by = "budget"
             return self._record(result)

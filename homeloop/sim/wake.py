@@ -1,29 +1,49 @@
 """Which world events wake the agent for each wake kind a task file names (docs/tasks.md).
 
-Device events carry the event names of the catalog's device entries
-(``events:`` in catalog/devices.yaml); a wake kind is one of those from a
-device of a given type, or a message from a person.
+The device type that raises each wake kind, and what it must sit on, is
+defined once with the tasks (:data:`homeloop.bench.tasks.WAKE_SOURCES`); this
+module adds only the name of the device event (the ``events:`` of the
+device's catalog entry) that counts as the wake. ``message`` is a message
+from a person.
 """
 
 from __future__ import annotations
 
+from homeloop.bench.tasks import WAKE_SOURCES
+from homeloop.home import Home
 from homeloop.sim.world import Event
 
-#: wake kind -> (device type, device event); ``message`` is a message from a person.
-WAKE_EVENTS: dict[str, tuple[str, str]] = {
-    "smoke_alarm": ("smoke_sensor", "smoke_alarm"),
-    "leak_alarm": ("leak_sensor", "leak_alarm"),
-    "doorbell": ("doorbell", "doorbell_pressed"),
-    "front_door_opening": ("lock", "door_opened"),
-    "front_door_closing": ("lock", "door_closed"),
-    "fall_alert": ("fall_watch", "fall_detected"),
-    "dryer_finished": ("dryer", "cycle_finished"),
+#: wake kind -> the device event (catalog/devices.yaml ``events:``) that raises it.
+WAKE_EVENT_NAMES: dict[str, str] = {
+    "smoke_alarm": "smoke_alarm",
+    "leak_alarm": "leak_alarm",
+    "doorbell": "doorbell_pressed",
+    "front_door_opening": "opened",
+    "front_door_closing": "closed",
+    "fall_alert": "fall_detected",
+    "dryer_finished": "cycle_finished",
 }
 
 
-def wakes(event: Event, wake_kind: str, device_types: dict[str, str]) -> bool:
-    """Whether ``event`` is a ``wake_kind`` wake event; ``device_types`` maps device id -> type."""
+def waking_devices(home: Home, wake_kind: str) -> frozenset[str]:
+    """Ids of the devices whose event raises ``wake_kind`` in ``home`` (empty for messages)."""
+    source = WAKE_SOURCES[wake_kind]
+    if source is None:
+        return frozenset()
+    device_type, attached_to = source
+    kinds = {o.id: o.kind for o in home.openings}
+    found = set()
+    for d in home.devices:
+        if d.type != device_type:
+            continue
+        targets = [d.mounted_on, *d.monitors]
+        if attached_to is None or any(kinds.get(t) == attached_to for t in targets if t):
+            found.add(d.id)
+    return frozenset(found)
+
+
+def wakes(event: Event, wake_kind: str, devices: frozenset[str]) -> bool:
+    """Whether ``event`` wakes the agent for ``wake_kind``; ``devices`` from :func:`waking_devices`."""
     if wake_kind == "message":
         return event.kind == "message"
-    device_type, device_event = WAKE_EVENTS[wake_kind]
-    return event.kind == device_event and device_types.get(event.source) == device_type
+    return event.kind == WAKE_EVENT_NAMES[wake_kind] and event.source in devices
