@@ -201,7 +201,7 @@ class Roles:
         rooms = self.rooms_of(spec.name)
         if not rooms:
             known = ", ".join(ALL_ROOM_ROLES)
-            raise self.missing(role, f"no room fills it" if spec.name in ALL_ROOM_ROLES else f"room roles: {known}")
+            raise self.missing(role, "no room fills it" if spec.name in ALL_ROOM_ROLES else f"room roles: {known}")
         if spec.name == "entrance":
             indoor = [r for r in rooms if self.home.room(r).indoor]
             return (indoor or rooms)[0]
@@ -323,8 +323,8 @@ class Roles:
 
     def _attached(self, devices: list[Device], target_role: str) -> list[Device]:
         thing = self.thing(target_role)
-        target_id = thing.id
-        spot = self.spot(target_role)
+        target_id = getattr(thing, "id", None)  # a named point has none: nearness alone counts
+        spot = self.spot_of(thing)
         return [d for d in devices if target_id in (d.mounted_on, *d.controls, *d.monitors)
                 or _dist((d.pose.x, d.pose.y), (spot.x, spot.y)) <= ATTACHED_WITHIN]
 

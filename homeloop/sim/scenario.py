@@ -10,7 +10,7 @@ the same pieces). Format, every key optional unless marked::
     name: kitchen_smoke                 # required; the file's stem
     description: ...                    # required
     clock_start_s: 66600                # seconds after midnight at the start (daylight follows it)
-    robot_start: living                 # room role the robot starts in
+    robot_start: living                 # room role the robot starts in (default living)
     people:                             # everyone in (or coming to) the home
       - id: resident_1                  # required; residents are resident_1, resident_2 ... in order
         catalog_id: resident_margaret   # required; catalog/people.yaml (role and name come from there)
@@ -21,12 +21,12 @@ the same pieces). Format, every key optional unless marked::
       - {id: parcel_1, catalog_id: parcel, held_by: courier}     # new, carried by a person
       - {id: bag_1, catalog_id: grocery_bag, at: parcel_spot}    # new, on the floor at a role
       - {object: glasses, onto_any: [nightstand of resident_1, desk, tv_unit]}  # the seed picks one
-      - {object: watering_can, at: leak_sensor at dishwasher, tipped: true}      # moved, knocked over
+      - {object: watering_can, at: leak_sensor at dishwasher, tipped: true}      # moved, knocked over: its
+                                        # water runs out at the role's spot (the water dynamics' spill)
       - {object: pill_box_red, remove: true}
     hazards:                            # set up through the dynamics modules
       - {kind: pan, pan: pan, burner: front_left_burner, recipe: oil}   # cooking.RECIPES: oil, frying, on_fire
       - {kind: leak, at: leak_sensor at dishwasher, valve: water_main}  # a burst hose, fed while the main is open
-      - {kind: spill, at: leak_sensor at dishwasher, litres: 1.2}
       - {kind: appliance_cycle, device: dryer, seconds: 30}
     faults:                             # a reading replaced from from_s (until until_s)
       - {device: smoke_sensor near range, field: smoke_detected, value: true, from_s: 20}
@@ -47,6 +47,11 @@ field; a role the home lacks raises :class:`~homeloop.sim.roles.ScenarioError`.
 
 Stochastic choices (which surface the glasses lie on) draw from
 ``world.rng``, so the episode's seed decides them.
+
+The robot starts in the living room in every scenario: it docks where the
+household spends its day, respond_to_intruder needs it there (the intruder
+heads for that room, docs/tasks.md), and every other task then starts with
+the same drive to the kitchen, the entrance, the bathroom or the laundry.
 """
 
 from __future__ import annotations
@@ -149,19 +154,13 @@ class LeakHazard(ScenarioModel):
     valve: str = "water_main"
 
 
-class SpillHazard(ScenarioModel):
-    kind: Literal["spill"]
-    at: str
-    litres: PositiveFloat
-
-
 class CycleHazard(ScenarioModel):
     kind: Literal["appliance_cycle"]
     device: str
     seconds: PositiveFloat
 
 
-Hazard = Annotated[Union[PanHazard, LeakHazard, SpillHazard, CycleHazard], Field(discriminator="kind")]
+Hazard = Annotated[Union[PanHazard, LeakHazard, CycleHazard], Field(discriminator="kind")]
 
 
 class FaultSpec(ScenarioModel):
@@ -656,17 +655,12 @@ def _leak(setup: _Setup, h: LeakHazard) -> None:
     _module(setup, "water").add_leak(setup.world, f"leak at {h.at}", spot.room, spot.x, spot.y, valve)
 
 
-def _spill(setup: _Setup, h: SpillHazard) -> None:
-    spot = setup.roles.spot(h.at)
-    _module(setup, "water").add_spill(setup.world, f"spill at {h.at}", spot.room, spot.x, spot.y, h.litres)
-
-
 def _cycle(setup: _Setup, h: CycleHazard) -> None:
     device = setup.roles.device(h.device)
     _module(setup, "appliances").start_cycle(setup.world, device.id, h.seconds)
 
 
-HAZARDS = {"pan": _pan, "leak": _leak, "spill": _spill, "appliance_cycle": _cycle}
+HAZARDS = {"pan": _pan, "leak": _leak, "appliance_cycle": _cycle}
 
 
 def _module(setup: _Setup, name: str) -> Any:

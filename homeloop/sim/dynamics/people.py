@@ -4,15 +4,17 @@
 Each person (:class:`~homeloop.sim.world.PersonState`) has an activity from
 :data:`ACTIVITIES`, which sets their posture and the heart rate their fall
 watch reads. People walk at :data:`WALKING_SPEED_M_S` (by age group) along a
-path of straight legs: through the doors between rooms, via each door's
-approach points (``homeloop.sim.robot.plan_path`` plans around furniture
-where the world has it). The timeline (:mod:`homeloop.sim.dynamics.timeline`)
+path of straight legs planned over the free floor (``homeloop.sim.robot.plan_path``,
+:data:`PATH_WIDTH` wide); where it finds none (from the street outside the
+plan, or from a seat) they walk straight between the approach points of the
+doors joining the rooms (:class:`Router`). Paths are planned when a walk
+starts, never per step. The timeline (:mod:`homeloop.sim.dynamics.timeline`)
 starts what they do; longer behaviours run as scripts, resumed when a wait
 ends:
 
 - **courier** (:meth:`People.deliver`): comes to the front door, puts the
-  parcel down at the parcel spot (or nothing: :meth:`People.ring_and_leave`),
-  rings the doorbell and goes;
+  parcel down at the parcel spot, rings the doorbell and goes;
+  :meth:`People.ring_and_leave`: someone rings and runs off, leaving nothing;
 - **intruder** (:meth:`People.break_in`): forces the front door, heads for a
   room (the living room), and flees back out :data:`INTRUDER_REACTION_S`
   after noticing a light on there, or :data:`INTRUDER_LINGER_S` after arriving
@@ -83,6 +85,8 @@ INTRUDER_LINGER_S = 120.0
 #: A courier's pauses (s): putting the parcel down, and waiting at the door after ringing.
 PUT_DOWN_S = 2.0
 WAIT_AFTER_RING_S = 3.0
+#: A prankster rings and runs off at this speed (m/s): gone from the porch within seconds.
+RUNNING_SPEED_M_S = 3.0
 #: How far (m) from the front door's outer face people come from and go to (the street side).
 STREET_DISTANCE = 4.0
 #: Seconds a cook takes to relight a burner that went out under their pan.
@@ -166,7 +170,6 @@ class People:
         self.router: Router | None = None
         self.watches: dict[str, str] = {}  # person id -> fall watch device id
         self.help_buttons: dict[str, str] = {}  # person id -> help button device id
-        self.log: list[tuple[float, str, str]] = []  # (time, person, activity) as activities start
 
     # --- the dynamics step ---------------------------------------------------------------------------
 
@@ -216,19 +219,20 @@ class People:
         person = world.people[person_id]
         person.activity = activity
         person.posture = ACTIVITIES[activity].posture
-        self.log.append((world.time, person_id, activity))
         watch = self.watches.get(person_id)
         if watch is not None and world.devices[watch].values.get("worn", True):
             rate = ACTIVITIES[activity].heart_rate_bpm
             world.devices[watch].values["heart_rate_bpm"] = rate if rate is not None else UNWORN_HEART_RATE
 
-    def walk_to(self, world: World, person_id: str, goal: tuple[float, float], room: str | None) -> Walk:
-        """Set the person walking to ``goal`` in ``room`` (None: outside every room)."""
+    def walk_to(self, world: World, person_id: str, goal: tuple[float, float], room: str | None,
+                speed: float | None = None) -> Walk:
+        """Set the person walking to ``goal`` in ``room`` (None: outside every room), at their
+        walking speed unless ``speed`` is given."""
         person = world.people[person_id]
         if self.router is None or self.router.home is not world.home:
             self.router = Router(world.home)
         points, rooms = self.router.route(world, (person.x, person.y), person.room, goal, room)
-        speed = WALKING_SPEED_M_S[world.catalog.people[person.catalog_id].age_group]
+        speed = speed or WALKING_SPEED_M_S[world.catalog.people[person.catalog_id].age_group]
         walk = Walk(points, rooms[:-1] or [room], rooms[1:] or [room], speed)
         if walk.arrived:
             person.x, person.y, person.room = goal[0], goal[1], room
@@ -327,7 +331,7 @@ class People:
         self.run(world, person_id, self._deliver(world, person_id, door, spot, doorbell, parcel))
 
     def _deliver(self, world: World, pid: str, door: "DoorWay", spot: tuple[float, float, str | None],
-                 doorbell: str | None, parcel: str | None) -> Script:
+                 doorbell: str | None, parcel: str | None, prank: bool = False) -> Script:
         from homeloop.sim.devices import press
 
         person = world.people[pid]
@@ -340,15 +344,17 @@ class People:
             _drop(world, person, parcel)
         if doorbell is not None:
             press(world, doorbell)
-        yield Until(time=world.time + WAIT_AFTER_RING_S)
-        yield from self._go_away(world, pid, door)
+        if not prank:
+            yield Until(time=world.time + WAIT_AFTER_RING_S)
+        yield from self._go_away(world, pid, door, RUNNING_SPEED_M_S if prank else None)
 
     def ring_and_leave(self, world: World, person_id: str, door: "DoorWay", doorbell: str) -> None:
-        """Someone rings the doorbell and is gone before anyone answers (leaves nothing)."""
-        self.deliver(world, person_id, door, (*door.outside, door.outside_room), doorbell, None)
+        """Someone rings the doorbell and runs off before anyone answers (leaves nothing)."""
+        spot = (*door.outside, door.outside_room)
+        self.run(world, person_id, self._deliver(world, person_id, door, spot, doorbell, None, prank=True))
 
-    def _go_away(self, world: World, pid: str, door: "DoorWay") -> Script:
-        self.walk_to(world, pid, door.street, door.street_room)
+    def _go_away(self, world: World, pid: str, door: "DoorWay", speed: float | None = None) -> Script:
+        self.walk_to(world, pid, door.street, door.street_room, speed)
         yield Until(arrival=True)
         self._leave(world, pid)
 

@@ -80,10 +80,6 @@ class Timeline:
         nxt = self.actions[self.next_index].at_s if self.next_index < len(self.actions) else float("inf")
         self._next_time = nxt
 
-    def fire_due(self, world: World) -> None:
-        """Fire the actions due at the present time (those at time 0, before the first step)."""
-        self.step(world, 0.0)
-
     def snapshot(self) -> dict[str, Any]:
         return {"fired": [list(f) for f in self.fired], "pending": len(self.actions) - self.next_index}
 
