@@ -235,6 +235,66 @@ def print_frame(frame, *, limit: int, title: str) -> None:
         console.print(f"… {len(frame) - limit:,} more rows (--limit, or --out FILE for all)")
 
 
+@app.command()
+@_guard
+def sim(
+    home_dir: Path = typer.Argument(..., help="A folder holding home.json, e.g. outputs/default/homes/house."),
+    task: str = typer.Option(..., "--task", help="A task id (homeloop/bench/tasks/), e.g. handle_smoke_alarm."),
+    robot: Optional[str] = typer.Option(None, "--robot", help="A robot body id (default: the experiments' body)."),
+    seed: int = typer.Option(0, "--seed", help="Episode seed; the same seed gives the same timeline."),
+    seconds: Optional[float] = typer.Option(None, "--seconds", min=0.1,
+                                            help="Simulated seconds after the wake event (default: the horizon)."),
+) -> None:
+    """Run an episode in which the agent only waits, and print its timeline: the events an agent is
+    told of and the ground truth's milestones, in seconds from the wake event."""
+    from homeloop.home import Home
+    from homeloop.sim.episode import DEFAULT_ROBOT, Episode, EpisodeError
+
+    path = home_dir / "home.json"
+    if not path.is_file():
+        fail(f"{path}: no home file; give a folder holding home.json, e.g. outputs/default/homes/house")
+    try:
+        episode = Episode(Home.read(path), task, robot or DEFAULT_ROBOT, seed, images=False)
+    except EpisodeError as exc:
+        fail(str(exc))
+    episode.call("clock_wait", {"seconds": seconds if seconds is not None else episode.task.horizon_s})
+    print_sim_timeline(episode)
+
+
+def print_sim_timeline(episode) -> None:
+    """The events (told to the agent) and milestones (ground truth) of an episode, then its final state."""
+    world, wake = episode.world, episode.wake_time
+    rows = sorted([(e.time, "event", e) for e in world.events] + [(e.time, "ground truth", e) for e in world.milestones],
+                  key=lambda r: r[0])
+    table = Table(title=f"{episode.task.id} in {episode.home.home_id}, seed {episode.seed}", header_style="bold")
+    for col, justify in (("t (s)", "right"), ("seen as", "left"), ("what", "left"), ("source", "left"),
+                         ("details", "left")):
+        table.add_column(col, justify=justify, overflow="fold")
+    for time, seen_as, e in rows:
+        details = ", ".join(f"{k}={v}" for k, v in e.data.items())
+        table.add_row(f"{time - wake:+.1f}", seen_as, e.kind, e.source, details)
+    console.print(table)
+    console.print(f"final state at {episode.now():+.1f} s: {final_state(world)}", highlight=False)
+
+
+def final_state(world) -> str:
+    """One line on the hazards' state: pan temperatures, burners lit, water spilled, the densest smoke."""
+    parts = []
+    snapshots = {m.name: m.snapshot() for m in world.modules}
+    for pan, state in snapshots.get("cooking", {}).get("pans", {}).items():
+        parts.append(f"{pan} {state['temperature_c']:.0f} °C" + (", burning" if state["burning"] else ""))
+    lit = [f"{d.id}.{k}" for d in world.devices_of_type("stove") for k, v in d.values.items() if v is True]
+    parts.append("burners lit: " + (", ".join(lit) or "none"))
+    water = snapshots.get("water", {})
+    if water.get("sources"):
+        parts.append(f"water spilled {water['total_litres']:.1f} L")
+    rooms = snapshots.get("smoke", {}).get("rooms", {})
+    if rooms:
+        room, density = max(rooms.items(), key=lambda kv: kv[1])
+        parts.append(f"densest smoke {density:.2f} in {world.home.room(room).name}")
+    return "; ".join(parts)
+
+
 def build_house_home(folder: Path) -> Path:
     """The house's home file in ``folder`` (built by the pipeline once, then reused)."""
     from homeloop.pipeline.houses import write_house_home

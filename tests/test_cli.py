@@ -175,3 +175,66 @@ def test_build_with_a_prefect_server_that_is_down(tmp_path, tmp_path_factory):
     line = assert_one_line_error(result.returncode, result.stdout, url, "make serve", "unset PREFECT_API_URL")
     assert line.startswith("error: no Prefect server answers")
     assert not (tmp_path / "out").exists()
+
+
+# --- homeloop sim ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def house_dir(tmp_path_factory):
+    """A folder holding the house's home.json, as a build writes it."""
+    from homeloop.pipeline.houses import write_house_home
+
+    folder = tmp_path_factory.mktemp("house")
+    write_house_home(folder)
+    return folder
+
+
+def test_sim_prints_the_timeline_of_an_episode_where_nobody_acts(house_dir):
+    from homeloop.bench.tasks import load_tasks
+    from homeloop.sim.wake import WAKE_EVENT_NAMES
+
+    task = load_tasks()["handle_smoke_alarm"]
+    result = invoke("sim", house_dir, "--task", task.id)
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if line.startswith("│")]
+    wake = next(r for r in rows if WAKE_EVENT_NAMES[task.wake.kind] in r)
+    assert "+0.0" in wake and "event" in wake
+    ignition = next(r for r in rows if "ignition" in r)  # a pan left on a lit burner ignites
+    assert "ground truth" in ignition and float(ignition.split("│")[1]) > 0
+    assert f"final state at +{task.horizon_s:.1f} s" in result.output and "burning" in result.output
+
+
+def test_sim_stops_after_the_seconds_asked(house_dir):
+    result = invoke("sim", house_dir, "--task", "handle_smoke_alarm", "--seconds", "30")
+    assert result.exit_code == 0, result.output
+    assert "final state at +30.0 s" in result.output and "ignition" not in result.output
+
+
+@pytest.mark.parametrize("args,phrases", [
+    (("--task", "make_tea"), ("unknown task 'make_tea'", "handle_smoke_alarm")),
+    (("--task", "handle_smoke_alarm", "--robot", "r2d2"), ("unknown robot body 'r2d2'", "unitree_g1_d_ultimate")),
+])
+def test_sim_with_an_unknown_task_or_robot(house_dir, args, phrases):
+    assert_one_line_error(*_exit_and_output(invoke("sim", house_dir, *args)), *phrases)
+
+
+def test_sim_without_a_home_file(tmp_path):
+    assert_one_line_error(*_exit_and_output(invoke("sim", tmp_path, "--task", "handle_smoke_alarm")),
+                          str(tmp_path / "home.json"), "no home file")
+
+
+def test_sim_in_a_home_that_lacks_a_role(house_dir, tmp_path):
+    from homeloop.home import Home
+
+    home = Home.read(house_dir / "home.json")
+    gone = {f.id for f in home.furniture if f.semantic_class == "dishwasher"}
+    kept = [d for d in home.devices if not gone & {d.mounted_on, *d.monitors, *d.controls}]
+    home.model_copy(update={"furniture": [f for f in home.furniture if f.id not in gone], "devices": kept}).write(
+        tmp_path / "home.json")
+    assert_one_line_error(*_exit_and_output(invoke("sim", tmp_path, "--task", "water_leak_response")),
+                          "role 'dishwasher'", home.home_id)
+
+
+def _exit_and_output(result):
+    return result.exit_code, result.output

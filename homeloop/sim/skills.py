@@ -58,7 +58,7 @@ class Skill:
     arguments: type[BaseModel]
     units: int
     seconds: float | None
-    price: Callable[[dict[str, Any]], int] | None = None
+    price: Callable[..., int] | None = None
     cost_note: str = ""
     seconds_note: str = ""
 
@@ -66,9 +66,15 @@ class Skill:
     def tool_name(self) -> str:
         return f"{self.service}_{self.name}"
 
-    def units_for(self, args: dict[str, Any]) -> int:
-        """Units this call costs (a skill with a price rule may charge more for some arguments)."""
-        return self.price(args) if self.price is not None else self.units
+    def units_for(self, args: dict[str, Any], ctx: Any = None) -> int:
+        """Units this call costs (a skill with a price rule may charge more for some arguments; a
+        rule taking a second parameter also gets the skill context, for prices that depend on
+        what the call meets, such as a camera's privacy mode)."""
+        if self.price is None:
+            return self.units
+        if len(inspect.signature(self.price).parameters) > 1:
+            return self.price(args, ctx)
+        return self.price(args)
 
     def validate(self, raw: dict[str, Any]) -> dict[str, Any]:
         """Validated keyword arguments, or :class:`SkillError` naming each bad or missing one."""
@@ -148,7 +154,7 @@ def _arguments_model(function: Callable[..., Any], tool_name: str, docs: dict[st
 
 
 def skill(service: str, *, units: int, seconds: float | None = None,
-          price: Callable[[dict[str, Any]], int] | None = None, cost_note: str = "",
+          price: Callable[..., int] | None = None, cost_note: str = "",
           seconds_note: str = "", name: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a skill of ``service`` (see the module docstring)."""
     if service not in SERVICES:

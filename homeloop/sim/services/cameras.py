@@ -1,0 +1,141 @@
+"""House cameras, and the one capture engine every camera uses (docs/skills.md).
+
+The cameras service lists the dome cameras the home shows the agent (those
+a scenario withholds, or that are offline, are absent) and captures from
+them. A camera's privacy mode masks people or blocks the image; a capture
+may override it, at a price (docs/skills.md).
+
+:func:`capture_view` is the capture engine shared by the dome cameras and
+the robot's head camera: it registers the capture (``cap_N``) in the
+episode's ``captures`` registry with its time, source, viewpoint and what
+the frame shows — every entity in view with its pixel box, the share of it
+not hidden and whether its room is lit, and the hazards in view (the
+record checks read; no label ever names fire, smoke or water). What a frame
+shows comes from a :class:`~homeloop.sim.visibility.Visibility` backend
+(the geometric one unless the episode sets another under ``"visibility"``);
+pixels come from a renderer set under ``"renderer"`` (a function of the
+world, the viewpoint and the record), and are null when images are off.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeloop.home import Camera
+from homeloop.sim.devices import readings
+from homeloop.sim.skills import SkillError, skill
+from homeloop.sim.visibility import Frame, GeometricVisibility, Viewpoint, Visibility
+
+#: Units a capture costs, and the extra for overriding each privacy mode (docs/skills.md).
+CAPTURE_UNITS = 1
+OVERRIDE_UNITS = {"none": 0, "people_masked": 5, "image_blocked": 10}
+
+
+# --- the cameras an agent may use ------------------------------------------------------------------
+
+
+def agent_cameras(ctx: Any) -> list[Camera]:
+    """Dome cameras shown to the agent and answering, in home file order."""
+    return [c for c in ctx.world.home.cameras if c.agent_visible and _answers(ctx.world, c.id)]
+
+
+def _answers(world: Any, camera_id: str) -> bool:
+    device = world.devices.get(camera_id)
+    return device is None or bool(readings(device).get("online", True))
+
+
+def privacy_mode(world: Any, camera: Camera) -> str:
+    """The camera's privacy mode now (its device's reading, else the home file's)."""
+    device = world.devices.get(camera.id)
+    return str(readings(device).get("privacy_mode", camera.privacy_mode)) if device else camera.privacy_mode
+
+
+def _camera(ctx: Any, camera_id: str) -> Camera:
+    cameras = agent_cameras(ctx)
+    found = next((c for c in cameras if c.id == camera_id), None)
+    if found is None:
+        names = ", ".join(c.id for c in cameras) or "none"
+        raise SkillError(f"no camera {camera_id!r} is available; cameras: {names}")
+    return found
+
+
+def _capture_price(args: dict[str, Any], ctx: Any = None) -> int:
+    if not args.get("override_privacy") or ctx is None:
+        return CAPTURE_UNITS
+    camera = next((c for c in agent_cameras(ctx) if c.id == args.get("camera_id")), None)
+    return CAPTURE_UNITS + (OVERRIDE_UNITS[privacy_mode(ctx.world, camera)] if camera is not None else 0)
+
+
+@skill("cameras", units=1, seconds=0.1)
+def list_cameras(ctx: Any) -> dict[str, Any]:
+    """List the house cameras: id, room and privacy mode (none, people_masked or image_blocked)."""
+    rooms = {r.id: r.name for r in ctx.world.home.rooms}
+    return {"cameras": [{"id": c.id, "room": c.room, "room_name": rooms.get(c.room),
+                         "privacy_mode": privacy_mode(ctx.world, c)} for c in agent_cameras(ctx)]}
+
+
+@skill("cameras", units=CAPTURE_UNITS, seconds=0.5, price=_capture_price,
+       cost_note=f"+{OVERRIDE_UNITS['people_masked']} to override people_masked, "
+                 f"+{OVERRIDE_UNITS['image_blocked']} to override image_blocked")
+def capture(ctx: Any, camera_id: str, override_privacy: bool = False) -> dict[str, Any]:
+    """Take a picture with a house camera; returns a capture id for perception (and the image, if images are on).
+
+    camera_id: the camera, as cameras_list_cameras names it.
+    override_privacy: show what the privacy mode hides (masked people, a blocked image), at an extra cost.
+    """
+    camera = _camera(ctx, camera_id)
+    mode = privacy_mode(ctx.world, camera)
+    return capture_view(ctx, Viewpoint.of(camera), camera.id, privacy=mode, override=override_privacy)
+
+
+# --- the capture engine -------------------------------------------------------------------------------
+
+
+def visibility_backend(ctx: Any) -> Visibility:
+    """The episode's visibility backend (the geometric one, prepared on first use)."""
+    state = ctx.episode.state
+    if "visibility" not in state:
+        state["visibility"] = GeometricVisibility(ctx.world)
+    return state["visibility"]
+
+
+def capture_view(ctx: Any, viewpoint: Any, source: str, *, privacy: str = "none",
+                 override: bool = False) -> dict[str, Any]:
+    """Capture what ``viewpoint`` shows from camera ``source`` (a dome camera's id, or the robot's
+    camera); registers the capture and returns {capture_id, camera, t, width, height, image}.
+
+    ``viewpoint``: a :class:`Viewpoint`, or a mapping with x, y, z, yaw, pitch, hfov and resolution.
+    """
+    world, view = ctx.world, Viewpoint.of(viewpoint)
+    captures = ctx.episode.state.setdefault("captures", {})
+    capture_id = f"cap_{len(captures) + 1}"
+    dome = source in {c.id for c in world.home.cameras}
+    blocked = privacy == "image_blocked" and not override
+    masked = privacy == "people_masked" and not override
+    frame = Frame([], []) if blocked else visibility_backend(ctx).frame(world, view, hide=(source,))
+    lit = _lighting(world)
+    entities = []
+    for seen in frame.entities:
+        entry = seen.to_dict()
+        entry["lit"] = any(lit(r) for r in seen.rooms)
+        if masked and seen.kind == "person":
+            entry["masked"] = True
+        entities.append(entry)
+    record = {"id": capture_id, "t": ctx.now(), "world_time": world.time, "camera": source, "own": not dome,
+              "service": "cameras" if dome else "robot", "viewpoint": view.to_dict(), "privacy": privacy,
+              "override": override, "blocked": blocked, "entities": entities,
+              "hazards": [{**h, "lit": any(lit(r) for r in h["rooms"])} for h in frame.hazards]}
+    captures[capture_id] = record
+    renderer = ctx.episode.state.get("renderer")
+    image = renderer(world, view, record) if ctx.images and renderer is not None and not blocked else None
+    out = {"capture_id": capture_id, "camera": source, "t": record["t"], "width": view.width,
+           "height": view.height, "image": image}
+    if dome:
+        out["privacy"] = "overridden" if override and privacy != "none" else privacy
+    return out
+
+
+def _lighting(world: Any) -> Any:
+    """``room -> lit?`` from the light module (every room counts as lit in a world without one)."""
+    light = next((m for m in world.modules if m.name == "light"), None)
+    return light.lit if light is not None else (lambda room: True)

@@ -1,0 +1,31 @@
+"""Wearables: the residents' fall-detecting watches and help pendants (docs/skills.md).
+
+A worn device reports what the people module keeps as its wearer's ground
+truth (a fall, the heart rate, a press of the pendant), faults included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeloop.sim.services.hub import agent_readings
+from homeloop.sim.skills import skill
+
+
+def wearer_of(ctx: Any, device_id: str) -> Any:
+    """The person wearing ``device_id``, if the scenario put it on someone."""
+    return next((p for p in ctx.world.people.values() if device_id in p.wears), None)
+
+
+@skill("wearables", units=1, seconds=0.1)
+def list_wearables(ctx: Any) -> dict[str, Any]:
+    """List the wearables: id, type, who wears it, and its present readings (a fall, the heart rate, a press)."""
+    listed = []
+    for entry in ctx.world.home.devices:
+        if entry.category != "wearable" or not entry.agent_visible:
+            continue
+        wearer = wearer_of(ctx, entry.id)
+        listed.append({"id": entry.id, "type": entry.type, "name": entry.name,
+                       "wearer": None if wearer is None else wearer.name,
+                       "readings": agent_readings(ctx, entry)})
+    return {"wearables": listed, "t": ctx.now()}
