@@ -115,6 +115,7 @@ class RobotState:
     y: float
     yaw: float = 0.0
     head_yaw: float = 0.0  # relative to the body
+    head_pitch: float = 0.0  # tilt of the head camera (rad); negative looks down
     held: dict[str, str | None] = field(default_factory=dict)  # hand -> object id
     route: list[tuple[float, float, float, bool]] = field(default_factory=list)  # (t, x, y, holding)
 
@@ -247,7 +248,7 @@ class World:
 
 def _robot_snapshot(robot: RobotState) -> dict[str, Any]:
     return {"body": robot.body.id, "room": robot.room, "x": robot.x, "y": robot.y, "yaw": robot.yaw,
-            "head_yaw": robot.head_yaw, "held": dict(robot.held)}
+            "head_yaw": robot.head_yaw, "head_pitch": robot.head_pitch, "held": dict(robot.held)}
 
 
 def _object_state(home: Home, obj: Any) -> ObjectState:

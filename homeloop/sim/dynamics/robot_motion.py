@@ -1,0 +1,232 @@
+"""The robot's motion: it drives, turns and opens doors step by step while the world goes on
+(docs/dynamics.md, docs/skills.md).
+
+A robot skill that moves the body (:mod:`homeloop.sim.services.robot`) hands
+this module a list of :class:`~homeloop.sim.robot.Phase` (turn, drive, open a
+door) with :meth:`RobotMotion.start` and lets simulated time pass; each step
+the body advances along the current phase, so the pan keeps heating and
+people keep walking while it drives. What it holds moves with it.
+
+On the way:
+
+- a door phase opens its door (``world.openings[id].open``) when it ends; a
+  door found locked when the body gets there stops the motion;
+- a person or an object lying on the floor within :data:`LOOKAHEAD_S` of
+  driving ahead blocks the body: a motion with a goal plans again around
+  them (at most :data:`MAX_REPLANS` times), a straight move stops.
+
+The outcome (:class:`Motion`: done or blocked, why, metres driven) is what the
+skill reports. With no motion under way a step does nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import shapely
+
+from homeloop.home import polygon_from_rings
+from homeloop.sim import robot as body_rules
+from homeloop.sim.robot import NoPath, Obstacle, Phase
+from homeloop.sim.world import World
+
+#: How far ahead (seconds of driving) the body watches for people and objects in its way.
+LOOKAHEAD_S = 0.8
+
+#: How often a motion may plan again around something in its way before it gives up.
+MAX_REPLANS = 3
+
+#: Objects lying on the floor are looked up again this often while driving (steps).
+OBJECT_REFRESH_STEPS = 10
+
+
+@dataclass
+class Motion:
+    """A motion under way, and then its outcome."""
+
+    phases: list[Phase]
+    goal: tuple[float, float] | None = None  # where to plan again to if blocked; None: do not replan
+    final_yaw: float | None = None
+    avoid_exclude: tuple[str, ...] = ()  # obstacles that are the target itself
+    index: int = 0
+    t_in_phase: float = 0.0
+    status: str = "moving"  # moving | done | blocked
+    reason: str | None = None
+    moved_m: float = 0.0
+    replans: int = 0
+    doors_opened: list[str] = field(default_factory=list)
+    _steps: int = 0
+    _floor_objects: list[Obstacle] = field(default_factory=list)
+
+    @property
+    def active(self) -> bool:
+        return self.status == "moving"
+
+    def remaining_s(self) -> float:
+        if not self.active:
+            return 0.0
+        rest = sum(p.seconds for p in self.phases[self.index:])
+        return max(rest - self.t_in_phase, 0.0)
+
+
+class RobotMotion:
+    """Moves the robot along the active motion each step (see the module docstring)."""
+
+    name = "robot_motion"
+
+    def __init__(self) -> None:
+        self.motion: Motion | None = None
+        self.driven_m = 0.0
+        self.driving_s = 0.0
+        self.doors_opened: list[tuple[float, str]] = []
+        self._rooms: tuple[int, list[tuple[str, Any]]] | None = None
+
+    # --- control ------------------------------------------------------------------------------------
+
+    def start(self, world: World, phases: list[Phase], *, goal: tuple[float, float] | None = None,
+              final_yaw: float | None = None, avoid_exclude: tuple[str, ...] = ()) -> Motion:
+        """Begin a motion (replacing any under way); its first phase starts now."""
+        self.motion = Motion(list(phases), goal=goal, final_yaw=final_yaw, avoid_exclude=tuple(avoid_exclude))
+        self.motion._floor_objects = body_rules.floor_object_obstacles(world, avoid_exclude)
+        self._enter(world, self.motion)
+        return self.motion
+
+    def stop(self, reason: str | None = None) -> None:
+        m = self.motion
+        if m is not None and m.active:
+            m.status, m.reason = ("blocked", reason) if reason else ("done", None)
+
+    # --- stepping -----------------------------------------------------------------------------------
+
+    def step(self, world: World, dt: float) -> None:
+        m = self.motion
+        if m is None or m.status != "moving":
+            return
+        robot = world.robot
+        m._steps += 1
+        m.t_in_phase += dt
+        while m.active and m.t_in_phase >= m.phases[m.index].seconds - 1e-9:
+            m.t_in_phase -= m.phases[m.index].seconds
+            self._finish(world, m, m.phases[m.index])
+            m.index += 1
+            self._enter(world, m)
+        if m.active:
+            phase = m.phases[m.index]
+            self._pose(world, phase, m.t_in_phase / phase.seconds if phase.seconds > 0 else 1.0, m)
+            if phase.kind == "drive":
+                self.driving_s += dt
+                self._watch(world, m, phase)
+        body_rules.move_held(robot, world.objects)
+
+    def _enter(self, world: World, m: Motion) -> None:
+        """Start the phase at ``m.index`` (or finish the motion); a door found open costs nothing."""
+        while m.active and m.index < len(m.phases):
+            phase = m.phases[m.index]
+            if phase.kind != "door":
+                return
+            door = world.openings[phase.door]
+            if door.locked:
+                self.stop(f"{body_rules.door_words(world, phase.door)} is locked")
+                return
+            if not door.open:
+                return
+            m.index += 1
+        if m.active:
+            m.status = "done"
+
+    def _finish(self, world: World, m: Motion, phase: Phase) -> None:
+        self._pose(world, phase, 1.0, m)
+        if phase.kind == "door":
+            world.openings[phase.door].open = True
+            m.doors_opened.append(phase.door)
+            self.doors_opened.append((world.time, phase.door))
+
+    def _pose(self, world: World, phase: Phase, f: float, m: Motion) -> None:
+        robot = world.robot
+        f = min(max(f, 0.0), 1.0)
+        x = phase.x0 + (phase.x1 - phase.x0) * f
+        y = phase.y0 + (phase.y1 - phase.y0) * f
+        step = math.hypot(x - robot.x, y - robot.y)
+        m.moved_m += step
+        self.driven_m += step
+        robot.x, robot.y = x, y
+        robot.yaw = body_rules.wrap_angle(phase.yaw0 + (phase.yaw1 - phase.yaw0) * f)
+        if step > 0:
+            robot.room = self._room_at(world, x, y, robot.room)
+
+    # --- rooms --------------------------------------------------------------------------------------
+
+    def _room_at(self, world: World, x: float, y: float, current: str) -> str:
+        if self._rooms is None or self._rooms[0] != id(world.home):
+            rooms = [(r.id, polygon_from_rings(r.polygon)) for r in world.home.rooms]
+            for _, poly in rooms:
+                shapely.prepare(poly)
+            self._rooms = (id(world.home), rooms)
+        rooms = self._rooms[1]
+        here = next((poly for rid, poly in rooms if rid == current), None)
+        if here is not None and shapely.contains_xy(here, x, y):
+            return current
+        return next((rid for rid, poly in rooms if shapely.contains_xy(poly, x, y)), current)  # doorway: keep
+
+    # --- people and objects in the way ----------------------------------------------------------------
+
+    def _watch(self, world: World, m: Motion, phase: Phase) -> None:
+        robot = world.robot
+        if m._steps % OBJECT_REFRESH_STEPS == 0:
+            m._floor_objects = body_rules.floor_object_obstacles(world, m.avoid_exclude)
+        ahead = min(body_rules.drive_speed(robot.body) * LOOKAHEAD_S, math.hypot(phase.x1 - robot.x, phase.y1 - robot.y))
+        if ahead <= 1e-6:
+            return
+        ux, uy = (phase.x1 - phase.x0) / phase.length, (phase.y1 - phase.y0) / phase.length
+        radius = robot.body.clearance_width / 2
+        people = body_rules.people_obstacles(world, m.avoid_exclude) if world.people else []
+        for o in people + m._floor_objects:
+            if _in_the_way(robot.x, robot.y, ux, uy, ahead, o, radius):
+                self._blocked(world, m, o)
+                return
+
+    def _blocked(self, world: World, m: Motion, obstacle: Obstacle) -> None:
+        robot = world.robot
+        why = f"blocked by {obstacle.label} at {body_rules._xy((obstacle.x, obstacle.y))}"
+        if m.goal is None or m.replans >= MAX_REPLANS:
+            self.stop(why)
+            return
+        avoid = body_rules.obstacles(world, m.avoid_exclude)
+        try:
+            path = body_rules.plan_path(world, (robot.x, robot.y), m.goal, robot.body.clearance_width, avoid=avoid)
+        except NoPath as exc:
+            self.stop(f"{why}; no way around: {exc}")
+            return
+        m.phases = body_rules.path_phases(world, robot.body, robot.yaw, path, m.final_yaw)
+        m.index, m.t_in_phase = 0, 0.0
+        m.replans += 1
+        self._enter(world, m)
+
+    # --- plain data ---------------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        m = self.motion
+        return {
+            "moving": bool(m is not None and m.active),
+            "phase": m.phases[m.index].kind if m is not None and m.active else None,
+            "goal": list(m.goal) if m is not None and m.goal is not None else None,
+            "last_status": m.status if m is not None else None,
+            "last_reason": m.reason if m is not None else None,
+            "driven_m": round(self.driven_m, 3),
+            "driving_s": round(self.driving_s, 3),
+            "doors_opened": [{"t": t, "door": d} for t, d in self.doors_opened],
+        }
+
+
+def _in_the_way(x: float, y: float, ux: float, uy: float, ahead: float, o: Obstacle, radius: float) -> bool:
+    """Whether the disc ``o`` comes within the body's radius of the stretch ``ahead`` metres along
+    (ux, uy) from (x, y), closer than it is now (a body already touching something may back off)."""
+    dx, dy = o.x - x, o.y - y
+    along = dx * ux + dy * uy
+    if along <= 1e-3:
+        return False
+    t = min(along, ahead)
+    cx, cy = dx - ux * t, dy - uy * t
+    return cx * cx + cy * cy < (o.radius + radius) ** 2
