@@ -1,7 +1,8 @@
 """Geometry shared by the audit rules, computed once per plan.
 
 Several rules need the same derived shapes: the clear zone in front of each
-door face, the obstacles around it, the spaces as arrays. :func:`plan_geometry`
+door face (defined once, in :mod:`homeloop.geometry`), the obstacles around
+it, the spaces as arrays. :func:`plan_geometry`
 builds them with vectorised shapely operations. While :func:`audit_plan` runs
 the rules over a plan (inside :func:`auditing`), the result is cached so every
 rule shares it; called on its own, it computes afresh.
@@ -14,21 +15,20 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterator
 
 import numpy as np
 import shapely
 
-from homeloop.plan import COLUMN, ENTRANCE_DOOR, WALL, Plan
-
-from homeloop.audits.thresholds import (
-    DOOR_CLEAR_DEPTH,
-    DOOR_FACE_INSIDE_FRACTION,
-    DOOR_ZONE_FACE_GAP,
-    DOOR_ZONE_SIDE_INSET,
+from homeloop.geometry import (  # noqa: F401  (oriented_boxes, rectangle_frames: used by the rules)
+    DoorZone,
+    door_clear_zones,
+    fraction_over,
+    oriented_boxes,
+    rectangle_frames,
 )
+from homeloop.plan import COLUMN, ENTRANCE_DOOR, WALL, Plan
 
 _current: ContextVar[tuple[Plan, dict] | None] = ContextVar("audited_plan", default=None)
 
@@ -70,68 +70,6 @@ def usable(geoms: np.ndarray) -> np.ndarray:
     return geoms
 
 
-def rectangle_frames(polygons: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Centre, long-side unit vector, short-side unit vector, long and short side
-    lengths of each polygon's minimum rotated rectangle (vectorised)."""
-    n = len(polygons)
-    centre = np.zeros((n, 2))
-    along = np.tile([1.0, 0.0], (n, 1))
-    across = np.tile([0.0, 1.0], (n, 1))
-    long_side = np.zeros(n)
-    short_side = np.zeros(n)
-    if n == 0:
-        return centre, along, across, long_side, short_side
-    rects = shapely.oriented_envelope(polygons)
-    is_poly = shapely.get_type_id(rects) == 3
-    idx = np.flatnonzero(is_poly)
-    if len(idx):
-        rings = shapely.get_exterior_ring(rects[idx])
-        coords = shapely.get_coordinates(rings)
-        counts = shapely.get_num_coordinates(rings)
-        ok = counts == 5
-        idx = idx[ok]
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])[ok]
-        p0 = coords[starts]
-        p1 = coords[starts + 1]
-        p2 = coords[starts + 2]
-        e1 = p1 - p0
-        e2 = p2 - p1
-        l1 = np.hypot(*e1.T)
-        l2 = np.hypot(*e2.T)
-        first_long = l1 >= l2
-        lv = np.where(first_long[:, None], e1, e2)
-        sv = np.where(first_long[:, None], e2, e1)
-        ll = np.maximum(l1, l2)
-        sl = np.minimum(l1, l2)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            lu = np.where(ll[:, None] > 0, lv / ll[:, None], [1.0, 0.0])
-            su = np.where(sl[:, None] > 0, sv / sl[:, None], np.stack([-lu[:, 1], lu[:, 0]], axis=1))
-        centre[idx] = (p0 + p2) / 2
-        along[idx] = lu
-        across[idx] = su
-        long_side[idx] = ll
-        short_side[idx] = sl
-    return centre, along, across, long_side, short_side
-
-
-def oriented_boxes(origin: np.ndarray, u: np.ndarray, v: np.ndarray, u0, u1, v0, v1) -> np.ndarray:
-    """Rectangles ``origin + a*u + b*v`` for a in [u0, u1], b in [v0, v1] (vectorised;
-    the bounds are numbers or one per rectangle)."""
-    n = len(origin)
-    if n == 0:
-        return np.empty(0, dtype=object)
-    u0, u1, v0, v1 = (np.asarray(x, dtype=float).reshape(-1, 1) for x in (u0, u1, v0, v1))
-    a0, a1, b0, b1 = u0 * u, u1 * u, v0 * v, v1 * v
-    corners = np.empty((n, 5, 2))
-    corners[:, 0] = origin + a0 + b0
-    corners[:, 1] = origin + a1 + b0
-    corners[:, 2] = origin + a1 + b1
-    corners[:, 3] = origin + a0 + b1
-    corners[:, 4] = corners[:, 0]
-    offsets = (np.arange(0, 5 * n + 1, 5), np.arange(n + 1))
-    return shapely.from_ragged_array(shapely.GeometryType.POLYGON, corners.reshape(-1, 2), offsets)
-
-
 def describe_space(plan: Plan, space_id: str) -> str:
     """``KITCHEN 12``: a space's subtype and id, as messages name it."""
     if plan.has_space(space_id):
@@ -151,15 +89,6 @@ def describe_door(plan: Plan, opening_id: str, kind: str, width: float, connects
     else:
         where = "into no space"
     return f"{opening_id} ({width:.2f} m) {where}"
-
-
-@dataclass(frozen=True)
-class DoorZone:
-    """The clear zone in front of one face of a door or entrance door."""
-
-    opening: int  # index into plan.openings
-    side: int  # +1 or -1 along the door's short axis
-    polygon: shapely.Polygon
 
 
 class PlanGeometry:
@@ -198,31 +127,11 @@ class PlanGeometry:
 
     @cached_property
     def door_zones(self) -> tuple[DoorZone, ...]:
-        """Clear zones of door faces that open into the plan's spaces.
-
-        Each is the door width × :data:`DOOR_CLEAR_DEPTH` rectangle in front of a
-        face, shrunk by :data:`DOOR_ZONE_SIDE_INSET` at its sides and started
-        :data:`DOOR_ZONE_FACE_GAP` from the face. A face counts when at least
-        :data:`DOOR_FACE_INSIDE_FRACTION` of its zone lies over the plan's spaces.
-        """
+        """Clear zones of door faces that open into the plan's spaces
+        (:func:`homeloop.geometry.door_clear_zones`); ``opening`` indexes plan.openings."""
         idx = self.passage_index
-        if len(idx) == 0:
-            return ()
-        centre, along, across, width, depth = (a[idx] for a in self.opening_frames)
-        origin = np.concatenate([centre, centre])
-        u = np.concatenate([along, along])
-        v = np.concatenate([across, -across])
-        w = np.concatenate([width, width]) / 2 - DOOR_ZONE_SIDE_INSET
-        d = np.concatenate([depth, depth]) / 2
-        zones = oriented_boxes(origin, u, v, -w, w, d + DOOR_ZONE_FACE_GAP, d + DOOR_CLEAR_DEPTH)
-        sides = np.concatenate([np.ones(len(idx), int), -np.ones(len(idx), int)])
-        owners = np.concatenate([idx, idx])
-        inside = self.fraction_over_spaces(zones) >= DOOR_FACE_INSIDE_FRACTION
-        usable_width = w > 0
-        keep = inside & usable_width
-        return tuple(
-            DoorZone(int(o), int(s), z) for o, s, z in zip(owners[keep], sides[keep], zones[keep])
-        )
+        zones = door_clear_zones(self.openings[idx], self.spaces, floor_tree=self.space_tree)
+        return tuple(DoorZone(int(idx[z.opening]), z.side, z.polygon) for z in zones)
 
     # --- spaces --------------------------------------------------------------------
 
@@ -232,16 +141,7 @@ class PlanGeometry:
 
     def fraction_over_spaces(self, polygons: np.ndarray) -> np.ndarray:
         """For each polygon, the fraction of its area lying over the plan's spaces."""
-        out = np.zeros(len(polygons))
-        if len(polygons) == 0 or len(self.spaces) == 0:
-            return out
-        pi, si = self.space_tree.query(polygons, predicate="intersects")
-        if len(pi):
-            areas = shapely.area(shapely.intersection(polygons[pi], self.spaces[si]))
-            out = np.bincount(pi, weights=areas, minlength=len(polygons))
-        total = shapely.area(polygons)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, out / total, 0.0)
+        return fraction_over(polygons, self.spaces, self.space_tree)
 
     @cached_property
     def feature_space(self) -> list[str | None]:

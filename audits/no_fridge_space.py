@@ -1,14 +1,15 @@
 """Rule ``no_fridge_space``: no kitchen has room for a fridge.
 
-The data draws no appliances (SPEC.md §1); furnishing later places a fridge,
+The data draws no appliances (docs/data-format.md); furnishing later places a fridge,
 so the audit checks there is room for one. Kitchens are KITCHEN and
 KITCHEN_DINING spaces, and any other indoor space holding a KITCHEN feature
 (the counter block of an open kitchen in a LIVING_DINING or LIVING_ROOM).
 
-A fridge position is a :data:`~homeloop.audits.thresholds.FRIDGE_FOOTPRINT` rectangle
-(0.60 m along the wall × 0.65 m deep) flush with an edge of the kitchen's
-boundary, with :data:`~homeloop.audits.thresholds.FRIDGE_FRONT_CLEARANCE` (0.9 m) of
-free floor in front of it. Candidates are taken every
+A fridge position is the footprint of the catalog's fridge (catalog/furniture.yaml:
+0.60 m along the wall × 0.65 m deep) flush with an edge of the kitchen's
+boundary, with the fridge's ``clearance_front`` (1.0 m) of free floor in front
+of it: the fridge furnishing places and the home check verifies
+(:func:`~homeloop.audits.thresholds.fridge_size`). Candidates are taken every
 :data:`~homeloop.audits.thresholds.FRIDGE_SEARCH_STEP` (0.1 m) along every edge (and at
 each edge's far end). A candidate is good when
 
@@ -39,12 +40,11 @@ from homeloop.audits.findings import Finding
 from homeloop.audits.geometry import PlanGeometry, oriented_boxes, plan_geometry
 from homeloop.audits.registry import rule
 from homeloop.audits.thresholds import (
-    FRIDGE_FOOTPRINT,
-    FRIDGE_FRONT_CLEARANCE,
     FRIDGE_SEARCH_STEP,
     FRIDGE_WALL_PROBE_DEPTH,
     FRIDGE_WALL_TOLERANCE,
     WALL_SIMPLIFY_TOLERANCE,
+    fridge_size,
 )
 
 RULE_ID = "no_fridge_space"
@@ -79,8 +79,8 @@ def kitchen_spaces(plan: Plan, geo: PlanGeometry | None = None) -> list[int]:
 @rule(
     RULE_ID,
     description=(
-        f"No kitchen can host a {FRIDGE_FOOTPRINT[0]} × {FRIDGE_FOOTPRINT[1]} m fridge against a "
-        f"wall with {FRIDGE_FRONT_CLEARANCE} m free floor in front, clear of features and door zones."
+        "No kitchen can host the catalog's fridge against a wall with its clearance_front of "
+        "free floor in front, clear of features and door zones."
     ),
 )
 def no_fridge_space(plan: Plan) -> Iterator[Finding]:
@@ -91,7 +91,7 @@ def no_fridge_space(plan: Plan) -> Iterator[Finding]:
     searches = [search_fridge_position(plan, i, geo) for i in kitchens]
     if any(s.free for s in searches):
         return
-    width, depth = FRIDGE_FOOTPRINT
+    width, depth, clearance = fridge_size()
     reasons = []
     for s in searches:
         space = plan.space(s.space_id)
@@ -99,7 +99,7 @@ def no_fridge_space(plan: Plan) -> Iterator[Finding]:
         if s.fitting == 0:
             reasons.append(
                 f"{head} is too small: no wall takes a {width:.2f} × {depth:.2f} m fridge with "
-                f"{FRIDGE_FRONT_CLEARANCE} m free floor in front"
+                f"{clearance} m free floor in front"
             )
         else:
             reasons.append(
@@ -119,14 +119,14 @@ def search_fridge_position(plan: Plan, space_index: int, geo: PlanGeometry | Non
     geo = geo or plan_geometry(plan)
     space = geo.spaces[space_index]
     space_id = plan.spaces[space_index].id
-    width, depth = FRIDGE_FOOTPRINT
+    width, depth, clearance = fridge_size()
     tol = FRIDGE_WALL_TOLERANCE
     origin, u, n = _wall_positions(space, width)
     if len(origin) == 0:
         return FridgeSearch(space_id, 0, 0, 0, (), None)
     lo, hi = tol, width - tol
     fridge = oriented_boxes(origin, u, n, lo, hi, tol, depth - tol)
-    front = oriented_boxes(origin, u, n, lo, hi, depth + tol, depth + FRIDGE_FRONT_CLEARANCE - tol)
+    front = oriented_boxes(origin, u, n, lo, hi, depth + tol, depth + clearance - tol)
     behind = oriented_boxes(origin, u, n, lo, hi, -FRIDGE_WALL_PROBE_DEPTH, 0.0)
 
     # Does it fit the floor? The fridge in the kitchen, its clearance on the

@@ -6,13 +6,16 @@ All lengths are metres, areas square metres, in the plan's frame.
 constant                      value          meaning (source / rationale)
 ============================  =============  ==============================================
 DOOR_CLEAR_DEPTH              0.8 m          free floor in front of each face of a door
-                                             (SIA 500: a 0.8 m deep manoeuvring zone)
+                                             (SIA 500: a 0.8 m deep manoeuvring zone);
+                                             defined in homeloop.plan
 MIN_DOOR_WIDTH                0.7 m          narrowest interior door (SIA 500 / accessible
                                              housing: 0.8 m clear; 0.7 m tolerated for
                                              older interior doors)
 MIN_ENTRANCE_DOOR_WIDTH       0.8 m          narrowest entrance door (SIA 500)
 DOOR_ZONE_SIDE_INSET          0.02 m         clear zone shrunk at its sides so flush jambs
-                                             and corner walls do not count as obstacles
+                                             and corner walls do not count as obstacles;
+                                             this and the next three are defined in
+                                             homeloop.geometry with the clear zone itself
 DOOR_ZONE_FACE_GAP            0.05 m         clear zone starts this far from the door face so
                                              the door's own wall (drawn a little thicker or
                                              overlapping the door) does not count
@@ -21,10 +24,11 @@ DOOR_OBSTRUCTION_MIN_AREA     0.01 m²        overlap of an obstacle with a clea
 DOOR_FACE_INSIDE_FRACTION     0.5            share of a face's clear zone over the plan's
                                              spaces for that face to be checked (the outer
                                              face of an entrance door is not the plan's)
-FRIDGE_FOOTPRINT              0.60 × 0.65 m  width along the wall × depth of a standing
-                                             fridge (EN 60/65 cm kitchen module)
-FRIDGE_FRONT_CLEARANCE        0.9 m          free floor in front of the fridge door (kitchen
-                                             planning guides: 0.9–1.2 m in front of units)
+FRIDGE_FOOTPRINT              catalog        width along the wall × depth of the catalog's
+                                             fridge (catalog/furniture.yaml, 0.60 × 0.65 m:
+                                             EN 60/65 cm kitchen module); read when asked
+FRIDGE_FRONT_CLEARANCE        catalog        the fridge's clearance_front (1.0 m: door swing
+                                             plus standing room); read when asked
 FRIDGE_SEARCH_STEP            0.1 m          spacing of candidate fridge positions along a wall
 FRIDGE_WALL_TOLERANCE         0.02 m         a candidate may sit this far outside its space
                                              (digitising noise) and shrinks by it before
@@ -53,31 +57,49 @@ TOLERANCE_M2                  1 mm²          the same tolerance for areas (a 1 
 
 from __future__ import annotations
 
-from homeloop.plan import DOOR_CLEAR_DEPTH  # noqa: F401  (re-exported for the rules)
+from homeloop.geometry import (  # noqa: F401  (re-exported for the rules)
+    DOOR_CLEAR_DEPTH,
+    DOOR_FACE_INSIDE_FRACTION,
+    DOOR_OBSTRUCTION_MIN_AREA,
+    DOOR_ZONE_FACE_GAP,
+    DOOR_ZONE_SIDE_INSET,
+)
 
 # --- doors -------------------------------------------------------------------------
 
 #: DOOR_CLEAR_DEPTH (0.8 m in front of each face of a door, SIA 500 manoeuvring
-#: zone) is defined with the plan model, as furnishing and the home check share it.
+#: zone) is defined with the plan model, and the shape of the clear zone
+#: (DOOR_ZONE_SIDE_INSET, DOOR_ZONE_FACE_GAP, DOOR_OBSTRUCTION_MIN_AREA,
+#: DOOR_FACE_INSIDE_FRACTION) with homeloop.geometry, which the audit,
+#: furnishing and the home check share.
 #: Narrowest interior door (m): SIA 500 asks 0.8 m clear; 0.7 m is tolerated for interior doors.
 MIN_DOOR_WIDTH = 0.7
 #: Narrowest entrance door (m): SIA 500 / accessible housing.
 MIN_ENTRANCE_DOOR_WIDTH = 0.8
-#: The clear zone is shrunk by this much (m) at its sides, so flush jambs do not obstruct it.
-DOOR_ZONE_SIDE_INSET = 0.02
-#: The clear zone starts this far (m) from the door face, so the door's own wall does not count.
-DOOR_ZONE_FACE_GAP = 0.05
-#: Overlap (m²) of an obstacle with a clear zone above which the doorway is blocked.
-DOOR_OBSTRUCTION_MIN_AREA = 0.01
-#: Share of a door face's clear zone lying over the plan's spaces for the face to be checked.
-DOOR_FACE_INSIDE_FRACTION = 0.5
 
 # --- the fridge --------------------------------------------------------------------
 
-#: Fridge footprint (m): width along the wall × depth (a standard 60 × 65 cm module).
-FRIDGE_FOOTPRINT = (0.60, 0.65)
-#: Free floor (m) in front of the fridge so its door opens and a person stands there.
-FRIDGE_FRONT_CLEARANCE = 0.9
+# The fridge's footprint and front clearance are the catalog's fridge entry
+# (catalog/furniture.yaml): the audit, the generator, furnishing and the home
+# check share that one definition. FRIDGE_FOOTPRINT and FRIDGE_FRONT_CLEARANCE
+# read it when asked, so a catalog given by HOMELOOP_CATALOG is honoured.
+
+
+def fridge_size() -> tuple[float, float, float]:
+    """Width along the wall, depth and front clearance (m) of the catalog's fridge."""
+    from homeloop.catalog import load_catalog
+
+    fridge = load_catalog().fridge
+    return fridge.dimensions.width, fridge.dimensions.depth, fridge.clearance_front
+
+
+def __getattr__(name: str) -> object:
+    if name == "FRIDGE_FOOTPRINT":
+        return fridge_size()[:2]
+    if name == "FRIDGE_FRONT_CLEARANCE":
+        return fridge_size()[2]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 #: Spacing (m) of the candidate fridge positions searched along each wall.
 FRIDGE_SEARCH_STEP = 0.1
 #: Tolerance (m): digitising noise at the wall; candidates shrink by it before overlap tests.

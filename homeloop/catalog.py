@@ -49,6 +49,8 @@ from pydantic import (
     model_validator,
 )
 
+from homeloop.errors import HomeLoopError
+
 #: Environment variable naming a catalog folder to use instead of the repository's.
 CATALOG_ENV = "HOMELOOP_CATALOG"
 
@@ -56,14 +58,14 @@ CATALOG_ENV = "HOMELOOP_CATALOG"
 #: installed as ``homeloop.catalog_data``).
 DEFAULT_CATALOG_DIR = Path(importlib.util.find_spec("homeloop.catalog_data").origin).parent
 
-#: Feature kinds Swiss Dwellings draws (SPEC.md §1); furnishing rules may target them.
+#: Feature kinds Swiss Dwellings draws (docs/data-format.md); furnishing rules may target them.
 FEATURE_KINDS = frozenset({"SINK", "WASHING_MACHINE", "BUILT_IN_FURNITURE", "KITCHEN", "SHOWER",
                            "BATHTUB", "STAIRS", "RAMP", "TOILET", "ELEVATOR"})
 
 SECTIONS = ("furniture", "objects", "devices", "robots", "people", "room_rules")
 
 
-class CatalogError(ValueError):
+class CatalogError(HomeLoopError, ValueError):
     """A catalog file that cannot be read or an entry that is not valid.
 
     Each line of the message names the file, the entry id and the field.
@@ -350,11 +352,14 @@ class MatterRef(CatalogModel):
 class KeepAway(CatalogModel):
     """A minimum horizontal distance from other things, with its source.
 
-    ``away_from`` is a furniture class or ``cooking_appliance`` (any furniture
-    flagged so). Where no position in the room satisfies ``min_distance``,
-    ``fallback_distance`` may be used instead, and the home records it.
+    ``id`` names the rule in home check findings and in the placement
+    exceptions a home records. ``away_from`` is a furniture class or
+    ``cooking_appliance`` (any furniture flagged so). Where no position in the
+    room satisfies ``min_distance``, ``fallback_distance`` may be used instead,
+    and the home records it (docs/catalog.md).
     """
 
+    id: str
     away_from: str
     min_distance: PositiveFloat
     fallback_distance: PositiveFloat | None = None
@@ -403,6 +408,10 @@ class DevicePlacement(CatalogModel):
     min_wall_distance: NonNegativeFloat | None = None
     required: bool = True
     note: str | None = None
+
+    def keep_away_from(self, away_from: str) -> KeepAway | None:
+        """The distance rule from ``away_from`` (``cooking_appliance``, a furniture class), if any."""
+        return next((k for k in self.keep_away if k.away_from == away_from), None)
 
 
 class CameraOptics(CatalogModel):
@@ -718,6 +727,8 @@ class Catalog:
     people: dict[str, PersonEntry]
     rules: dict[str, RoomRule]
     room_rules: dict[str, RoomRule] = field(default_factory=dict)
+    #: The file (relative to ``path``) each entry comes from, by (section, id).
+    origins: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
     def device_types(self) -> tuple[str, ...]:
@@ -737,6 +748,28 @@ class Catalog:
 
     def rule_for(self, subtype: str) -> RoomRule | None:
         return self.room_rules.get(subtype)
+
+    def source_of(self, section: str, entry_id: str) -> Path:
+        """The YAML file an entry is written in (to name it in messages)."""
+        return self.path / self.origins.get((section, entry_id), "?")
+
+    def placement_number(self, device_type: str, name: str) -> float:
+        """A number of a device type's placement (``height``, ``max_distance`` ...) that a
+        stage needs; :class:`CatalogError` naming the file and field when it is not given."""
+        value = getattr(self.devices[device_type].placement, name)
+        if value is None:
+            raise CatalogError(f"{self.source_of('devices', device_type)}: devices entry {device_type!r}: "
+                               f"field placement.{name}: needed to place and check this device; give a number")
+        return float(value)
+
+    @property
+    def fridge(self) -> FurnitureEntry:
+        """The fridge the kitchens get: its footprint and ``clearance_front`` are the fridge
+        rule of the plan audit, the generator, furnishing and the home check (docs/catalog.md)."""
+        found = self.furniture_of_class("fridge")
+        if not found:
+            raise CatalogError(f"{self.path}: no furniture entry of class 'fridge'; kitchens need one")
+        return found[0]
 
 
 def _format_loc(loc: tuple[Any, ...]) -> str:
@@ -759,8 +792,15 @@ def _entry_errors(file: str, section: str, entry_id: str, err: ValidationError) 
     return lines
 
 
+#: Files of the catalog folder that hold no catalog sections: model prices, read by
+#: homeloop.bench.agents.pricing (and kept out of the catalog's hash, so a price change
+#: rebuilds nothing).
+NOT_SECTIONS = frozenset({"pricing.yaml"})
+
+
 def _catalog_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+    return sorted(p for p in root.rglob("*")
+                  if p.suffix in (".yaml", ".yml") and p.is_file() and p.relative_to(root).as_posix() not in NOT_SECTIONS)
 
 
 def _parse(root: Path) -> Catalog:
@@ -826,6 +866,7 @@ def _parse(root: Path) -> Catalog:
         people=sections["people"],
         rules=sections["room_rules"],
         room_rules=by_subtype,
+        origins=origin,
     )
 
 

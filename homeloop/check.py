@@ -1,12 +1,15 @@
 """The home verifier: rules every furnished, device-equipped home must satisfy.
 
-:func:`check_home` reads only the home file (and the catalog for robot body
-widths) and returns one :class:`CheckFinding` per violation; an empty list
-means the home is kept by the build. It is deliberately independent of the
-stages that build homes: it recomputes every distance and clear zone itself,
-so a fault in furnishing or equipping shows up here.
+:func:`check_home` reads only the home file and the catalog (robot body
+widths, and the numbers of the placement rules: docs/catalog.md) and returns
+one :class:`CheckFinding` per violation; an empty list means the home is kept
+by the build. It is independent of the stages that build homes: it measures
+every distance and clear zone on the home file itself (with the shared
+geometry of :mod:`homeloop.geometry`), so a fault in furnishing or equipping
+shows up here.
 
-Rules (ids are stable; a finding names the elements involved):
+Rules (ids are stable; a finding names the elements involved; :data:`RULES`
+lists them as the code registers them):
 
 - ``furniture_overlap``: two footprints overlap by more than
   :data:`OVERLAP_TOLERANCE` (items standing on another item and flat decor
@@ -14,18 +17,21 @@ Rules (ids are stable; a finding names the elements involved):
 - ``furniture_outside_room``: part of a footprint lies outside its room.
 - ``furniture_blocks_wall`` / ``furniture_blocks_opening``: a footprint lies
   over a wall, or over a door or window rectangle.
-- ``door_clearance``: furniture in a door's clear zone (door width ×
-  :data:`DOOR_CLEAR_DEPTH` on each face that opens into the home).
+- ``door_clearance``: furniture in a door's clear zone (see
+  :func:`homeloop.geometry.door_clear_zones`).
 - ``window_blocked_by_tall_item``: a tall item stands in front of a window.
+- ``fridge_clearance``: the free floor in front of a fridge (its catalog
+  ``clearance_front``) is taken by a wall, a fixture or furniture, or is not floor.
 - ``unreachable_room``: an indoor room or the garage is not reachable from the
-  entrance by the Unitree G1-D (the experiments' body, SPEC.md §2).
+  entrance by the experiments' robot body (:data:`EXPERIMENT_ROBOT`).
 - ``doors_not_connected``: two doors of a room are not joined by free floor
   inside the room for the widest catalog body.
-- ``smoke_sensor_distance``: a smoke sensor nearer than 3.0 m to a cooking
-  appliance without a recorded exception, or nearer than 1.8 m (NFPA 72).
+- ``smoke_sensor_distance``: a smoke sensor nearer to a cooking appliance than
+  the catalog's rule (NFPA 72: 3.0 m), or than its fallback (1.8 m) where the
+  home records a placement exception for it.
 - ``smoke_sensor_missing_bedroom`` / ``smoke_sensor_missing_outside_sleeping``.
-- ``leak_sensor_missing``: a dishwasher without a leak sensor within
-  :data:`LEAK_SENSOR_MAX_DISTANCE`.
+- ``leak_sensor_missing``: an appliance the catalog's leak sensor is for (the
+  dishwasher) without one within the catalog's ``max_distance``.
 - ``contact_sensor_missing``: an exterior door or openable window without one.
 - ``entrance_not_covered``: no camera sees the inside of the entrance door.
 - ``device_outside_room``: a device's position is not in its room.
@@ -38,7 +44,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 import shapely
@@ -46,9 +52,17 @@ from shapely import LineString, Point
 from shapely.geometry.base import BaseGeometry
 
 from homeloop import navigation
-from homeloop.catalog import Catalog
-from homeloop.home import Camera, Home, Opening, polygon_from_rings
-from homeloop.plan import BEDROOM_SUBTYPES, DOOR_CLEAR_DEPTH
+from homeloop.catalog import Catalog, KeepAway
+from homeloop.geometry import (
+    DOOR_CLEAR_DEPTH,
+    DOOR_OBSTRUCTION_MIN_AREA,
+    door_clear_zones,
+    face_point,
+    open_connections,
+    oriented_boxes,
+)
+from homeloop.home import Camera, Furniture, Home, Opening, polygon_from_rings
+from homeloop.plan import BEDROOM_SUBTYPES
 
 # --- thresholds -------------------------------------------------------------------------
 
@@ -57,41 +71,25 @@ from homeloop.plan import BEDROOM_SUBTYPES, DOOR_CLEAR_DEPTH
 OVERLAP_TOLERANCE = 1e-4
 #: A footprint may stick out of its room by this much (m): rounding to the millimetre.
 ROOM_TOLERANCE = 0.01
-#: The door clear zone is shrunk at its sides (m) and starts this far from the face,
-#: as the plan audit does, so jambs and the door's own wall do not count.
-DOOR_ZONE_SIDE_INSET = 0.02
-DOOR_ZONE_FACE_GAP = 0.05
-#: Overlap (m²) of furniture with a door's clear zone that obstructs it (the audit's 10 × 10 cm).
-DOOR_OBSTRUCTION_MIN_AREA = 0.01
-#: Share of a door face's zone over the home's rooms for the face to be checked.
-DOOR_FACE_INSIDE_FRACTION = 0.5
 #: Depth (m) of the zone in front of a window where no tall item may stand.
 WINDOW_ZONE_DEPTH = 0.5
 #: Furniture no higher than this (m) is flat decor (rugs): it never collides.
 FLAT_HEIGHT = 0.03
-#: Smoke sensors keep this horizontal distance (m) from every cooking appliance
-#: (NFPA 72, 10 ft; SPEC.md §2) ...
-SMOKE_MIN_DISTANCE = 3.0
-#: ... or this one (6 ft) where the room has no other place, recorded in the home.
-SMOKE_FALLBACK_DISTANCE = 1.8
-#: A dishwasher's leak sensor lies within this distance (m) of its footprint.
-LEAK_SENSOR_MAX_DISTANCE = 0.5
+#: The zone in front of a fridge is shrunk by this much (m) on every side, so an
+#: item touching its edge (footprints are rounded to the millimetre) does not take it.
+CLEARANCE_EDGE = 0.005
 #: How far (m) a camera sees for the entrance rule.
 CAMERA_RANGE = 8.0
-#: The entrance door's inside point lies this far (m) into the room from the door's centre.
+#: The entrance door's inside point lies this far (m) into the room from the door's face.
 ENTRANCE_INSIDE_DEPTH = 0.5
 #: A device may lie this far (m) outside its room (wall mounts sit on the wall face).
 DEVICE_ROOM_TOLERANCE = 0.05
 #: A device on an opening lies within this distance (m) of the opening rectangle.
 DEVICE_OPENING_TOLERANCE = 0.35
-#: Two spaces joined along at least this length (m) with no wall or window between
-#: them are openly connected (as homeloop.plan defines it).
-OPEN_PASSAGE_MIN_LENGTH = 0.6
-CONTACT_TOLERANCE = 0.05
-#: The experiments' robot body (SPEC.md §2), whose width decides reachability.
+#: The experiments' robot body, whose width decides reachability.
 EXPERIMENT_ROBOT = "unitree_g1_d_ultimate"
-#: Key of Home.metadata listing smoke sensors placed with the 1.8 m exception.
-SMOKE_EXCEPTIONS_KEY = "smoke_sensor_exceptions"
+#: The catalog's device types and the distance rule of the smoke sensor.
+SMOKE_SENSOR, LEAK_SENSOR, COOKING = "smoke_sensor", "leak_sensor", "cooking_appliance"
 
 #: Room subtypes a sleeping area extends through (bedrooms and rooms reached only from them).
 PRIVATE_SUBTYPES = frozenset(BEDROOM_SUBTYPES | {"BATHROOM", "STOREROOM"})
@@ -106,6 +104,47 @@ class CheckFinding:
     rule: str
     elements: tuple[str, ...]
     message: str
+
+
+@dataclass(frozen=True)
+class CheckRule:
+    """A rule of :func:`check_home`: its id and what it asks of a home."""
+
+    id: str
+    description: str
+
+
+Check = Callable[[Home, Catalog], list[CheckFinding]]
+
+#: Every rule of :func:`check_home` by id, in the order its checks run (filled by :func:`checks`).
+RULES: dict[str, CheckRule] = {}
+_CHECKS: list[tuple[Check, frozenset[str]]] = []
+
+
+def checks(**rules: str) -> Callable[[Check], Check]:
+    """Register the decorated function as the check of these rules (``rule_id=description``)."""
+
+    def register(check: Check) -> Check:
+        for rule_id, description in rules.items():
+            if rule_id in RULES:
+                raise ValueError(f"home check rule {rule_id!r} is already registered")
+            RULES[rule_id] = CheckRule(rule_id, description)
+        _CHECKS.append((check, frozenset(rules)))
+        return check
+
+    return register
+
+
+def check_home(home: Home, catalog: Catalog) -> list[CheckFinding]:
+    """Every rule over ``home``; findings in rule order, then element order."""
+    findings: list[CheckFinding] = []
+    for check, rule_ids in _CHECKS:
+        found = check(home, catalog)
+        stray = {f.rule for f in found} - rule_ids
+        if stray:  # a check reports only the rules it registered
+            raise AssertionError(f"{check.__name__} reported unregistered rules {sorted(stray)}")
+        findings += found
+    return findings
 
 
 # --- shared geometry of a home ----------------------------------------------------------
@@ -132,37 +171,16 @@ def inner_room(home: Home, opening: Opening) -> str | None:
 
 def opening_face_point(home: Home, opening: Opening, room_id: str, depth: float) -> tuple[float, float]:
     """The point on an opening's centre line, ``depth`` beyond its face, on ``room_id``'s side."""
-    poly = polygon_from_rings(opening.polygon)
-    centre, _, normal, _, thickness = navigation.opening_axes(poly)
-    room = home.room_polygon(room_id)
-    probe = thickness / 2 + 0.02
-    side = 1.0 if room.distance(Point(*(centre + normal * probe))) <= room.distance(
-        Point(*(centre - normal * probe))) else -1.0
-    p = centre + side * normal * (thickness / 2 + depth)
+    p, _ = face_point(polygon_from_rings(opening.polygon), home.room_polygon(room_id), depth)
     return float(p[0]), float(p[1])
 
 
-def open_connections(home: Home) -> list[tuple[str, str]]:
+def open_passages(home: Home) -> list[tuple[str, str]]:
     """Pairs of rooms touching with no wall or window between them over a walkable length."""
-    if len(home.rooms) < 2:
-        return []
-    ids = [r.id for r in home.rooms]
-    polys = np.array([polygon_from_rings(r.polygon) for r in home.rooms], dtype=object)
-    tree = shapely.STRtree(polys)
-    a, b = tree.query(polys, predicate="dwithin", distance=CONTACT_TOLERANCE)
-    keep = a < b
-    a, b = a[keep], b[keep]
-    if len(a) == 0:
-        return []
     blockers = [polygon_from_rings(w.polygon) for w in home.walls]
     blockers += [polygon_from_rings(o.polygon) for o in home.openings if o.kind == "window"]
-    blocking = shapely.union_all(blockers) if blockers else shapely.Polygon()
-    tol = CONTACT_TOLERANCE
-    strips = shapely.difference(
-        shapely.intersection(shapely.buffer(polys[a], tol, join_style="mitre"),
-                             shapely.buffer(polys[b], tol, join_style="mitre")), blocking)
-    lengths = shapely.area(strips) / (2 * tol)
-    return [(ids[i], ids[j]) for i, j, n in zip(a, b, lengths) if n >= OPEN_PASSAGE_MIN_LENGTH]
+    pairs = open_connections([polygon_from_rings(r.polygon) for r in home.rooms], blockers)
+    return [(home.rooms[i].id, home.rooms[j].id) for i, j in pairs]
 
 
 def room_adjacency(home: Home) -> dict[str, list[str]]:
@@ -174,7 +192,7 @@ def room_adjacency(home: Home) -> dict[str, list[str]]:
             if u in adj and v in adj and u != v:
                 adj[u].add(v)
                 adj[v].add(u)
-    for u, v in open_connections(home):
+    for u, v in open_passages(home):
         adj[u].add(v)
         adj[v].add(u)
     return {k: sorted(v) for k, v in adj.items()}
@@ -239,73 +257,69 @@ def sight_blockers(home: Home) -> BaseGeometry:
     return shapely.union_all(walls).buffer(-0.01)
 
 
-def door_clear_zones(home: Home, opening: Opening, depth: float = DOOR_CLEAR_DEPTH) -> list[BaseGeometry]:
-    """The clear zones in front of each face of a door that opens over the home's rooms."""
-    poly = polygon_from_rings(opening.polygon)
-    centre, along, normal, width, thickness = navigation.opening_axes(poly)
-    half_w = max(width / 2 - DOOR_ZONE_SIDE_INSET, 0.0)
-    rooms = shapely.union_all([polygon_from_rings(r.polygon) for r in home.rooms])
-    zones = []
-    for side in (1.0, -1.0):
-        near = thickness / 2 + DOOR_ZONE_FACE_GAP
-        far = thickness / 2 + depth
-        pts = [centre + side * normal * d + along * s for d, s in
-               ((near, -half_w), (near, half_w), (far, half_w), (far, -half_w))]
-        zone = shapely.Polygon([tuple(p) for p in pts])
-        if zone.area > 0 and zone.intersection(rooms).area / zone.area >= DOOR_FACE_INSIDE_FRACTION:
-            zones.append(zone)
-    return zones
+def opening_zones(home: Home, kinds: frozenset[str] | set[str], depth: float) -> dict[str, list[BaseGeometry]]:
+    """For each opening of these kinds, its clear zones ``depth`` deep on the faces that
+    open over the home's rooms (:func:`homeloop.geometry.door_clear_zones`)."""
+    chosen = [o for o in home.openings if o.kind in kinds]
+    zones = door_clear_zones([polygon_from_rings(o.polygon) for o in chosen],
+                             [polygon_from_rings(r.polygon) for r in home.rooms], depth)
+    out: dict[str, list[BaseGeometry]] = {o.id: [] for o in chosen}
+    for z in zones:
+        out[chosen[z.opening].id].append(z.polygon)
+    return out
+
+
+def smoke_distance_rule(catalog: Catalog) -> KeepAway | None:
+    """The catalog's rule keeping smoke sensors away from cooking appliances (NFPA 72)."""
+    entry = catalog.devices.get(SMOKE_SENSOR)
+    return entry.placement.keep_away_from(COOKING) if entry is not None else None
+
+
+def _collides(f: Furniture) -> bool:
+    return f.height > FLAT_HEIGHT
+
+
+def _stacked(a: Furniture, b: Furniture) -> bool:
+    """Whether one item stands on the other (its base at or above the other's top)."""
+    return a.pose.z >= b.height - 0.02 or b.pose.z >= a.height - 0.02
 
 
 # --- the rules ----------------------------------------------------------------------------
 
 
-def check_home(home: Home, catalog: Catalog) -> list[CheckFinding]:
-    """Every rule over ``home``; findings in rule order, then element order."""
-    findings: list[CheckFinding] = []
-    findings += _furniture_rules(home)
-    findings += _door_clearance(home)
-    findings += _window_rule(home)
-    findings += _navigation_rules(home, catalog)
-    findings += _smoke_rules(home)
-    findings += _leak_rule(home)
-    findings += _contact_rule(home)
-    findings += _entrance_rule(home)
-    findings += _device_room_rule(home)
-    findings += _privacy_rule(home)
-    return findings
-
-
-def _collides(f) -> bool:
-    return f.height > FLAT_HEIGHT
-
-
-def _stacked(a, b) -> bool:
-    """Whether one item stands on the other (its base at or above the other's top)."""
-    return a.pose.z >= b.height - 0.02 or b.pose.z >= a.height - 0.02
-
-
-def _furniture_rules(home: Home) -> list[CheckFinding]:
-    out: list[CheckFinding] = []
+@checks(furniture_overlap="two pieces of furniture overlap (stacked items and flat decor excepted)",
+        furniture_outside_room="part of a footprint lies outside its room",
+        furniture_blocks_wall="a footprint lies over a wall",
+        furniture_blocks_opening="a footprint lies over a door or window")
+def _furniture_rules(home: Home, catalog: Catalog) -> list[CheckFinding]:
     items = [f for f in home.furniture if _collides(f)]
     polys = [polygon_from_rings(f.footprint) for f in items]
-    if len(items) > 1:
-        tree = shapely.STRtree(polys)
-        a, b = tree.query(np.array(polys, dtype=object), predicate="intersects")
-        for i, j in sorted({(int(i), int(j)) for i, j in zip(a, b) if i < j}):
-            fa, fb = items[i], items[j]
-            if _stacked(fa, fb):
-                continue
-            area = polys[i].intersection(polys[j]).area
-            if area > OVERLAP_TOLERANCE:
-                out.append(CheckFinding("furniture_overlap", (fa.id, fb.id),
-                                        f"{fa.id} and {fb.id} overlap by {area:.3f} m²: move one"))
+    return _overlaps(items, polys) + _outside_rooms(home, items, polys)
+
+
+def _overlaps(items: list[Furniture], polys: list[BaseGeometry]) -> list[CheckFinding]:
+    out: list[CheckFinding] = []
+    if len(items) < 2:
+        return out
+    a, b = shapely.STRtree(polys).query(np.array(polys, dtype=object), predicate="intersects")
+    for i, j in sorted({(int(i), int(j)) for i, j in zip(a, b) if i < j}):
+        fa, fb = items[i], items[j]
+        if _stacked(fa, fb):
+            continue
+        area = polys[i].intersection(polys[j]).area
+        if area > OVERLAP_TOLERANCE:
+            out.append(CheckFinding("furniture_overlap", (fa.id, fb.id),
+                                    f"{fa.id} and {fb.id} overlap by {area:.3f} m²: move one"))
+    return out
+
+
+def _outside_rooms(home: Home, items: list[Furniture], polys: list[BaseGeometry]) -> list[CheckFinding]:
+    out: list[CheckFinding] = []
     walls = [(w.id, polygon_from_rings(w.polygon)) for w in home.walls]
     openings = [(o.id, polygon_from_rings(o.polygon)) for o in home.openings]
     rooms = home.room_polygons()
     for f, poly in zip(items, polys):
-        room = rooms[f.room].buffer(ROOM_TOLERANCE, join_style="mitre")
-        outside = poly.difference(room)
+        outside = poly.difference(rooms[f.room].buffer(ROOM_TOLERANCE, join_style="mitre"))
         if outside.area <= OVERLAP_TOLERANCE:
             continue
         rest = outside
@@ -322,33 +336,65 @@ def _furniture_rules(home: Home) -> list[CheckFinding]:
     return out
 
 
-def _door_clearance(home: Home) -> list[CheckFinding]:
+@checks(door_clearance=f"furniture stands in a door's clear zone ({DOOR_CLEAR_DEPTH} m in front of each face)")
+def _door_clearance(home: Home, catalog: Catalog) -> list[CheckFinding]:
     out: list[CheckFinding] = []
     items = [(f.id, polygon_from_rings(f.footprint)) for f in home.furniture if _collides(f)]
-    for o in home.openings:
-        if o.kind not in PASSAGE_KINDS:
-            continue
-        zones = door_clear_zones(home, o)
+    kinds = {o.id: o.kind for o in home.openings}
+    for oid, zones in opening_zones(home, PASSAGE_KINDS, DOOR_CLEAR_DEPTH).items():
         hit = [fid for fid, g in items if any(g.intersection(z).area > DOOR_OBSTRUCTION_MIN_AREA for z in zones)]
         if hit:
-            out.append(CheckFinding("door_clearance", (o.id, *hit),
-                                    f"{o.kind} {o.id}: {', '.join(hit)} within {DOOR_CLEAR_DEPTH} m of its face"))
+            out.append(CheckFinding("door_clearance", (oid, *hit),
+                                    f"{kinds[oid]} {oid}: {', '.join(hit)} within {DOOR_CLEAR_DEPTH} m of its face"))
     return out
 
 
-def _window_rule(home: Home) -> list[CheckFinding]:
+@checks(window_blocked_by_tall_item=f"a tall item stands within {WINDOW_ZONE_DEPTH} m in front of a window")
+def _window_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
     out: list[CheckFinding] = []
     tall = [(f.id, polygon_from_rings(f.footprint)) for f in home.furniture if f.tall]
     if not tall:
         return out
-    for o in home.openings:
-        if o.kind != "window":
-            continue
-        zones = door_clear_zones(home, o, depth=WINDOW_ZONE_DEPTH)
+    for oid, zones in opening_zones(home, {"window"}, WINDOW_ZONE_DEPTH).items():
         hit = [fid for fid, g in tall if any(g.intersection(z).area > DOOR_OBSTRUCTION_MIN_AREA for z in zones)]
         if hit:
-            out.append(CheckFinding("window_blocked_by_tall_item", (o.id, *hit),
-                                    f"window {o.id}: tall {', '.join(hit)} stands in front of it"))
+            out.append(CheckFinding("window_blocked_by_tall_item", (oid, *hit),
+                                    f"window {oid}: tall {', '.join(hit)} stands in front of it"))
+    return out
+
+
+def fridge_front_zone(fridge: Furniture, reach: float, catalog: Catalog) -> BaseGeometry:
+    """The free floor a fridge needs: its width by ``reach`` in front of its front face
+    (catalog dimensions), shrunk by :data:`CLEARANCE_EDGE`."""
+    d = catalog.furniture[fridge.catalog_id].dimensions
+    yaw = fridge.pose.yaw
+    u, v = np.array([[math.cos(yaw), math.sin(yaw)]]), np.array([[-math.sin(yaw), math.cos(yaw)]])
+    edge = CLEARANCE_EDGE
+    return oriented_boxes(np.array([[fridge.pose.x, fridge.pose.y]]), u, v, d.depth / 2 + edge,
+                          d.depth / 2 + reach - edge, -d.width / 2 + edge, d.width / 2 - edge)[0]
+
+
+@checks(fridge_clearance="the free floor in front of a fridge (catalog clearance_front) is taken or is not floor")
+def _fridge_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
+    out: list[CheckFinding] = []
+    fridges = [f for f in home.furniture if f.semantic_class == "fridge" and f.catalog_id in catalog.furniture]
+    if not fridges:
+        return out
+    floor = shapely.union_all([p.buffer(ROOM_TOLERANCE, join_style="mitre") for p in home.room_polygons().values()])
+    solid = [(w.id, polygon_from_rings(w.polygon)) for w in home.walls]
+    solid += [(x.id, polygon_from_rings(x.polygon)) for x in home.fixtures]
+    solid += [(f.id, polygon_from_rings(f.footprint)) for f in home.furniture if _collides(f)]
+    for fridge in fridges:
+        reach = catalog.furniture[fridge.catalog_id].clearance_front
+        zone = fridge_front_zone(fridge, reach, catalog)
+        hit = [eid for eid, g in solid if eid != fridge.id and g.intersection(zone).area > OVERLAP_TOLERANCE]
+        off_floor = zone.difference(floor).area > OVERLAP_TOLERANCE
+        if hit or off_floor:
+            what = ", ".join(hit) + (" and " if hit and off_floor else "") + ("the edge of the floor" if off_floor
+                                                                              else "")
+            out.append(CheckFinding("fridge_clearance", (fridge.id, *hit),
+                                    f"fridge {fridge.id}: the {reach} m of free floor in front of it "
+                                    f"(catalog clearance_front) is taken by {what}"))
     return out
 
 
@@ -356,6 +402,8 @@ def _rooms_needing_access(home: Home) -> list[str]:
     return [r.id for r in home.rooms if r.indoor or r.type == "GARAGE"]
 
 
+@checks(unreachable_room=f"an indoor room or the garage is not reachable from the entrance by {EXPERIMENT_ROBOT}",
+        doors_not_connected="two doors of a room are not joined by free floor inside it for the widest body")
 def _navigation_rules(home: Home, catalog: Catalog) -> list[CheckFinding]:
     out: list[CheckFinding] = []
     wanted = _rooms_needing_access(home)
@@ -376,29 +424,12 @@ def _navigation_rules(home: Home, catalog: Catalog) -> list[CheckFinding]:
     return out
 
 
-def smoke_exceptions(home: Home) -> set[str]:
-    """Ids of smoke sensors recorded as placed with the 1.8 m exception."""
-    records = home.metadata.get(SMOKE_EXCEPTIONS_KEY) or []
-    return {str(r.get("device")) for r in records if isinstance(r, dict)}
-
-
-def _smoke_rules(home: Home) -> list[CheckFinding]:
-    out: list[CheckFinding] = []
-    sensors = home.devices_of_type("smoke_sensor")
-    cookers = [(f.id, polygon_from_rings(f.footprint)) for f in home.furniture if f.cooking_appliance]
-    excepted = smoke_exceptions(home)
-    for s in sensors:
-        p = Point(s.pose.x, s.pose.y)
-        for fid, g in cookers:
-            d = g.distance(p)
-            if d < SMOKE_FALLBACK_DISTANCE - 1e-6 or (d < SMOKE_MIN_DISTANCE - 1e-6 and s.id not in excepted):
-                need = SMOKE_MIN_DISTANCE if d >= SMOKE_FALLBACK_DISTANCE else SMOKE_FALLBACK_DISTANCE
-                out.append(CheckFinding("smoke_sensor_distance", (s.id, fid),
-                                        f"smoke sensor {s.id} is {d:.2f} m from cooking appliance {fid}; "
-                                        f"NFPA 72 asks at least {need} m"
-                                        + ("" if need == SMOKE_FALLBACK_DISTANCE
-                                           else " unless recorded as an exception")))
-    with_sensor = {s.room for s in sensors}
+@checks(smoke_sensor_distance="a smoke sensor nearer to a cooking appliance than the catalog's rule allows",
+        smoke_sensor_missing_bedroom="a bedroom without a smoke sensor",
+        smoke_sensor_missing_outside_sleeping="no smoke sensor just outside a sleeping area")
+def _smoke_rules(home: Home, catalog: Catalog) -> list[CheckFinding]:
+    out = _smoke_distance(home, catalog)
+    with_sensor = {s.room for s in home.devices_of_type(SMOKE_SENSOR)}
     for r in home.rooms:
         if r.type in BEDROOM_SUBTYPES and r.id not in with_sensor:
             out.append(CheckFinding("smoke_sensor_missing_bedroom", (r.id,), f"bedroom {r.id} has no smoke sensor"))
@@ -410,16 +441,45 @@ def _smoke_rules(home: Home) -> list[CheckFinding]:
     return out
 
 
-def _leak_rule(home: Home) -> list[CheckFinding]:
+def _smoke_distance(home: Home, catalog: Catalog) -> list[CheckFinding]:
+    """Each smoke sensor keeps the catalog's distance from cooking appliances, or its
+    fallback where the home records the sensor as a placement exception of the rule."""
     out: list[CheckFinding] = []
-    leaks = [Point(d.pose.x, d.pose.y) for d in home.devices_of_type("leak_sensor")]
+    rule = smoke_distance_rule(catalog)
+    if rule is None:
+        return out
+    where = catalog.source_of("devices", SMOKE_SENSOR).name
+    cookers = [(f.id, polygon_from_rings(f.footprint)) for f in home.furniture if f.cooking_appliance]
+    for s in home.devices_of_type(SMOKE_SENSOR):
+        excepted = rule.fallback_distance is not None and home.placement_exception(s.id, rule.id) is not None
+        need = rule.fallback_distance if excepted else rule.min_distance
+        p = Point(s.pose.x, s.pose.y)
+        for fid, g in cookers:
+            d = g.distance(p)
+            if d < need - 1e-6:
+                unless = ("" if excepted or rule.fallback_distance is None else
+                          f", or {rule.fallback_distance} m recorded as a placement exception")
+                out.append(CheckFinding("smoke_sensor_distance", (s.id, fid),
+                                        f"smoke sensor {s.id} is {d:.2f} m from cooking appliance {fid}; rule "
+                                        f"{rule.id} ({where}) asks at least {need} m{unless}"))
+    return out
+
+
+@checks(leak_sensor_missing="an appliance the leak sensor is for has none within the catalog's max_distance")
+def _leak_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
+    out: list[CheckFinding] = []
+    if LEAK_SENSOR not in catalog.devices:
+        return out
+    limit = catalog.placement_number(LEAK_SENSOR, "max_distance")
+    watched = set(catalog.devices[LEAK_SENSOR].placement.attached_to)
+    leaks = [Point(d.pose.x, d.pose.y) for d in home.devices_of_type(LEAK_SENSOR)]
     for f in home.furniture:
-        if f.semantic_class != "dishwasher":
+        if f.semantic_class not in watched:
             continue
         g = polygon_from_rings(f.footprint)
-        if not any(g.distance(p) <= LEAK_SENSOR_MAX_DISTANCE for p in leaks):
+        if not any(g.distance(p) <= limit + 1e-6 for p in leaks):
             out.append(CheckFinding("leak_sensor_missing", (f.id,),
-                                    f"dishwasher {f.id} has no leak sensor within {LEAK_SENSOR_MAX_DISTANCE} m"))
+                                    f"{f.semantic_class} {f.id} has no leak sensor within {limit} m"))
     return out
 
 
@@ -431,7 +491,8 @@ def needs_contact_sensor(home: Home, opening: Opening) -> bool:
     return rid is not None and home.room(rid).space_class in ("indoor", "ancillary")
 
 
-def _contact_rule(home: Home) -> list[CheckFinding]:
+@checks(contact_sensor_missing="an exterior door or openable exterior window without a contact sensor")
+def _contact_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
     out: list[CheckFinding] = []
     watched: set[str] = set()
     for d in home.devices_of_type("contact_sensor"):
@@ -443,7 +504,8 @@ def _contact_rule(home: Home) -> list[CheckFinding]:
     return out
 
 
-def _entrance_rule(home: Home) -> list[CheckFinding]:
+@checks(entrance_not_covered="no camera sees the inside of the entrance door")
+def _entrance_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
     out: list[CheckFinding] = []
     blocking = sight_blockers(home)
     for o in home.openings:
@@ -460,7 +522,8 @@ def _entrance_rule(home: Home) -> list[CheckFinding]:
     return out
 
 
-def _device_room_rule(home: Home) -> list[CheckFinding]:
+@checks(device_outside_room="a device's position is not in its room (nor on its opening)")
+def _device_room_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
     out: list[CheckFinding] = []
     rooms = home.room_polygons()
     openings = home.opening_polygons()
@@ -477,7 +540,9 @@ def _device_room_rule(home: Home) -> list[CheckFinding]:
     return out
 
 
-def _privacy_rule(home: Home) -> list[CheckFinding]:
+@checks(camera_privacy="a bathroom camera not image-blocked, a bedroom camera without privacy, "
+                       "or a dome camera device disagreeing with its camera")
+def _privacy_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
     out: list[CheckFinding] = []
     devices = {d.id: d for d in home.devices}
     for c in home.cameras:

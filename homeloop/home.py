@@ -4,7 +4,11 @@ A :class:`Home` is everything the simulator and the USD export need to know
 about one home, in one versioned JSON file (``homes/<home_id>/home.json``):
 rooms, walls, openings, furniture, carryable objects, networked devices (with
 their fields and accepted values copied from the catalog, so the simulator
-needs only this file), cameras and, optionally, people.
+needs only this file), cameras and, optionally, people. Since format
+``homeloop.home/2`` it also holds the plan's built-in fixtures (sinks,
+counters, showers ...), named points scenarios refer to (the parcel spot) and
+the placement rules met only by their fallback, so equipping, checking,
+drawing and exporting a home need nothing but its file (docs/data-format.md).
 
 Conventions: metres, z up, radians (camera FOV in degrees, as camera
 datasheets give it); x/y in the plan's site-local frame (+x east, +y north).
@@ -20,12 +24,14 @@ built or read, so a home written and read back is equal to itself and
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
+import warnings
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Callable, Literal, TypeVar
 
 import shapely
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -33,6 +39,7 @@ from shapely import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from homeloop.catalog import (
+    FEATURE_KINDS,
     Contents,
     DeviceEntry,
     FieldSpec,
@@ -41,18 +48,29 @@ from homeloop.catalog import (
     MountKind,
     ObjectEntry,
 )
+from homeloop.errors import HomeLoopError
 from homeloop.io import write_text
+from homeloop.plan import Plan
 from homeloop.plan import space_class as plan_space_class
 
 #: Version of the home file format; a reader refuses any other.
-SCHEMA_VERSION = "homeloop.home/1"
+SCHEMA_VERSION = "homeloop.home/2"
+#: Earlier versions, named in the message that refuses them.
+RETIRED_VERSIONS = ("homeloop.home/1",)
 
 LENGTH_DECIMALS = 3  # millimetres
 ANGLE_DECIMALS = 4  # 1e-4 rad
 
 
-class HomeFileError(ValueError):
+class HomeFileError(HomeLoopError, ValueError):
     """A home file that cannot be read: not JSON, another schema version, or invalid."""
+
+
+class HomeLookupError(KeyError):
+    """A name or id a home does not have; the message names the home and what it has."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 def _round(value: float, decimals: int) -> float:
@@ -469,44 +487,98 @@ class Person(HomeModel):
     wears: list[str] = []
 
 
+FixtureKind = Literal["sink", "counter", "shower", "bathtub", "toilet", "washing_machine_place",
+                      "built_in_furniture", "stairs", "ramp", "elevator"]
+
+#: Fixture kind of each Swiss Dwellings feature subtype (the catalog's furnishing
+#: rules name the subtypes: ``at_feature:SINK``, ``requires_feature:WASHING_MACHINE``).
+FIXTURE_KIND_OF_FEATURE: dict[str, str] = {
+    "SINK": "sink", "KITCHEN": "counter", "SHOWER": "shower", "BATHTUB": "bathtub", "TOILET": "toilet",
+    "WASHING_MACHINE": "washing_machine_place", "BUILT_IN_FURNITURE": "built_in_furniture",
+    "STAIRS": "stairs", "RAMP": "ramp", "ELEVATOR": "elevator",
+}
+#: The feature subtype of each fixture kind (the inverse of :data:`FIXTURE_KIND_OF_FEATURE`).
+FEATURE_OF_FIXTURE_KIND: dict[str, str] = {kind: feature for feature, kind in FIXTURE_KIND_OF_FEATURE.items()}
+assert set(FIXTURE_KIND_OF_FEATURE) == set(FEATURE_KINDS) and set(FEATURE_OF_FIXTURE_KIND) == set(
+    FixtureKind.__args__), "fixture kinds and feature subtypes must match one to one"
+
+
+class Fixture(HomeModel):
+    """A built-in feature of the plan (a sink, a counter run, a shower ...): it stays
+    where the plan draws it, from the room's floor up to ``height``."""
+
+    id: str = Field(description="the plan's feature id")
+    kind: FixtureKind
+    room: str = Field(description="id of the room holding it")
+    polygon: Rings
+    height: Metres = Field(gt=0, description="top height above the room's floor")
+
+    @property
+    def feature_subtype(self) -> str:
+        """The Swiss Dwellings subtype the catalog's furnishing rules name (SINK, KITCHEN ...)."""
+        return FEATURE_OF_FIXTURE_KIND[self.kind]
+
+
+class NamedPoint(HomeModel):
+    """A named spot on a room's floor that scenarios refer to (``parcel_spot``, ``porch``)."""
+
+    name: str = Field(description="unique in the home")
+    room: str
+    x: Metres
+    y: Metres
+
+
+class PlacementException(HomeModel):
+    """A device placed where a placement rule is met only by its stated fallback
+    (NFPA 72: a smoke alarm 1.8 m from the range where the room has no place 3.0 m away).
+
+    ``rule`` is the rule id of the catalog (``smoke_sensor_cooking_distance``);
+    ``value`` is what the placement achieved, ``required`` what the main rule asks
+    and ``fallback`` what the fallback allows, all in the rule's unit (m).
+    """
+
+    device: str = Field(description="device id")
+    rule: str
+    value: Metres
+    required: Metres
+    fallback: Metres
+
+    @model_validator(mode="after")
+    def _fallback_below_required(self) -> "PlacementException":
+        if self.fallback >= self.required:
+            raise ValueError(f"fallback {self.fallback} must be below required {self.required}")
+        return self
+
+
 # --- the home ----------------------------------------------------------------------------------
 
 
 class Home(HomeModel):
-    """One furnished, device-equipped home (the home file)."""
+    """One furnished, device-equipped home (the home file, docs/data-format.md)."""
 
-    schema_version: Literal["homeloop.home/1"] = SCHEMA_VERSION
+    schema_version: Literal["homeloop.home/2"] = SCHEMA_VERSION
     home_id: str
     source: Source
     units: Units = Field(default_factory=Units)
     rooms: list[Room] = Field(min_length=1)
     walls: list[Wall] = []
     openings: list[Opening] = []
+    fixtures: list[Fixture] = []
     furniture: list[Furniture] = []
     objects: list[HomeObject] = []
     devices: list[Device] = []
     cameras: list[Camera] = []
     people: list[Person] = []
-    metadata: dict[str, Any] = {}
+    points: list[NamedPoint] = []
+    placement_exceptions: list[PlacementException] = []
+    equip_profile: str | None = Field(None, description="the equipping policy that placed the devices")
 
     # -- validation of references between parts
 
     @model_validator(mode="after")
     def _references(self) -> "Home":
-        owners: dict[str, str] = {}
-        groups = (("rooms", self.rooms), ("walls", self.walls), ("openings", self.openings),
-                  ("furniture", self.furniture), ("objects", self.objects), ("devices", self.devices),
-                  ("people", self.people))
-        for group, items in groups:
-            for item in items:
-                if item.id in owners:
-                    raise ValueError(f"id {item.id!r} of {group} is already used in {owners[item.id]}")
-                owners[item.id] = group
-        camera_ids = [c.id for c in self.cameras]
-        if len(set(camera_ids)) != len(camera_ids):
-            raise ValueError("duplicate camera ids")
+        owners = self._owners()
         rooms = {r.id for r in self.rooms}
-        furniture = {f.id: f for f in self.furniture}
 
         def need_room(rid: str | None, where: str) -> None:
             if rid not in rooms:
@@ -515,18 +587,55 @@ class Home(HomeModel):
         for o in self.openings:
             for rid in o.connects:
                 need_room(rid, f"opening {o.id!r}")
-        for f in self.furniture:
-            need_room(f.room, f"furniture {f.id!r}")
+        for group, items in (("fixture", self.fixtures), ("furniture", self.furniture), ("camera", self.cameras),
+                             ("person", self.people)):
+            for item in items:
+                need_room(item.room, f"{group} {item.id!r}")
+        for p in self.points:
+            need_room(p.room, f"point {p.name!r}")
+        self._check_objects(need_room)
+        self._check_devices(owners, need_room)
+        self._check_exceptions()
+        return self
+
+    def _owners(self) -> dict[str, str]:
+        """Which part owns each id; ids are unique across parts (cameras share a dome camera's)."""
+        owners: dict[str, str] = {}
+        groups = (("rooms", self.rooms), ("walls", self.walls), ("openings", self.openings),
+                  ("fixtures", self.fixtures), ("furniture", self.furniture), ("objects", self.objects),
+                  ("devices", self.devices), ("people", self.people))
+        for group, items in groups:
+            for item in items:
+                if item.id in owners:
+                    raise ValueError(f"id {item.id!r} of {group} is already used in {owners[item.id]}")
+                owners[item.id] = group
+        camera_ids = [c.id for c in self.cameras]
+        if len(set(camera_ids)) != len(camera_ids):
+            raise ValueError("duplicate camera ids")
+        for c in self.cameras:
+            if c.id in owners and not (owners[c.id] == "devices" and self.device(c.id).type == "dome_camera"):
+                raise ValueError(f"camera {c.id!r}: id is used by {owners[c.id]}")
+        names = [p.name for p in self.points]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate point names in {sorted(n for n in names if names.count(n) > 1)}")
+        return owners
+
+    def _check_objects(self, need_room) -> None:
+        furniture = {f.id: f for f in self.furniture}
         for obj in self.objects:
             loc = obj.location
             need_room(loc.room, f"object {obj.id!r}")
-            if loc.furniture is not None:
-                host = furniture.get(loc.furniture)
-                if host is None:
-                    raise ValueError(f"object {obj.id!r}: unknown furniture {loc.furniture!r}")
-                names = [s.name for s in host.surfaces] if loc.kind == "surface" else [c.name for c in host.containers]
-                if loc.name not in names:
-                    raise ValueError(f"object {obj.id!r}: furniture {host.id!r} has no {loc.kind} {loc.name!r}")
+            if loc.furniture is None:
+                continue
+            host = furniture.get(loc.furniture)
+            if host is None:
+                raise ValueError(f"object {obj.id!r}: unknown furniture {loc.furniture!r}")
+            names = [s.name for s in host.surfaces] if loc.kind == "surface" else [c.name for c in host.containers]
+            if loc.name not in names:
+                raise ValueError(f"object {obj.id!r}: furniture {host.id!r} has no {loc.kind} {loc.name!r}")
+
+    def _check_devices(self, owners: dict[str, str], need_room) -> None:
+        camera_ids = {c.id for c in self.cameras}
         for d in self.devices:
             if d.room is not None:
                 need_room(d.room, f"device {d.id!r}")
@@ -537,13 +646,16 @@ class Home(HomeModel):
                     raise ValueError(f"device {d.id!r}: unknown id {ref!r}")
             if d.type == "dome_camera" and d.id not in camera_ids:
                 raise ValueError(f"device {d.id!r}: a dome camera needs a camera with the same id")
-        for c in self.cameras:
-            need_room(c.room, f"camera {c.id!r}")
-            if c.id in owners and not (owners[c.id] == "devices" and self.device(c.id).type == "dome_camera"):
-                raise ValueError(f"camera {c.id!r}: id is used by {owners[c.id]}")
-        for p in self.people:
-            need_room(p.room, f"person {p.id!r}")
-        return self
+
+    def _check_exceptions(self) -> None:
+        devices = {d.id for d in self.devices}
+        seen: set[tuple[str, str]] = set()
+        for e in self.placement_exceptions:
+            if e.device not in devices:
+                raise ValueError(f"placement exception of rule {e.rule!r}: unknown device {e.device!r}")
+            if (e.device, e.rule) in seen:
+                raise ValueError(f"device {e.device!r}: rule {e.rule!r} has two placement exceptions")
+            seen.add((e.device, e.rule))
 
     # -- lookups
 
@@ -573,6 +685,29 @@ class Home(HomeModel):
 
     def devices_of_type(self, device_type: str) -> list[Device]:
         return [d for d in self.devices if d.type == device_type]
+
+    def fixtures_of_kind(self, *kinds: str) -> list[Fixture]:
+        """The fixtures of these kinds (``"sink"``, ``"counter"`` ...), in file order."""
+        unknown = sorted(set(kinds) - set(FEATURE_OF_FIXTURE_KIND))
+        if unknown:
+            raise ValueError(f"no fixture kind {', '.join(map(repr, unknown))}; "
+                             f"the kinds are {', '.join(FEATURE_OF_FIXTURE_KIND)}")
+        return [f for f in self.fixtures if f.kind in kinds]
+
+    def fixtures_in(self, room_id: str) -> list[Fixture]:
+        return [f for f in self.fixtures if f.room == room_id]
+
+    def point(self, name: str) -> NamedPoint:
+        """The named point ``name``; :class:`HomeLookupError` names the home and its points if absent."""
+        for p in self.points:
+            if p.name == name:
+                return p
+        known = ", ".join(p.name for p in self.points) or "none"
+        raise HomeLookupError(f"home {self.home_id} has no point {name!r}; its points: {known}")
+
+    def placement_exception(self, device_id: str, rule: str) -> PlacementException | None:
+        """The recorded exception of ``rule`` for a device, if the device was placed by its fallback."""
+        return next((e for e in self.placement_exceptions if e.device == device_id and e.rule == rule), None)
 
     # -- geometry (shapely)
 
@@ -644,6 +779,9 @@ class Home(HomeModel):
         if not isinstance(data, dict):
             raise HomeFileError(f"{where}: a home file is a JSON object")
         version = data.get("schema_version")
+        if version in RETIRED_VERSIONS:
+            raise HomeFileError(f"{where}: home file format {version} is no longer read; "
+                                "rebuild the home set (homeloop build …)")
         if version != SCHEMA_VERSION:
             raise HomeFileError(
                 f"{where}: home file schema_version {version!r} is not supported; "
@@ -768,3 +906,24 @@ def camera_from_catalog(entry: DeviceEntry, camera_id: str, room: str, pose: Cam
     return Camera(id=camera_id, room=room, pose=pose, hfov_deg=entry.camera.hfov_deg,
                   resolution=entry.camera.resolution, privacy_mode=privacy_mode,  # type: ignore[arg-type]
                   agent_visible=agent_visible)
+
+
+# --- callers written for (home, plan, ...) ---------------------------------------------------
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def accepts_legacy_plan(func: _F) -> _F:
+    """Let a stage that now takes only a home still be called the former way,
+    ``func(home, plan, ...)``: the plan is dropped with a :class:`DeprecationWarning`,
+    since the home file carries the plan's fixtures itself."""
+
+    @functools.wraps(func)
+    def call(home: "Home", *args: Any, **kwargs: Any) -> Any:
+        if args and isinstance(args[0], Plan):
+            warnings.warn(f"{func.__name__}(home, plan, ...): the plan is no longer needed (the home carries its "
+                          f"fixtures); call {func.__name__}(home, ...)", DeprecationWarning, stacklevel=2)
+            args = args[1:]
+        return func(home, *args, **kwargs)
+
+    return call  # type: ignore[return-value]

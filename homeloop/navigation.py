@@ -28,6 +28,7 @@ import shapely
 from shapely import Point
 from shapely.geometry.base import BaseGeometry
 
+from homeloop.geometry import face_point
 from homeloop.home import Home, Opening, polygon_from_rings
 
 if TYPE_CHECKING:
@@ -56,25 +57,6 @@ _CACHE_SIZE = 64
 
 
 # --- geometry of one home ------------------------------------------------------------
-
-
-def opening_axes(polygon: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
-    """Centre, unit direction along the wall, unit normal through the wall,
-    width (along the wall) and depth (through it) of an opening rectangle."""
-    rect = shapely.minimum_rotated_rectangle(polygon)
-    coords = np.asarray(rect.exterior.coords)[:4] if rect.geom_type == "Polygon" else None
-    if coords is None or len(coords) < 4:
-        c = np.asarray(polygon.centroid.coords[0])
-        return c, np.array([1.0, 0.0]), np.array([0.0, 1.0]), 0.0, 0.0
-    e1 = coords[1] - coords[0]
-    e2 = coords[2] - coords[1]
-    l1, l2 = float(np.hypot(*e1)), float(np.hypot(*e2))
-    centre = coords.mean(axis=0)
-    if l1 >= l2:
-        along, width, across, depth = e1 / max(l1, 1e-12), l1, e2 / max(l2, 1e-12), l2
-    else:
-        along, width, across, depth = e2 / max(l2, 1e-12), l2, e1 / max(l1, 1e-12), l1
-    return centre, along, across, width, depth
 
 
 class _Layout:
@@ -222,17 +204,8 @@ def approach_point(opening: Opening | BaseGeometry, room_polygon: BaseGeometry, 
     """The point on an opening's centre line, ``body_width / 2 + margin`` in front
     of its face, on the side of ``room_polygon``."""
     poly = polygon_from_rings(opening.polygon) if isinstance(opening, Opening) else opening
-    centre, _, normal, _, depth = opening_axes(poly)
-    offset = depth / 2 + body_width / 2 + margin
-    a = Point(*(centre + normal * offset))
-    b = Point(*(centre - normal * offset))
-    # The side whose point lies in (or nearest to) the room.
-    probe = depth / 2 + 0.02
-    pa, pb = Point(*(centre + normal * probe)), Point(*(centre - normal * probe))
-    da, db = room_polygon.distance(pa), room_polygon.distance(pb)
-    if abs(da - db) < 1e-9:
-        da, db = room_polygon.distance(a), room_polygon.distance(b)
-    return a if da <= db else b
+    p, _ = face_point(poly, room_polygon, body_width / 2 + margin)
+    return Point(*p)
 
 
 def door_approach_points(home: Home, opening_id: str, body_width: float) -> list[tuple[str, Point]]:
@@ -359,7 +332,6 @@ __all__ = [
     "entrance_room",
     "free_floor",
     "free_floor_of",
-    "opening_axes",
     "passable_openings",
     "path_exists",
     "reachable_rooms",

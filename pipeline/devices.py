@@ -2,17 +2,22 @@
 
 :func:`equip` is the stage after furnishing. It returns a new home (the input
 is not changed) with devices and house cameras placed by the rules below,
-plus notes and failures. The same home, plan, catalog and generator state
-give the same home file bytes; device ids are ``<type>_<room>_<n>``.
+plus notes and failures. It reads only the home file (its fixtures included)
+and the catalog. The same home, catalog and generator state give the same
+home file bytes; device ids are ``<type>_<room>_<n>``.
 
-Placement, per SPEC.md §2 and the catalog (catalog/devices.yaml):
+Placement, per the catalog (catalog/devices.yaml, docs/catalog.md), whose
+numbers are the only ones used:
 
-- smoke sensors on the ceiling, at least 0.1 m from walls, at least 3.0 m
-  (horizontal, to the nearest point of the footprint) from every cooking
-  appliance (NFPA 72). The room with the range gets one (in an adjoining
-  dining room, hall or living room through a door when the kitchen has no
-  place 3 m away, near that door so smoke reaches it); where no such place
-  exists, 1.8 m in the kitchen, recorded in ``metadata["smoke_sensor_exceptions"]``.
+- smoke sensors on the ceiling, at least ``min_wall_distance`` (0.1 m) from
+  walls and at least the ``smoke_sensor_cooking_distance`` rule's
+  ``min_distance`` (3.0 m, horizontal, to the nearest point of the footprint)
+  from every cooking appliance (NFPA 72). The room with the range gets one (in
+  an adjoining dining room, hall or living room through a door when the
+  kitchen has no such place, near that door so smoke reaches it); where no
+  such place exists, at the rule's ``fallback_distance`` (1.8 m) in the
+  kitchen, recorded in the home's ``placement_exceptions``. A rule no room
+  can meet is one failure line naming the rule and its catalog file.
   One in every bedroom, one outside each sleeping area, one in each room of a
   type the catalog lists (corridors, living rooms). Positions come from a grid
   of ceiling points, nearest the room's centre;
@@ -27,7 +32,7 @@ Placement, per SPEC.md §2 and the catalog (catalog/devices.yaml):
 - plugs (1-3 per habitable room, the first at the TV unit or desk); roller
   blinds on bedroom and office windows, curtains on living-room windows; one
   thermostat; the water main beside the kitchen sink (else the washer, else
-  the garage); stove, washer and dryer devices on their appliances; a soil
+  the garage: the home's sink and counter fixtures); stove, washer and dryer devices on their appliances; a soil
   sensor in each potted plant; the two wearables on the resident;
 - dome cameras in ceiling corners, turned to the room's centre and tilted
   down: the entrance hall (seeing the entrance door), the porch (or a doorbell
@@ -53,18 +58,20 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel
 
 from homeloop import navigation
-from homeloop.catalog import Catalog, DeviceEntry
+from homeloop.catalog import Catalog, CatalogError, DeviceEntry, KeepAway
 from homeloop.check import (
     CAMERA_RANGE,
     ENTRANCE_INSIDE_DEPTH,
-    SMOKE_EXCEPTIONS_KEY,
+    SMOKE_SENSOR,
     inner_room,
     needs_contact_sensor,
     opening_face_point,
     room_adjacency,
     sight_blockers,
     sleeping_area_exits,
+    smoke_distance_rule,
 )
+from homeloop.geometry import face_point
 from homeloop.home import (
     Camera,
     CameraPose,
@@ -72,13 +79,15 @@ from homeloop.home import (
     Furniture,
     Home,
     Opening,
+    PlacementException,
     Pose,
     Room,
+    accepts_legacy_plan,
     camera_from_catalog,
     device_from_catalog,
     polygon_from_rings,
 )
-from homeloop.plan import BEDROOM_SUBTYPES, KITCHEN_SUBTYPES, Plan
+from homeloop.plan import BEDROOM_SUBTYPES, KITCHEN_SUBTYPES
 
 # --- rules and distances ------------------------------------------------------------
 
@@ -140,14 +149,14 @@ class EquipProfile:
     """Knobs of one equipping policy."""
 
     name: str = "default"
-    #: Cameras given to the agent at most (SPEC.md §1: 6-10 per further home).
+    #: Cameras given to the agent at most (docs/pipeline.md: 6-10 per further home).
     agent_camera_cap: int = 10
     #: Cameras given to the agent at least, where the home has the common rooms for them:
     #: evaluation cameras of rooms without privacy are given first, then second views of
     #: the largest common rooms.
     agent_camera_min: int = 6
     #: ... and more in larger homes: this many per space, rounded, up to the cap
-    #: (the further homes of SPEC.md §1 give the agent 6-10 cameras for 8-15 rooms).
+    #: (the further homes of docs/pipeline.md give the agent 6-10 cameras for 8-15 rooms).
     agent_cameras_per_space: float = 0.7
     #: Rooms need at least this area (m²) for a second view given to the agent.
     agent_second_view_min_area: float = 8.0
@@ -158,7 +167,7 @@ class EquipProfile:
 
 
 DEFAULT_PROFILE = EquipProfile()
-#: The house (SPEC.md §1): one camera per space, 8 for the agent and 6 evaluation-only.
+#: The house (docs/pipeline.md): one camera per space, 8 for the agent and 6 evaluation-only.
 HOUSE_PROFILE = EquipProfile(name="house", agent_camera_cap=8, second_camera_below=None)
 
 
@@ -257,9 +266,8 @@ def visible_mask(cam: tuple[float, float, float], hfov_deg: float, pts: np.ndarr
 class _Equipper:
     """The state of equipping one home."""
 
-    def __init__(self, home: Home, plan: Plan, catalog: Catalog, rng: np.random.Generator,
-                 profile: EquipProfile) -> None:
-        self.home, self.plan, self.catalog, self.rng, self.profile = home, plan, catalog, rng, profile
+    def __init__(self, home: Home, catalog: Catalog, rng: np.random.Generator, profile: EquipProfile) -> None:
+        self.home, self.catalog, self.rng, self.profile = home, catalog, rng, profile
         self.rooms: dict[str, Room] = {r.id: r for r in home.rooms}
         self.polys = home.room_polygons()
         self.openings = {o.id: o for o in home.openings}
@@ -279,20 +287,32 @@ class _Equipper:
         self.counters: dict[tuple[str, str], int] = {}
         self.notes: list[str] = []
         self.failures: list[str] = []
-        self.exceptions: list[dict[str, Any]] = []
+        self.exceptions: list[PlacementException] = []
+        #: Rooms where a catalog distance rule left no place, by rule id (one failure line per rule).
+        self.unmet: dict[str, list[str]] = {}
         self.open_doors: set[str] = set()
         self.cookers = [f for f in home.furniture if f.cooking_appliance]
         self.cooker_union = shapely.union_all([self.footprints[f.id] for f in self.cookers]) if self.cookers else None
-        smoke = catalog.devices["smoke_sensor"].placement
-        keep = next((k for k in smoke.keep_away if k.away_from == "cooking_appliance"), None)
-        self.smoke_min = keep.min_distance if keep else 3.0
-        self.smoke_fallback = keep.fallback_distance if keep and keep.fallback_distance else self.smoke_min
-        self.smoke_wall = smoke.min_wall_distance or 0.1
+        self.smoke_rule = _smoke_rule(catalog)
+        self.smoke_wall = catalog.placement_number(SMOKE_SENSOR, "min_wall_distance")
+
+    @property
+    def smoke_min(self) -> float:
+        return self.smoke_rule.min_distance
+
+    @property
+    def smoke_fallback(self) -> float:
+        """The fallback distance; a rule without one allows none (the main distance again)."""
+        return self.smoke_rule.fallback_distance or self.smoke_rule.min_distance
 
     # -- bookkeeping
 
     def entry(self, device_type: str) -> DeviceEntry:
         return self.catalog.devices[device_type]
+
+    def height(self, device_type: str) -> float:
+        """The catalog's mounting height (m) of a device type."""
+        return self.catalog.placement_number(device_type, "height")
 
     def new_id(self, device_type: str, where: str | None) -> str:
         key = (device_type, where or "home")
@@ -339,7 +359,9 @@ class _Equipper:
 
     def _smoke_candidates(self, rid: str) -> tuple[np.ndarray, np.ndarray]:
         inner = self.polys[rid].buffer(-self.smoke_wall, join_style="mitre")
-        pts = grid_points(inner, SMOKE_GRID_STEP)
+        # Rounded as the home file stores poses, so the distance measured here is the
+        # one the home check measures on the file.
+        pts = np.round(grid_points(inner, SMOKE_GRID_STEP), 3) + 0.0
         if self.cooker_union is None or len(pts) == 0:
             return pts, np.full(len(pts), np.inf)
         d = shapely.distance(self.cooker_union, shapely.points(pts))
@@ -362,11 +384,11 @@ class _Equipper:
         return (float(pts[i, 0]), float(pts[i, 1])), float(dist[i])
 
     def smoke_in(self, rid: str) -> list[Device]:
-        return [d for d in self.devices if d.type == "smoke_sensor" and d.room == rid]
+        return [d for d in self.devices if d.type == SMOKE_SENSOR and d.room == rid]
 
     def place_smoke(self, rid: str, point: tuple[float, float], distance: float, *, serves: list[str],
                     exception: bool, reason: str) -> Device:
-        excepted = {e["device"] for e in self.exceptions}
+        excepted = {e.device for e in self.exceptions}
         for existing in self.smoke_in(rid):
             # A sensor nearby serves too, unless it was placed with the exception and this one need not be.
             if math.hypot(existing.pose.x - point[0], existing.pose.y - point[1]) < SMOKE_REUSE_DISTANCE and (
@@ -374,17 +396,13 @@ class _Equipper:
                 merged = sorted(set(existing.monitors) | set(serves))
                 self.devices[self.devices.index(existing)] = existing.model_copy(update={"monitors": merged})
                 return existing
-        device = self.add("smoke_sensor", rid, Pose(x=point[0], y=point[1], z=self.ceiling(rid)),
+        device = self.add(SMOKE_SENSOR, rid, Pose(x=point[0], y=point[1], z=self.ceiling(rid)),
                           monitors=sorted(set(serves)))
         if exception:
-            self.exceptions.append({
-                "device": device.id, "room": rid, "distance_m": round(distance, 3),
-                "cooking_appliances": [f.id for f in self.cookers],
-                "rule": f"NFPA 72: {self.smoke_fallback} m where the room has no place {self.smoke_min} m away",
-                "reason": reason,
-            })
+            self.exceptions.append(PlacementException(device=device.id, rule=self.smoke_rule.id, value=distance,
+                                                      required=self.smoke_min, fallback=self.smoke_fallback))
             self.notes.append(f"smoke sensor {device.id} in room {rid} placed with the {self.smoke_fallback} m "
-                              f"exception ({distance:.2f} m from the range): {reason}")
+                              f"fallback of rule {self.smoke_rule.id} ({distance:.2f} m from the range): {reason}")
         return device
 
     def door_towards(self, rid: str, other: str) -> tuple[tuple[float, float], str | None]:
@@ -405,23 +423,31 @@ class _Equipper:
             if r.type in BEDROOM_SUBTYPES:
                 self.room_smoke(r.id, required=True, why="a bedroom")
         for bedroom, exits in sleeping_area_exits(self.home, self.adjacency).items():
-            if not exits:
-                self.notes.append(f"bedroom {bedroom} has no indoor room outside its sleeping area")
-                continue
-            if any(self.smoke_in(e) for e in exits):
-                continue
-            ranked = sorted(exits, key=lambda e: (EXIT_PREFERENCE.index(self.rooms[e].type)
-                                                  if self.rooms[e].type in EXIT_PREFERENCE else 99, e))
-            if not any(self.room_smoke(e, required=False, why=f"outside the sleeping area of {bedroom}",
-                                       allow_exception=False) for e in ranked):
-                if not any(self.room_smoke(e, required=False, why=f"outside the sleeping area of {bedroom}")
-                           for e in ranked):
-                    self.failures.append(f"no place for a smoke sensor outside the sleeping area of bedroom {bedroom}")
-        listed = set(self.entry("smoke_sensor").placement.rooms)
+            self.sleeping_area_smoke(bedroom, exits)
+        listed = set(self.entry(SMOKE_SENSOR).placement.rooms)
         for r in self.home.rooms:
-            served = any(r.id in d.monitors for d in self.devices if d.type == "smoke_sensor")
+            served = any(r.id in d.monitors for d in self.devices if d.type == SMOKE_SENSOR)
             if r.type in listed and r.indoor and not self.smoke_in(r.id) and not served:
                 self.room_smoke(r.id, required=False, why=f"a {r.type.lower()}")
+
+    def sleeping_area_smoke(self, bedroom: str, exits: list[str]) -> None:
+        """One smoke sensor just outside the sleeping area of ``bedroom``, by exit preference."""
+        if not exits:
+            self.notes.append(f"bedroom {bedroom} has no indoor room outside its sleeping area")
+            return
+        if any(self.smoke_in(e) for e in exits):
+            return
+        ranked = sorted(exits, key=lambda e: (EXIT_PREFERENCE.index(self.rooms[e].type)
+                                              if self.rooms[e].type in EXIT_PREFERENCE else 99, e))
+        why = f"outside the sleeping area of {bedroom}"
+        for allow_exception in (False, True):
+            if any(self.room_smoke(e, required=False, why=why, allow_exception=allow_exception) for e in ranked):
+                return
+        if all(self.rule_blocks(e) for e in ranked):  # the distance rule left no place: its line says so
+            for e in ranked:
+                self.rule_unmet(e)
+        else:
+            self.failures.append(f"no place for a smoke sensor outside the sleeping area of bedroom {bedroom}")
 
     def room_smoke(self, rid: str, *, required: bool, why: str, allow_exception: bool = True) -> Device | None:
         if self.smoke_in(rid):
@@ -429,14 +455,26 @@ class _Equipper:
         hit = self.pick_smoke_point(rid, self.smoke_min)
         if hit is not None:
             return self.place_smoke(rid, hit[0], hit[1], serves=[rid], exception=False, reason=why)
-        if allow_exception:
-            hit = self.pick_smoke_point(rid, self.smoke_fallback, farthest=True)
-            if hit is not None:
-                return self.place_smoke(rid, hit[0], hit[1], serves=[rid], exception=True,
-                                        reason=f"{why}: no ceiling point {self.smoke_min} m from the range")
-        message = f"no place for a smoke sensor in room {rid} ({why})"
-        (self.failures if required else self.notes).append(message)
+        if not allow_exception:
+            return None
+        hit = self.pick_smoke_point(rid, self.smoke_fallback, farthest=True)
+        if hit is not None:
+            return self.place_smoke(rid, hit[0], hit[1], serves=[rid], exception=True,
+                                    reason=f"{why}: no ceiling point {self.smoke_min} m from the range")
+        if required and self.rule_blocks(rid):
+            self.rule_unmet(rid)
+        else:
+            (self.failures if required else self.notes).append(f"no place for a smoke sensor in room {rid} ({why})")
         return None
+
+    def rule_blocks(self, rid: str) -> bool:
+        """Whether the room has ceiling for a smoke sensor, all of it too near the range."""
+        return len(self.smoke_candidates(rid)[0]) > 0
+
+    def rule_unmet(self, rid: str) -> None:
+        rooms = self.unmet.setdefault(self.smoke_rule.id, [])
+        if rid not in rooms:
+            rooms.append(rid)
 
     def kitchen_smoke(self, rid: str) -> None:
         """The smoke sensor of the room with the range: in it, else next door, else with the exception."""
@@ -445,6 +483,18 @@ class _Equipper:
         if hit is not None:
             self.place_smoke(rid, hit[0], hit[1], serves=serves, exception=False, reason="the kitchen")
             return
+        if self.kitchen_smoke_next_door(rid, serves):
+            return
+        hit = self.pick_smoke_point(rid, self.smoke_fallback, farthest=True)
+        if hit is not None:
+            self.place_smoke(rid, hit[0], hit[1], serves=serves, exception=True,
+                             reason=f"the kitchen has no place {self.smoke_min} m from the range and no "
+                                    "adjoining room has one")
+            return
+        self.rule_unmet(rid)
+
+    def kitchen_smoke_next_door(self, rid: str, serves: list[str]) -> bool:
+        """The kitchen's smoke sensor in an adjoining room, near where smoke comes through."""
         neighbours = [n for n in self.adjacency.get(rid, [])
                       if self.rooms[n].indoor and self.rooms[n].type in KITCHEN_SENSOR_NEIGHBOURS]
         best = None
@@ -455,24 +505,29 @@ class _Equipper:
                 gap = math.hypot(got[0][0] - door[0], got[0][1] - door[1])
                 if best is None or gap < best[0] - 1e-9:
                     best = (gap, n, got, door_id)
-        if best is not None:
-            _, n, got, door_id = best
-            self.place_smoke(n, got[0], got[1], serves=serves, exception=False, reason=f"next to kitchen {rid}")
-            self.notes.append(f"kitchen {rid} has no ceiling point {self.smoke_min} m from the range; "
-                              f"its smoke sensor is in room {n}, by the way smoke comes through")
-            if door_id is not None:
-                # Smoke spreads through open doors only (SPEC.md §4): the kitchen door stands open.
-                self.open_doors.add(door_id)
-                self.notes.append(f"door {door_id} between kitchen {rid} and room {n} is marked open so smoke "
-                                  "from the range reaches the kitchen's smoke sensor")
-            return
-        hit = self.pick_smoke_point(rid, self.smoke_fallback, farthest=True)
-        if hit is not None:
-            self.place_smoke(rid, hit[0], hit[1], serves=serves, exception=True,
-                             reason="the kitchen has no place 3.0 m from the range and no adjoining room has one")
-            return
-        self.failures.append(f"no place for the kitchen smoke sensor of room {rid}: every ceiling point is within "
-                             f"{self.smoke_fallback} m of the range and no adjoining room fits")
+        if best is None:
+            return False
+        _, n, got, door_id = best
+        self.place_smoke(n, got[0], got[1], serves=serves, exception=False, reason=f"next to kitchen {rid}")
+        self.notes.append(f"kitchen {rid} has no ceiling point {self.smoke_min} m from the range; "
+                          f"its smoke sensor is in room {n}, by the way smoke comes through")
+        if door_id is not None:
+            # Smoke spreads through open doors only: the kitchen door stands open.
+            self.open_doors.add(door_id)
+            self.notes.append(f"door {door_id} between kitchen {rid} and room {n} is marked open so smoke "
+                              "from the range reaches the kitchen's smoke sensor")
+        return True
+
+    def unmet_rule_failures(self) -> list[str]:
+        """One line per catalog distance rule some rooms could not meet, naming its file."""
+        lines = []
+        for rule_id, rooms in self.unmet.items():
+            rule = self.smoke_rule
+            where = self.catalog.source_of("devices", SMOKE_SENSOR)
+            lines.append(f"rule {rule_id} cannot be met in rooms {', '.join(rooms)}: no ceiling point lies "
+                         f"{rule.min_distance} m (fallback {self.smoke_fallback} m) from the cooking appliance; "
+                         f"the distances are set in {where} (devices entry {SMOKE_SENSOR!r}, placement.keep_away)")
+        return lines
 
     # -- things on furniture, objects, people
 
@@ -552,16 +607,8 @@ class _Equipper:
         """A point on the face of an opening on ``rid``'s side (the far side when
         ``outside``), ``depth`` beyond the face and ``along`` from its centre; the yaw
         faces away from the opening."""
-        poly = self.opening_polys[o.id]
-        centre, u, normal, _, thickness = navigation.opening_axes(poly)
-        room = self.polys[rid]
-        probe = thickness / 2 + 0.02
-        side = 1.0 if room.distance(Point(*(centre + normal * probe))) <= room.distance(
-            Point(*(centre - normal * probe))) else -1.0
-        if outside:
-            side = -side
-        p = centre + side * normal * (thickness / 2 + depth) + u * along
-        return float(p[0]), float(p[1]), _yaw(*(side * normal))
+        p, outward = face_point(self.opening_polys[o.id], self.polys[rid], depth, along=along, far_side=outside)
+        return float(p[0]), float(p[1]), _yaw(*outward)
 
     def opening_devices(self) -> None:
         for o in self.home.openings:
@@ -579,7 +626,7 @@ class _Equipper:
                 self.add("lock", inner, Pose(x=x, y=y, z=self.floor(inner) + LOCK_HEIGHT, yaw=yaw),
                          mounted_on=o.id, monitors=[o.id], label="front door")
                 outer = next((r for r in o.connects if r != inner and r in self.rooms), None)
-                height = self.entry("doorbell").placement.height or 1.2
+                height = self.height("doorbell")
                 if outer is not None:
                     x, y, yaw = self.face(o, outer, along=width / 2 + 0.2)
                     self.add("doorbell", outer, Pose(x=x, y=y, z=self.floor(outer) + height, yaw=yaw),
@@ -645,7 +692,7 @@ class _Equipper:
         return None
 
     def lights_and_switches(self) -> None:
-        switch_h = self.entry("light_switch").placement.height or 1.05
+        switch_h = self.height("light_switch")
         for r in self.home.rooms:
             if not (r.indoor or r.type == "GARAGE"):
                 continue
@@ -721,7 +768,7 @@ class _Equipper:
                  label=f"{r.name} floor lamp")
 
     def plugs(self) -> None:
-        height = self.entry("plug").placement.height or 0.3
+        height = self.height("plug")
         for r in self.home.rooms:
             if r.type not in PLUG_ROOMS or not r.indoor:
                 continue
@@ -791,19 +838,20 @@ class _Equipper:
             return (0 if interior else 1, round(math.hypot(w[0] - c.x, w[1] - c.y), 3), w[0], w[1])
 
         x, y, yaw = min(walls, key=rank)
-        h = self.entry("thermostat").placement.height or 1.5
+        h = self.height("thermostat")
         self.add("thermostat", room.id, Pose(x=x, y=y, z=self.floor(room.id) + h, yaw=yaw))
 
     def water_main(self) -> None:
         placement = self.entry("water_main").placement
-        h = placement.height or 0.4
-        limit = placement.max_distance or 2.0
+        h = self.height("water_main")
+        limit = self.catalog.placement_number("water_main", "max_distance")
         for t in placement.rooms:
             for r in self.home.rooms:
                 if r.type != t:
                     continue
-                anchors = [f.polygon for f in self.plan.features if f.kind in placement.near and
-                           (f.space_id == r.id or self.polys[r.id].contains(f.polygon.centroid))]
+                fixtures = [(x.room, polygon_from_rings(x.polygon)) for x in self.home.fixtures
+                            if x.feature_subtype in placement.near]
+                anchors = [g for room, g in fixtures if room == r.id or self.polys[r.id].contains(g.centroid)]
                 anchors.sort(key=lambda g: (0 if g.area < 1.0 else 1, g.centroid.x, g.centroid.y))
                 anchors += [self.footprints[f.id] for f in self.home.furniture_in(r.id) if f.semantic_class == "washer"]
                 for g in anchors:
@@ -936,7 +984,7 @@ class _Equipper:
 
     def cameras_plan(self) -> None:
         entry = self.entry("dome_camera")
-        hfov = entry.camera.hfov_deg if entry.camera else 100.0
+        hfov = entry.camera.hfov_deg  # a camera device type always has optics (catalog)
         planned: list[dict[str, Any]] = []
         done: set[str] = set()
         entrance = next((o for o in self.home.openings if o.kind == "entrance_door" and inner_room(self.home, o)),
@@ -1079,14 +1127,13 @@ class _Equipper:
             home = with_people
         self.cameras_plan()
         devices = _unique_names(self.devices)
-        metadata = dict(home.metadata)
-        metadata[SMOKE_EXCEPTIONS_KEY] = list(self.exceptions)
-        metadata["equip_profile"] = self.profile.name
         openings = [o.model_copy(update={"is_open": True}) if o.id in self.open_doors else o for o in home.openings]
-        out = home.model_copy(update={"devices": list(home.devices) + devices, "openings": openings,
-                                      "cameras": list(home.cameras) + self.cameras, "metadata": metadata})
+        out = home.model_copy(update={
+            "devices": list(home.devices) + devices, "openings": openings,
+            "cameras": list(home.cameras) + self.cameras, "equip_profile": self.profile.name,
+            "placement_exceptions": list(home.placement_exceptions) + self.exceptions})
         out = Home.model_validate(out.model_dump())
-        return EquipResult(out, self.notes, self.failures)
+        return EquipResult(out, self.notes, self.unmet_rule_failures() + self.failures)
 
 
 def _local_width(f: Furniture) -> float:
@@ -1123,33 +1170,44 @@ def _unique_names(devices: list[Device]) -> list[Device]:
     return out
 
 
-def equip(home: Home, plan: Plan, catalog: Catalog, rng: np.random.Generator,
+@accepts_legacy_plan
+def equip(home: Home, catalog: Catalog, rng: np.random.Generator,
           profile: EquipProfile = DEFAULT_PROFILE) -> EquipResult:
     """A new home with devices and cameras placed (see the module docstring).
 
     ``home`` must not hold devices or cameras of its own already placed by
-    this stage; ``plan`` supplies the fixtures (sinks, counters) the home
-    file does not keep. ``rng`` is the only source of randomness.
+    this stage; its fixtures (sinks, counters) anchor the water main. ``rng``
+    is the only source of randomness.
     """
-    return _Equipper(home, plan, catalog, rng, profile).run()
+    return _Equipper(home, catalog, rng, profile).run()
+
+
+def _smoke_rule(catalog: Catalog) -> KeepAway:
+    """The catalog's smoke-sensor distance rule; a catalog without one cannot equip homes."""
+    rule = smoke_distance_rule(catalog)
+    if rule is None:
+        raise CatalogError(f"{catalog.source_of('devices', SMOKE_SENSOR)}: devices entry {SMOKE_SENSOR!r}: field "
+                           "placement.keep_away: needs a rule away from cooking_appliance (NFPA 72)")
+    return rule
 
 
 # --- the house ------------------------------------------------------------------------
 
-#: The house's equipment (SPEC.md §1), checked by :func:`house_problems`.
+#: The house's equipment (docs/pipeline.md), checked by :func:`house_problems`.
 HOUSE_CAMERAS = 14
 HOUSE_AGENT_CAMERAS = 8
 
 
-def equip_house(home: Home, plan: Plan, catalog: Catalog, seed: int = 0) -> EquipResult:
-    """Equip the furnished house with :data:`HOUSE_PROFILE`; anything SPEC.md §1 lists that
-    is missing becomes a failure."""
-    result = equip(home, plan, catalog, np.random.default_rng(seed), HOUSE_PROFILE)
+@accepts_legacy_plan
+def equip_house(home: Home, catalog: Catalog, seed: int = 0) -> EquipResult:
+    """Equip the furnished house with :data:`HOUSE_PROFILE`; anything the house's
+    list (:func:`house_problems`) has that is missing becomes a failure."""
+    result = equip(home, catalog, np.random.default_rng(seed), HOUSE_PROFILE)
     return replace(result, failures=result.failures + house_problems(result.home))
 
 
 def house_problems(home: Home) -> list[str]:
-    """What the equipped house lacks of SPEC.md §1's list (empty when complete)."""
+    """What the equipped house lacks of docs/pipeline.md's list (empty when complete)."""
     problems: list[str] = []
     by_type = {r.type: r.id for r in home.rooms}
 

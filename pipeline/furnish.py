@@ -3,7 +3,7 @@
 ``furnish(plan, catalog, rng)`` builds the home's rooms, walls and openings
 from the plan, then places furniture room by room as the catalog's room rules
 say (``catalog/rooms.yaml``), then the carryable objects the tasks need
-(SPEC.md §6: a pan on the range, a watering can in the kitchen, a mug, glasses,
+(docs/tasks.md: a pan on the range, a watering can in the kitchen, a mug, glasses,
 red/blue/white pill boxes, garments in the dryer ...).
 
 How one item is placed
@@ -79,10 +79,14 @@ from shapely.ops import polylabel
 
 from homeloop import navigation
 from homeloop.catalog import Catalog, Constraint, FurnitureEntry, ItemRule, ObjectEntry
+from homeloop.geometry import DOOR_CLEAR_DEPTH, face_side, face_zones, opening_axes, rectangle_frames
 from homeloop.home import (
+    FIXTURE_KIND_OF_FEATURE,
+    Fixture,
     Furniture,
     Home,
     HomeObject,
+    NamedPoint,
     ObjectLocation,
     Pose,
     Room,
@@ -95,18 +99,19 @@ from homeloop.home import (
 )
 from homeloop.home import Opening as HomeOpening
 from homeloop.house import HOUSE_CSV, HOUSE_PLAN_KEY, load_house
-from homeloop.plan import DOOR_CLEAR_DEPTH, ENTRANCE_DOOR, RAILING, WINDOW, Plan, space_class
+from homeloop.plan import ENTRANCE_DOOR, RAILING, WINDOW, Plan, space_class
 
 # --- constants ------------------------------------------------------------------------
 
-#: Default opening heights (m), SPEC.md §1: doors 0–2.0, windows 0.5–2.4.
+#: Default opening heights (m), docs/data-format.md: doors 0–2.0, windows 0.5–2.4.
 DOOR_SILL, DOOR_HEAD = 0.0, 2.0
 WINDOW_SILL, WINDOW_HEAD = 0.5, 2.4
-#: Default railing height (m), SPEC.md §1.
+#: Default railing height (m), docs/data-format.md.
 RAILING_HEIGHT = 1.0
-#: Counter top height (m), SPEC.md §1 (kitchen counter 0–0.9).
+#: Counter top height (m), docs/data-format.md (kitchen counter 0–0.9).
 COUNTER_HEIGHT = 0.9
-#: Default feature heights (m), SPEC.md §1, recorded with the home's features.
+#: Default fixture heights (m) by plan feature subtype (docs/data-format.md), recorded
+#: with the home's fixtures; built-in furniture reaches the ceiling, others the counter top.
 FEATURE_HEIGHTS = {"KITCHEN": 0.9, "SINK": 0.85, "BATHTUB": 0.6, "WASHING_MACHINE": 1.3}
 #: A plan DOOR into a GARAGE wider than this (m) is a garage door.
 GARAGE_DOOR_MIN_WIDTH = 2.0
@@ -137,7 +142,7 @@ MAX_NAV_CHECKS = 24
 ROOM_ATTEMPTS = 4
 
 #: Furniture classes whose front (any side, for free-standing items) must be
-#: reachable from a door of the room by the widest robot (SPEC.md §6 tasks).
+#: reachable from a door of the room by the widest robot (docs/tasks.md).
 REACHED_CLASSES = frozenset({"fridge", "range", "dishwasher", "washer", "dryer", "coffee_table",
                              "plant_stand", "desk", "nightstand", "laundry_basket"})
 
@@ -156,7 +161,7 @@ ROOM_NAMES = {"ROOM": "bedroom", "LIVING_ROOM": "living room", "LIVING_DINING": 
 
 @dataclass(frozen=True)
 class TaskObject:
-    """A carryable object every home gets once (SPEC.md §6 tasks), and where it goes:
+    """A carryable object every home gets once (docs/tasks.md), and where it goes:
     the first host class present (furniture class, ``surface``/``container`` name);
     ``floor_in`` names room subtypes whose floor takes it when no host exists."""
 
@@ -166,7 +171,7 @@ class TaskObject:
     required: bool = True
 
 
-#: The objects the task set needs (SPEC.md §6), placed after the room rules.
+#: The objects the task set needs (docs/tasks.md), placed after the room rules.
 TASK_OBJECTS: tuple[TaskObject, ...] = (
     TaskObject(("pan",), hosts=(("range", "surface", "cooktop"),)),
     TaskObject(("watering_can",), floor_in=("KITCHEN", "KITCHEN_DINING")),
@@ -252,8 +257,9 @@ class FixedObject(_Strict):
     note: str | None = None
 
 
-class NamedPoint(_Strict):
-    """A named spot on a room's floor (the parcel spot on the porch)."""
+class FixedPoint(_Strict):
+    """A named spot on a room's floor (the parcel spot on the porch), written to the
+    home file's ``points``."""
 
     name: str
     room: str
@@ -268,7 +274,7 @@ class HouseFurnishing(_Strict):
     plan: str = HOUSE_PLAN_KEY
     furniture: list[FixedFurniture] = []
     objects: list[FixedObject] = []
-    points: list[NamedPoint] = []
+    points: list[FixedPoint] = []
     openable_windows: list[str] | None = Field(
         None, description="if given, only these windows can be opened; the others are fixed glazing")
     note: str | None = None
@@ -333,11 +339,6 @@ def _wrap(a: np.ndarray | float) -> np.ndarray | float:
     return (np.asarray(a) + math.pi) % (2 * math.pi) - math.pi
 
 
-def _rect_frame(poly: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
-    """Centre, long axis, short axis, length and depth of a geometry's rotated rectangle."""
-    return navigation.opening_axes(poly)
-
-
 def _valid_polygon(geom: BaseGeometry) -> Polygon | None:
     """The geometry as one valid polygon (the largest part), or None."""
     if geom is None or geom.is_empty:
@@ -348,10 +349,6 @@ def _valid_polygon(geom: BaseGeometry) -> Polygon | None:
     if not parts:
         return None
     return max(parts, key=lambda g: g.area)
-
-
-def _round_rings(rings: list[list[tuple[float, float]]]) -> list[list[list[float]]]:
-    return [[[round(x, 3) + 0.0, round(y, 3) + 0.0] for x, y in ring] for ring in rings]
 
 
 # --- the home's fixed parts ----------------------------------------------------------------
@@ -379,7 +376,15 @@ def opening_kind(plan: Plan, opening) -> str:
 
 def home_shell(plan: Plan, *, source_kind: str = "swiss_dwellings", seed: int | None = None,
                catalog_hash: str | None = None) -> Home:
-    """The home's rooms, walls and openings (no furniture), plan features in ``metadata``."""
+    """The home's rooms, walls, openings and fixtures (no furniture yet)."""
+    rooms = _shell_rooms(plan)
+    return Home(home_id=plan.key,
+                source=Source(kind=source_kind, plan=plan.key, seed=seed, catalog_hash=catalog_hash),
+                rooms=rooms, walls=_shell_walls(plan), openings=_shell_openings(plan, {r.id for r in rooms}),
+                fixtures=_shell_fixtures(plan, rooms))
+
+
+def _shell_rooms(plan: Plan) -> list[Room]:
     names = _room_names(plan)
     rooms = []
     for s in plan.spaces:
@@ -388,7 +393,10 @@ def home_shell(plan: Plan, *, source_kind: str = "swiss_dwellings", seed: int | 
             continue
         rooms.append(Room(id=s.id, name=names[s.id], type=s.subtype, space_class=space_class(s.subtype),
                           polygon=rings_from_polygon(poly), floor_height=0.0, ceiling_height=plan.height))
-    room_ids = {r.id for r in rooms}
+    return rooms
+
+
+def _shell_walls(plan: Plan) -> list[Wall]:
     walls = []
     for sep in plan.separators:
         parts = [g for g in shapely.get_parts(shapely.make_valid(sep.polygon) if not sep.polygon.is_valid
@@ -397,6 +405,10 @@ def home_shell(plan: Plan, *, source_kind: str = "swiss_dwellings", seed: int | 
         for k, part in enumerate(parts):
             wid = sep.id if len(parts) == 1 else f"{sep.id}_{k + 1}"
             walls.append(Wall(id=wid, kind=sep.kind, polygon=rings_from_polygon(part), height=height))
+    return walls
+
+
+def _shell_openings(plan: Plan, room_ids: set[str]) -> list[HomeOpening]:
     openings = []
     for o in plan.openings:
         poly = _valid_polygon(o.polygon)
@@ -409,18 +421,26 @@ def home_shell(plan: Plan, *, source_kind: str = "swiss_dwellings", seed: int | 
         openings.append(HomeOpening(id=o.id, kind=kind, polygon=rings_from_polygon(poly), connects=connects,
                                     width=max(o.width, 0.01), sill=sill, height=head - sill,
                                     lockable=kind in ("entrance_door", "garage_door"), exterior=exterior))
-    features = []
+    return openings
+
+
+def _shell_fixtures(plan: Plan, rooms: list[Room]) -> list[Fixture]:
+    """The plan's features as fixtures, each in the room the plan names, else the room
+    it overlaps most; a feature over no room (or of an unknown subtype) is left out."""
+    polys = {r.id: polygon_from_rings(r.polygon) for r in rooms}
+    fixtures = []
     for f in plan.features:
         poly = _valid_polygon(f.polygon)
-        if poly is None:
+        if poly is None or f.kind not in FIXTURE_KIND_OF_FEATURE:
             continue
-        features.append({"id": f.id, "kind": f.kind, "room": f.space_id,
-                         "polygon": _round_rings(rings_from_polygon(poly)),
-                         "height": FEATURE_HEIGHTS.get(f.kind, plan.height if f.kind == "BUILT_IN_FURNITURE"
-                                                       else 0.9)})
-    return Home(home_id=plan.key,
-                source=Source(kind=source_kind, plan=plan.key, seed=seed, catalog_hash=catalog_hash),
-                rooms=rooms, walls=walls, openings=openings, metadata={"features": features})
+        room = f.space_id if f.space_id in polys else max(
+            polys, key=lambda rid: (polys[rid].intersection(poly).area, rid), default=None)
+        if room is None or polys[room].intersection(poly).area <= 0:
+            continue
+        height = FEATURE_HEIGHTS.get(f.kind, plan.height if f.kind == "BUILT_IN_FURNITURE" else 0.9)
+        fixtures.append(Fixture(id=f.id, kind=FIXTURE_KIND_OF_FEATURE[f.kind], room=room,
+                                polygon=rings_from_polygon(poly), height=height))
+    return fixtures
 
 
 # --- per-room geometry ----------------------------------------------------------------------
@@ -450,15 +470,16 @@ class _Counter:
     depth: float
 
 
-class _PlanGeometry:
-    """Plan-wide lookups shared by the rooms."""
+class _HomeGeometry:
+    """Home-wide lookups shared by the rooms."""
 
-    def __init__(self, plan: Plan, home: Home) -> None:
+    def __init__(self, home: Home) -> None:
         walls = [polygon_from_home(w.polygon) for w in home.walls]
         self.wall_tree = shapely.STRtree(walls) if walls else None
         self.passages = [o for o in home.openings if o.kind in navigation.PASSABLE_KINDS]
         self.passage_polys = [polygon_from_home(o.polygon) for o in self.passages]
         self.passage_tree = shapely.STRtree(self.passage_polys) if self.passages else None
+        self.passage_zones = _door_zones(self.passages, self.passage_polys)
         self.windows = [o for o in home.openings if o.kind == "window"]
         self.window_polys = [polygon_from_home(o.polygon) for o in self.windows]
 
@@ -468,9 +489,13 @@ def polygon_from_home(rings) -> Polygon:
 
 
 class _RoomGeometry:
-    """A room's polygon, wall faces, features, door and window zones, base free floor."""
+    """A room's polygon, wall faces, fixtures, door and window zones, base free floor.
 
-    def __init__(self, plan: Plan, geo: _PlanGeometry, room: Room, radius: float) -> None:
+    ``features`` holds the room's fixtures as (id, plan feature subtype, polygon):
+    the catalog's furnishing rules name fixtures by their subtype (``at_feature:SINK``).
+    """
+
+    def __init__(self, home: Home, geo: _HomeGeometry, room: Room, radius: float) -> None:
         self.id = room.id
         self.subtype = room.type
         self.poly = polygon_from_home(room.polygon)
@@ -480,9 +505,7 @@ class _RoomGeometry:
         # In a convex room a rectangle whose corners are inside is inside.
         self.convex = not self.poly.interiors and self.poly.area >= self.poly.convex_hull.area * (1 - 1e-6)
         self.radius = radius
-        feats = [f for f in plan.features_in(room.id)]
-        self.features = [(f.id, f.kind, _valid_polygon(f.polygon)) for f in feats]
-        self.features = [(i, k, p) for i, k, p in self.features if p is not None]
+        self.features = [(f.id, f.feature_subtype, polygon_from_home(f.polygon)) for f in home.fixtures_in(room.id)]
         self.counters = [self._counter(fid, p) for fid, k, p in self.features if k == "KITCHEN"]
         self.faces = self._faces(geo)
         bands = [shapely.buffer(shapely.linestrings([f.a + f.t * f.s0, f.a + f.t * f.s1]), FLUSH_TOLERANCE + 0.005,
@@ -491,10 +514,10 @@ class _RoomGeometry:
         shapely.prepare(self.face_band)
         self.door_zones: list[Polygon] = []
         self.door_points: list[Point] = []
-        for o, op in zip(geo.passages, geo.passage_polys):
+        for i, (o, op) in enumerate(zip(geo.passages, geo.passage_polys)):
             if room.id not in o.connects:
                 continue
-            self.door_zones.append(_door_zone(op, self.poly, o.kind))
+            self.door_zones.append(geo.passage_zones[(i, face_side(op, self.poly))])
             self.door_points.append(navigation.approach_point(op, self.poly, 2 * radius))
         self.window_zones = [wp.buffer(WINDOW_KEEP_OUT, join_style="mitre")
                              for o, wp in zip(geo.windows, geo.window_polys)
@@ -504,7 +527,7 @@ class _RoomGeometry:
 
     # -- walls
 
-    def _faces(self, geo: _PlanGeometry) -> list[_Face]:
+    def _faces(self, geo: _HomeGeometry) -> list[_Face]:
         faces: list[_Face] = []
         if geo.wall_tree is None:
             return faces
@@ -551,7 +574,7 @@ class _RoomGeometry:
         return faces
 
     def _counter(self, fid: str, poly: Polygon) -> _Counter:
-        c, u, v, length, depth = _rect_frame(poly)
+        c, u, v, length, depth = opening_axes(poly)
         # The front is the long side farther from the room boundary (the back is at the wall).
         boundary = self.poly.boundary
         d_plus = boundary.distance(Point(*(c + v * depth / 2)))
@@ -584,16 +607,16 @@ class _RoomGeometry:
         return self._base
 
 
-def _door_zone(op: Polygon, room_poly: Polygon, kind: str) -> Polygon:
-    """The door's swing square and clear zone on the room's side of it."""
-    c, u, n, width, depth = navigation.opening_axes(op)
-    probe = depth / 2 + 0.03
-    if room_poly.distance(Point(*(c - n * probe))) < room_poly.distance(Point(*(c + n * probe))):
-        n = -n
-    reach = DOOR_CLEAR_DEPTH if kind == "garage_door" else max(width, DOOR_CLEAR_DEPTH)
-    centre = c + n * (depth / 2 + reach / 2)
-    yaw = math.atan2(n[1], n[0])
-    return _boxes(np.array([centre[0]]), np.array([centre[1]]), np.array([yaw]), reach + 0.0, width)[0]
+def _door_zones(doors: list[HomeOpening], polys: list[Polygon]) -> dict[tuple[int, float], Polygon]:
+    """Where furniture keeps out in front of each face of each door, by (door index,
+    side): the door's full width, from its face as deep as its leaf swings (its width)
+    or its clear zone, whichever is deeper (a garage door lifts: its clear zone only)."""
+    if not doors:
+        return {}
+    widths = rectangle_frames(polys)[3]
+    reach = [DOOR_CLEAR_DEPTH if o.kind == "garage_door" else max(w, DOOR_CLEAR_DEPTH) for o, w in zip(doors, widths)]
+    zones, owners, sides = face_zones(polys, np.array(reach), side_inset=0.0, face_gap=0.0)
+    return {(int(i), float(side)): z for i, side, z in zip(owners, sides, zones)}
 
 
 # --- placement state ------------------------------------------------------------------------
@@ -674,14 +697,13 @@ class _Stats:
 
 
 class _Furnisher:
-    def __init__(self, plan: Plan, catalog: Catalog, rng: np.random.Generator, home: Home) -> None:
-        self.plan = plan
+    def __init__(self, catalog: Catalog, rng: np.random.Generator, home: Home) -> None:
         self.catalog = catalog
         self.rng = rng
         self.home = home
         self.body = navigation.widest_body_width(catalog)
         self.radius = self.body / 2
-        self.geo = _PlanGeometry(plan, home)
+        self.geo = _HomeGeometry(home)
         self.placed: dict[str, list[_Placed]] = {}  # room id -> placed furniture
         self.counts: dict[str, int] = {}
         self.objects: list[HomeObject] = []
@@ -702,6 +724,7 @@ class _Furnisher:
 
     def _taken_ids(self) -> set[str]:
         ids = {r.id for r in self.home.rooms} | {w.id for w in self.home.walls} | {o.id for o in self.home.openings}
+        ids |= {x.id for x in self.home.fixtures}
         for lst in self.placed.values():
             ids |= {p.model.id for p in lst}
         ids |= {o.id for o in self.objects}
@@ -1009,7 +1032,7 @@ class _Furnisher:
 
     def _gen_center(self, geom: _RoomGeometry, width: float, depth: float) -> _Cands:
         pole = geom.pole()
-        _, u, _, _, _ = _rect_frame(geom.poly)
+        _, u, _, _, _ = opening_axes(geom.poly)
         axis = math.atan2(u[1], u[0])
         off = np.arange(-0.6, 0.61, 0.15)
         gx, gy = np.meshgrid(off, off)
@@ -1470,7 +1493,7 @@ def furnish(plan: Plan, catalog: Catalog, rng: np.random.Generator, *, fixed: Ho
         home = home_shell(plan, source_kind=source_kind, seed=seed, catalog_hash=catalog.version_hash)
     except ValueError as exc:
         return FurnishResult(None, [FurnishFailure("", "", "", f"plan cannot become a home: {exc}")])
-    f = _Furnisher(plan, catalog, rng, home)
+    f = _Furnisher(catalog, rng, home)
     geoms: dict[str, _RoomGeometry] = {}
     rooms = {r.id: r for r in home.rooms}
     failures: list[FurnishFailure] = []
@@ -1479,22 +1502,19 @@ def furnish(plan: Plan, catalog: Catalog, rng: np.random.Generator, *, fixed: Ho
         failures += _place_fixed_objects(f, fixed)
     for room in home.rooms:
         if room.id not in geoms:
-            geoms[room.id] = _RoomGeometry(plan, f.geo, room, f.radius)
-        if catalog.rule_for(room.type) is not None or _has_counter(plan, room):
+            geoms[room.id] = _RoomGeometry(home, f.geo, room, f.radius)
+        if catalog.rule_for(room.type) is not None or _has_counter(home, room):
             f.furnish_room(room, geoms[room.id])
     f.place_task_objects(geoms)
     failures += f.failures
     furniture = [p.model for rid in f._room_order() for p in f.placed.get(rid, [])]
-    metadata = dict(home.metadata)
-    if fixed is not None and fixed.points:
-        metadata["points"] = {p.name: {"room": p.room, "x": round(p.x, 3), "y": round(p.y, 3)}
-                              for p in fixed.points}
+    points = [NamedPoint(name=p.name, room=p.room, x=p.x, y=p.y) for p in fixed.points] if fixed else []
     openings = home.openings
     if fixed is not None and fixed.openable_windows is not None:
         openings = [o.model_copy(update={"openable": o.id in fixed.openable_windows}) if o.kind == "window" else o
                     for o in openings]
     try:
-        built = home.model_copy(update={"furniture": furniture, "objects": list(f.objects), "metadata": metadata,
+        built = home.model_copy(update={"furniture": furniture, "objects": list(f.objects), "points": points,
                                         "openings": openings})
         built = Home.model_validate(built.model_dump())
     except ValueError as exc:
@@ -1504,8 +1524,8 @@ def furnish(plan: Plan, catalog: Catalog, rng: np.random.Generator, *, fixed: Ho
     return FurnishResult(built, [], partial=built)
 
 
-def _has_counter(plan: Plan, room: Room) -> bool:
-    return room.space_class == "indoor" and any(ft.kind == "KITCHEN" for ft in plan.features_in(room.id))
+def _has_counter(home: Home, room: Room) -> bool:
+    return room.space_class == "indoor" and any(x.kind == "counter" for x in home.fixtures_in(room.id))
 
 
 def _place_fixed_furniture(f: _Furnisher, fixed: HouseFurnishing, rooms: dict[str, Room],
@@ -1518,7 +1538,7 @@ def _place_fixed_furniture(f: _Furnisher, fixed: HouseFurnishing, rooms: dict[st
                                            "fixed item names an unknown room or catalog id"))
             continue
         if room.id not in geoms:
-            geoms[room.id] = _RoomGeometry(f.plan, f.geo, room, f.radius)
+            geoms[room.id] = _RoomGeometry(f.home, f.geo, room, f.radius)
         entry = f.catalog.furniture[item.catalog_id]
         pose = Pose(x=item.x, y=item.y, z=item.z, yaw=math.radians(item.yaw_deg))
         key = _rule_key(f.catalog, room.type, item.catalog_id)
@@ -1577,8 +1597,8 @@ __all__ = [
     "FixedObject",
     "FurnishFailure",
     "FurnishResult",
+    "FixedPoint",
     "HouseFurnishing",
-    "NamedPoint",
     "TASK_OBJECTS",
     "furnish",
     "furnish_house",

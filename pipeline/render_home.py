@@ -1,7 +1,8 @@
 """The home preview: a top-down PNG of a furnished, device-equipped home.
 
-:func:`render_home` draws the plan (:func:`homeloop.pipeline.render.draw_plan`), then
-furniture footprints (short labels; tall items hatched), carryable objects as
+:func:`render_home` needs only the home file: it draws the home's rooms,
+walls, openings and fixtures as a plan (:func:`plan_of_home`, drawn by
+:func:`homeloop.pipeline.render.draw_plan`), then furniture footprints (short labels; tall items hatched), carryable objects as
 dots, devices as one marker per type, and each camera's view cone (agent
 cameras solid and filled, evaluation-only cameras dashed; colour by privacy
 mode). The file is written atomically and the same home gives the same bytes.
@@ -20,9 +21,15 @@ from matplotlib.patches import Patch, PathPatch, Wedge
 from shapely import Point
 from shapely.geometry.base import BaseGeometry
 
-from homeloop.home import Home, polygon_from_rings
+from homeloop.home import (
+    FEATURE_OF_FIXTURE_KIND,
+    OPENING_KIND_OF_SUBTYPE,
+    Home,
+    accepts_legacy_plan,
+    polygon_from_rings,
+)
 from homeloop.io import atomic_path
-from homeloop.plan import Plan
+from homeloop.plan import DOOR, Feature, Opening, Plan, PlanIds, Separator, Space
 from homeloop.pipeline.render import (
     DEFAULT_DPI,
     MARGIN,
@@ -103,9 +110,26 @@ def _cone(ax, cam, room: BaseGeometry | None) -> None:
             markeredgewidth=0.6, zorder=Z_DEVICES + 0.2, linestyle="none")
 
 
-def draw_home(ax, home: Home, plan: Plan) -> None:
-    """Draw the plan and the home's furniture, objects, devices and cameras on ``ax``."""
-    draw_plan(ax, plan)
+#: The Swiss Dwellings subtype each home opening kind is drawn as (a garage door is a wide DOOR).
+SUBTYPE_OF_OPENING_KIND = {kind: subtype for subtype, kind in OPENING_KIND_OF_SUBTYPE.items()} | {"garage_door": DOOR}
+
+
+def plan_of_home(home: Home) -> Plan:
+    """The home's rooms, walls, openings and fixtures as a plan, for drawing."""
+    spaces = tuple(Space(r.id, r.type, polygon_from_rings(r.polygon)) for r in home.rooms)
+    walls = tuple(Separator(w.id, w.kind, polygon_from_rings(w.polygon)) for w in home.walls)
+    openings = tuple(Opening(o.id, SUBTYPE_OF_OPENING_KIND[o.kind], polygon_from_rings(o.polygon), tuple(o.connects))
+                     for o in home.openings)
+    features = tuple(Feature(x.id, FEATURE_OF_FIXTURE_KIND[x.kind], polygon_from_rings(x.polygon), x.room)
+                     for x in home.fixtures)
+    return Plan(PlanIds(0, 0, 0, 0, home.home_id), spaces, walls, openings, features)
+
+
+@accepts_legacy_plan
+def draw_home(ax, home: Home) -> None:
+    """Draw the home (rooms, walls, openings, fixtures), its furniture, objects, devices
+    and cameras on ``ax``."""
+    draw_plan(ax, plan_of_home(home))
     items = list(home.furniture)
     low = [f for f in items if not f.tall]
     tall = [f for f in items if f.tall]
@@ -166,17 +190,18 @@ def home_caption(home: Home) -> str:
             f"({home.agent_camera_count} agent, {home.evaluation_camera_count} evaluation)")
 
 
-def render_home(home: Home, plan: Plan, path: str | Path, *, title: str | None = None,
+@accepts_legacy_plan
+def render_home(home: Home, path: str | Path, *, title: str | None = None,
                 dpi: int = DEFAULT_DPI, width_in: float = 12.0) -> Path:
-    """Write the preview PNG of ``home`` (drawn over ``plan``) to ``path`` atomically; return the path."""
-    minx, miny, maxx, maxy = plan_extent(plan)
+    """Write the preview PNG of ``home`` to ``path`` atomically; return the path."""
+    minx, miny, maxx, maxy = plan_extent(plan_of_home(home))
     aspect = (maxy - miny + 2 * MARGIN + _scale_bar_room(maxx - minx)) / max(maxx - minx + 2 * MARGIN, 1e-6)
     plot_h = float(np.clip(width_in * aspect, 3.0, 16.0))
     foot = 0.9
     fig = Figure(figsize=(width_in, plot_h + 0.8 + foot))
     total = plot_h + 0.8 + foot
     ax = fig.add_axes((0.02, foot / total, 0.96, plot_h / total))
-    draw_home(ax, home, plan)
+    draw_home(ax, home)
     head = title if title is not None else f"{home.home_id}\n{home_caption(home)}"
     fig.suptitle(head, fontsize=10, y=1 - 0.1 / total, va="top")
     fig.legend(handles=_legend(home), loc="lower center", ncol=10, fontsize=7, frameon=False,
@@ -187,4 +212,4 @@ def render_home(home: Home, plan: Plan, path: str | Path, *, title: str | None =
     return Path(path)
 
 
-__all__ = ["DEVICE_STYLE", "draw_home", "home_caption", "render_home"]
+__all__ = ["DEVICE_STYLE", "draw_home", "home_caption", "plan_of_home", "render_home"]

@@ -33,6 +33,8 @@ up, metres):
                             leaf (rigid body) with a revolute joint at the hinge
                             (0-90 deg), a garage door leaf with a prismatic joint
                             (lifts by its height), a window pane
+      Fixtures/<fixture>    Mesh: the plan's built-in fixture (sink, counter, shower ...)
+                            extruded from its room's floor to its height, a static collider
       Furniture/<item>      Xform referencing ../../assets/<catalog id>.usdc
       Objects/<object>      Xform referencing the object asset (a rigid body)
       Devices/<device>      Xform with a small cube and homeloop:* attributes
@@ -44,7 +46,7 @@ then ``rotateZ`` (yaw, degrees).
 **Semantic labels** (``UsdSemantics.LabelsAPI``). Every prim the export
 authors carries labels. A thing's prim and every prim below it carry its
 ``class`` (wall, floor, ceiling, door, entrance_door, garage_door, window,
-the catalog class of furniture and objects, the device type, camera) and,
+the fixture kind, the catalog class of furniture and objects, the device type, camera) and,
 where it lies in rooms, ``room`` (the rooms' Swiss Dwellings subtypes,
 lower case) and ``room_id`` (the home file room ids). Articulated parts add
 ``part`` (the part name). Grouping prims (``/Home``, ``/Home/Walls`` ...)
@@ -133,6 +135,7 @@ _COLOURS = {
     "door": (0.45, 0.3, 0.18),
     "window": (0.6, 0.8, 0.95),
     "device": (0.95, 0.95, 0.95),
+    "fixture": (0.78, 0.76, 0.72),
 }
 
 
@@ -642,6 +645,7 @@ class _HomeWriter:
             self._rooms(self._group(root, "Rooms"))
             self._walls(self._group(root, "Walls"))
             self._openings(self._group(root, "Openings"))
+            self._fixtures(self._group(root, "Fixtures"))
             self._furniture(self._group(root, "Furniture"))
             self._objects(self._group(root, "Objects"))
             self._devices(self._group(root, "Devices"))
@@ -767,6 +771,21 @@ class _HomeWriter:
         else:
             _joint(prim, "joint", "revolute", body0=prim.path, body1=leaf.path, axis="z",
                    lower=0.0, upper=DOOR_OPEN_DEG, local_pos0=(0.0, 0.0, 0.0), labels=labels)
+
+    def _fixtures(self, group: Sdf.PrimSpec) -> None:
+        names = _Names()
+        for x in self.home.fixtures:
+            base = self._floor_z([x.room])
+            data = _MeshData.concat(_prism(p, base, base + x.height)
+                                    for p in _polygons(polygon_from_rings(x.polygon).buffer(0)))
+            if not len(data.counts):
+                continue
+            prim = _mesh(group, names(x.id, "fixture"), data, colour=_COLOURS["fixture"])
+            _collider(prim, "none")
+            self._thing(prim, x.kind, [x.room])
+            _attr(prim, "homeloop:id", _TYPES.String, x.id, custom=True)
+            _attr(prim, "homeloop:kind", _TYPES.String, x.kind, custom=True)
+            _attr(prim, "homeloop:room", _TYPES.String, x.room, custom=True)
 
     def _reference(self, group: Sdf.PrimSpec, name: str, catalog_id: str) -> Sdf.PrimSpec:
         if catalog_id not in self.assets:

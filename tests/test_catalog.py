@@ -14,7 +14,7 @@ from homeloop.catalog import (
     load_catalog,
 )
 
-#: The 20 device types, in SPEC.md §2 order.
+#: The 20 device types, in the order of docs/catalog.md.
 DEVICE_TYPES = [
     "smoke_sensor", "contact_sensor", "leak_sensor", "doorbell", "soil_moisture_sensor",
     "stove", "lock", "roller_blind", "curtain", "thermostat", "plug", "light_switch", "light",
@@ -204,3 +204,52 @@ def test_rule_with_unknown_catalog_id_is_rejected(tmp_path):
     root = _bad_catalog(tmp_path, "rooms.yaml", "one_of: [wardrobe]", "one_of: [closet]")
     with pytest.raises(CatalogError, match=r"rooms.yaml: room_rules entry 'bedroom': .*unknown catalog id 'closet'"):
         load_catalog(root)
+
+
+# --- rules whose numbers live here -----------------------------------------------------------
+
+
+def test_catalog_errors_are_one_line_user_errors_naming_the_file(catalog):
+    from homeloop.errors import HomeLoopError
+
+    assert issubclass(CatalogError, HomeLoopError)
+    assert catalog.source_of("devices", "smoke_sensor") == catalog.path / "devices.yaml"
+    assert catalog.placement_number("plug", "height") == catalog.devices["plug"].placement.height
+    with pytest.raises(CatalogError, match=r"devices.yaml: devices entry 'smoke_sensor': field placement.height"):
+        catalog.placement_number("smoke_sensor", "height")
+
+
+def test_a_distance_rule_has_an_id(tmp_path):
+    rule = load_catalog().devices["smoke_sensor"].placement.keep_away_from("cooking_appliance")
+    assert rule.id == "smoke_sensor_cooking_distance"
+    root = _bad_catalog(tmp_path, "devices.yaml", "        - id: smoke_sensor_cooking_distance\n          away_from",
+                        "        - away_from")
+    with pytest.raises(CatalogError, match=r"devices.yaml: devices entry 'smoke_sensor': field placement.keep_away"):
+        load_catalog(root)
+
+
+def test_the_fridge_rule_is_the_catalog_fridge_everywhere(tmp_path, monkeypatch):
+    """The plan audit and the plan generator read the fridge's footprint and clearance
+    from the catalog in use (HOMELOOP_CATALOG), as furnishing and the home check do."""
+    from shapely.geometry import box
+
+    from homeloop.audits import audit_plan, thresholds
+    from homeloop.pipeline.sources.synthetic import fridge_mm
+    from homeloop.plan import Plan, PlanIds, Space
+
+    fridge = load_catalog().fridge
+    d = fridge.dimensions
+    assert thresholds.fridge_size() == (d.width, d.depth, fridge.clearance_front)
+    assert thresholds.FRIDGE_FOOTPRINT == (d.width, d.depth)
+    assert fridge_mm() == tuple(round(v * 1000) for v in (d.width, d.depth, fridge.clearance_front))
+    kitchen = Plan(PlanIds(1, 1, 1, 1, "k"),
+                   (Space("7", "KITCHEN", box(0, 0, d.width + 0.1, d.depth + fridge.clearance_front + 0.05)),))
+    assert audit_plan(kitchen, ["no_fridge_space"]).passed
+    deeper = fridge.clearance_front + 0.5
+    root = _bad_catalog(tmp_path, "furniture.yaml", f"clearance_front: {fridge.clearance_front:.2f}",
+                        f"clearance_front: {deeper:.2f}")
+    monkeypatch.setenv("HOMELOOP_CATALOG", str(root))
+    assert thresholds.FRIDGE_FRONT_CLEARANCE == deeper
+    assert fridge_mm()[2] == round(deeper * 1000)
+    (finding,) = audit_plan(kitchen, ["no_fridge_space"]).findings
+    assert f"{deeper} m free floor in front" in finding.message

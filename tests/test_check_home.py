@@ -1,25 +1,29 @@
-"""The home verifier (homeloop/check.py): each crafted fault fires exactly its rule."""
+"""The home verifier (homeloop/check.py): each crafted fault fires exactly its rule,
+and every rule of the verifier has such a fault."""
 
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 import pytest
 import shapely
 from shapely.geometry import box
 
-from homeloop.check import SMOKE_EXCEPTIONS_KEY, CheckFinding, check_home, rule_counts
-from homeloop.home import Home, Pose, Wall, furniture_from_catalog, rings_from_polygon
-from test_devices import CAT, E, N, S, W, build, crafted
+from homeloop import check
+from homeloop.check import RULES, CheckFinding, check_home, rule_counts, smoke_distance_rule
+from homeloop.home import Home, PlacementException, Pose, Wall, furniture_from_catalog, rings_from_polygon
+from test_devices import CAT, E, N, S, W, build, crafted, furniture_of, rooms_of_type
 
 from homeloop.pipeline.devices import equip
+
+RULE = smoke_distance_rule(CAT)
 
 
 @pytest.fixture(scope="module")
 def clean() -> Home:
-    home, plan = crafted()
-    result = equip(home, plan, CAT, np.random.default_rng(0))
+    result = equip(crafted(), CAT, np.random.default_rng(0))
     assert result.failures == []
     return result.home
 
@@ -32,10 +36,14 @@ def with_furniture(home: Home, *items) -> Home:
     return Home.model_validate({**home.model_dump(), "furniture": [f.model_dump() for f in (*home.furniture, *items)]})
 
 
+def placed(catalog_id: str, room: str, x: float, y: float, yaw: float) -> object:
+    return furniture_from_catalog(CAT.furniture[catalog_id], f"{catalog_id}_extra", room, Pose(x=x, y=y, yaw=yaw))
+
+
 def moved(home: Home, furniture_id: str, x: float, y: float, yaw: float) -> Home:
     f = home.furniture_item(furniture_id)
-    placed = furniture_from_catalog(CAT.furniture[f.catalog_id], f.id, f.room, Pose(x=x, y=y, yaw=yaw))
-    items = [placed if g.id == furniture_id else g for g in home.furniture]
+    again = furniture_from_catalog(CAT.furniture[f.catalog_id], f.id, f.room, Pose(x=x, y=y, yaw=yaw))
+    items = [again if g.id == furniture_id else g for g in home.furniture]
     return Home.model_validate({**home.model_dump(), "furniture": [g.model_dump() for g in items]})
 
 
@@ -50,109 +58,75 @@ def without_devices(home: Home, keep) -> Home:
     return Home.model_validate({**home.model_dump(), "devices": [d.model_dump() for d in devices]})
 
 
+def with_update(home: Home, **parts) -> Home:
+    return Home.model_validate({**home.model_dump(), **{k: [x.model_dump() for x in v] for k, v in parts.items()}})
+
+
 def kitchen_sensor(home: Home):
-    (d,) = [d for d in home.devices_of_type("smoke_sensor") if "range" in d.monitors]
+    (d,) = [d for d in home.devices_of_type("smoke_sensor") if furniture_of("range") in d.monitors]
     return d
+
+
+def door_between(home: Home, *types: str) -> str:
+    (door,) = [o.id for o in home.openings if o.kind == "door" and {home.room(r).type for r in o.connects} == set(types)]
+    return door
+
+
+def window_of(home: Home, room_type: str) -> str:
+    (window,) = [o.id for o in home.openings if o.kind == "window" and home.room(o.connects[0]).type == room_type]
+    return window
 
 
 def test_clean_home_has_no_findings(clean):
     assert check_home(clean, CAT) == []
 
 
-def test_findings_name_rule_elements_and_message(clean):
-    home = moved(clean, "coffee_table", 1.0, 7.6, E)
-    (finding,) = check_home(home, CAT)
-    assert isinstance(finding, CheckFinding)
-    assert finding.rule == "furniture_overlap"
-    assert set(finding.elements) == {"sofa", "coffee_table"}
-    assert "overlap" in finding.message
+# --- one crafted fault per rule ------------------------------------------------------------------
 
 
-def test_overlapping_furniture(clean):
-    assert rules(moved(clean, "coffee_table", 1.0, 7.6, E)) == {"furniture_overlap"}
+def overlapping_furniture(clean: Home) -> Home:
+    sofa = clean.furniture_item(furniture_of("sofa"))
+    return moved(clean, furniture_of("coffee_table"), sofa.pose.x + 0.55, sofa.pose.y, E)
 
 
-def test_furniture_in_a_door_clear_zone(clean):
-    # The side table pokes 5 cm into the living-room door's clear zone (0.8 m deep).
-    home = moved(clean, "side_table", 2.05, 6.0, E)
-    assert rules(home) == {"door_clearance"}
-    (f,) = check_home(home, CAT)
-    assert f.elements == ("door_living", "side_table")
+def furniture_off_the_balcony(clean: Home) -> Home:
+    # A bench half over the balcony's open north edge: no wall or opening there.
+    (balcony,) = rooms_of_type("BALCONY")
+    top = clean.room_polygon(balcony).bounds[3]
+    return with_furniture(clean, placed("bench", balcony, 2.5, top, S))
 
 
-def test_wardrobe_in_front_of_a_window(clean):
-    wardrobe = furniture_from_catalog(CAT.furniture["wardrobe"], "wardrobe_6", "6", Pose(x=5.15, y=0.3, yaw=N))
-    assert rules(with_furniture(clean, wardrobe)) == {"window_blocked_by_tall_item"}
+def furniture_over_a_window(clean: Home) -> Home:
+    # A side table in the second bedroom pokes 10 cm into the window rectangle of its south wall.
+    (room,) = rooms_of_type("ROOM")
+    window = clean.opening(window_of(clean, "ROOM"))
+    (x0, _, x1, y1) = shapely.Polygon(window.polygon[0]).bounds
+    return with_furniture(clean, placed("side_table", room, (x0 + x1) / 2, y1 + 0.125, N))
 
 
-def test_furniture_over_a_wall(clean):
-    assert rules(moved(clean, "tv_unit", 4.85, 7.6, W)) == {"furniture_blocks_wall"}
+def furniture_over_a_wall(clean: Home) -> Home:
+    tv = clean.furniture_item(furniture_of("tv_unit"))
+    return moved(clean, tv.id, tv.pose.x + 0.06, tv.pose.y, W)
 
 
-def test_smoke_sensor_one_metre_from_the_range(clean):
-    d = kitchen_sensor(clean)
-    home = edit_device(clean, d.id, x=6.4, y=8.0)  # the range's front edge is at y 9.0
-    assert rules(home) == {"smoke_sensor_distance"}
-    (f,) = check_home(home, CAT)
-    assert f.elements == (d.id, "range") and "1.00 m" in f.message and "1.8" in f.message
+def furniture_in_a_door_zone(clean: Home) -> Home:
+    # The side table pokes 8 cm past the living-room door's side, 0.4 m from its face.
+    door = shapely.Polygon(clean.opening(door_between(clean, "CORRIDOR", "LIVING_ROOM")).polygon[0])
+    half = CAT.furniture["side_table"].dimensions.depth / 2
+    return moved(clean, furniture_of("side_table"), door.bounds[2] + half - 0.08, door.bounds[3] + 0.4, E)
 
 
-def test_smoke_sensor_at_2_5_m_needs_an_exception_record(clean):
-    d = kitchen_sensor(clean)
-    home = edit_device(clean, d.id, x=6.4, y=6.5)
-    assert rules(home) == {"smoke_sensor_distance"}
-    recorded = Home.model_validate({**home.model_dump(), "metadata": {
-        **home.metadata, SMOKE_EXCEPTIONS_KEY: [{"device": d.id, "room": "3", "distance_m": 2.5}]}})
-    assert check_home(recorded, CAT) == []
-    # An exception never allows less than 1.8 m.
-    closer = edit_device(recorded, d.id, x=6.4, y=7.5)
-    assert rules(closer) == {"smoke_sensor_distance"}
+def tall_item_at_a_window(clean: Home) -> Home:
+    (room,) = rooms_of_type("ROOM")
+    window = shapely.Polygon(clean.opening(window_of(clean, "ROOM")).polygon[0])
+    return with_furniture(clean, placed("wardrobe", room, window.centroid.x, window.bounds[3] + 0.3, N))
 
 
-def test_bedroom_without_a_smoke_sensor(clean):
-    home = without_devices(clean, lambda d: not (d.type == "smoke_sensor" and d.room == "6"))
-    assert rules(home) == {"smoke_sensor_missing_bedroom"}
-
-
-def test_no_smoke_sensor_outside_the_sleeping_area(clean):
-    home = without_devices(clean, lambda d: not (d.type == "smoke_sensor" and d.room == "1"))
-    found = check_home(home, CAT)
-    assert {f.rule for f in found} == {"smoke_sensor_missing_outside_sleeping"}
-    assert {f.elements[0] for f in found} == {"4", "6"}
-
-
-def test_dishwasher_without_a_leak_sensor(clean):
-    assert rules(without_devices(clean, lambda d: d.type != "leak_sensor")) == {"leak_sensor_missing"}
-
-
-def test_exterior_window_without_a_contact_sensor(clean):
-    home = without_devices(clean, lambda d: not (d.type == "contact_sensor" and d.mounted_on == "window_office"))
-    assert rules(home) == {"contact_sensor_missing"}
-
-
-def test_entrance_not_covered(clean):
-    cams = [c.model_copy(update={"pose": c.pose.model_copy(update={"yaw": c.pose.yaw + math.pi})})
-            if c.room == "1" else c for c in clean.cameras]
-    home = Home.model_validate({**clean.model_dump(), "cameras": [c.model_dump() for c in cams]})
-    assert rules(home) == {"entrance_not_covered"}
-
-
-def test_bathroom_camera_without_privacy(clean):
-    (cam,) = [c for c in clean.cameras if c.room == "5"]
-    cams = [c.model_copy(update={"privacy_mode": "none"}) if c.id == cam.id else c for c in clean.cameras]
-    home = Home.model_validate({**clean.model_dump(), "cameras": [c.model_dump() for c in cams]})
-    found = check_home(home, CAT)
-    assert {f.rule for f in found} == {"camera_privacy"}
-    assert any("must be image_blocked" in f.message for f in found)
-
-
-def test_device_outside_its_room(clean):
-    plug = clean.devices_of_type("plug")[0]
-    home = edit_device(clean, plug.id, x=plug.pose.x + 20.0)
-    assert rules(home) == {"device_outside_room"}
-
-
-# --- navigation: a dining nook behind an open passage ------------------------------------
+def something_in_front_of_the_fridge(clean: Home) -> Home:
+    fridge = clean.furniture_item(furniture_of("fridge"))
+    ahead = CAT.fridge.dimensions.depth / 2 + CAT.fridge.clearance_front / 2
+    x, y, _ = fridge.pose.to_world(ahead, 0.0)
+    return with_furniture(clean, placed("side_table", fridge.room, x, y, E))
 
 
 def nook_home(sofa_gap: float | None) -> Home:
@@ -164,32 +138,202 @@ def nook_home(sofa_gap: float | None) -> Home:
              "d": ("DINING", (4.0, 0.0, 6.0, 4.0))}
     openings = [("e", "ENTRANCE_DOOR", (6.0, -1.4, 6.3, -0.4), ("h",)),
                 ("dl", "DOOR", (1.5, -0.1, 2.4, 0.0), ("h", "l"))]
-    home, plan = build(rooms, openings, home_id="nook")
+    home = build(rooms, openings, home_id="nook")
     partition = [box(3.95, 0.0, 4.05, 1.5), box(3.95, 3.0, 4.05, 4.0)]
     walls = [*home.walls, *(Wall(id=f"partition_{i}", polygon=rings_from_polygon(g)) for i, g in enumerate(partition))]
-    home = Home.model_validate({**home.model_dump(), "walls": [w.model_dump() for w in walls]})
-    home = equip(home, plan, CAT, np.random.default_rng(0)).home
+    home = with_update(home, walls=walls)
+    home = equip(home, CAT, np.random.default_rng(0)).home
     if sofa_gap is None:
         return home
     sofa = furniture_from_catalog(CAT.furniture["sofa"], "sofa", "l", Pose(x=3.95 - sofa_gap - 0.45, y=2.25, yaw=W))
     return with_furniture(home, sofa)
 
 
-def test_nook_home_is_clean():
+def room_cut_off_by_a_sofa(clean: Home) -> Home:
+    # 0.45 m behind the sofa: a Stretch (0.33 m) passes, the G1-D (0.50 m) does not.
+    return nook_home(0.45)
+
+
+def doors_split_by_sofas(clean: Home) -> Home:
+    """A living room whose two doors (to the hall, to a balcony) two sofas wall off from each
+    other; the balcony is outdoors, so only the doors' connection inside the room fails."""
+    rooms = {"h": ("CORRIDOR", (0.0, -1.6, 4.0, -0.1)), "l": ("LIVING_ROOM", (0.0, 0.0, 4.0, 4.0)),
+             "b": ("BALCONY", (0.0, 4.3, 4.0, 5.5))}
+    openings = [("e", "ENTRANCE_DOOR", (4.0, -1.4, 4.3, -0.4), ("h",)),
+                ("hl", "DOOR", (1.5, -0.1, 2.4, 0.0), ("h", "l")),
+                ("lb", "DOOR", (1.5, 4.0, 2.4, 4.3), ("l", "b"))]
+    home = equip(build(rooms, openings, home_id="split"), CAT, np.random.default_rng(0)).home
+    sofas = [furniture_from_catalog(CAT.furniture["sofa"], f"sofa_{k}", "l", Pose(x=x, y=2.0, yaw=S))
+             for k, x in enumerate((1.0, 3.0))]
+    return with_furniture(home, *sofas)
+
+
+def smoke_sensor_near_the_range(clean: Home) -> Home:
+    d = kitchen_sensor(clean)
+    x, y, _ = clean.furniture_item(furniture_of("range")).pose.to_world(1.3, 0.0)
+    return edit_device(clean, d.id, x=x, y=y)
+
+
+def no_smoke_sensor_in_a_bedroom(clean: Home) -> Home:
+    (room,) = rooms_of_type("ROOM")
+    return without_devices(clean, lambda d: not (d.type == "smoke_sensor" and d.room == room))
+
+
+def no_smoke_sensor_in_the_hall(clean: Home) -> Home:
+    (hall,) = rooms_of_type("CORRIDOR")
+    return without_devices(clean, lambda d: not (d.type == "smoke_sensor" and d.room == hall))
+
+
+def no_leak_sensor(clean: Home) -> Home:
+    return without_devices(clean, lambda d: d.type != "leak_sensor")
+
+
+def window_without_contact_sensor(clean: Home) -> Home:
+    window = window_of(clean, "OFFICE")
+    return without_devices(clean, lambda d: not (d.type == "contact_sensor" and d.mounted_on == window))
+
+
+def entrance_camera_turned_away(clean: Home) -> Home:
+    (hall,) = rooms_of_type("CORRIDOR")
+    cams = [c.model_copy(update={"pose": c.pose.model_copy(update={"yaw": c.pose.yaw + math.pi})})
+            if c.room == hall else c for c in clean.cameras]
+    return with_update(clean, cameras=cams)
+
+
+def plug_outside_its_room(clean: Home) -> Home:
+    plug = clean.devices_of_type("plug")[0]
+    return edit_device(clean, plug.id, x=plug.pose.x + 20.0)
+
+
+def bathroom_camera_without_privacy(clean: Home) -> Home:
+    (bath,) = rooms_of_type("BATHROOM")
+    cams = [c.model_copy(update={"privacy_mode": "none"}) if c.room == bath else c for c in clean.cameras]
+    return with_update(clean, cameras=cams)
+
+
+#: rule id -> a crafted home that breaks it and no other rule.
+FAILING_CASES: dict[str, Callable[[Home], Home]] = {
+    "furniture_overlap": overlapping_furniture,
+    "furniture_outside_room": furniture_off_the_balcony,
+    "furniture_blocks_opening": furniture_over_a_window,
+    "furniture_blocks_wall": furniture_over_a_wall,
+    "door_clearance": furniture_in_a_door_zone,
+    "window_blocked_by_tall_item": tall_item_at_a_window,
+    "fridge_clearance": something_in_front_of_the_fridge,
+    "unreachable_room": room_cut_off_by_a_sofa,
+    "doors_not_connected": doors_split_by_sofas,
+    "smoke_sensor_distance": smoke_sensor_near_the_range,
+    "smoke_sensor_missing_bedroom": no_smoke_sensor_in_a_bedroom,
+    "smoke_sensor_missing_outside_sleeping": no_smoke_sensor_in_the_hall,
+    "leak_sensor_missing": no_leak_sensor,
+    "contact_sensor_missing": window_without_contact_sensor,
+    "entrance_not_covered": entrance_camera_turned_away,
+    "device_outside_room": plug_outside_its_room,
+    "camera_privacy": bathroom_camera_without_privacy,
+}
+
+
+@pytest.mark.parametrize("rule", sorted(FAILING_CASES))
+def test_each_crafted_fault_fires_its_rule_and_only_it(clean, rule):
+    assert rules(FAILING_CASES[rule](clean)) == {rule}
+
+
+def test_every_rule_of_the_check_has_a_crafted_fault():
+    # RULES is what check.py registers as it defines its checks: a new rule without a case fails here.
+    assert set(RULES) == set(FAILING_CASES)
+
+
+def test_every_rule_is_documented_in_the_module():
+    for rule in RULES:
+        assert f"``{rule}``" in check.__doc__, rule
+
+
+# --- what findings say ---------------------------------------------------------------------------
+
+
+def test_findings_name_rule_elements_and_message(clean):
+    (finding,) = check_home(overlapping_furniture(clean), CAT)
+    assert isinstance(finding, CheckFinding)
+    assert finding.rule == "furniture_overlap"
+    assert set(finding.elements) == {furniture_of("sofa"), furniture_of("coffee_table")}
+    assert "overlap" in finding.message
+
+
+def test_a_door_zone_finding_names_the_door_and_the_item(clean):
+    (f,) = check_home(furniture_in_a_door_zone(clean), CAT)
+    assert f.elements == (door_between(clean, "CORRIDOR", "LIVING_ROOM"), furniture_of("side_table"))
+
+
+def test_a_fridge_clearance_finding_names_the_fridge_and_what_is_in_front(clean):
+    (f,) = check_home(something_in_front_of_the_fridge(clean), CAT)
+    assert f.elements == (furniture_of("fridge"), "side_table_extra")
+    assert f"{CAT.fridge.clearance_front} m" in f.message
+
+
+def test_the_fridge_clearance_is_the_catalogs(clean, tmp_path):
+    # A catalog asking only 0.3 m in front of the fridge accepts a table 0.6 m away.
+    from test_devices import catalog_with
+
+    fridge = clean.furniture_item(furniture_of("fridge"))
+    x, y, _ = fridge.pose.to_world(CAT.fridge.dimensions.depth / 2 + 0.6 + 0.225, 0.0)
+    home = with_furniture(clean, placed("side_table", fridge.room, x, y, E))
+    assert rules(home) == {"fridge_clearance"}
+    short = catalog_with(tmp_path, "furniture.yaml", "clearance_front: 1.00", "clearance_front: 0.30")
+    assert "fridge_clearance" not in {f.rule for f in check_home(home, short)}
+
+
+def test_smoke_sensor_finding_names_the_rule_and_its_numbers(clean):
+    d = kitchen_sensor(clean)
+    (f,) = check_home(smoke_sensor_near_the_range(clean), CAT)
+    assert f.elements == (d.id, furniture_of("range"))
+    assert "1.00 m" in f.message and RULE.id in f.message
+    assert f"{RULE.min_distance} m" in f.message and f"{RULE.fallback_distance} m" in f.message
+
+
+def test_a_smoke_sensor_between_fallback_and_rule_needs_a_placement_exception(clean):
+    d = kitchen_sensor(clean)
+    x, y, _ = clean.furniture_item(furniture_of("range")).pose.to_world(2.8, 0.0)
+    home = edit_device(clean, d.id, x=x, y=y)
+    assert rules(home) == {"smoke_sensor_distance"}
+    record = PlacementException(device=d.id, rule=RULE.id, value=2.5, required=RULE.min_distance,
+                                fallback=RULE.fallback_distance)
+    recorded = with_update(home, placement_exceptions=[record])
+    assert check_home(recorded, CAT) == []
+    # An exception never allows less than the fallback.
+    closer = edit_device(recorded, d.id, x=x, y=y + 1.0)
+    assert rules(closer) == {"smoke_sensor_distance"}
+    # An exception of another rule does not count.
+    other = with_update(home, placement_exceptions=[record.model_copy(update={"rule": "another_rule"})])
+    assert rules(other) == {"smoke_sensor_distance"}
+
+
+def test_no_smoke_sensor_outside_the_sleeping_area_names_both_bedrooms(clean):
+    found = check_home(no_smoke_sensor_in_the_hall(clean), CAT)
+    assert {f.elements[0] for f in found} == rooms_of_type("BEDROOM", "ROOM")
+
+
+def test_a_bathroom_camera_finding_says_what_it_must_be(clean):
+    assert any("must be image_blocked" in f.message for f in check_home(bathroom_camera_without_privacy(clean), CAT))
+
+
+def test_a_wider_nook_passage_is_clean():
     assert check_home(nook_home(None), CAT) == []
     assert check_home(nook_home(0.8), CAT) == []
 
 
-def test_room_cut_off_by_a_sofa_for_the_g1d():
-    # 0.45 m behind the sofa: a Stretch (0.33 m) passes, the G1-D (0.50 m) does not.
+def test_the_room_cut_off_by_a_sofa_is_named():
     found = check_home(nook_home(0.45), CAT)
     assert [(f.rule, f.elements) for f in found] == [("unreachable_room", ("d",))]
 
 
-# --- NFPA 72: the 1.8 m exception ----------------------------------------------------------
+def test_rule_counts(clean):
+    assert rule_counts(check_home(overlapping_furniture(clean), CAT)) == {"furniture_overlap": 1}
 
 
-def small_kitchen() -> tuple[Home, object]:
+# --- NFPA 72: the fallback distance -----------------------------------------------------------------
+
+
+def small_kitchen() -> Home:
     """A 3.0 x 2.6 m kitchen, the range in the middle of its north wall, entered from a porch."""
     rooms = {"k": ("KITCHEN", (0.0, 0.0, 3.0, 2.6)), "p": ("PORCH", (0.5, -2.3, 2.5, -0.3))}
     openings = [("e", "ENTRANCE_DOOR", (1.0, -0.3, 2.0, 0.0), ("k", "p"))]
@@ -198,29 +342,24 @@ def small_kitchen() -> tuple[Home, object]:
 
 
 def test_small_kitchen_gets_the_exception_and_passes():
-    home, plan = small_kitchen()
-    result = equip(home, plan, CAT, np.random.default_rng(0))
+    result = equip(small_kitchen(), CAT, np.random.default_rng(0))
     assert result.failures == []
     (smoke,) = result.home.devices_of_type("smoke_sensor")
-    rng = shapely.Polygon(result.home.furniture_item("range").footprint[0])
-    d = rng.distance(shapely.Point(smoke.pose.x, smoke.pose.y))
-    assert 1.8 <= d < 3.0
-    (record,) = result.home.metadata[SMOKE_EXCEPTIONS_KEY]
-    assert record["device"] == smoke.id and record["distance_m"] == pytest.approx(d, abs=1e-3)
-    assert any("exception" in n for n in result.notes)
+    stove = shapely.Polygon(result.home.furniture_item("range").footprint[0])
+    d = stove.distance(shapely.Point(smoke.pose.x, smoke.pose.y))
+    assert RULE.fallback_distance <= d < RULE.min_distance
+    (record,) = result.home.placement_exceptions
+    assert (record.device, record.rule) == (smoke.id, RULE.id)
+    assert (record.required, record.fallback) == (RULE.min_distance, RULE.fallback_distance)
+    assert record.value == pytest.approx(d, abs=1e-3)
+    assert any("fallback" in n for n in result.notes)
     assert check_home(result.home, CAT) == []
     # Without the record the same sensor fails.
-    bare = Home.model_validate({**result.home.model_dump(), "metadata": {SMOKE_EXCEPTIONS_KEY: []}})
-    assert rules(bare) == {"smoke_sensor_distance"}
+    assert rules(with_update(result.home, placement_exceptions=[])) == {"smoke_sensor_distance"}
 
 
-def test_three_metres_is_kept_where_the_room_allows(clean):
-    rng = shapely.Polygon(clean.furniture_item("range").footprint[0])
+def test_the_rule_distance_is_kept_where_the_room_allows(clean):
+    stove = shapely.Polygon(clean.furniture_item(furniture_of("range")).footprint[0])
     for d in clean.devices_of_type("smoke_sensor"):
-        assert rng.distance(shapely.Point(d.pose.x, d.pose.y)) >= 3.0
-    assert clean.metadata[SMOKE_EXCEPTIONS_KEY] == []
-
-
-def test_rule_counts(clean):
-    home = moved(clean, "coffee_table", 1.0, 7.6, E)
-    assert rule_counts(check_home(home, CAT)) == {"furniture_overlap": 1}
+        assert stove.distance(shapely.Point(d.pose.x, d.pose.y)) >= RULE.min_distance
+    assert clean.placement_exceptions == []

@@ -6,14 +6,15 @@ import math
 
 import numpy as np
 import pytest
-import shapely
 
 from homeloop import navigation
 from homeloop.catalog import load_catalog
-from homeloop.home import polygon_from_rings
+from homeloop.check import check_home
+from homeloop.geometry import DOOR_CLEAR_DEPTH, face_zones
+from homeloop.home import FIXTURE_KIND_OF_FEATURE, polygon_from_rings
 from homeloop.house import load_house
 from homeloop.pipeline.furnish import (
-    DOOR_CLEAR_DEPTH,
+    GARAGE_DOOR_MIN_WIDTH,
     WINDOW_KEEP_OUT,
     furnish,
     furnish_house,
@@ -41,20 +42,12 @@ def generated(tmp_path_factory):
     return load_fixture_plans(path)
 
 
-def _door_zones(home, body=0.0):
-    """Each door's clear zone (door width x 0.8 m) on both sides."""
-    zones = []
-    for o in home.openings:
-        if o.kind not in navigation.PASSABLE_KINDS:
-            continue
-        c, u, n, width, depth = navigation.opening_axes(polygon_from_rings(o.polygon))
-        for sign in (1, -1):
-            centre = c + sign * n * (depth / 2 + DOOR_CLEAR_DEPTH / 2)
-            half_u, half_n = u * width / 2, n * DOOR_CLEAR_DEPTH / 2
-            corners = [centre - half_u - half_n, centre + half_u - half_n, centre + half_u + half_n,
-                       centre - half_u + half_n]
-            zones.append((o.id, shapely.Polygon(corners)))
-    return zones
+def _door_zones(home):
+    """Each door's full width by the clear depth, on both faces, from the face."""
+    doors = [o for o in home.openings if o.kind in navigation.PASSABLE_KINDS]
+    zones, owners, _ = face_zones([polygon_from_rings(o.polygon) for o in doors], DOOR_CLEAR_DEPTH,
+                                  side_inset=0.0, face_gap=0.0)
+    return [(doors[i].id, z) for i, z in zip(owners, zones)]
 
 
 def _check_layout(home, catalog):
@@ -83,6 +76,14 @@ def _check_layout(home, catalog):
     for r in home.rooms:
         if r.indoor:
             assert navigation.doors_connected_within_room(home, r.id, body) == [], (home.home_id, r.id)
+    furnished = {"furniture_overlap", "furniture_outside_room", "furniture_blocks_wall", "furniture_blocks_opening",
+                 "door_clearance", "window_blocked_by_tall_item", "fridge_clearance"}
+    assert [f for f in check_home(home, catalog) if f.rule in furnished] == [], home.home_id
+
+
+def _of_class(home, cls):
+    (item,) = [f for f in home.furniture if f.semantic_class == cls]
+    return item
 
 
 def test_house_furnishes_with_everything_the_tasks_need(house, catalog):
@@ -98,20 +99,46 @@ def test_house_furnishes_with_everything_the_tasks_need(house, catalog):
     for cid in ["pan", "watering_can", "mug", "glasses", "pill_box_red", "pill_box_blue", "pill_box_white",
                 "garment_shirt", "garment_towel", "potted_plant"]:
         assert cid in objects, cid
-    assert objects["pan"].location.furniture == "range_1" and objects["pan"].location.name == "cooktop"
-    assert objects["mug"].location.furniture == "desk_1"
-    assert house.furniture_item("dryer_1").room == "6"
+    assert objects["pan"].location.furniture == _of_class(house, "range").id
+    assert objects["pan"].location.name == "cooktop"
+    assert objects["mug"].location.furniture == _of_class(house, "desk").id
+    dryer = _of_class(house, "dryer")
+    assert house.room(dryer.room).type == "WASH_AND_DRY_ROOM"
     garments = [o for o in house.objects if o.semantic_class == "garment"]
-    assert all(o.location.kind == "container" and o.location.furniture == "dryer_1" for o in garments)
+    assert all(o.location.kind == "container" and o.location.furniture == dryer.id for o in garments)
     plants = [o for o in house.objects if o.catalog_id == "potted_plant"]
-    assert {house.furniture_item(p.location.furniture).room for p in plants} >= {"2", "5"}
-    assert all(p.soil_moisture == pytest.approx(0.15) for p in plants)
-    assert house.metadata["points"]["parcel_spot"]["room"] == "12"
-    assert [o.id for o in house.openings if o.kind == "window" and o.openable] == ["window_55"]
-    assert [o.kind for o in house.openings if o.id == "door_35"] == ["garage_door"]
-    dishwasher, sink = house.furniture_item("dishwasher_1"), load_house().features
-    sink_poly = next(f.polygon for f in sink if f.kind == "SINK" and f.space_id == "3")
-    assert polygon_from_rings(dishwasher.footprint).distance(sink_poly) <= 0.9
+    assert {house.room(house.furniture_item(p.location.furniture).room).type for p in plants} >= {
+        "LIVING_ROOM", "OFFICE"}
+    assert all(p.soil_moisture == pytest.approx(catalog.objects["potted_plant"].soil_moisture) for p in plants)
+
+
+def test_house_points_windows_and_garage_door_come_from_its_files(house):
+    fixed = load_house_furnishing()
+    for p in fixed.points:
+        point = house.point(p.name)
+        assert (point.room, point.x, point.y) == (p.room, pytest.approx(p.x), pytest.approx(p.y))
+    assert [o.id for o in house.openings if o.kind == "window" and o.openable] == fixed.openable_windows
+    plan = load_house()
+    garage = {s.id for s in plan.spaces if s.subtype == "GARAGE"}
+    wide = [o.id for o in plan.doors if garage & set(o.connects) and o.width > GARAGE_DOOR_MIN_WIDTH]
+    assert [o.id for o in house.openings if o.kind == "garage_door"] == wide
+
+
+def test_house_fixtures_are_the_plans_features(house):
+    plan = load_house()
+    assert [(x.id, x.kind, x.room) for x in house.fixtures] == [
+        (f.id, FIXTURE_KIND_OF_FEATURE[f.kind], f.space_id) for f in plan.features]
+    for x in house.fixtures:
+        feature = next(f for f in plan.features if f.id == x.id)
+        assert polygon_from_rings(x.polygon).symmetric_difference(feature.polygon).area < 1e-4
+
+
+def test_the_dishwasher_stands_by_the_sink_fixture(house):
+    dishwasher = _of_class(house, "dishwasher")
+    (sink,) = [x for x in house.fixtures_of_kind("sink") if x.room == dishwasher.room]
+    rule = load_catalog().rule_for(house.room(dishwasher.room).type)
+    (near,) = [c for i in rule.items if "dishwasher" in i.one_of for c in i.place if c.kind == "near_feature"]
+    assert polygon_from_rings(dishwasher.footprint).distance(polygon_from_rings(sink.polygon)) <= near.max_distance
 
 
 def test_house_fixed_items_are_verbatim(house):

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import pytest
 from pydantic import ValidationError
@@ -10,10 +11,14 @@ from homeloop.catalog import load_catalog
 from homeloop.home import (
     SCHEMA_VERSION,
     CameraPose,
+    Fixture,
     Home,
     HomeFileError,
+    HomeLookupError,
+    NamedPoint,
     ObjectLocation,
     Opening,
+    PlacementException,
     Pose,
     Room,
     Source,
@@ -28,8 +33,9 @@ from shapely.geometry import box
 
 
 def tiny_home() -> Home:
-    """A 4 x 3 m bedroom with a door, a bed, a nightstand with a mug on it, a smoke
-    sensor and a dome camera."""
+    """A 4 x 3 m bedroom with a door, a built-in wardrobe fixture, a bed, a nightstand
+    with a mug on it, a smoke sensor (placed by the fallback of its rule), a dome camera
+    and a named point."""
     cat = load_catalog()
     room = Room(id="1", name="bedroom", type="BEDROOM", polygon=rings_from_polygon(box(0, 0, 4, 3)))
     wall = Wall(id="wall_1", polygon=rings_from_polygon(box(-0.1, -0.1, 4.1, 0.0)), height=2.6)
@@ -46,11 +52,17 @@ def tiny_home() -> Home:
     dome = device_from_catalog(cat.devices["dome_camera"], "cam_1", "1", Pose(x=3.9, y=2.9, z=2.55))
     cam = camera_from_catalog(cat.devices["dome_camera"], "cam_1", "1",
                               CameraPose(x=3.9, y=2.9, z=2.55, yaw=-2.5, pitch=-0.6), agent_visible=True)
+    wardrobe = Fixture(id="built_in_furniture_9", kind="built_in_furniture", room="1",
+                       polygon=rings_from_polygon(box(3.4, 0.0, 4.0, 1.2)), height=2.6)
+    (rule,) = cat.devices["smoke_sensor"].placement.keep_away
+    exception = PlacementException(device="smoke_1", rule=rule.id, value=2.04, required=rule.min_distance,
+                                   fallback=rule.fallback_distance)
     return Home(
         home_id="tiny",
         source=Source(kind="synthetic", plan="1-1000-aaaa", seed=7, catalog_hash=cat.version_hash),
-        rooms=[room], walls=[wall], openings=[door], furniture=[bed, stand], objects=[mug],
-        devices=[smoke, dome], cameras=[cam], metadata={"smoke_sensor_fallback": []},
+        rooms=[room], walls=[wall], openings=[door], fixtures=[wardrobe], furniture=[bed, stand], objects=[mug],
+        devices=[smoke, dome], cameras=[cam], points=[NamedPoint(name="bedside", room="1", x=2.2, y=0.4)],
+        placement_exceptions=[exception], equip_profile="default",
     )
 
 
@@ -111,6 +123,62 @@ def test_unknown_field_is_rejected():
         Home.from_json(json.dumps(data), "x.json")
     with pytest.raises(ValidationError):
         Room(id="2", name="hall", type="CORRIDOR", polygon=[[(0, 0), (1, 0), (1, 1)]], colour="red")
+
+
+def test_a_version_1_file_is_refused_in_one_line_saying_to_rebuild(tmp_path):
+    data = json.loads(tiny_home().to_json())
+    data["schema_version"] = "homeloop.home/1"
+    path = tmp_path / "home.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(HomeFileError) as err:
+        Home.read(path)
+    assert str(err.value) == (f"{path}: home file format homeloop.home/1 is no longer read; "
+                              "rebuild the home set (homeloop build …)")
+
+
+def test_fixtures_points_and_exceptions_are_typed_and_read_back(tmp_path):
+    home = tiny_home()
+    back = Home.read(home.write(tmp_path / "home.json"))
+    assert back.fixtures == home.fixtures and back.points == home.points
+    assert back.placement_exceptions == home.placement_exceptions and back.equip_profile == "default"
+    assert "metadata" not in json.loads(home.to_json())
+    (wardrobe,) = back.fixtures_of_kind("built_in_furniture")
+    assert wardrobe.feature_subtype == "BUILT_IN_FURNITURE" and back.fixtures_in("1") == [wardrobe]
+    assert back.fixtures_of_kind("sink") == []
+    assert back.point("bedside").x == 2.2
+    (record,) = back.placement_exceptions
+    assert back.placement_exception(record.device, record.rule) == record
+    assert back.placement_exception(record.device, "another_rule") is None
+
+
+def test_an_unknown_point_names_the_home_and_its_points():
+    with pytest.raises(HomeLookupError) as err:
+        tiny_home().point("parcel_spot")
+    assert str(err.value) == "home tiny has no point 'parcel_spot'; its points: bedside"
+    with pytest.raises(ValueError, match="no fixture kind 'sofa'"):
+        tiny_home().fixtures_of_kind("sofa")
+
+
+@pytest.mark.parametrize("part, edit, words", [
+    ("fixtures", {"room": "9"}, "fixture 'built_in_furniture_9': unknown room '9'"),
+    ("fixtures", {"id": "bed_1"}, "id 'bed_1' of furniture is already used in fixtures"),
+    ("fixtures", {"kind": "fireplace"}, "fixtures[0].kind"),
+    ("points", {"room": "9"}, "point 'bedside': unknown room '9'"),
+    ("placement_exceptions", {"device": "smoke_9"}, "unknown device 'smoke_9'"),
+    ("placement_exceptions", {"fallback": 3.5}, "fallback 3.5 must be below required 3.0"),
+])
+def test_fixtures_points_and_exceptions_are_validated(part, edit, words):
+    data = json.loads(tiny_home().to_json())
+    data[part][0].update(edit)
+    with pytest.raises(HomeFileError, match=re.escape(words)):
+        Home.from_json(json.dumps(data), "x.json")
+
+
+def test_two_points_of_one_name_are_refused():
+    data = json.loads(tiny_home().to_json())
+    data["points"].append(dict(data["points"][0]))
+    with pytest.raises(HomeFileError, match="duplicate point names"):
+        Home.from_json(json.dumps(data), "x.json")
 
 
 def test_wrong_schema_version_is_rejected_with_a_clear_message(tmp_path):

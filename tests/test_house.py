@@ -1,20 +1,18 @@
-"""The house (SPEC.md §1): its rooms, doors, fixtures, and that it loads strictly."""
+"""The house (docs/pipeline.md): its rooms, doors, fixtures, and that it loads strictly."""
 
 from __future__ import annotations
 
 import itertools
 
-import numpy as np
 import pandas as pd
 import pytest
 import shapely
 from shapely import Polygon
 
+from homeloop.geometry import DOOR_CLEAR_DEPTH, face_zones
 from homeloop.house import HOUSE_CSV, HOUSE_PLAN_KEY, load_house
-from homeloop.plan import ANCILLARY, DOOR_CLEAR_DEPTH, INDOOR, OUTDOOR, PASSAGE_KINDS, Opening, Plan
+from homeloop.plan import ANCILLARY, INDOOR, OUTDOOR, PASSAGE_KINDS, Opening, Plan
 
-#: Depth (m) of the clear zone on each face of a door.
-CLEAR_DEPTH = DOOR_CLEAR_DEPTH
 #: Least distance (m) from a door to the corner of a space it opens into.
 CORNER_GAP = 0.15
 
@@ -29,22 +27,9 @@ def _subtypes(plan: Plan, space_class: str) -> list[str]:
 
 
 def _face_rectangles(door: Opening, depth: float, extend: float = 0.0) -> list[Polygon]:
-    """Rectangles on both faces of a door: its width (+ ``extend`` each end) by ``depth``."""
-    rect = shapely.minimum_rotated_rectangle(door.polygon)
-    xy = np.asarray(rect.exterior.coords)[:4]
-    e1, e2 = xy[1] - xy[0], xy[2] - xy[1]
-    along, across = (e1, e2) if np.hypot(*e1) >= np.hypot(*e2) else (e2, e1)
-    u = along / np.hypot(*along)
-    n = across / np.hypot(*across)
-    centre = xy.mean(axis=0)
-    half_w = np.hypot(*along) / 2 + extend
-    half_d = np.hypot(*across) / 2
-    out = []
-    for side in (1.0, -1.0):
-        base = centre + side * n * half_d
-        far = base + side * n * depth
-        out.append(Polygon([base - u * half_w, base + u * half_w, far + u * half_w, far - u * half_w]))
-    return out
+    """Rectangles on both faces of a door, from its face: its width (+ ``extend`` each end) by ``depth``."""
+    zones, _, _ = face_zones([door.polygon], depth, side_inset=-extend, face_gap=0.0)
+    return list(zones)
 
 
 def test_the_house_loads_with_its_key(house):
@@ -110,7 +95,7 @@ def test_door_clear_zones_are_free(house):
         if door.kind not in PASSAGE_KINDS:
             continue
         others = [o.polygon for o in house.openings if o.id != door.id]
-        for zone in _face_rectangles(door, CLEAR_DEPTH):
+        for zone in _face_rectangles(door, DOOR_CLEAR_DEPTH):
             for geom in [*features, *others, *separators]:
                 assert zone.intersection(geom).area <= 1e-6, door.id
 

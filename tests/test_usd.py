@@ -405,3 +405,24 @@ def test_furnished_house_exports_and_validates(build, tmp_path):
     assert counts == result.prim_counts
     assert counts.get("camera", 0) == len(house.cameras) and counts.get("wall", 0) > 0
     assert counts.get(house.furniture[0].semantic_class, 0) >= 1
+
+
+def test_fixtures_are_exported_as_labelled_static_colliders(build, tmp_path):
+    from homeloop.home import Fixture
+
+    _, assets, _ = build
+    home = small_home()
+    kitchen = next(r for r in home.rooms if r.type == "KITCHEN")
+    counter = Fixture(id="kitchen_12", kind="counter", room=kitchen.id,
+                      polygon=rings_from_polygon(box(1.0, 2.4, 3.4, 3.0)), height=0.9)
+    home = home.model_copy(update={"fixtures": [counter]})
+    result = export_home(home, load_catalog(), tmp_path / "home.usdc", assets=assets)
+    assert result.errors == []
+    stage = _open(result.path)
+    prim = stage.GetPrimAtPath(f"/Home/Fixtures/{counter.id}")
+    assert labels_of(prim) == [counter.kind] and labels_of(prim, "room_id") == [counter.room]
+    assert prim.GetAttribute("homeloop:kind").Get() == counter.kind
+    assert prim.HasAPI(UsdPhysics.CollisionAPI)
+    lo, hi = UsdGeom.Mesh(prim).GetExtentAttr().Get()
+    assert (lo[2], hi[2]) == pytest.approx((kitchen.floor_height, kitchen.floor_height + counter.height))
+    assert semantic_class_counts(stage)[counter.kind] == 1

@@ -128,9 +128,18 @@ STOREY_HEIGHT = 2900
 DOOR_CLEAR_DEPTH_MM = round(DOOR_CLEAR_DEPTH * 1000)
 #: Width (mm) of a door narrowed by a ``blocked_doorway`` defect (below 0.6 m).
 NARROW_DOOR_WIDTH = 550
-#: Fridge footprint (mm) a valid kitchen leaves room for: 0.6 wide, 0.65 deep,
-#: with 1.0 m clear in front.
-FRIDGE_WIDTH, FRIDGE_DEPTH, FRIDGE_FRONT_CLEARANCE = 600, 650, 1000
+
+
+def fridge_mm() -> tuple[int, int, int]:
+    """Width, depth and front clearance (mm) of the catalog's fridge, which a valid
+    kitchen leaves room for (catalog/furniture.yaml: 600, 650, 1000)."""
+    from homeloop.catalog import load_catalog
+
+    fridge = load_catalog().fridge
+    return tuple(round(v * 1000) for v in (fridge.dimensions.width, fridge.dimensions.depth,
+                                           fridge.clearance_front))  # type: ignore[return-value]
+
+
 #: Kitchen counter depth (mm).
 COUNTER_DEPTH = 600
 #: Share of floors that reuse a floor template already drawn.
@@ -659,7 +668,7 @@ class _Layout:
     def _fit_kitchen(self, r: _Room) -> None:
         rng = self.rng
         w, d = r.w, r.d
-        lx = _mm(rng, 1800, min(3600, w - FRIDGE_WIDTH - 300))
+        lx = _mm(rng, 1800, min(3600, w - fridge_mm()[0] - 300))
         self.feature(r, "KITCHEN", 0, d - COUNTER_DEPTH, lx, d)
         if not r.open_to_living and rng.random() < 0.4:
             ly = _mm(rng, 1200, min(2000, d - COUNTER_DEPTH - 1000))

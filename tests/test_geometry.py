@@ -1,0 +1,100 @@
+"""The shared geometry of openings and passages (homeloop/geometry.py), as properties
+over randomly placed and turned door rectangles."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from shapely import affinity
+from shapely.geometry import box
+
+from homeloop.geometry import (
+    DOOR_CLEAR_DEPTH,
+    DOOR_ZONE_FACE_GAP,
+    DOOR_ZONE_SIDE_INSET,
+    OPEN_PASSAGE_MIN_LENGTH,
+    door_clear_zones,
+    face_point,
+    face_side,
+    face_zones,
+    open_connections,
+    opening_axes,
+    rectangle_frames,
+)
+from homeloop.plan import OPENING_CONTACT_TOLERANCE as TOL
+
+widths = st.floats(0.6, 3.0)
+depths = st.floats(0.05, 0.4)
+angles = st.floats(-math.pi, math.pi)
+coords = st.floats(-50.0, 50.0)
+
+
+def door(width: float, depth: float, angle: float, x: float, y: float) -> shapely.Polygon:
+    """A door rectangle ``width`` along its wall and ``depth`` through it, turned and moved."""
+    rect = box(-width / 2, -depth / 2, width / 2, depth / 2)
+    return affinity.translate(affinity.rotate(rect, angle, origin=(0, 0), use_radians=True), x, y)
+
+
+def room_beyond(width: float, depth: float, angle: float, x: float, y: float, side: float) -> shapely.Polygon:
+    """A 4 m deep room on one face of that door (``side`` +1: the door's local +y face)."""
+    rect = box(-2.0, depth / 2, 2.0, depth / 2 + 4.0) if side > 0 else box(-2.0, -depth / 2 - 4.0, 2.0, -depth / 2)
+    return affinity.translate(affinity.rotate(rect, angle, origin=(0, 0), use_radians=True), x, y)
+
+
+@settings(max_examples=60, deadline=None)
+@given(widths, depths, angles, coords, coords)
+def test_the_frame_of_a_door_rectangle_is_recovered(width, depth, angle, x, y):
+    centre, along, across, w, d = opening_axes(door(width, depth, angle, x, y))
+    assert (w, d) == (pytest.approx(width, abs=1e-6), pytest.approx(depth, abs=1e-6))
+    assert tuple(centre) == (pytest.approx(x, abs=1e-6), pytest.approx(y, abs=1e-6))
+    assert abs(float(np.dot(along, (math.cos(angle), math.sin(angle))))) == pytest.approx(1.0, abs=1e-6)
+    assert float(np.dot(along, across)) == pytest.approx(0.0, abs=1e-9)
+    batch = rectangle_frames([door(width, depth, angle, x, y)])
+    assert [float(batch[3][0]), float(batch[4][0])] == [pytest.approx(w), pytest.approx(d)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(widths, depths, angles, coords, coords)
+def test_clear_zones_lie_before_each_face_and_have_the_clear_size(width, depth, angle, x, y):
+    opening = door(width, depth, angle, x, y)
+    zones, owners, sides = face_zones([opening], DOOR_CLEAR_DEPTH)
+    assert list(owners) == [0, 0] and sorted(sides) == [-1, 1]
+    size = (width - 2 * DOOR_ZONE_SIDE_INSET) * (DOOR_CLEAR_DEPTH - DOOR_ZONE_FACE_GAP)
+    for zone in zones:
+        assert zone.area == pytest.approx(size, rel=1e-6)
+        assert zone.distance(opening) == pytest.approx(DOOR_ZONE_FACE_GAP, abs=1e-6)
+    assert zones[0].intersection(zones[1]).area == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(widths, depths, angles, coords, coords, st.sampled_from([1.0, -1.0]))
+def test_only_the_face_over_the_floor_keeps_a_clear_zone(width, depth, angle, x, y, side):
+    opening = door(width, depth, angle, x, y)
+    room = room_beyond(width, depth, angle, x, y, side)
+    (zone,) = door_clear_zones([opening], [room])
+    assert zone.side == face_side(opening, room)
+    assert room.covers(zone.polygon.buffer(-1e-6))
+    point, outward = face_point(opening, room, 0.5)
+    assert room.contains(shapely.Point(*point))
+    assert float(np.hypot(*outward)) == pytest.approx(1.0)
+    far, _ = face_point(opening, room, 0.5, far_side=True)
+    assert not room.intersects(shapely.Point(*far))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0.2, 3.0).filter(lambda e: abs(e + 2 * TOL - OPEN_PASSAGE_MIN_LENGTH) > 0.02), angles, coords, coords)
+def test_spaces_sharing_an_edge_are_open_to_each_other_when_it_is_long_enough(edge, angle, x, y):
+    def place(g):
+        return affinity.translate(affinity.rotate(g, angle, origin=(0, 0), use_radians=True), x, y)
+
+    left, right = place(box(-3.0, 0.0, 0.0, 3.0)), place(box(0.0, 3.0 - edge, 3.0, 6.0))
+    # The shared edge runs from y = 3 - edge to 3; it is measured with the contact
+    # tolerance at both ends. A wall covering it closes the passage.
+    assert open_connections([left, right], []) == ([(0, 1)] if edge + 2 * TOL > OPEN_PASSAGE_MIN_LENGTH else [])
+    wall = place(box(-0.05, 2.0 - edge, 0.05, 4.0))
+    assert open_connections([left, right], [wall]) == []
