@@ -277,8 +277,7 @@ class Devices:
         self._bindings: list[_Binding] = []
         self._buttons: list[DeviceState] = []
         self._pressed_since: dict[str, float] = {}
-        self._watched: list[tuple[DeviceState, str, tuple[Transition, ...]]] = []
-        self._last: dict[tuple[str, str], Any] = {}
+        self._watched: list[_Watch] = []
         self.emitted = 0
 
     def _setup(self, world: World) -> None:
@@ -297,9 +296,8 @@ class Devices:
             for t in EVENTS.get(state.type, ()):
                 by_field[t.field] = by_field.get(t.field, ()) + (t,)
             for field, transitions in by_field.items():
-                self._watched.append((state, field, transitions))
                 # compared with the home file's value, so a change made while setting up is an event
-                self._last[(state.id, field)] = entry.fields[field].value if field in entry.fields else None
+                self._watched.append(_Watch(state, field, transitions, entry.fields[field].value))
 
     def step(self, world: World, dt: float) -> None:
         if self._world is not world:
@@ -310,18 +308,19 @@ class Devices:
             binding.sync()
         if self._buttons:
             self._release_buttons(world)
-        last = self._last
-        for state, field, transitions in self._watched:
-            value = state.faults.get(field, state.values[field]) if state.faults else state.values[field]
-            key = (state.id, field)
-            before = last[key]
-            if value == before:
-                continue
-            last[key] = value
-            for t in transitions:
-                if t.holds(value) and not t.holds(before):
-                    world.emit(t.event, state.id)
-                    self.emitted += 1
+        for watch in self._watched:
+            state = watch.state
+            value = state.faults.get(watch.field, state.values[watch.field]) if state.faults \
+                else state.values[watch.field]
+            if value != watch.last:
+                self._transition(world, watch, value)
+
+    def _transition(self, world: World, watch: "_Watch", value: Any) -> None:
+        before, watch.last = watch.last, value
+        for t in watch.transitions:
+            if t.holds(value) and not t.holds(before):
+                world.emit(t.event, watch.state.id)
+                self.emitted += 1
 
     def _release_buttons(self, world: World) -> None:
         for state in self._buttons:
@@ -334,6 +333,15 @@ class Devices:
 
     def snapshot(self) -> dict[str, Any]:
         return {"sensing": len(self._inputs), "bound": len(self._bindings), "events_emitted": self.emitted}
+
+
+class _Watch:
+    """A reading whose transitions raise events, and its value at the last step."""
+
+    __slots__ = ("state", "field", "transitions", "last")
+
+    def __init__(self, state: DeviceState, field: str, transitions: tuple[Transition, ...], last: Any):
+        self.state, self.field, self.transitions, self.last = state, field, transitions, last
 
 
 # --- readers: ground truth -> readings -----------------------------------------------------------------

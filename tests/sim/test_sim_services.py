@@ -234,6 +234,23 @@ def test_people_masking_hides_people_unless_overridden(episode):
     assert [p["posture"] for p in people] == [resident.posture]
 
 
+def test_unknown_cameras_and_captures_are_named(episode):
+    cameras = [c["id"] for c in episode.call("cameras_list_cameras").data["cameras"]]
+    wrong = episode.call("cameras_capture", camera_id="dome_camera_attic")
+    assert "'dome_camera_attic'" in wrong.error and all(c in wrong.error for c in cameras)
+    first = episode.call("cameras_capture", camera_id=cameras[0]).data["capture_id"]
+    missing = episode.call("perception_detect_objects", capture_id="cap_404")
+    assert "unknown capture 'cap_404'" in missing.error and first in missing.error
+
+
+def test_a_capture_of_a_withheld_service_is_refused(house_home):
+    ep = Episode(house_home, "handle_smoke_alarm", seed=0, images=False, withheld=("cameras",))
+    camera = next(c for c in ep.home.cameras if c.agent_visible)
+    shot = capture_view(ep.context, Viewpoint.of(camera), camera.id)
+    refused = ep.call("perception_detect_objects", capture_id=shot["capture_id"])
+    assert shot["capture_id"] in refused.error and "cameras service" in refused.error
+
+
 # --- perception gates -----------------------------------------------------------------------------------
 
 
@@ -347,3 +364,51 @@ def test_a_house_camera_detection_is_not_the_robots_own(episode):
     with pytest.raises(SkillError, match="not the robot's own camera"):
         perception.resolve_detection(episode.context, found[0]["id"])
     assert perception.resolve_detection(episode.context, found[0]["id"], own_camera=False)
+
+
+# --- the geometric visibility backend -------------------------------------------------------------------
+
+coordinate = st.floats(-5, 5, allow_nan=False)
+
+
+@settings(max_examples=80, deadline=None)
+@given(cx=coordinate, cy=coordinate, yaw=st.floats(-math.pi, math.pi), pitch=st.floats(-1.2, 0.3),
+       bx=coordinate, by=coordinate, size=st.floats(0.05, 2.0), height=st.floats(0.05, 2.0))
+def test_a_pixel_box_holds_every_corner_the_camera_sees(cx, cy, yaw, pitch, bx, by, size, height):
+    from homeloop.sim.visibility import Solid, in_frame, pixel_box
+
+    view = Viewpoint(cx, cy, 1.5, yaw, pitch, 69.0, 640, 360)
+    solid = Solid.box(bx, by, 0.3, size, size / 2, 0.0, height)
+    box = pixel_box(view, solid)
+    corners = solid.corners()
+    inside = in_frame(view, corners)
+    if inside.any():
+        assert box is not None
+        uv = view.to_pixels(view.camera_coords(corners[inside]))
+        assert (uv[:, 0] >= box[0] - 1).all() and (uv[:, 0] <= box[2] + 1).all()
+        assert (uv[:, 1] >= box[1] - 1).all() and (uv[:, 1] <= box[3] + 1).all()
+    if box is not None:
+        assert 0 <= box[0] < box[2] <= view.width and 0 <= box[1] < box[3] <= view.height
+
+
+@settings(max_examples=80, deadline=None)
+@given(start=st.tuples(coordinate, coordinate, st.floats(0.2, 2.5)), end=st.tuples(coordinate, coordinate,
+       st.floats(0.0, 2.5)), along=st.floats(0.2, 0.8), half=st.floats(0.05, 0.5), side=st.floats(1.5, 3.0))
+def test_a_solid_on_the_line_of_sight_hides_and_one_beside_it_does_not(start, end, along, half, side):
+    import numpy as np
+
+    from homeloop.sim.visibility import Solid, _Segments, _Solids, blocked
+
+    origin, target = np.array(start), np.array(end)
+    flat = target[:2] - origin[:2]
+    if np.linalg.norm(flat) < 1.0:
+        return
+    centre = origin + along * (target - origin)
+    normal = np.array([-flat[1], flat[0]]) / np.linalg.norm(flat)
+    no_walls, ignore = _Segments.empty(), np.full((1, 1), -2)
+    on_line = Solid.box(centre[0], centre[1], 0.0, 2 * half, 2 * half, centre[2] - half, centre[2] + half)
+    beside_xy = centre[:2] + normal * (side * half * math.sqrt(2) + 0.01)
+    beside = Solid.box(beside_xy[0], beside_xy[1], 0.0, 2 * half, 2 * half, centre[2] - half, centre[2] + half)
+    assert blocked(origin, target[None], ignore, no_walls, _Solids.of([(0, on_line)]))[0]
+    assert not blocked(origin, target[None], ignore, no_walls, _Solids.of([(0, beside)]))[0]
+    assert not blocked(origin, target[None], np.zeros((1, 1), dtype=np.int64), no_walls, _Solids.of([(0, on_line)]))[0]
