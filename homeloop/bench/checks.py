@@ -104,6 +104,13 @@ def objects(ep: Any, *classes_or_catalog_ids: str) -> list[Any]:
     return [o for o in ep.world.objects.values() if o.semantic_class in wanted or o.catalog_id in wanted]
 
 
+def alert_wearer(ep: Any) -> str | None:
+    """The person whose fall watch raised the episode's wake event, if it was a fall alert."""
+    watches = ep.world.module("people").watches
+    source = ep.wake_event.source
+    return next((person for person, watch in watches.items() if watch == source), None)
+
+
 def first(items: list[Any]) -> Any:
     return items[0] if items else None
 
@@ -170,7 +177,7 @@ def resident_told(ep: Any, params: dict[str, Any]) -> Any:
 @check("housemate_told", failure="Report", on="call")
 def housemate_told(ep: Any, params: dict[str, Any]) -> Any:
     """A resident other than the one whose watch raised the alert got a message."""
-    wearer = ep.world.module("people").alert_wearer() if _has(ep, "people") else None
+    wearer = alert_wearer(ep)
     others = [p for p in resident_ids(ep) if p != wearer]
     sent = messages_to(ep, others)
     return {"to": sent[0].recipient, "text": sent[0].text} if sent else False
@@ -320,9 +327,11 @@ def window_shut(ep: Any, params: dict[str, Any]) -> Any:
 
 @check("lamp_off", failure="Physical")
 def lamp_off(ep: Any, params: dict[str, Any]) -> Any:
-    """The lamp the resident left on is off."""
-    lamps = ep.world.module("light").lamps()
-    return all(not on for on in lamps.values())
+    """The lamp the task names (``lamp``: a role, e.g. "lamp in living") is off."""
+    from homeloop.sim.roles import Roles
+
+    lamp = Roles(ep.world.home, ep.scenario.name).device(str(params["lamp"]))
+    return not ep.world.devices[lamp.id].values.get("on")
 
 
 def _garments(ep: Any) -> list[Any]:
@@ -346,3 +355,96 @@ def laundry_in_basket(ep: Any, params: dict[str, Any]) -> Any:
 
 def _has(ep: Any, module: str) -> bool:
     return any(m.name == module for m in ep.world.modules)
+
+
+# --- evidence: what a capture showed ---------------------------------------------------------------
+
+
+def seen(ep: Any, wanted: Callable[[dict[str, Any]], bool]) -> Any:
+    """The first capture (house camera or robot) in which perception would report an entity that
+    ``wanted`` accepts: the check holds once the agent has looked, whether or not it asked perception."""
+    from homeloop.sim.services.perception import detectable
+
+    for capture in ep.state.get("captures", {}).values():
+        for entity in capture["entities"]:
+            if wanted(entity) and detectable(entity):
+                return {"capture": capture["id"], "camera": capture["camera"], "entity": entity["id"],
+                        "t": capture["t"]}
+    return False
+
+
+def _people_with_role(ep: Any, role: str) -> set[str]:
+    return {p.id for p in ep.world.people.values() if p.role == role}
+
+
+def _furniture_of_class(ep: Any, cls: str) -> set[str]:
+    return {f.id for f in ep.world.home.furniture if f.semantic_class == cls}
+
+
+def _objects_of(ep: Any, *names: str) -> set[str]:
+    return {o.id for o in objects(ep, *names)}
+
+
+def _sees(kind: str, ids: set[str]) -> Callable[[dict[str, Any]], bool]:
+    return lambda e: e["kind"] == kind and e["id"] in ids
+
+
+@check("resident_seen", failure="Evidence", on="call")
+def resident_seen(ep: Any, params: dict[str, Any]) -> Any:
+    """A capture showed a resident clearly enough for perception to report them."""
+    return seen(ep, _sees("person", _people_with_role(ep, "resident")))
+
+
+@check("intruder_seen", failure="Evidence", on="call")
+def intruder_seen(ep: Any, params: dict[str, Any]) -> Any:
+    """A capture showed the intruder clearly enough for perception to report them."""
+    return seen(ep, _sees("person", _people_with_role(ep, "intruder")))
+
+
+@check("wearer_found", failure="Evidence", on="call")
+def wearer_found(ep: Any, params: dict[str, Any]) -> Any:
+    """A capture showed the resident whose watch raised the fall alert."""
+    wearer = alert_wearer(ep)
+    return seen(ep, _sees("person", {wearer} if wearer else set()))
+
+
+@check("range_checked", failure="Evidence", on="call")
+def range_checked(ep: Any, params: dict[str, Any]) -> Any:
+    """A capture showed the range."""
+    return seen(ep, _sees("furniture", _furniture_of_class(ep, "range")))
+
+
+@check("dishwasher_checked", failure="Evidence", on="call")
+def dishwasher_checked(ep: Any, params: dict[str, Any]) -> Any:
+    """A capture showed the dishwasher (where the leak sensor sits)."""
+    return seen(ep, _sees("furniture", _furniture_of_class(ep, "dishwasher")))
+
+
+@check("source_seen", failure="Evidence", on="call")
+def source_seen(ep: Any, params: dict[str, Any]) -> Any:
+    """A capture showed the leak's source: the dishwasher whose supply hose burst."""
+    return dishwasher_checked(ep, params)
+
+
+@check("can_seen", failure="Evidence", on="call")
+def can_seen(ep: Any, params: dict[str, Any]) -> Any:
+    """A capture showed the watering can."""
+    return seen(ep, _sees("object", _objects_of(ep, "watering_can")))
+
+
+@check("blue_pills_seen", failure="Evidence", on="call")
+def blue_pills_seen(ep: Any, params: dict[str, Any]) -> Any:
+    """A capture showed the blue pill box."""
+    return seen(ep, _sees("object", _objects_of(ep, "pill_box_blue")))
+
+
+@check("white_pills_seen", failure="Evidence", on="call")
+def white_pills_seen(ep: Any, params: dict[str, Any]) -> Any:
+    """A capture showed the white pill box."""
+    return seen(ep, _sees("object", _objects_of(ep, "pill_box_white")))
+
+
+@check("porch_checked", failure="Evidence", on="call")
+def porch_checked(ep: Any, params: dict[str, Any]) -> Any:
+    """A capture showed the doormat outside the entrance door (where a parcel would be)."""
+    return seen(ep, lambda e: e["kind"] == "place" and e["id"] == "doormat")

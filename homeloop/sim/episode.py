@@ -111,7 +111,7 @@ class Episode:
         self.scenario = scenario or scenarios.load_scenario(self.task.scenario)
         self.world = World(home, self.catalog, seed, clock_start_s=self.scenario.clock_start_s)
         dynamics.install(self.world)
-        self.scenario.apply(self.world, self.task, robot=self.robot_id)
+        self.scenario = self.scenario.apply(self.world, self.task, robot=self.robot_id)
         self.context = SkillContext(self)
         self.units_spent = 0
         self.trace: list[dict[str, Any]] = []

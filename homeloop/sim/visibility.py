@@ -386,7 +386,7 @@ class GeometricVisibility:
         self.furniture = [(self.code(f.id), Solid.of_polygon(polygon_from_rings(f.footprint), 0.0, f.height))
                           for f in home.furniture]
         self.static_entities = [*self._furniture_entities(home), *self._opening_entities(home, openings),
-                                *self._device_entities(home)]
+                                *self._device_entities(home), *_doormat_entities(home)]
         self._furniture_by_id = {f.id: f for f in home.furniture}
         self._footprints = [(f.id, polygon_from_rings(f.footprint), f) for f in home.furniture]
         self.room_grids: dict[str, np.ndarray] = {}
@@ -554,6 +554,24 @@ class GeometricVisibility:
             n_in = int(inside[mine].sum())
             out[i] = (n_in / int(mine.sum()), (int(clear[mine].sum()) / n_in) if n_in else 0.0)
         return out
+
+
+#: The mat at the entrance door's parcel spot (m: length, width, height): what "the porch mat" is.
+DOORMAT_SIZE_M = (0.8, 0.5, 0.02)
+
+
+def _doormat_entities(home: Home) -> list[Entity]:
+    """The doormat on the parcel spot outside the entrance door, where the home has one."""
+    from homeloop.sim.roles import Roles, ScenarioError
+
+    try:
+        spot = Roles(home, "doormat").point("parcel_spot")
+    except (ScenarioError, KeyError, ValueError):
+        return []
+    length, width, height = DOORMAT_SIZE_M
+    solid = Solid.box(spot.x, spot.y, spot.yaw, length, width, 0.0, height)
+    rooms = (spot.room,) if spot.room else ()
+    return [Entity("place", "doormat", "doormat", rooms, solid, (spot.x, spot.y, 0.0), ("doormat",))]
 
 
 def blocked(origin: np.ndarray, targets: np.ndarray, ex: np.ndarray, segs: _Segments, solids: _Solids) -> np.ndarray:

@@ -35,7 +35,7 @@ MIN_HEAD_SEEN = 0.5
 STALE_AFTER_M = 0.05
 
 #: Kinds detect_objects returns, in the order it lists them.
-OBJECT_KINDS = ("object", "furniture", "opening", "device")
+OBJECT_KINDS = ("object", "furniture", "opening", "device", "place")
 
 
 def detectable(entity: dict[str, Any]) -> bool:
