@@ -163,7 +163,8 @@ def main() -> None:
           f"(goal >= 600x)")
 
     spent = timed_modules(lambda: scripted_episode(house, catalog))
-    print(f"step cost per dynamics module over the episode ({steps:,} steps incl. the pre-roll; timer overhead included):")
+    print(f"step cost per dynamics module over the episode ({steps:,} steps with the pre-roll; "
+          "timer overhead included):")
     for name, seconds in spent.items():
         print(f"  {name:<13} {seconds / steps * 1e6:8.2f} µs/step   {seconds * 1000:8.1f} ms")
     print(f"  {'all':<13} {sum(spent.values()) / steps * 1e6:8.2f} µs/step")

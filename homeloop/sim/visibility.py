@@ -55,6 +55,9 @@ SAMPLE_SHRINK = 0.7
 POSTURE_SOLIDS = {"standing": (1.0, 0.30), "sitting": (0.72, 0.55)}
 LYING_THICKNESS_M = 0.30
 
+#: Stature and shoulder width (m) of a person the catalog does not describe.
+UNLISTED_PERSON_M = (1.7, 0.45)
+
 #: A head: this tall and wide (m), at the top of a standing or sitting person, at one end of a lying one.
 HEAD_M = 0.24
 
@@ -412,7 +415,7 @@ class GeometricVisibility:
 
     def _furniture_entities(self, home: Home) -> list[Entity]:
         out = []
-        for (code, solid), f in zip(self.furniture, home.furniture):
+        for (_, solid), f in zip(self.furniture, home.furniture):
             out.append(Entity("furniture", f.id, f.semantic_class.replace("_", " "), (f.room,), solid,
                               (f.pose.x, f.pose.y, 0.0), (f.id,)))
         return out
@@ -479,8 +482,7 @@ class GeometricVisibility:
             if p.room is None:
                 continue
             entry = self.catalog.people.get(p.catalog_id)
-            stature = entry.height if entry is not None else 1.7
-            shoulders = entry.shoulder_width if entry is not None else 0.45
+            stature, shoulders = (entry.height, entry.shoulder_width) if entry is not None else UNLISTED_PERSON_M
             host, base = self._support(p.x, p.y) if p.posture != "standing" else (None, 0.0)
             body, head = person_solids(p.x, p.y, p.yaw, p.posture, stature, shoulders, base)
             extra = {"posture": p.posture, "name": p.name, "role": p.role,
@@ -497,7 +499,6 @@ class GeometricVisibility:
                 tops = [s.height for s in f.surfaces if polygon_from_rings(s.polygon).covers(point)]
                 return fid, max(tops, default=0.0)
         return None, 0.0
-
 
     # -- a frame
 

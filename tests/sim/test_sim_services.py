@@ -96,7 +96,8 @@ def test_messaging_emergency_services_costs_more(episode):
 def test_overriding_a_privacy_mode_costs_its_price(episode):
     camera = episode.call("cameras_list_cameras").data["cameras"][0]["id"]
     base = SKILL_COSTS["cameras_capture"][0]
-    for mode, extra in (("none", 0), ("people_masked", OVERRIDE_MASKED_UNITS), ("image_blocked", OVERRIDE_BLOCKED_UNITS)):
+    prices = (("none", 0), ("people_masked", OVERRIDE_MASKED_UNITS), ("image_blocked", OVERRIDE_BLOCKED_UNITS))
+    for mode, extra in prices:
         episode.world.devices[camera].values["privacy_mode"] = mode
         assert episode.call("cameras_capture", camera_id=camera).units == base
         overridden = episode.call("cameras_capture", camera_id=camera, override_privacy=True)
@@ -153,7 +154,8 @@ def test_the_hub_lists_what_it_reaches_and_filters(episode):
     assert in_kitchen and {d["room"] for d in in_kitchen} == {kitchen}
     stoves = episode.call("hub_list_devices", type="stove").data["devices"]
     stove = episode.home.device(stoves[0]["id"])
-    assert {n: f["settable"] for n, f in stoves[0]["fields"].items()} == {n: f.settable for n, f in stove.fields.items()}
+    settable = {n: f["settable"] for n, f in stoves[0]["fields"].items()}
+    assert settable == {n: f.settable for n, f in stove.fields.items()}
     bad = episode.call("hub_list_devices", room="attic")
     assert "unknown room 'attic'" in bad.error and kitchen in bad.error
 
@@ -164,7 +166,8 @@ def test_get_state_reports_faults_and_set_state_changes_the_world(episode):
     stove = device_in(episode, "stove")
     lit = [n for n, v in episode.world.devices[stove.id].values.items() if v is True]
     assert lit, "the scenario heats a pan on a lit burner"
-    wearable = episode.call("hub_get_state", device_id=next(d.id for d in episode.home.devices if d.category == "wearable"))
+    watch = next(d.id for d in episode.home.devices if d.category == "wearable")
+    wearable = episode.call("hub_get_state", device_id=watch)
     assert "wearables service" in wearable.error
     for burner in lit:
         assert episode.call("hub_set_state", device_id=stove.id, field=burner, value=False).error is None
@@ -219,7 +222,8 @@ def test_a_capture_is_registered_with_what_it_shows(episode):
     assert {"x", "y", "z", "yaw", "pitch", "hfov", "resolution"} <= set(record["viewpoint"])
     pan = next(p for p in episode.world.module("cooking").pans())
     assert any(h["kind"] == "fire" and h["source"] == pan.id for h in record["hazards"])
-    labels = [d["label"] for d in episode.call("perception_detect_objects", capture_id=shot["capture_id"]).data["detections"]]
+    found = episode.call("perception_detect_objects", capture_id=shot["capture_id"]).data["detections"]
+    labels = [d["label"] for d in found]
     assert "pan" in labels and not HAZARD_LABELS & set(labels)
 
 

@@ -79,7 +79,8 @@ def _detections(ctx: Any, record: dict[str, Any], what: str) -> list[dict[str, A
 
 @skill("perception", units=1, seconds=0.3)
 def detect_objects(ctx: Any, capture_id: str) -> dict[str, Any]:
-    """Find the objects, furniture, doors, windows and devices in a capture: label and box [x0, y0, x1, y1] in pixels.
+    """Find the objects, furniture, doors, windows and devices in a capture: label and box
+    [x0, y0, x1, y1] in pixels.
 
     capture_id: a capture id from cameras_capture or robot_capture.
     """
@@ -91,7 +92,8 @@ def detect_objects(ctx: Any, capture_id: str) -> dict[str, Any]:
 
 @skill("perception", units=1, seconds=0.4)
 def identify_people(ctx: Any, capture_id: str) -> dict[str, Any]:
-    """Find the people in a capture: posture, box [x0, y0, x1, y1] in pixels, and their name when their face is known and seen.
+    """Find the people in a capture: posture, box [x0, y0, x1, y1] in pixels, and their name when
+    their face is known and seen.
 
     capture_id: a capture id from cameras_capture or robot_capture.
     """
