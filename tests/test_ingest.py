@@ -130,3 +130,24 @@ def test_row_groups_do_not_depend_on_chunking(mixed_source, tmp_path, monkeypatc
     assert pq.ParquetFile(tmp_path / "a" / ELEMENTS_FILE).metadata.num_row_groups > 3
     for name in OUTPUTS:
         assert sha256_file(tmp_path / "a" / name) == sha256_file(tmp_path / "b" / name), name
+
+
+def test_rejected_rows_carry_their_line_numbers_through_blank_lines_and_quotes(tmp_path):
+    lines = (FIXTURES / "two_rooms.csv").read_bytes().rstrip(b"\n").split(b"\n")
+    lines[3] = lines[3].replace(b"((-0.2 -0.2, 7.2 -0.2,", b"((-0.2 -0.2,\n 7.2 -0.2,")  # row 4 spans lines 4-5
+    lines[5] = lines[5].replace(b'3, -0.2 0))"', b"3, -0.2 0))")  # row 6, now line 8: a quote never closed
+    lines[10] = lines[10].replace(b"WINDOW", b"WIN\x00DOW")  # row 11, now line 13: a NUL byte
+    body = [*lines[:3], b"", *lines[3:]]  # line 4 is blank
+    source = tmp_path / "messy.csv"
+    source.write_bytes(b"\n".join(body) + b"\n")
+    seen: list[int] = []
+    summary = ingest(source, tmp_path / "out", progress=seen.append)
+    assert summary.reconciles
+    assert summary.rows_in == count_rows(source) == sum(seen) == 11
+    rejected = load_rejections(tmp_path / "out")
+    assert rejected[["row", "reason", "field"]].values.tolist() == [
+        [8, "unreadable_row", "geometry"],
+        [13, "nul_byte", None],
+    ]
+    elements = pq.read_table(tmp_path / "out" / ELEMENTS_FILE).to_pandas()
+    assert sorted(elements["row"]) == [2, 3, 5, 7, 9, 10, 11, 12, 14]

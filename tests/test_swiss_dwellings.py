@@ -7,9 +7,17 @@ entrance door, a window, a built-in cupboard in space 1) with one row changed.
 
 from __future__ import annotations
 
+import csv
+import io
+import logging
+
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from homeloop.pipeline.sources.csv_lines import scan_lines
+from homeloop.pipeline.sources.synthetic import generate
 from homeloop.plan import frame_from_plans
 from homeloop.pipeline.sources.swiss_dwellings import (
     SourceError,
@@ -295,3 +303,190 @@ def test_unknown_entity_type_float_ids_and_a_short_last_row(tmp_path):
     batches = list(read_batches(path))
     assert sum(b.rows_read for b in batches) == 12
     assert sum(b.rows_used for b in batches) + len(rejected) == 12
+
+
+
+# --- every row numbered by its line ------------------------------------------------------------
+
+TWO_ROOMS = (FIXTURES / "two_rooms.csv").read_bytes()
+
+
+def two_rooms_lines() -> list[bytes]:
+    return TWO_ROOMS.rstrip(b"\n").split(b"\n")
+
+
+def write(tmp_path, lines: list[bytes], name: str = "edited.csv", end: bytes = b"\n"):
+    path = tmp_path / name
+    path.write_bytes(b"\n".join(lines) + end)
+    return path
+
+
+def read_all(path, **options):
+    """Plans, rejections and the rows the batches say they read."""
+    batches = list(read_batches(path, **options))
+    plans = [p for b in batches for p in b.plans]
+    rejected = pd.concat([b.rejections for b in batches], ignore_index=True)
+    assert sum(b.rows_read for b in batches) == sum(b.rows_used for b in batches) + len(rejected)
+    return plans, rejected, sum(b.rows_read for b in batches)
+
+
+def all_element_rows(plans) -> list[int]:
+    return sorted(r for p in plans for r in element_rows(p))
+
+
+@pytest.mark.parametrize("chunk_bytes", [None, 300])
+def test_blank_lines_are_lines_but_not_rows(tmp_path, chunk_bytes):
+    lines = two_rooms_lines()
+    # An empty line after line 4, a line of spaces after line 8, two at the end.
+    edited = [*lines[:4], b"", *lines[4:8], b"   \t", *lines[8:], b"", b""]
+    path = write(tmp_path, edited)
+    options = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
+    plans, rejected, rows_read = read_all(path, **options)
+    assert rejected.empty and rows_read == TWO_ROOMS_ROWS
+    assert all_element_rows(plans) == [2, 3, 4, *range(6, 10), *range(11, 15)]
+    # Line 6 of the file is the wall that was row 5.
+    assert [s.id for s in plans[0].separators][:2] == ["wall_4", "wall_6"]
+
+
+@pytest.mark.parametrize("chunk_bytes", [None, 300])
+def test_a_quoted_field_spanning_lines_is_one_row_numbered_by_its_first(tmp_path, chunk_bytes):
+    lines = two_rooms_lines()
+    # The wall of row 6 has its geometry broken over lines 6-8; everything after moves down two lines.
+    lines[5] = lines[5].replace(b"((-0.2 0, 0 0,", b"((-0.2 0,\n 0 0,\r\n")
+    path = write(tmp_path, lines)
+    options = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
+    plans, rejected, rows_read = read_all(path, **options)
+    assert rejected.empty and rows_read == TWO_ROOMS_ROWS
+    assert all_element_rows(plans) == [2, 3, 4, 5, 6, *range(9, 15)]
+    wall = next(s for s in plans[0].separators if s.row == 6)
+    assert wall.polygon.equals(shapely_box(-0.2, 0, 0, 3))
+
+
+def shapely_box(*bounds):
+    from shapely.geometry import box
+
+    return box(*bounds)
+
+
+def test_an_unterminated_quote_rejects_its_row_alone(tmp_path):
+    lines = two_rooms_lines()
+    lines[5] = lines[5].replace(b'3, -0.2 0))"', b"3, -0.2 0))")  # the geometry's closing quote lost
+    path = write(tmp_path, lines)
+    plans, rejected, rows_read = read_all(path)
+    assert rows_read == TWO_ROOMS_ROWS
+    rejection = only_rejection(rejected)
+    assert (rejection["row"], rejection["field"], rejection["reason"]) == (6, "geometry", "unreadable_row")
+    assert rejection["plan"] == PLAN_A and rejection["entity_type"] == "separator"
+    assert "not closed on its line" in rejection["message"]
+    assert all_element_rows(plans) == [r for r in range(2, 2 + TWO_ROOMS_ROWS) if r != 6]
+
+
+@pytest.mark.parametrize("old, new, row, words", [
+    (b'BEDROOM,"POLYGON', b'BEDROOM,"POLYGON"', 3, "the quote closing geometry is followed by ' ', not by a comma"),
+    (b'0 2.4))",0.0,2.0', b"0 2.4)),0.0,2.0", 12, "the quote opening geometry is never closed"),
+])
+def test_a_quote_closed_mid_field_or_never_is_one_unreadable_row(tmp_path, old, new, row, words):
+    lines = two_rooms_lines()
+    at = row - 1
+    assert old in lines[at], lines[at]
+    lines[at] = lines[at].replace(old, new)
+    plans, rejected, rows_read = read_all(write(tmp_path, lines))
+    rejection = only_rejection(rejected)
+    assert (rejection["row"], rejection["reason"]) == (row, "unreadable_row")
+    assert words in rejection["message"]
+    assert rows_read == TWO_ROOMS_ROWS
+
+
+def test_a_nul_byte_rejects_its_row_alone(tmp_path):
+    lines = two_rooms_lines()
+    lines[6] = lines[6].replace(b"WALL", b"WA\x00LL")
+    plans, rejected, rows_read = read_all(write(tmp_path, lines))
+    rejection = only_rejection(rejected)
+    assert (rejection["row"], rejection["reason"]) == (7, "nul_byte")
+    assert rejection["plan"] == PLAN_A
+    assert all_element_rows(plans) == [r for r in range(2, 2 + TWO_ROOMS_ROWS) if r != 7]
+
+
+def test_a_nul_byte_in_the_header_is_not_a_csv_file(tmp_path):
+    lines = two_rooms_lines()
+    lines[0] = lines[0].replace(b"site_id", b"site\x00id")
+    with pytest.raises(SourceError, match="binary content"):
+        read_plans(write(tmp_path, lines))
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    path = tmp_path_factory.mktemp("latin1") / "generated.csv"
+    generate(path, plans=3, sites=1, seed=5, defect_rate=0.0)
+    return path
+
+
+def test_a_file_with_latin1_rows_is_read_as_cp1252_with_one_warning(generated, tmp_path, caplog):
+    lines = generated.read_bytes().rstrip(b"\n").split(b"\n")
+    assert len(lines) > 44
+    latin1 = [line.replace(b"RESIDENTIAL", "RÉSIDENTIAL".encode("latin-1")) for line in lines[1:44]]
+    path = write(tmp_path, [lines[0], *latin1, *lines[44:]], name="latin1.csv")
+    with caplog.at_level(logging.WARNING):
+        plans, rejected = read_plans(path, usages=None)
+    expected, _ = read_plans(generated, usages=None)
+    assert rejected.empty
+    assert summaries(plans) == summaries(expected)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == [f"{path}: not UTF-8 text; read as cp1252 (Windows Latin-1)"]
+    # Read with the residential usage kept, the 43 rows are rejected for their usage, by line.
+    _, rejected = read_plans(path)
+    usage = rejected[rejected["reason"] == "unit_usage_RÉSIDENTIAL"]
+    assert sorted(usage["row"]) == list(range(2, 45))
+
+
+def test_utf8_text_is_read_as_utf8_without_a_warning(tmp_path, caplog):
+    lines = two_rooms_lines()
+    lines[2] = lines[2].replace(b"RESIDENTIAL", "RÉSIDENTIAL".encode("utf-8"))
+    with caplog.at_level(logging.WARNING):
+        _, rejected = read_plans(write(tmp_path, lines))
+    assert list(rejected["reason"]) == ["unit_usage_RÉSIDENTIAL"]
+    assert not caplog.records
+    assert scan_source(write(tmp_path, lines)).encoding == "utf-8"
+
+
+def test_a_row_that_is_no_cp1252_text_is_rejected_alone(tmp_path):
+    lines = two_rooms_lines()
+    lines[1] = lines[1].replace(b"RESIDENTIAL", "RÉSIDENTIAL".encode("latin-1"))  # the file is not UTF-8
+    lines[2] = lines[2].replace(b"RESIDENTIAL", b"RESIDENTIAL\x81")  # and 0x81 is no cp1252 character
+    plans, rejected, rows_read = read_all(write(tmp_path, lines), usages=None)
+    rejection = only_rejection(rejected)
+    assert (rejection["row"], rejection["reason"]) == (3, "undecodable_row")
+    assert "0x81" in rejection["message"]
+    assert rows_read == TWO_ROOMS_ROWS
+
+
+# Cells of generated CSV: plain text, text with commas, doubled quotes or line breaks (quoted).
+_cells = st.one_of(
+    st.text(alphabet="abc 12.", max_size=6),
+    st.text(alphabet='ab,"\n\r ', min_size=1, max_size=8).map(lambda t: '"' + t.replace('"', '""') + '"'),
+)
+_rows = st.lists(st.lists(_cells, min_size=3, max_size=3), min_size=1, max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=_rows, blanks=st.lists(st.booleans(), min_size=12, max_size=12),
+       newline=st.sampled_from(["\n", "\r\n"]), chunk_bytes=st.sampled_from([48, 64, 1 << 20]))
+def test_line_numbers_match_a_csv_parser(tmp_path_factory, rows, blanks, newline, chunk_bytes):
+    """The line scan numbers rows as Python's csv module counts lines, for any
+    well-formed file with blank lines and quoted line breaks, in any chunk size
+    a row fits in."""
+    text = "a,b,c" + newline
+    for row, blank in zip(rows, blanks):
+        text += (newline if blank else "") + ",".join(row) + newline
+    path = tmp_path_factory.mktemp("lines") / "rows.csv"
+    path.write_bytes(text.encode())
+    expected = []
+    reader = csv.reader(io.StringIO(text, newline=""))
+    last = 0
+    for record in reader:
+        if record and reader.line_num > 1:
+            expected.append(last + 1)
+        last = reader.line_num
+    scan = scan_lines(path, ("a", "b", "c"), chunk_bytes=chunk_bytes)
+    assert scan.bad == [] and scan.records == len(expected)
+    assert scan.line_numbers(range(scan.records)).tolist() == expected

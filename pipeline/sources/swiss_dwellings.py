@@ -1,4 +1,4 @@
-"""Read Swiss Dwellings ``geometries.csv`` (SPEC.md §1) into plans.
+"""Read Swiss Dwellings ``geometries.csv`` (docs/data-format.md) into plans.
 
 The reader streams the file in chunks with pyarrow and turns its rows into
 :class:`homeloop.plan.Plan` objects, one per apartment per floor. Every row it
@@ -7,13 +7,18 @@ line number in the file, the header being line 1), so that
 
     rows read == rows used + rows rejected
 
-always holds. Two passes are made over the file:
+always holds. Blank lines are lines but not rows; a row whose quoted field
+spans lines is numbered by its first line. Three passes are made over the file:
 
-1. an index pass that reads only the id columns, to learn where each plan's
+1. a line scan of the bytes (:mod:`homeloop.pipeline.sources.csv_lines`) that
+   finds the line each row starts on, the rows pyarrow cannot read (a quote
+   never closed, a NUL byte, bytes that are no text) and the encoding: UTF-8,
+   or cp1252 for a file that is not UTF-8 (logged as one warning);
+2. an index pass that reads only the id columns, to learn where each plan's
    last row is (a plan is assembled once the stream has passed it, so plans
    may be spread anywhere in the file) and which floors repeat the layout of
    another floor (they share a ``plan_id``; only the lowest is kept);
-2. the main pass, which checks every row, parses the geometry of the rows that
+3. the main pass, which checks every row, parses the geometry of the rows that
    pass, and assembles plans chunk by chunk.
 
 Both the 13-column v3 layout and the older 9-column v1 layout are read; the
@@ -22,7 +27,11 @@ columns are found by name, in any order.
 Rejection reasons (``Rejection.reason``):
 
 - ``wrong_field_count``: the row has more or fewer fields than the header.
-- ``no_apartment``: apartment_id is md5("") (SPEC.md §1); an exclusion, not an error.
+- ``unreadable_row``: a quote is never closed on the row's line, or is closed
+  in the middle of a field (the field is the column where it opened).
+- ``nul_byte``: the row holds a NUL byte; ``undecodable_row``: the file is not
+  UTF-8 and the row holds bytes that are no cp1252 text either.
+- ``no_apartment``: apartment_id is md5("") (docs/data-format.md); an exclusion, not an error.
 - ``unit_usage_<USAGE>``: the unit's usage is not one of the kept usages; an exclusion.
 - ``repeated_floor_layout``: the floor shares its plan_id with a lower floor; an exclusion.
 - ``missing_value`` / ``not_a_number``: an id is empty or not an integer, or an
@@ -48,6 +57,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -60,6 +70,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import shapely
 
+from homeloop.pipeline.sources.csv_lines import UTF8, LineScan, scan_lines
 from homeloop.plan import (
     SWISS_DWELLINGS_COLUMNS,
     AREA,
@@ -83,7 +94,7 @@ from homeloop.plan import (
 
 # --- the file layout -----------------------------------------------------------
 
-#: Columns of the v3 layout (SPEC.md §1).
+#: Columns of the v3 layout (docs/data-format.md).
 V3_COLUMNS = SWISS_DWELLINGS_COLUMNS
 #: Columns of the older v1 layout: no plan_id, unit_usage, elevation or height.
 V1_COLUMNS = (
@@ -100,7 +111,7 @@ V1_COLUMNS = (
 #: Columns only v3 has. A file with any of them must have all of them.
 V3_ONLY_COLUMNS = tuple(c for c in V3_COLUMNS if c not in V1_COLUMNS)
 
-#: Usages kept by default: dwellings only (SPEC.md §1 lists the others).
+#: Usages kept by default: dwellings only (docs/data-format.md lists the others).
 DEFAULT_USAGES = ("RESIDENTIAL",)
 #: Bytes of CSV per chunk. 32 MiB is ~100,000 rows of Swiss Dwellings.
 DEFAULT_CHUNK_BYTES = 32 << 20
@@ -253,7 +264,7 @@ def read_layout(path: str | os.PathLike[str]) -> SourceLayout:
             head = stream.read(1 << 16)
     except (OSError, pa.ArrowException) as exc:
         raise SourceError(f"{path}: cannot read the file ({_one_line(exc)})") from None
-    if b"\0" in head:
+    if b"\0" in head.split(b"\n", 1)[0]:
         raise SourceError(f"{path}: not a CSV file (binary content)")
     try:
         text = head.decode("utf-8-sig")
@@ -281,52 +292,61 @@ def _one_line(exc: BaseException) -> str:
 # --- streaming ---------------------------------------------------------------------
 
 
-class _SkippedRows:
-    """Rows pyarrow skipped for a wrong field count: their row numbers and text."""
+class _LeftOut:
+    """Rows that come in no batch, each rejected once the stream passes its line:
+    those pyarrow skips for a wrong field count, and those the line scan left
+    out of what pyarrow reads (:mod:`homeloop.pipeline.sources.csv_lines`)."""
 
-    def __init__(self) -> None:
-        self.rows: list[int] = []
-        self.texts: list[tuple[int, int, int, str]] = []
+    def __init__(self, lines: LineScan) -> None:
+        self.lines = lines
+        #: pyarrow's numbers (header = 1) of the rows it skipped.
+        self.numbers: list[int] = []
+        #: (line, reason, field, message, text) of rows not yet rejected.
+        self.pending: list[tuple[int, str, str | None, str, str]] = [
+            (b.line, b.reason, b.field, b.message, b.text) for b in lines.bad]
         self._sorted: np.ndarray | None = None
 
     def __call__(self, invalid: pacsv.InvalidRow) -> str:
-        # Reading without threads, pyarrow knows the row number (header = 1).
+        # Reading without threads, pyarrow knows the row's number among the rows it reads.
         number = int(invalid.number)
-        self.rows.append(number)
-        self.texts.append((number, invalid.expected_columns, invalid.actual_columns, invalid.text))
+        self.numbers.append(number)
         self._sorted = None
+        line = int(self.lines.line_numbers(np.array([number - 2]))[0])
+        message = f"row has {invalid.actual_columns} fields, the header has {invalid.expected_columns}"
+        self.pending.append((line, WRONG_FIELD_COUNT, None, message, invalid.text))
         return "skip"
 
     def row_numbers(self, first_valid: int, count: int) -> np.ndarray:
-        """Row numbers of valid rows ``first_valid`` .. ``first_valid + count - 1``
-        (counting valid rows from 0): the n-th row number not skipped, from 2."""
+        """Lines of the rows pyarrow returned ``first_valid`` .. ``first_valid + count - 1``
+        (counting its returned rows from 0)."""
         if self._sorted is None:
-            self._sorted = np.sort(np.asarray(self.rows, dtype=np.int64))
+            self._sorted = np.sort(np.asarray(self.numbers, dtype=np.int64))
         k = np.arange(first_valid, first_valid + count, dtype=np.int64)
         skipped = self._sorted
-        if len(skipped) == 0:
-            return k + 2
-        # Valid rows before the j-th skipped row: its number - j - 2.
+        # Returned rows before the j-th skipped row: its number - j - 2.
         before = skipped - np.arange(len(skipped), dtype=np.int64) - 2
-        return k + 2 + np.searchsorted(before, k, side="right")
+        numbers = k + 2 + np.searchsorted(before, k, side="right")
+        return self.lines.line_numbers(numbers - 2)
 
-    def take_through(self, last_row: int | None) -> list[tuple[int, int, int, str]]:
-        """Remove and return the skipped rows up to ``last_row`` (all if None)."""
-        taken = [t for t in self.texts if last_row is None or t[0] <= last_row]
-        self.texts = [t for t in self.texts if not (last_row is None or t[0] <= last_row)]
+    def take_through(self, last_line: int | None) -> list[tuple[int, str, str | None, str, str]]:
+        """Remove and return the rows up to ``last_line`` (all if None), by line."""
+        taken = [t for t in self.pending if last_line is None or t[0] <= last_line]
+        self.pending = [t for t in self.pending if not (last_line is None or t[0] <= last_line)]
         return sorted(taken)
 
 
-def _open(layout: SourceLayout, columns: Iterable[str], chunk_bytes: int, skipped: _SkippedRows):
-    cols = list(columns)
+def _open(layout: SourceLayout, columns: Iterable[str], chunk_bytes: int, left_out: _LeftOut):
+    lines = left_out.lines
     try:
         return pacsv.open_csv(
-            str(layout.path),
-            read_options=pacsv.ReadOptions(block_size=int(chunk_bytes), use_threads=False),
-            parse_options=pacsv.ParseOptions(invalid_row_handler=skipped),
+            lines.source(),
+            read_options=pacsv.ReadOptions(
+                block_size=int(chunk_bytes), use_threads=False,
+                encoding="utf8" if lines.encoding == UTF8 else lines.encoding),
+            parse_options=pacsv.ParseOptions(invalid_row_handler=left_out, newlines_in_values=lines.multiline),
             convert_options=pacsv.ConvertOptions(
                 column_types={c: pa.string() for c in layout.columns},
-                include_columns=cols,
+                include_columns=list(columns),
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),
@@ -346,14 +366,14 @@ def _batches(reader, path: Path) -> Iterator[pa.RecordBatch]:
         yield batch
 
 
-def _numbered_batches(reader, path: Path, skipped: _SkippedRows) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
-    """Non-empty batches with the file row number of each of their rows."""
+def _numbered_batches(reader, path: Path, left_out: _LeftOut) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
+    """Non-empty batches with the line number of each of their rows."""
     valid = 0
     for batch in _batches(reader, path):
         n = batch.num_rows
         if n == 0:
             continue
-        rows = skipped.row_numbers(valid, n)
+        rows = left_out.row_numbers(valid, n)
         valid += n
         yield batch, rows
 
@@ -416,11 +436,13 @@ def _floats(values) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 class SourceIndex:
     """What the index pass learns from the id columns of a file.
 
-    ``rows``: data rows in the file (header excluded, malformed rows included);
-    ``last_row``: for each plan (site_id, floor_id, apartment_id), the last row
-    holding one of its kept rows; ``kept_floor``: for each (site_id, plan_id)
-    shared by several floors, the floor kept (lowest elevation, then lowest
-    floor_id); ``floors_collapsed``: how many floors were dropped for it.
+    ``rows``: data rows in the file (header and blank lines excluded,
+    malformed rows included); ``last_row``: for each plan (site_id, floor_id,
+    apartment_id), the last row holding one of its kept rows; ``kept_floor``:
+    for each (site_id, plan_id) shared by several floors, the floor kept
+    (lowest elevation, then lowest floor_id); ``floors_collapsed``: how many
+    floors were dropped for it; ``lines``: where each row starts, and the rows
+    that cannot be read (:func:`homeloop.pipeline.sources.csv_lines.scan_lines`).
     """
 
     layout: SourceLayout
@@ -430,6 +452,12 @@ class SourceIndex:
     last_row: dict[tuple[int, int, str], int]
     kept_floor: dict[tuple[int, int], int]
     floors_collapsed: int
+    lines: LineScan
+
+    @property
+    def encoding(self) -> str:
+        """The encoding the file is read in: utf-8, or cp1252 when it is not UTF-8."""
+        return self.lines.encoding
 
 
 def scan_source(
@@ -439,20 +467,25 @@ def scan_source(
     keep_all_floors: bool = False,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
 ) -> SourceIndex:
-    """The index pass: read only the id columns (see :class:`SourceIndex`).
+    """The index pass: find where rows start, then read only the id columns
+    (see :class:`SourceIndex`). A file that is not UTF-8 is logged, in one
+    warning line naming the encoding it is read in.
 
     ``usages``: the unit usages kept; None keeps every usage.
     """
     layout = read_layout(path)
+    lines = _scan_lines(layout, chunk_bytes)
+    if lines.warning:
+        logging.getLogger(__name__).warning(lines.warning)
     kept_usages = None if usages is None else tuple(sorted({u.strip().upper() for u in usages}))
     wanted = [c for c in ("apartment_id", "site_id", "floor_id", "plan_id", "elevation", "unit_usage")
               if layout.has(c)]
-    skipped = _SkippedRows()
-    reader = _open(layout, wanted, chunk_bytes, skipped)
+    left_out = _LeftOut(lines)
+    reader = _open(layout, wanted, chunk_bytes, left_out)
     last_row: dict[tuple[int, int, str], int] = {}
     floor_parts: list[pd.DataFrame] = []
     valid = 0
-    for batch, rows in _numbered_batches(reader, layout.path, skipped):
+    for batch, rows in _numbered_batches(reader, layout.path, left_out):
         n = batch.num_rows
         valid += n
         df = {name: batch.column(name) for name in batch.schema.names}
@@ -485,7 +518,7 @@ def scan_source(
                 .groupby(["site", "floor", "apartment"], sort=False)["row"].max()
             )
             last_row.update(zip(last.index, last.to_numpy().tolist()))
-    rows_total = valid + len(skipped.rows)
+    rows_total = valid + len(left_out.numbers) + len(lines.bad)
     kept_floor: dict[tuple[int, int], int] = {}
     collapsed = 0
     if floor_parts and not keep_all_floors:
@@ -504,15 +537,19 @@ def scan_source(
         }
         collapsed = len(shared) - len(firsts)
     last_row = {(int(s), int(f), str(a)): int(r) for (s, f, a), r in last_row.items()}
-    return SourceIndex(layout, kept_usages, keep_all_floors, rows_total, last_row, kept_floor, collapsed)
+    return SourceIndex(layout, kept_usages, keep_all_floors, rows_total, last_row, kept_floor, collapsed, lines)
 
 
 def count_rows(path: str | os.PathLike[str]) -> int:
-    """Data rows in a geometries.csv (header excluded), from a quick pass."""
-    layout = read_layout(path)
-    skipped = _SkippedRows()
-    reader = _open(layout, ["site_id"], DEFAULT_CHUNK_BYTES, skipped)
-    return sum(b.num_rows for b in _batches(reader, layout.path)) + len(skipped.rows)
+    """Data rows in a geometries.csv (header and blank lines excluded), from a quick pass."""
+    return _scan_lines(read_layout(path), DEFAULT_CHUNK_BYTES).rows
+
+
+def _scan_lines(layout: SourceLayout, chunk_bytes: int) -> LineScan:
+    try:
+        return scan_lines(layout.path, layout.columns, chunk_bytes)
+    except (OSError, pa.ArrowException) as exc:
+        raise SourceError(f"{layout.path}: cannot read the file ({_one_line(exc)})") from None
 
 
 # --- checking rows ------------------------------------------------------------------
@@ -735,11 +772,11 @@ def _check_chunk(batch: pa.RecordBatch, rows: np.ndarray, index: SourceIndex):
     return kept, rejections
 
 
-def _skipped_rejections(layout: SourceLayout, skipped: list[tuple[int, int, int, str]]) -> pd.DataFrame:
-    """Rejections of rows with a wrong field count, with the ids that can be read."""
+def _left_out_rejections(layout: SourceLayout, rows: list[tuple[int, str, str | None, str, str]]) -> pd.DataFrame:
+    """Rejections of rows that came in no batch, with the ids their text gives."""
     where = {c: i for i, c in enumerate(layout.columns)}
     records = []
-    for number, expected, actual, text in skipped:
+    for line, reason, field_name, message, text in rows:
         values = next(csv.reader(io.StringIO(text or "")), [])
 
         def get(name: str) -> str | None:
@@ -755,17 +792,17 @@ def _skipped_rejections(layout: SourceLayout, skipped: list[tuple[int, int, int,
             key = None
         records.append(
             {
-                "row": number,
+                "row": line,
                 "plan": key,
                 "site_id": site,
                 "floor_id": floor,
                 "apartment_id": apartment,
                 "entity_type": get("entity_type"),
-                "field": None,
-                "reason": WRONG_FIELD_COUNT,
-                "message": f"row has {actual} fields, the header has {expected}",
+                "field": field_name,
+                "reason": reason,
+                "message": message,
                 "level": ROW_LEVEL,
-                "_emit": number,
+                "_emit": line,
             }
         )
     return pd.DataFrame.from_records(records, columns=list(REJECTION_COLUMNS) + ["_emit"])
@@ -1068,30 +1105,27 @@ def read_batches(
     if index is None:
         index = scan_source(path, usages=usages, keep_all_floors=keep_all_floors, chunk_bytes=chunk_bytes)
     layout = index.layout
-    skipped = _SkippedRows()
-    reader = _open(layout, layout.columns, chunk_bytes, skipped)
+    left_out = _LeftOut(index.lines)
+    reader = _open(layout, layout.columns, chunk_bytes, left_out)
     pending = pd.DataFrame()
-    last_seen = 1
-    for batch, rows in _numbered_batches(reader, layout.path, skipped):
+    for batch, rows in _numbered_batches(reader, layout.path, left_out):
         chunk_end = int(rows[-1])
         kept, rejections = _check_chunk(batch, rows, index)
-        parts = [rejections, _skipped_rejections(layout, skipped.take_through(chunk_end))]
+        passed = left_out.take_through(chunk_end)
+        parts = [rejections, _left_out_rejections(layout, passed)]
         pending = pd.concat([pending, kept], ignore_index=True) if len(pending) else kept
         complete = (pending["last_row"] <= chunk_end).to_numpy()
         plans, elements, assembly_rejections, used = _assemble(pending[complete])
         parts.extend(assembly_rejections)
         pending = pending[~complete].reset_index(drop=True)
-        rows_read = chunk_end - last_seen
-        last_seen = chunk_end
-        yield PlanBatch(plans, _finish_rejections(parts), rows_read, used, elements)
+        yield PlanBatch(plans, _finish_rejections(parts), batch.num_rows + len(passed), used, elements)
     # Every plan's last row has been read by now (the index pass saw the same
-    # rows), so nothing is pending; rows skipped after the last good row remain.
+    # rows), so nothing is pending; rows left out after the last good row remain.
     plans, elements, assembly_rejections, used = _assemble(pending)
-    tail = skipped.take_through(None)
+    tail = left_out.take_through(None)
     if tail or plans or assembly_rejections:
-        rows_read = (index.rows + 1) - last_seen
-        yield PlanBatch(plans, _finish_rejections([_skipped_rejections(layout, tail), *assembly_rejections]),
-                        rows_read, used, elements)
+        yield PlanBatch(plans, _finish_rejections([_left_out_rejections(layout, tail), *assembly_rejections]),
+                        len(tail), used, elements)
 
 
 def read_plans(path: str | os.PathLike[str], **options) -> tuple[list[Plan], pd.DataFrame]:
