@@ -26,14 +26,13 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from homeloop.sim.dynamics.people import PERSON_REACH_M
+from homeloop.sim.services.messaging import EMERGENCY_CONTACT as EMERGENCY
+
 #: Failure classes, in the order tables list them.
 FAILURE_CLASSES = ("Over", "Under", "Evidence", "Physical", "Report", "Limit")
 
-#: The messaging contact that reaches emergency services.
-EMERGENCY = "emergency_services"
 
-#: How far (m) from a person an object counts as within their reach.
-PERSON_REACH_M = 0.8
 
 
 @dataclass(frozen=True)

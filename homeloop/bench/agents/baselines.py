@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from homeloop.bench.agents import register
+from homeloop.sim.services.messaging import EMERGENCY_CONTACT as EMERGENCY
 
-EMERGENCY = "emergency_services"
 
 
 @register("do-nothing")

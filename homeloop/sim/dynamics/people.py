@@ -47,6 +47,10 @@ from homeloop.geometry import face_point
 from homeloop.home import Home, polygon_from_rings
 from homeloop.sim.world import Placement, PersonState, World
 
+#: How far (m) from a person an object is within their reach: a handoff's range, and where a
+#: delivered item must lie (an adult's arm reach standing or sitting, rounded).
+PERSON_REACH_M = 0.8
+
 #: Walking speed (m/s) by age group: older adults walk about 0.9 m/s indoors, adults 1.3, children 1.1.
 WALKING_SPEED_M_S: dict[str, float] = {"older_adult": 0.9, "adult": 1.3, "child": 1.1}
 
