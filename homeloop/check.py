@@ -29,6 +29,8 @@ lists them as the code registers them):
 - ``smoke_sensor_distance``: a smoke sensor nearer to a cooking appliance than
   the catalog's rule (NFPA 72: 3.0 m), or than its fallback (1.8 m) where the
   home records a placement exception for it.
+- ``smoke_sensor_near_wall``: a smoke sensor nearer to its room's walls than
+  the catalog's ``min_wall_distance`` (NFPA 72: 4 in, 0.1 m).
 - ``smoke_sensor_missing_bedroom`` / ``smoke_sensor_missing_outside_sleeping``.
 - ``leak_sensor_missing``: an appliance the catalog's leak sensor is for (the
   dishwasher) without one within the catalog's ``max_distance``.
@@ -56,6 +58,7 @@ from homeloop.catalog import Catalog, KeepAway
 from homeloop.geometry import (
     DOOR_CLEAR_DEPTH,
     DOOR_OBSTRUCTION_MIN_AREA,
+    WINDOW_CLEAR_DEPTH,
     door_clear_zones,
     face_point,
     open_connections,
@@ -71,13 +74,13 @@ from homeloop.plan import BEDROOM_SUBTYPES
 OVERLAP_TOLERANCE = 1e-4
 #: A footprint may stick out of its room by this much (m): rounding to the millimetre.
 ROOM_TOLERANCE = 0.01
-#: Depth (m) of the zone in front of a window where no tall item may stand.
-WINDOW_ZONE_DEPTH = 0.5
 #: Furniture no higher than this (m) is flat decor (rugs): it never collides.
 FLAT_HEIGHT = 0.03
 #: The zone in front of a fridge is shrunk by this much (m) on every side, so an
 #: item touching its edge (footprints are rounded to the millimetre) does not take it.
 CLEARANCE_EDGE = 0.005
+#: Slack (m) on distances to walls: poses are rounded to the millimetre.
+POSE_ROUNDING = 0.001
 #: How far (m) a camera sees for the entrance rule.
 CAMERA_RANGE = 8.0
 #: The entrance door's inside point lies this far (m) into the room from the door's face.
@@ -349,13 +352,13 @@ def _door_clearance(home: Home, catalog: Catalog) -> list[CheckFinding]:
     return out
 
 
-@checks(window_blocked_by_tall_item=f"a tall item stands within {WINDOW_ZONE_DEPTH} m in front of a window")
+@checks(window_blocked_by_tall_item=f"a tall item stands within {WINDOW_CLEAR_DEPTH} m in front of a window")
 def _window_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
     out: list[CheckFinding] = []
     tall = [(f.id, polygon_from_rings(f.footprint)) for f in home.furniture if f.tall]
     if not tall:
         return out
-    for oid, zones in opening_zones(home, {"window"}, WINDOW_ZONE_DEPTH).items():
+    for oid, zones in opening_zones(home, {"window"}, WINDOW_CLEAR_DEPTH).items():
         hit = [fid for fid, g in tall if any(g.intersection(z).area > DOOR_OBSTRUCTION_MIN_AREA for z in zones)]
         if hit:
             out.append(CheckFinding("window_blocked_by_tall_item", (oid, *hit),
@@ -425,10 +428,11 @@ def _navigation_rules(home: Home, catalog: Catalog) -> list[CheckFinding]:
 
 
 @checks(smoke_sensor_distance="a smoke sensor nearer to a cooking appliance than the catalog's rule allows",
+        smoke_sensor_near_wall="a smoke sensor nearer to its room's walls than the catalog's min_wall_distance",
         smoke_sensor_missing_bedroom="a bedroom without a smoke sensor",
         smoke_sensor_missing_outside_sleeping="no smoke sensor just outside a sleeping area")
 def _smoke_rules(home: Home, catalog: Catalog) -> list[CheckFinding]:
-    out = _smoke_distance(home, catalog)
+    out = _smoke_distance(home, catalog) + _smoke_wall_distance(home, catalog)
     with_sensor = {s.room for s in home.devices_of_type(SMOKE_SENSOR)}
     for r in home.rooms:
         if r.type in BEDROOM_SUBTYPES and r.id not in with_sensor:
@@ -462,6 +466,23 @@ def _smoke_distance(home: Home, catalog: Catalog) -> list[CheckFinding]:
                 out.append(CheckFinding("smoke_sensor_distance", (s.id, fid),
                                         f"smoke sensor {s.id} is {d:.2f} m from cooking appliance {fid}; rule "
                                         f"{rule.id} ({where}) asks at least {need} m{unless}"))
+    return out
+
+
+def _smoke_wall_distance(home: Home, catalog: Catalog) -> list[CheckFinding]:
+    out: list[CheckFinding] = []
+    entry = catalog.devices.get(SMOKE_SENSOR)
+    limit = entry.placement.min_wall_distance if entry is not None else None
+    if not limit:
+        return out
+    for s in home.devices_of_type(SMOKE_SENSOR):
+        if s.room is None:
+            continue
+        d = home.room_polygon(s.room).boundary.distance(Point(s.pose.x, s.pose.y))
+        if d < limit - POSE_ROUNDING:
+            out.append(CheckFinding("smoke_sensor_near_wall", (s.id, s.room),
+                                    f"smoke sensor {s.id} is {d:.2f} m from a wall of room {s.room}; the catalog's "
+                                    f"min_wall_distance asks at least {limit} m"))
     return out
 
 

@@ -43,6 +43,9 @@ DOOR_ZONE_FACE_GAP = 0.05
 DOOR_OBSTRUCTION_MIN_AREA = 0.01
 #: Share of a face's clear zone that must lie over the floor for the face to be kept clear.
 DOOR_FACE_INSIDE_FRACTION = 0.5
+#: Depth (m) in front of a window where no tall item (a wardrobe, a fridge) may stand:
+#: furnishing keeps it free and the home check verifies it.
+WINDOW_CLEAR_DEPTH = 0.5
 #: How far (m) past an opening's face the side test looks for the room.
 FACE_PROBE = 0.02
 
@@ -53,6 +56,7 @@ __all__ = [
     "DOOR_ZONE_FACE_GAP",
     "DOOR_ZONE_SIDE_INSET",
     "OPEN_PASSAGE_MIN_LENGTH",
+    "WINDOW_CLEAR_DEPTH",
     "DoorZone",
     "door_clear_zones",
     "face_point",

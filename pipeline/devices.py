@@ -288,7 +288,7 @@ class _Equipper:
         self.notes: list[str] = []
         self.failures: list[str] = []
         self.exceptions: list[PlacementException] = []
-        #: Rooms where a catalog distance rule left no place, by rule id (one failure line per rule).
+        #: Rooms where the smoke distance rule left no place, by rule id (one failure line).
         self.unmet: dict[str, list[str]] = {}
         self.open_doors: set[str] = set()
         self.cookers = [f for f in home.furniture if f.cooking_appliance]
@@ -519,15 +519,15 @@ class _Equipper:
         return True
 
     def unmet_rule_failures(self) -> list[str]:
-        """One line per catalog distance rule some rooms could not meet, naming its file."""
-        lines = []
-        for rule_id, rooms in self.unmet.items():
-            rule = self.smoke_rule
-            where = self.catalog.source_of("devices", SMOKE_SENSOR)
-            lines.append(f"rule {rule_id} cannot be met in rooms {', '.join(rooms)}: no ceiling point lies "
-                         f"{rule.min_distance} m (fallback {self.smoke_fallback} m) from the cooking appliance; "
-                         f"the distances are set in {where} (devices entry {SMOKE_SENSOR!r}, placement.keep_away)")
-        return lines
+        """One line for the smoke distance rule if rooms that need a sensor could not
+        meet it, naming the catalog file that sets it."""
+        rooms = self.unmet.get(self.smoke_rule.id)
+        if not rooms:
+            return []
+        where = self.catalog.source_of("devices", SMOKE_SENSOR)
+        return [f"rule {self.smoke_rule.id} cannot be met in rooms {', '.join(rooms)}: no ceiling point lies "
+                f"{self.smoke_min} m (fallback {self.smoke_fallback} m) from the cooking appliance; the distances "
+                f"are set in {where} (devices entry {SMOKE_SENSOR!r}, placement.keep_away)"]
 
     # -- things on furniture, objects, people
 

@@ -79,7 +79,14 @@ from shapely.ops import polylabel
 
 from homeloop import navigation
 from homeloop.catalog import Catalog, Constraint, FurnitureEntry, ItemRule, ObjectEntry
-from homeloop.geometry import DOOR_CLEAR_DEPTH, face_side, face_zones, opening_axes, rectangle_frames
+from homeloop.geometry import (
+    DOOR_CLEAR_DEPTH,
+    WINDOW_CLEAR_DEPTH,
+    face_side,
+    face_zones,
+    opening_axes,
+    rectangle_frames,
+)
 from homeloop.home import (
     FIXTURE_KIND_OF_FEATURE,
     Fixture,
@@ -116,8 +123,6 @@ FEATURE_HEIGHTS = {"KITCHEN": 0.9, "SINK": 0.85, "BATHTUB": 0.6, "WASHING_MACHIN
 #: A plan DOOR into a GARAGE wider than this (m) is a garage door.
 GARAGE_DOOR_MIN_WIDTH = 2.0
 
-#: Window rectangles grown by this much (m) mark where tall items may not stand.
-WINDOW_KEEP_OUT = 0.5
 #: Step (m) of candidate positions along a wall face.
 WALL_STEP = 0.1
 #: Gap (m) left between an item's back and the wall face it stands against.
@@ -519,7 +524,7 @@ class _RoomGeometry:
                 continue
             self.door_zones.append(geo.passage_zones[(i, face_side(op, self.poly))])
             self.door_points.append(navigation.approach_point(op, self.poly, 2 * radius))
-        self.window_zones = [wp.buffer(WINDOW_KEEP_OUT, join_style="mitre")
+        self.window_zones = [wp.buffer(WINDOW_CLEAR_DEPTH, join_style="mitre")
                              for o, wp in zip(geo.windows, geo.window_polys)
                              if room.id in o.connects or wp.distance(self.poly) < 0.05]
         self._base: BaseGeometry | None = None

@@ -174,6 +174,12 @@ def smoke_sensor_near_the_range(clean: Home) -> Home:
     return edit_device(clean, d.id, x=x, y=y)
 
 
+def smoke_sensor_by_the_hall_wall(clean: Home) -> Home:
+    (hall,) = rooms_of_type("CORRIDOR")
+    (d,) = [d for d in clean.devices_of_type("smoke_sensor") if d.room == hall]
+    return edit_device(clean, d.id, y=clean.room_polygon(hall).bounds[1] + 0.05)
+
+
 def no_smoke_sensor_in_a_bedroom(clean: Home) -> Home:
     (room,) = rooms_of_type("ROOM")
     return without_devices(clean, lambda d: not (d.type == "smoke_sensor" and d.room == room))
@@ -223,6 +229,7 @@ FAILING_CASES: dict[str, Callable[[Home], Home]] = {
     "unreachable_room": room_cut_off_by_a_sofa,
     "doors_not_connected": doors_split_by_sofas,
     "smoke_sensor_distance": smoke_sensor_near_the_range,
+    "smoke_sensor_near_wall": smoke_sensor_by_the_hall_wall,
     "smoke_sensor_missing_bedroom": no_smoke_sensor_in_a_bedroom,
     "smoke_sensor_missing_outside_sleeping": no_smoke_sensor_in_the_hall,
     "leak_sensor_missing": no_leak_sensor,

@@ -10,12 +10,11 @@ import pytest
 from homeloop import navigation
 from homeloop.catalog import load_catalog
 from homeloop.check import check_home
-from homeloop.geometry import DOOR_CLEAR_DEPTH, face_zones
+from homeloop.geometry import DOOR_CLEAR_DEPTH, WINDOW_CLEAR_DEPTH, face_zones
 from homeloop.home import FIXTURE_KIND_OF_FEATURE, polygon_from_rings
 from homeloop.house import load_house
 from homeloop.pipeline.furnish import (
     GARAGE_DOOR_MIN_WIDTH,
-    WINDOW_KEEP_OUT,
     furnish,
     furnish_house,
     load_house_furnishing,
@@ -65,7 +64,7 @@ def _check_layout(home, catalog):
     for fid, fp in fps.items():
         for door, zone in zones:
             assert fp.intersection(zone).area <= 1e-5, (home.home_id, fid, door)
-    windows = [(o.connects, polygon_from_rings(o.polygon).buffer(WINDOW_KEEP_OUT - 0.01, join_style="mitre"))
+    windows = [(o.connects, polygon_from_rings(o.polygon).buffer(WINDOW_CLEAR_DEPTH - 0.01, join_style="mitre"))
                for o in home.openings if o.kind == "window"]
     for f in floor_items:
         if f.tall:

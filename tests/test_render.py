@@ -34,21 +34,24 @@ def test_render_plan_writes_a_png(two_rooms, tmp_path):
 
 
 def test_the_same_plan_renders_to_the_same_bytes(two_rooms, tmp_path):
-    a = render_plan(two_rooms, tmp_path / "a.png", highlight=["door_9"]).read_bytes()
-    b = render_plan(two_rooms, tmp_path / "b.png", highlight=["door_9"]).read_bytes()
+    door = two_rooms.doors[0].id
+    a = render_plan(two_rooms, tmp_path / "a.png", highlight=[door]).read_bytes()
+    b = render_plan(two_rooms, tmp_path / "b.png", highlight=[door]).read_bytes()
     assert a == b
     assert b"Matplotlib" not in a
 
 
 def test_highlight_changes_the_picture(two_rooms, tmp_path):
     plain = render_plan(two_rooms, tmp_path / "a.png").read_bytes()
-    marked = render_plan(two_rooms, tmp_path / "b.png", highlight=["1", "entrance_door_10"]).read_bytes()
+    marked = render_plan(two_rooms, tmp_path / "b.png",
+                         highlight=[two_rooms.spaces[0].id, two_rooms.entrance_doors[0].id]).read_bytes()
     assert plain != marked
 
 
 def test_highlight_of_an_unknown_element_names_it(two_rooms, tmp_path):
-    with pytest.raises(ValueError, match="door_99"):
-        render_plan(two_rooms, tmp_path / "x.png", highlight=["door_99"])
+    unknown = "door_" + str(1 + max(o.row for o in two_rooms.openings))
+    with pytest.raises(ValueError, match=unknown):
+        render_plan(two_rooms, tmp_path / "x.png", highlight=[unknown])
     assert not list(tmp_path.iterdir())
 
 
@@ -66,7 +69,7 @@ def test_render_sheet_writes_one_png(two_rooms, tmp_path):
     house = load_house()
     plans = [two_rooms, house, two_rooms, house, two_rooms]
     out = render_sheet(
-        plans, tmp_path / "sheet.png", columns=3, highlights={house.key: ["door_41"]}, title="sheet"
+        plans, tmp_path / "sheet.png", columns=3, highlights={house.key: [house.doors[0].id]}, title="sheet"
     )
     width, height = _png_size(out.read_bytes())
     assert width > height > 0
@@ -75,7 +78,7 @@ def test_render_sheet_writes_one_png(two_rooms, tmp_path):
 
 def test_render_sheet_rejects_unknown_highlights(two_rooms, tmp_path):
     with pytest.raises(ValueError, match="no-such-plan"):
-        render_sheet([two_rooms], tmp_path / "s.png", highlights={"no-such-plan": ["1"]})
+        render_sheet([two_rooms], tmp_path / "s.png", highlights={"no-such-plan": [two_rooms.spaces[0].id]})
 
 
 def test_every_space_class_has_a_colour(two_rooms):
