@@ -96,6 +96,7 @@ from shapely import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from homeloop.catalog import Catalog, FurnitureEntry, ObjectEntry
+from homeloop.geometry import opening_axes
 from homeloop.geometry_assets import mesh_for
 from homeloop.home import Camera, Device, Home, Opening, Wall, polygon_from_rings
 
@@ -400,19 +401,13 @@ class _Frame:
 
 
 def _opening_frame(poly: Polygon) -> _Frame:
-    rect = shapely.oriented_envelope(poly)
-    if rect.geom_type != "Polygon":
+    centre, u, _, width, depth = opening_axes(poly)
+    if width <= 0:  # no rectangle to speak of
         c = poly.centroid
         return _Frame((c.x, c.y), (1.0, 0.0), max(poly.length / 2, 0.01), 0.01)
-    xy = np.asarray(rect.exterior.coords)[:4, :2]
-    e1, e2 = xy[1] - xy[0], xy[2] - xy[1]
-    long_, short = (e1, e2) if np.hypot(*e1) >= np.hypot(*e2) else (e2, e1)
-    width, depth = float(np.hypot(*long_)), float(np.hypot(*short))
-    u = long_ / width
     # A fixed direction for the same rectangle whatever its vertex order: +x, or +y when vertical.
     if u[0] < -1e-9 or (abs(u[0]) <= 1e-9 and u[1] < 0):
         u = -u
-    centre = xy.mean(axis=0)
     return _Frame((float(centre[0]), float(centre[1])), (float(u[0]), float(u[1])), width, depth)
 
 
