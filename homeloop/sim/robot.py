@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 import networkx as nx
@@ -576,13 +576,17 @@ def _no_path_reason(world: World, start, goal, width, closed, avoid, failed: str
         return (f"the {failed} {_xy(p)} in {room_name(home, room_of(home, *p))} is {d:.2f} m from the free floor "
                 f"for a body {width:.2f} m wide")
     trip = f"from {room_name(home, room_of(home, *start))} to {room_name(home, room_of(home, *goal))}"
-    if closed and not isinstance(_search(navmesh(home, width, frozenset(), avoid), start, goal), str):
-        way = _make_path(world, _search(navmesh(home, width, frozenset(), avoid), start, goal), width)
+    through_doors = _search(navmesh(home, width, frozenset(), avoid), start, goal) if closed else "apart"
+    if not isinstance(through_doors, str):
+        way = _make_path(world, through_doors, width)
         doors = [d for d in way.doors if d in closed] or sorted(closed)
         return f"no way {trip}: it passes " + "; ".join(f"{door_words(world, d)}, {_why_closed(world, d)}"
                                                       for d in doors)
-    if avoid and not isinstance(_search(navmesh(home, width, closed), start, goal), str):
-        return f"no way {trip} for a body {width:.2f} m wide: blocked by " + ", ".join(o.label for o in avoid)
+    around = _search(navmesh(home, width, closed), start, goal) if avoid else "apart"
+    if not isinstance(around, str):
+        line = LineString(around if len(around) > 1 else around * 2)
+        near = [o.label for o in avoid if line.distance(Point(o.x, o.y)) < o.radius + width / 2 + OBSTACLE_MARGIN]
+        return f"no way {trip} for a body {width:.2f} m wide: blocked by " + ", ".join(near or [o.label for o in avoid])
     return f"no way over the free floor {trip} for a body {width:.2f} m wide"
 
 

@@ -184,6 +184,21 @@ def test_paths_stay_on_the_free_floor(house_home, catalog, ax, ay, bx, by):
     assert floor.buffer(0.001).covers(path.line())
 
 
+def test_a_person_in_the_only_doorway_blocks_the_way_and_is_named(house_home, catalog):
+    world = World(house_home, catalog, seed=0)
+    width = catalog.robots[DEFAULT_ROBOT].clearance_width
+    doors = {r.id: [o for o in house_home.openings if o.kind in PASSABLE_KINDS and r.id in o.connects]
+             for r in house_home.rooms if r.indoor}
+    room, (door,) = next((r, ds) for r, ds in doors.items() if len(ds) == 1)
+    other = next(r for r in door.connects if r != room)
+    centre = shapely.Polygon(door.polygon[0]).centroid
+    world.people["p"] = PersonState("p", "resident_margaret", "resident", "Margaret", other, centre.x, centre.y)
+    start, goal = room_spot(world, other, width), room_spot(world, room, width)
+    assert door.id in plan_path(world, start, goal, width).doors  # nobody in the way
+    with pytest.raises(NoPath, match="blocked by Margaret"):
+        plan_path(world, start, goal, width, avoid=rb.people_obstacles(world))
+
+
 # --- timing from the catalog ------------------------------------------------------------------------------
 
 
@@ -438,6 +453,11 @@ def test_a_person_stepping_onto_the_path_is_driven_around_or_stops_the_body(hous
 def test_real_detections_drive_the_body(house_home):
     can = object_of(house_home, "watering_can")
     ep = Episode(house_home, TASK, seed=0)
+    camera = next(c.id for c in house_home.cameras if c.room == can.location.room and c.agent_visible)
+    shot = ok(ep.call("cameras_capture", camera_id=camera))
+    found = ok(ep.call("perception_detect_objects", capture_id=shot["capture_id"]))["detections"]
+    from_house = next(d["id"] for d in found if d["label"] == "watering can")
+    assert "not the robot's own camera" in ep.call("robot_pick", target=from_house).error
     ok(ep.call("robot_navigate_to", room=can.location.room))
     ok(ep.call("robot_look", tilt_deg=-35))
     seen = None

@@ -64,12 +64,6 @@ class Motion:
     def active(self) -> bool:
         return self.status == "moving"
 
-    def remaining_s(self) -> float:
-        if not self.active:
-            return 0.0
-        rest = sum(p.seconds for p in self.phases[self.index:])
-        return max(rest - self.t_in_phase, 0.0)
-
 
 class RobotMotion:
     """Moves the robot along the active motion each step (see the module docstring)."""
@@ -121,16 +115,20 @@ class RobotMotion:
         body_rules.move_held(robot, world.objects)
 
     def _enter(self, world: World, m: Motion) -> None:
-        """Start the phase at ``m.index`` (or finish the motion); a door found open costs nothing."""
+        """Start the phase at ``m.index`` (or finish the motion). A door found open costs nothing, a
+        closed one :data:`~homeloop.sim.robot.DOOR_OPEN_S`; one the body cannot open (locked, or a
+        motorised garage door) blocks it."""
         while m.active and m.index < len(m.phases):
             phase = m.phases[m.index]
             if phase.kind != "door":
                 return
             door = world.openings[phase.door]
-            if door.locked:
-                self.stop(f"{body_rules.door_words(world, phase.door)} is locked")
-                return
             if not door.open:
+                if phase.door in body_rules.closed_off(world):
+                    why = body_rules.door_words(world, phase.door)
+                    self._blocked(world, m, f"{why}, {body_rules._why_closed(world, phase.door)}")
+                    return
+                phase.seconds = max(phase.seconds, body_rules.DOOR_OPEN_S)
                 return
             m.index += 1
         if m.active:
@@ -184,12 +182,12 @@ class RobotMotion:
         people = body_rules.people_obstacles(world, m.avoid_exclude) if world.people else []
         for o in people + m._floor_objects:
             if _in_the_way(robot.x, robot.y, ux, uy, ahead, o, radius):
-                self._blocked(world, m, o)
+                self._blocked(world, m, f"blocked by {o.label} at {body_rules._xy((o.x, o.y))}")
                 return
 
-    def _blocked(self, world: World, m: Motion, obstacle: Obstacle) -> None:
+    def _blocked(self, world: World, m: Motion, why: str) -> None:
+        """Something is in the way: plan again around it (a motion with a goal), else stop."""
         robot = world.robot
-        why = f"blocked by {obstacle.label} at {body_rules._xy((obstacle.x, obstacle.y))}"
         if m.goal is None or m.replans >= MAX_REPLANS:
             self.stop(why)
             return

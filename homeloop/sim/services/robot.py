@@ -43,6 +43,8 @@ from homeloop.home import Furniture, polygon_from_rings
 from homeloop.sim import devices
 from homeloop.sim import robot as rb
 from homeloop.sim.robot import Handle, Phase, ReachError, Target
+from homeloop.sim.services import perception
+from homeloop.sim.services.cameras import capture_view
 from homeloop.sim.skills import REGISTRY, SkillError, skill
 from homeloop.sim.world import STEP_S, ObjectState, Placement, RobotState
 
@@ -105,12 +107,13 @@ def _robot(ctx: Any) -> RobotState:
 
 def _run(ctx: Any, phases: list[Phase], *, goal: tuple[float, float] | None = None,
          final_yaw: float | None = None, exclude: tuple[str, ...] = ()) -> Any:
-    """Carry out a motion, letting simulated time pass until it ends; returns its outcome."""
+    """Carry out a motion, letting simulated time pass step by step until it ends (so the call
+    takes exactly what the motion needs, doors found open or closed on the way included)."""
     module = ctx.world.module("robot_motion")
     motion = module.start(ctx.world, phases, goal=goal, final_yaw=final_yaw, avoid_exclude=exclude)
     while motion.active:
         before = ctx.world.time
-        ctx.advance(max(math.ceil(motion.remaining_s() / STEP_S - 1e-9), 1) * STEP_S)
+        ctx.advance(STEP_S)
         if ctx.world.time == before:
             module.stop("the episode's time ran out")
     return motion
@@ -148,7 +151,7 @@ def _arm(ctx: Any, robot: RobotState, action: str, z: float, extra_s: float = 0.
 
 def _pose(ctx: Any, robot: RobotState) -> dict[str, Any]:
     return {"x": round(robot.x, 3), "y": round(robot.y, 3), "heading_deg": round(math.degrees(robot.yaw), 1),
-            "room": robot.room, "room_name": rb.room_name(ctx.world.home, robot.room).split(" (")[0][4:]}
+            "room": robot.room, "room_name": ctx.world.home.room(robot.room).name if robot.room else None}
 
 
 def _hands(ctx: Any, robot: RobotState) -> dict[str, Any]:
@@ -177,20 +180,10 @@ def _held_object(ctx: Any, robot: RobotState, hand: str | None) -> ObjectState:
 # --- targets from detections ----------------------------------------------------------------------
 
 
-def _entity(ctx: Any, detection: str, own_camera: bool = True) -> tuple[str, str]:
-    """(kind, id) of what a detection shows (see homeloop.sim.services.perception)."""
-    from homeloop.sim.services.perception import resolve_detection
-
-    entity = resolve_detection(ctx, detection, own_camera=own_camera)
-    if isinstance(entity, dict):
-        return entity["kind"], entity["id"]
-    if isinstance(entity, tuple):
-        return entity[0], entity[1]
-    return entity.kind, entity.id
-
-
 def _target(ctx: Any, detection: str, *kinds: str, action: str, own_camera: bool = True) -> Target:
-    kind, eid = _entity(ctx, detection, own_camera)
+    """What a detection shows, as a target of ``kinds``; perception refuses unknown, stale and (for
+    physical skills) other cameras' detections."""
+    kind, eid = perception.resolve_detection(ctx, detection, own_camera=own_camera)
     if kinds and kind not in kinds:
         raise SkillError(f"{action} takes {' or '.join(kinds)} detections; {detection} shows a {kind} ({eid})")
     robot = ctx.world.robot
@@ -227,8 +220,6 @@ def status(ctx: Any) -> dict[str, Any]:
 
 
 def _capture(ctx: Any, robot: RobotState) -> Any:
-    from homeloop.sim.services.cameras import capture_view
-
     return capture_view(ctx, rb.head_view(robot), ROBOT_CAMERA)
 
 
