@@ -43,6 +43,7 @@ from shapely.geometry import box
 
 from homeloop import audits
 from homeloop.audits import AUDIT_COLUMNS, RULES, AuditResult, Finding, RuleRegistry, audit_plan
+from homeloop.audits.thresholds import fridge_size
 from homeloop.audits import thresholds
 from homeloop.audits.findings import extra_findings, finding_from_rejection
 from homeloop.audits.no_fridge_space import search_fridge_position
@@ -334,9 +335,12 @@ def test_a_living_room_without_counter_is_not_a_kitchen():
 
 
 def test_a_kitchen_split_by_a_joint_in_its_wall_still_fits_a_fridge():
-    # The only free wall (y = 0) is drawn as two collinear 0.4 m edges.
-    split = Polygon([(0, 0), (0.4, 0), (0.8, 0), (0.8, 1.6), (0, 1.6)])
-    assert split.equals(box(0, 0, 0.8, 1.6))
+    # The only free wall (y = 0) is drawn as two collinear edges; the room is just deep enough for
+    # the catalog's fridge and the clear floor in front of it.
+    width, depth, clearance = fridge_size()
+    w, d = round(width + 0.2, 3), round(depth + clearance + 0.05, 3)
+    split = Polygon([(0, 0), (w / 2, 0), (w, 0), (w, d), (0, d)])
+    assert split.equals(box(0, 0, w, d))
     plan = _single_space_plan("KITCHEN", split)
     assert audit_plan(plan, ["no_fridge_space"]).passed
 
