@@ -339,6 +339,7 @@ class NavMesh:
         self.triangles = np.asarray(tris, dtype=object)
         self.coords = np.array([np.asarray(t.exterior.coords)[:3] for t in tris]).reshape(-1, 3, 2)
         self.centroids = self.coords.mean(axis=1)
+        self._centres = [tuple(c) for c in self.centroids.tolist()]  # plain floats: A* reads them a lot
         self.tree = shapely.STRtree(self.triangles)
         self.graph = self._join()
         self.component = np.zeros(len(tris), dtype=int)
@@ -378,17 +379,17 @@ class NavMesh:
         ``avoid``: a corridor whose crossings cost :data:`ALTERNATIVE_PENALTY` times as much."""
         if self.component[a] != self.component[b]:
             return None
-        cent = self.centroids
+        cent = self._centres
 
         def h(u: int, v: int) -> float:
-            return float(math.hypot(*(cent[u] - cent[v])))
+            return math.dist(cent[u], cent[v])
 
         if not avoid:
             return nx.astar_path(self.graph, a, b, heuristic=h, weight="weight")
-        used = {frozenset(e) for e in zip(avoid, avoid[1:])}
+        used = set(zip(avoid, avoid[1:])) | set(zip(avoid[1:], avoid))
 
         def weight(u: int, v: int, d: dict) -> float:
-            return d["weight"] * (ALTERNATIVE_PENALTY if frozenset((u, v)) in used else 1.0)
+            return d["weight"] * ALTERNATIVE_PENALTY if (u, v) in used else d["weight"]
 
         return nx.astar_path(self.graph, a, b, heuristic=h, weight=weight)
 
@@ -509,8 +510,9 @@ def plan_path(world: World, start_xy: tuple[float, float], goal_xy: tuple[float,
     starts at the given start all the same). :class:`NoPath` names why there is no way.
     """
     closed = closed_off(world, through_closed_doors=through_closed_doors)
-    mesh = navmesh(world.home, width, closed, avoid)
-    found = _search(mesh, start_xy, goal_xy)
+    found = _search(navmesh(world.home, width, closed), start_xy, goal_xy) if avoid else "apart"
+    if isinstance(found, str) or _comes_near(found, avoid, width):
+        found = _search(navmesh(world.home, width, closed, avoid), start_xy, goal_xy)
     if isinstance(found, str):
         raise NoPath(_no_path_reason(world, start_xy, goal_xy, width, closed, avoid, found))
     points = found
@@ -531,7 +533,7 @@ def _search(mesh: NavMesh, start_xy, goal_xy) -> list[tuple[float, float]] | str
     if corridor is None:
         return "apart"
     points = mesh.funnel(corridor, a[1], b[1])
-    if len(corridor) > 2:
+    if len(corridor) > 2 and _length(points) > math.dist(a[1], b[1]) + 1e-9:  # a straight path is the shortest
         other = mesh.funnel(mesh.corridor(a[0], b[0], avoid=corridor), a[1], b[1])
         if _length(other) < _length(points) - 1e-9:
             points = other
@@ -540,6 +542,13 @@ def _search(mesh: NavMesh, start_xy, goal_xy) -> list[tuple[float, float]] | str
         if math.dist(p, out[-1]) > 1e-9:
             out.append(p)
     return out
+
+
+def _comes_near(points: list[tuple[float, float]], avoid: Sequence[Obstacle], width: float) -> bool:
+    """Whether a path passes closer to an obstacle than planning around it keeps (a path that does
+    not is the shortest around them too, and needs no mesh of its own)."""
+    line = LineString(points if len(points) > 1 else points * 2)
+    return any(line.distance(Point(o.x, o.y)) < o.radius + width / 2 + OBSTACLE_MARGIN for o in avoid)
 
 
 def _length(points: Sequence[tuple[float, float]]) -> float:
