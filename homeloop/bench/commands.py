@@ -95,6 +95,22 @@ def run_command(
     withhold: list[str] = typer.Option([], "--withhold", help="Withhold a service (repeatable)."),
     show_costs: bool = typer.Option(False, "--show-costs", help="Skill costs in the tool descriptions."),
     no_images: bool = typer.Option(False, "--no-images", help="Captures return no pixels."),
+    model: Optional[str] = typer.Option(None, "--model", help="openai: the model name the endpoint serves "
+                                        "(replay: a label for the records)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="openai: an OpenAI-compatible endpoint, e.g. "
+                                           "http://127.0.0.1:8000/v1 (vLLM) or :11434/v1 (Ollama); default OpenAI's."),
+    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="openai: the environment variable "
+                                              "holding the API key (default OPENAI_API_KEY)."),
+    max_requests: Optional[int] = typer.Option(None, "--max-requests", min=1, help="openai, replay: requests "
+                                               "to the model per episode before it ends (default 100)."),
+    rate_limit: Optional[float] = typer.Option(None, "--rate-limit", min=0.01, help="openai: requests per "
+                                               "minute, shared by all workers."),
+    temperature: Optional[float] = typer.Option(None, "--temperature", min=0.0, help="openai: sampling "
+                                                "temperature (default 0)."),
+    images_in: Optional[str] = typer.Option(None, "--images-in", help="openai, replay: put images in the tool "
+                                            "messages (tool, the default) or in a user message after them (user)."),
+    replies: Optional[Path] = typer.Option(None, "--replies", help="replay: a transcript, one assistant reply "
+                                           "per line (JSONL), or an episode record."),
 ) -> None:
     """Run an agent on tasks and keep one record per episode."""
     from homeloop.catalog import load_catalog
@@ -108,15 +124,50 @@ def run_command(
             raise HomeLoopError(f"unknown service(s) {', '.join(bad)}; services: {', '.join(SERVICES)}")
         from homeloop.bench.agents import make_agent
 
-        make_agent(agent)
-        specs = runner.plan(resolve_homes(homes, out), parse_tasks(tasks), robot, parse_seeds(seeds),
+        options = agent_options(agent, out, model=model, base_url=base_url, api_key_env=api_key_env,
+                                max_requests=max_requests, rate_limit=rate_limit, temperature=temperature,
+                                image_mode=images_in, replies=replies)
+        make_agent(agent, **options)
+        task_ids, seed_list = parse_tasks(tasks), parse_seeds(seeds)
+        if agent == "openai":  # before any episode: an endpoint that does not answer or refuses the key
+            from homeloop.bench.agents.openai_agent import preflight
+
+            preflight(**{k: options[k] for k in ("model", "base_url", "api_key_env") if k in options})
+        specs = runner.plan(resolve_homes(homes, out), task_ids, robot, seed_list,
                             runner.Flags(tuple(sorted(withhold)), show_costs, not no_images))
-    except (HomeLoopError, KeyError) as exc:
+    except (HomeLoopError, KeyError, ValueError) as exc:
         _fail(str(exc).strip("'\""))
-    _run_with_progress(specs, agent, out, workers)
+    _run_with_progress(specs, agent, out, workers, options)
 
 
-def _run_with_progress(specs: list[runner.EpisodeSpec], agent: str, out: Path, workers: int) -> None:
+#: The run options each agent that talks to a model takes (docs/agents.md).
+AGENT_FLAGS = {
+    "openai": ("model", "base_url", "api_key_env", "max_requests", "rate_limit", "temperature", "image_mode"),
+    "replay": ("model", "max_requests", "image_mode", "replies"),
+}
+
+
+def agent_options(agent: str, out: Path, **given: object) -> dict[str, object]:
+    """The agent's options from the flags given; a flag the agent does not take is an error.
+
+    The rate limit is kept in ``OUT/.rate_limit`` so every worker of the run shares it."""
+    given = {k: v for k, v in given.items() if v is not None}
+    taken = AGENT_FLAGS.get(agent, ())
+    unused = [k for k in given if k not in taken]
+    if unused:
+        flags = ", ".join("--" + ("images-in" if k == "image_mode" else k.replace("_", "-")) for k in unused)
+        users = [a for a, names in AGENT_FLAGS.items() if set(unused) <= set(names)]
+        raise HomeLoopError(f"{flags}: not an option of the {agent} agent"
+                            + (f" (only of: {', '.join(users)})" if users else ""))
+    if "replies" in given:
+        given["replies"] = str(Path(given["replies"]).resolve())
+    if "rate_limit" in given:
+        given["rate_limit_file"] = str((out / ".rate_limit").resolve())
+    return given
+
+
+def _run_with_progress(specs: list[runner.EpisodeSpec], agent: str, out: Path, workers: int,
+                       options: Optional[dict] = None) -> None:
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.fields[passed]} passed"))
     with Progress(*columns, console=console) as bar:
@@ -129,7 +180,7 @@ def _run_with_progress(specs: list[runner.EpisodeSpec], agent: str, out: Path, w
             bar.update(job, advance=1, passed=passed)
 
         try:
-            done = runner.run(specs, agent, out, workers=workers, progress=tick)
+            done = runner.run(specs, agent, out, agent_options=options, workers=workers, progress=tick)
         except KeyboardInterrupt:
             console.print("interrupted; finished episodes are kept — rerun the same command to resume")
             raise typer.Exit(code=130)
@@ -169,7 +220,7 @@ def score_command(
     if frame.empty:
         _fail("nothing to score: no readable records or outcome rows")
     tables = scoring.all_tables(frame)
-    for name in ("main", "failures", "skill_cost", "time_to_act", "further_homes"):
+    for name in ("main", "failures", "skill_cost", "time_to_act", "further_homes", "usage"):
         if not tables[name].empty:
             console.print(_rich_table(name, tables[name]))
     if out is not None:

@@ -138,6 +138,7 @@ def _record(spec: EpisodeSpec, ep: Any, agent: Any, checks: list[Any], home_hash
         "task": ep.task.model_dump(mode="json", by_alias=True),
         "source_revision": source_revision(),
         "agent": {"name": agent.name, "model": getattr(agent, "model", None),
+                  **{k: usage[k] for k in ("requests", "image_mode") if k in usage},
                   **({"error": error} if error else {})},
         "calls": [e for e in ep.trace if e["kind"] == "call"],
         "trace": ep.trace,
@@ -155,6 +156,7 @@ def _record(spec: EpisodeSpec, ep: Any, agent: Any, checks: list[Any], home_hash
         "final_state": ep.world.snapshot(),
         "tokens": usage.get("tokens"),
         "cost_usd": usage.get("cost_usd"),
+        "model_calls": getattr(agent, "calls", None),  # each request: the reply, its tokens and cost
     }
 
 

@@ -251,12 +251,24 @@ def further_homes(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["label", "family", "other_homes", "house_reweighted", "pairs"])
 
 
+USAGE_COLUMNS = ["label", "task", "episodes", "tokens", "tokens_per_episode", "cost_usd", "cost_per_episode"]
+
+
 def usage(frame: pd.DataFrame) -> pd.DataFrame:
-    """Tokens and dollar cost per label and task, where agents reported them."""
-    df = frame.dropna(subset=["tokens"])
+    """Tokens and dollar cost per label and task, where agents reported them: totals over the
+    episodes and means per episode. Episodes whose tokens are unknown are left out; the cost stays
+    empty for a model without a price (docs/agents.md)."""
+    df = frame.dropna(subset=["tokens"]).copy()
     if df.empty:
-        return pd.DataFrame(columns=["label", "task", "tokens", "cost_usd"])
-    return df.groupby(["label", "task"]).agg(tokens=("tokens", "sum"), cost_usd=("cost_usd", "sum")).reset_index()
+        return pd.DataFrame(columns=USAGE_COLUMNS)
+    df["tokens"] = pd.to_numeric(df["tokens"])
+    df["cost_usd"] = pd.to_numeric(df["cost_usd"])
+    grouped = df.groupby(["label", "task"])
+    out = grouped.agg(episodes=("tokens", "size"), tokens=("tokens", "sum")).reset_index()
+    out["cost_usd"] = grouped["cost_usd"].sum(min_count=1).round(6).to_numpy()
+    out["tokens_per_episode"] = (out["tokens"] / out["episodes"]).round(0)
+    out["cost_per_episode"] = (out["cost_usd"] / out["episodes"]).round(6)
+    return out[USAGE_COLUMNS]
 
 
 #: Every table :func:`all_tables` writes, by file stem.

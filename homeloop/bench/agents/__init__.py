@@ -26,7 +26,7 @@ def register(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 def make_agent(name: str, **options: Any) -> Any:
     """The agent called ``name``; an unknown name gets an error listing the known ones."""
-    from homeloop.bench.agents import baselines, scripted  # noqa: F401  (they register themselves)
+    from homeloop.bench.agents import baselines, openai_agent, replay, scripted  # noqa: F401  (they register themselves)
 
     if name not in AGENTS:
         raise KeyError(f"unknown agent {name!r}; agents: {', '.join(sorted(AGENTS))}")

@@ -1,0 +1,311 @@
+"""The tool-calling loop shared by agents that talk the chat-completions protocol (docs/agents.md).
+
+:class:`ChatAgent` drives an episode from replies in chat-completions form,
+wherever they come from (a model endpoint, a recorded transcript): it opens
+with the role prompt and a user message holding the rooms and the wake
+event, carries out the first tool call of each reply, answers every call
+with a tool message ``{data, error, events}``, and stops with the reply that
+calls no tool. Subclasses supply :meth:`ChatAgent.ask`.
+
+Limits (docs/episodes.md): the request limit (``request_limit``); three
+malformed replies in a row (``malformed_limit``: arguments that are not a
+JSON object, a tool that does not exist, arguments the skill refuses), each
+answered with an error the model can correct; a reply the provider cut off
+(``incomplete_reply``). The episode itself enforces the budget and horizon.
+
+What a model sends is data: only declared skills run, through
+``episode.call``; arguments are parsed as JSON and nothing else.
+
+Images (a capture's ``image`` field, base64 PNG or JPEG) leave the JSON text
+and go to the model as image content: inside the tool message (``"tool"``
+mode), or, for endpoints that refuse images there, in a user message right
+after the tool messages (``"user"`` mode).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from homeloop.bench.agents.pricing import Tally
+from homeloop.sim.skills import SkillError
+
+#: Malformed replies in a row that end an episode.
+MALFORMED_LIMIT = 3
+
+#: Longest tool-call arguments accepted (characters); longer ones are malformed, not parsed.
+MAX_ARGUMENT_CHARS = 20_000
+
+#: Finish reasons of a reply the provider did not complete.
+INCOMPLETE_REASONS = frozenset({"length", "content_filter"})
+
+#: Default number of requests an episode may make to the model.
+DEFAULT_MAX_REQUESTS = 100
+
+IMAGE_MODES = ("tool", "user")
+
+ONE_AT_A_TIME = ("not carried out: send one tool call per reply. Only the first call of your last reply "
+                 "ran; send this one again after reading that result.")
+
+_IMAGE_SECTION = re.compile(r"<!-- images on -->\n(.*?)<!-- images off -->\n(.*?)<!-- end -->\n", re.S)
+
+
+class EndEpisode(Exception):
+    """Raised by :meth:`ChatAgent.ask` when no reply can be had: the episode ends with ``reason``."""
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(detail)
+        self.reason, self.detail = reason, detail
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # the raw JSON text the model sent
+
+
+@dataclass(frozen=True)
+class Reply:
+    content: str | None
+    tool_calls: tuple[ToolCall, ...]
+    finish_reason: str | None
+    usage: Any = None  # the reply's usage (SDK object or dict), None when the endpoint gave none
+
+    def as_dict(self) -> dict[str, Any]:
+        """The reply in chat-completions form, as a transcript line holds it."""
+        out: dict[str, Any] = {"content": self.content, "finish_reason": self.finish_reason}
+        if self.tool_calls:
+            out["tool_calls"] = [{"id": c.id, "type": "function",
+                                  "function": {"name": c.name, "arguments": c.arguments}} for c in self.tool_calls]
+        return out
+
+
+# --- the first two messages ---------------------------------------------------------------------------
+
+
+def role_prompt(images: bool) -> str:
+    """The system message: role_prompt.md with the paragraph for images on or off."""
+    text = resources.files("homeloop.bench.agents").joinpath("role_prompt.md").read_text(encoding="utf-8")
+    return _IMAGE_SECTION.sub(lambda m: m.group(1) if images else m.group(2), text).strip()
+
+
+def wake_message(wake: dict[str, Any]) -> str:
+    """The first user message: the event that woke the agent and the rooms of the home."""
+    rooms = "\n".join(f"- {r['id']}: {r['name']} ({r['type']})" for r in wake["rooms"])
+    return ("This event woke you (times count in seconds from it):\n"
+            f"{_json(wake['event'])}\n\nThe rooms of the home (id: name (type)):\n{rooms}")
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+# --- the messages of an episode ---------------------------------------------------------------------
+
+
+@dataclass
+class _Answer:
+    call_id: str
+    text: str
+    images: list[tuple[str, str]]  # (label, data URL)
+
+
+@dataclass
+class Conversation:
+    """The messages so far, renderable with images in tool messages or in user messages."""
+
+    head: list[dict[str, Any]]
+    turns: list[tuple[dict[str, Any], list[_Answer]]] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, episode: Any) -> "Conversation":
+        return cls([{"role": "system", "content": role_prompt(episode.images)},
+                    {"role": "user", "content": wake_message(episode.wake)}])
+
+    def add_reply(self, reply: Reply) -> None:
+        message = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:
+            message["tool_calls"] = reply.as_dict()["tool_calls"]
+        self.turns.append((message, []))
+
+    def answer(self, call_id: str, data: Any = None, error: str | None = None,
+               events: list[dict[str, Any]] | None = None) -> None:
+        """The tool message for one call of the last reply (images taken out of ``data``)."""
+        images: list[tuple[str, str]] = []
+        data = _take_images(data, images)
+        self.turns[-1][1].append(_Answer(call_id, _json({"data": data, "error": error, "events": events or []}),
+                                         images))
+
+    @property
+    def has_images(self) -> bool:
+        return any(a.images for _, answers in self.turns for a in answers)
+
+    def messages(self, mode: str) -> list[dict[str, Any]]:
+        out = list(self.head)
+        for assistant, answers in self.turns:
+            out.append(assistant)
+            out.extend(_tool_message(a, mode) for a in answers)
+            shown = [part for a in answers for part in _image_parts(a)]
+            if mode == "user" and shown:
+                out.append({"role": "user", "content": [{"type": "text", "text": "Images of the results above."},
+                                                        *shown]})
+        return out
+
+
+def _tool_message(answer: _Answer, mode: str) -> dict[str, Any]:
+    if mode == "tool" and answer.images:
+        return {"role": "tool", "tool_call_id": answer.call_id,
+                "content": [{"type": "text", "text": answer.text}, *_image_parts(answer)]}
+    return {"role": "tool", "tool_call_id": answer.call_id, "content": answer.text}
+
+
+def _image_parts(answer: _Answer) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for label, url in answer.images:
+        parts += [{"type": "text", "text": f"{label}:"}, {"type": "image_url", "image_url": {"url": url}}]
+    return parts
+
+
+def _take_images(value: Any, found: list[tuple[str, str]]) -> Any:
+    """``value`` with every ``image`` string replaced by a pointer; the images go to ``found``."""
+    if isinstance(value, list):
+        return [_take_images(v, found) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, item in value.items():
+        if key == "image" and isinstance(item, str) and item:
+            label = str(value.get("capture_id") or f"image {len(found) + 1}")
+            found.append((label, data_url(item)))
+            out[key] = f"<image of {label}, shown after this result>"
+        else:
+            out[key] = _take_images(item, found)
+    return out
+
+
+_MIME_BY_PREFIX = (("iVBORw0KGgo", "image/png"), ("/9j/", "image/jpeg"), ("R0lGOD", "image/gif"),
+                   ("UklGR", "image/webp"))
+
+
+def data_url(image: str) -> str:
+    """A data URL for a base64 image (its type read from its first bytes), or the URL given."""
+    if image.startswith(("data:", "http://", "https://")):
+        return image
+    mime = next((m for prefix, m in _MIME_BY_PREFIX if image.startswith(prefix)), "image/png")
+    return f"data:{mime};base64,{image}"
+
+
+# --- the loop -------------------------------------------------------------------------------------------
+
+
+_SCHEMAS: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+
+
+def tool_schemas(episode: Any) -> list[dict[str, Any]]:
+    """``episode.tools()``, kept per set of tools and cost flag: the schemas depend on nothing else, and
+    building them takes about 20 ms, once per episode otherwise."""
+    key = (tuple(episode.skills), episode.show_costs)
+    if key not in _SCHEMAS:
+        _SCHEMAS[key] = episode.tools()
+    return _SCHEMAS[key]
+
+
+class ChatAgent:
+    """Runs an episode from chat-completions replies (see the module docstring)."""
+
+    name = "chat"
+    model: str | None = None
+
+    def __init__(self, max_requests: int = DEFAULT_MAX_REQUESTS, image_mode: str = "tool"):
+        if int(max_requests) < 1:
+            raise ValueError(f"max_requests must be at least 1, got {max_requests}")
+        if image_mode not in IMAGE_MODES:
+            raise ValueError(f"image_mode must be one of {', '.join(IMAGE_MODES)}, got {image_mode!r}")
+        self.max_requests = int(max_requests)
+        self.image_mode = image_mode
+        self.calls: list[dict[str, Any]] = []
+        self.tally = Tally(price=None)
+
+    def price(self) -> Any:
+        """The model's price (None: tokens only)."""
+        return None
+
+    def ask(self, conversation: Conversation, tools: list[dict[str, Any]], episode: Any) -> Reply:
+        """The next reply; raise :class:`EndEpisode` when none can be had."""
+        raise NotImplementedError
+
+    @property
+    def usage(self) -> dict[str, Any]:
+        return {**self.tally.summary(), "image_mode": self.image_mode}
+
+    def run(self, episode: Any) -> None:
+        self.calls, self.tally = [], Tally(price=self.price())
+        conversation, tools, malformed = Conversation.start(episode), tool_schemas(episode), 0
+        while not episode.done:
+            if self.tally.requests >= self.max_requests:
+                episode.end("request_limit", f"{self.max_requests} requests to the model")
+                break
+            try:
+                reply = self.ask(conversation, tools, episode)
+            except EndEpisode as end:
+                episode.end(end.reason, end.detail)
+                break
+            entry = self._log(reply, episode)
+            if reply.finish_reason in INCOMPLETE_REASONS:
+                episode.end("incomplete_reply", f"the provider ended the reply early ({reply.finish_reason})")
+                break
+            conversation.add_reply(reply)
+            if not reply.tool_calls:
+                episode.stop(reply.content or "")
+                break
+            problem = self._carry_out(reply, conversation, episode)
+            entry["malformed"] = problem
+            malformed = malformed + 1 if problem else 0
+            if malformed >= MALFORMED_LIMIT:
+                episode.end("malformed_limit", f"{MALFORMED_LIMIT} malformed replies in a row; the last: {problem}")
+
+    def _log(self, reply: Reply, episode: Any) -> dict[str, Any]:
+        entry = {"request": self.tally.requests + 1, "t": episode.now(), "reply": reply.as_dict(),
+                 **self.tally.add(reply.usage), "image_mode": self.image_mode, "malformed": None}
+        self.calls.append(entry)
+        return entry
+
+    def _carry_out(self, reply: Reply, conversation: Conversation, episode: Any) -> str | None:
+        """Run the reply's first call; answer every call. Returns why the reply was malformed, if it was."""
+        first, *others = reply.tool_calls
+        problem, arguments = _parse_arguments(first.arguments)
+        if problem is None and first.name not in episode.skills:
+            problem = f"unknown tool {first.name!r}"
+        elif problem is None:
+            try:
+                episode.skills[first.name].validate(arguments)
+            except SkillError as exc:
+                problem = str(exc)
+        if arguments is None:  # not a call the episode can even receive: answer it here
+            conversation.answer(first.id, error=f"{problem}; send the arguments as a JSON object")
+        else:
+            result = episode.call(first.name, arguments)
+            conversation.answer(first.id, result.data, result.error, result.events)
+        for extra in others:
+            conversation.answer(extra.id, error=f"{extra.name}: {ONE_AT_A_TIME}")
+        return problem
+
+
+def _parse_arguments(raw: str | None) -> tuple[str | None, dict[str, Any] | None]:
+    """(problem, arguments): arguments are a JSON object; empty text means no arguments."""
+    text = (raw or "").strip()
+    if not text:
+        return None, {}
+    if len(text) > MAX_ARGUMENT_CHARS:
+        return f"arguments of {len(text)} characters (at most {MAX_ARGUMENT_CHARS})", None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"arguments are not valid JSON ({exc.msg} at character {exc.pos})", None
+    if not isinstance(value, dict):
+        return f"arguments must be a JSON object, got {type(value).__name__}", None
+    return None, value

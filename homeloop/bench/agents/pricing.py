@@ -1,0 +1,128 @@
+"""Token counts and dollar cost of the requests an agent makes to a model (docs/agents.md, docs/scores.md).
+
+Prices live in ``pricing.yaml`` of the catalog folder (``catalog/pricing.yaml``,
+or ``$HOMELOOP_CATALOG/pricing.yaml``): per model, USD per million input,
+cached input and output tokens, each with the date it took effect and its
+source. A model not listed gets its tokens counted and no cost.
+
+Tokens come from each reply's ``usage``; a reply without one makes the
+episode's totals unknown (null), never zero, since a partial sum would
+understate them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, ValidationError
+
+from homeloop.errors import HomeLoopError
+
+PRICING_FILE = "pricing.yaml"
+
+#: Token counts an episode totals, in the order records list them.
+TOKEN_KINDS = ("prompt", "completion", "cached", "total")
+
+
+class Price(BaseModel):
+    """One model's list price, USD per million tokens."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    aliases: tuple[str, ...] = ()
+    input: NonNegativeFloat
+    cached_input: NonNegativeFloat
+    output: NonNegativeFloat
+    as_of: dt.date
+    source: str = Field(min_length=1)
+
+    def cost(self, prompt: int, completion: int, cached: int | None) -> float:
+        """Dollars for one request; prompt tokens not reported as cached are billed at the input price."""
+        cached = min(cached or 0, prompt)
+        return ((prompt - cached) * self.input + cached * self.cached_input + completion * self.output) / 1e6
+
+
+class _PricingFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    models: list[Price]
+
+
+def pricing_path() -> Path:
+    from homeloop.catalog import catalog_dir
+
+    return catalog_dir() / PRICING_FILE
+
+
+@lru_cache(maxsize=4)
+def _prices(path: str) -> dict[str, Price]:
+    try:
+        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        parsed = _PricingFile.model_validate(doc)
+    except OSError as exc:
+        raise HomeLoopError(f"{path}: cannot be read ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        raise HomeLoopError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise HomeLoopError(f"{path}: field {where}: {first['msg']}") from None
+    prices: dict[str, Price] = {}
+    for price in parsed.models:
+        for name in (price.id, *price.aliases):
+            if name in prices:
+                raise HomeLoopError(f"{path}: model {name!r} is priced twice")
+            prices[name] = price
+    return prices
+
+
+def price_of(model: str | None) -> Price | None:
+    """The price of ``model`` (its exact name or an alias), or None when it is not listed."""
+    return _prices(str(pricing_path())).get(model) if model else None
+
+
+@dataclass
+class Tally:
+    """Running totals over an episode's requests."""
+
+    price: Price | None
+    requests: int = 0
+    totals: dict[str, int | None] = field(default_factory=lambda: dict.fromkeys(TOKEN_KINDS, 0))
+    cost_usd: float | None = 0.0
+
+    def add(self, usage: Any) -> dict[str, Any]:
+        """Count one reply's ``usage`` (an SDK object, a dict or None); returns the per-call entry."""
+        self.requests += 1
+        tokens = read_usage(usage)
+        for kind in TOKEN_KINDS:
+            have, got = self.totals[kind], tokens[kind]
+            self.totals[kind] = None if have is None or got is None else have + got
+        cost = None
+        if self.price is not None and tokens["prompt"] is not None and tokens["completion"] is not None:
+            cost = round(self.price.cost(tokens["prompt"], tokens["completion"], tokens["cached"]), 8)
+        self.cost_usd = None if self.cost_usd is None or cost is None else round(self.cost_usd + cost, 8)
+        return {"tokens": tokens, "cost_usd": cost}
+
+    def summary(self) -> dict[str, Any]:
+        return {"tokens": dict(self.totals), "cost_usd": self.cost_usd if self.price is not None else None,
+                "requests": self.requests}
+
+
+def read_usage(usage: Any) -> dict[str, int | None]:
+    """Prompt, completion, cached and total tokens of one reply; unknown ones are None."""
+    if usage is None:
+        return dict.fromkeys(TOKEN_KINDS)
+    get = usage.get if isinstance(usage, dict) else (lambda k, d=None: getattr(usage, k, d))
+    prompt, completion = get("prompt_tokens"), get("completion_tokens")
+    details = get("prompt_tokens_details")
+    cached = (details.get("cached_tokens") if isinstance(details, dict)
+              else getattr(details, "cached_tokens", None)) if details is not None else None
+    total = get("total_tokens")
+    if total is None and prompt is not None and completion is not None:
+        total = prompt + completion
+    return {"prompt": prompt, "completion": completion, "cached": cached, "total": total}

@@ -1,0 +1,192 @@
+"""A small server that speaks the OpenAI chat-completions protocol, for tests and benchmarks.
+
+It listens on 127.0.0.1 (a free port), serves ``GET /v1/models`` and
+``POST /v1/chat/completions``, and answers each completion with the next
+scripted reply of its queue; when the queue is empty, a *policy* (a function
+of the request body) may answer instead, so concurrent conversations each
+get the reply that fits their own history. Every request is kept
+(``requests``) for assertions.
+
+Replies are built with :func:`tool_call`, :func:`calls`, :func:`text`,
+:func:`cut_off`, :func:`status` and :func:`slow`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+#: The usage a scripted reply reports unless told otherwise.
+USAGE = {"prompt_tokens": 1200, "completion_tokens": 40, "total_tokens": 1240,
+         "prompt_tokens_details": {"cached_tokens": 800}}
+
+
+def _completion(message: dict[str, Any], finish: str, usage: dict[str, Any] | None, model: str) -> dict:
+    body = {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}]}
+    if usage is not None:
+        body["usage"] = usage
+    return body
+
+
+def tool_call(name: str, arguments: dict[str, Any] | str | None = None, *, call_id: str | None = None,
+              usage: dict[str, Any] | None = USAGE) -> dict[str, Any]:
+    """A reply calling one tool (``arguments`` as an object, or raw text, malformed if you like)."""
+    return calls([(name, arguments)], usage=usage, ids=[call_id] if call_id else None)
+
+
+def calls(items: list[tuple[str, Any]], *, usage: dict[str, Any] | None = USAGE,
+          ids: list[str] | None = None) -> dict[str, Any]:
+    """A reply calling several tools at once."""
+    tool_calls = []
+    for i, (name, arguments) in enumerate(items):
+        raw = arguments if isinstance(arguments, str) else json.dumps(arguments or {})
+        tool_calls.append({"id": (ids[i] if ids else None) or f"call_{name}_{i}", "type": "function",
+                           "function": {"name": name, "arguments": raw}})
+    return {"message": {"content": None, "tool_calls": tool_calls}, "finish": "tool_calls", "usage": usage}
+
+
+def text(content: str, *, usage: dict[str, Any] | None = USAGE) -> dict[str, Any]:
+    """A reply with no tool call: the agent's final summary."""
+    return {"message": {"content": content}, "finish": "stop", "usage": usage}
+
+
+def cut_off(reason: str = "length") -> dict[str, Any]:
+    """A reply the provider ended early (``length`` or ``content_filter``)."""
+    return {"message": {"content": "I will now call hub_set_st"}, "finish": reason, "usage": USAGE}
+
+
+def status(code: int, message: str = "scripted failure", **headers: str) -> dict[str, Any]:
+    """An HTTP error with an OpenAI-style error body."""
+    return {"status": code, "error": message, "headers": headers}
+
+
+def slow() -> dict[str, Any]:
+    """A reply held back until the server stops (the client's timeout fires first)."""
+    return {"slow": True}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: "_HTTPServer"
+
+    def log_message(self, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def _send(self, code: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _authorized(self) -> bool:
+        owner = self.server.owner
+        given = self.headers.get("Authorization", "")
+        if owner.key is None or given == f"Bearer {owner.key}":
+            return True
+        # Like some providers, echo what was sent: the client must never repeat it.
+        self._send(401, {"error": {"message": f"Incorrect API key provided: {given.removeprefix('Bearer ')}",
+                                   "type": "invalid_request_error", "code": "invalid_api_key"}})
+        return False
+
+    def do_GET(self) -> None:  # noqa: N802
+        if not self._authorized():
+            return
+        owner = self.server.owner
+        if self.path.rstrip("/") == "/v1/models" and owner.serve_models:
+            self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "created": 0,
+                                                          "owned_by": "test"} for m in owner.models]})
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:  # noqa: N802
+        started = time.perf_counter()
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        if not self._authorized():
+            return
+        owner = self.server.owner
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        if body.get("model") not in owner.models:
+            self._send(404, {"error": {"message": f"model {body.get('model')!r} not found", "type": "not_found"}})
+            return
+        spec = owner.next_reply(body)
+        owner.add_handling(time.perf_counter() - started)
+        if spec.get("slow"):
+            owner.release.wait(timeout=60)
+            return
+        if "status" in spec:
+            self._send(spec["status"], {"error": {"message": spec["error"], "type": "scripted"}}, spec["headers"])
+            return
+        self._send(200, _completion(spec["message"], spec["finish"], spec.get("usage"), body["model"]))
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: "ChatServer"
+
+
+class ChatServer:
+    """The server (see the module docstring); use as a context manager, or start() and stop()."""
+
+    def __init__(self, models: tuple[str, ...] = ("test-model",), *, key: str | None = None,
+                 policy: Callable[[dict[str, Any]], dict[str, Any]] | None = None, serve_models: bool = True):
+        self.models, self.key, self.policy, self.serve_models = models, key, policy, serve_models
+        self.queue: deque[dict[str, Any]] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.release = threading.Event()
+        self.handling_s = 0.0
+        self._lock = threading.Lock()
+        self._http: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._http is not None, "the server is not started"
+        return f"http://127.0.0.1:{self._http.server_address[1]}/v1"
+
+    def script(self, *replies: dict[str, Any]) -> None:
+        with self._lock:
+            self.queue.extend(replies)
+
+    def next_reply(self, body: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            self.requests.append(body)
+            if self.queue:
+                return self.queue.popleft()
+        if self.policy is not None:
+            return self.policy(body)
+        return status(500, "no scripted reply left")
+
+    def add_handling(self, seconds: float) -> None:
+        with self._lock:
+            self.handling_s += seconds
+
+    def start(self) -> "ChatServer":
+        self._http = _HTTPServer(("127.0.0.1", 0), _Handler)
+        self._http.owner = self
+        self._thread = threading.Thread(target=self._http.serve_forever, name="chat-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.release.set()
+        if self._http is not None:
+            self._http.shutdown()
+            self._http.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def __enter__(self) -> "ChatServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
