@@ -174,12 +174,16 @@ class World:
         self.milestones: list[Event] = []
         self.modules: list[Dynamics] = []
         self._steps = 0
+        self._owed_s = 0.0
 
     # --- time -----------------------------------------------------------------------------------
 
     def advance(self, seconds: float) -> None:
-        """Step the world forward by ``seconds`` (rounded to whole steps)."""
-        n = int(round(max(seconds, 0.0) / STEP_S))
+        """Step the world forward by ``seconds``, in whole steps: a remainder shorter than a step
+        is carried to the next call, so many short actions add up to the time they take."""
+        owed = self._owed_s + max(seconds, 0.0)
+        n = int(math.floor(owed / STEP_S + 1e-9))
+        self._owed_s = max(owed - n * STEP_S, 0.0)
         modules = self.modules
         for _ in range(n):
             self._steps += 1
