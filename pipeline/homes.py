@@ -22,7 +22,7 @@ import numpy as np
 from homeloop.catalog import Catalog, load_catalog
 from homeloop.check import check_home
 from homeloop.home import Home
-from homeloop.io import write_json
+from homeloop.io import sha256_file, write_json
 from homeloop.plan import Plan
 
 #: Outcome records (one per attempted plan) live here, under the homes folder.
@@ -89,7 +89,7 @@ def build_home(plan: Plan, catalog: Catalog, seed: int) -> tuple[Home | None, Ho
         ]
     home = None
     if furnished is not None and furnished.ok:
-        equipped = equip(furnished.home, plan, catalog, stage_rng(seed, plan.key, "devices"))
+        equipped = equip(furnished.home, catalog, stage_rng(seed, plan.key, "devices"))
         if not equipped.ok:
             outcome.reason = EQUIP_FAILED
             outcome.findings = [_finding(EQUIP_FAILED, "", message) for message in equipped.failures]
@@ -126,8 +126,9 @@ def build_homes_partition(keys: list[str], build_dir: str, seed: int, stage_key:
                           catalog_dir: str | None = None, previews: bool = True) -> list[dict[str, Any]]:
     """Build the homes of some plans (in the given order); return their outcome records.
 
-    A plan whose outcome was recorded under the same ``stage_key`` is not built
-    again: its record is returned as it stands (the resume after a crash)."""
+    A plan whose outcome was recorded under the same ``stage_key``, with its files
+    still as written, is not built again: its record is returned as it stands (the
+    resume after a crash)."""
     from homeloop.pipeline.ingest import load_plans
     from homeloop.pipeline.render_home import render_home
 
@@ -147,15 +148,18 @@ def build_homes_partition(keys: list[str], build_dir: str, seed: int, stage_key:
         for key in todo:
             t = time.perf_counter()
             home, outcome = build_home(plans[key], catalog, seed)
+            written = []
             if home is not None:
                 folder = home_dir(homes_dir, home.home_id)
-                home.write(folder / "home.json")
+                written.append(home.write(folder / "home.json"))
                 if previews:
-                    render_home(home, plans[key], folder / "preview.png", dpi=PREVIEW_DPI, width_in=PREVIEW_WIDTH_IN)
+                    render_home(home, folder / "preview.png", dpi=PREVIEW_DPI, width_in=PREVIEW_WIDTH_IN)
+                    written.append(folder / "preview.png")
             # The whole work of the plan, files included (build_home timed only its part).
             outcome.seconds = round(time.perf_counter() - t, 4)
             record = outcome.to_record()
-            write_json(homes_dir / OUTCOMES / f"{key}.json", {"stage_key": stage_key, "outcome": record})
+            files = {path.name: sha256_file(path) for path in written}
+            write_json(homes_dir / OUTCOMES / f"{key}.json", {"stage_key": stage_key, "outcome": record, "files": files})
             records[key] = record
     return [records[k] for k in keys]
 
@@ -176,9 +180,17 @@ def read_outcome(homes_dir: Path, key: str, stage_key: str) -> dict[str, Any] | 
         outcome = HomeOutcome(**stored["outcome"]).to_record()
     except (KeyError, TypeError):
         return None
-    if outcome["kept"] and not (Path(homes_dir) / key / "home.json").is_file():
+    if outcome["kept"] and not files_as_written(Path(homes_dir) / key, stored.get("files")):
         return None
     return outcome
+
+
+def files_as_written(folder: Path, files: Any) -> bool:
+    """Whether a kept home's files are all there with the hashes its record gives
+    (a deleted or edited home.json means building the plan again)."""
+    if not isinstance(files, dict) or "home.json" not in files:
+        return False
+    return all((folder / name).is_file() and sha256_file(folder / name) == digest for name, digest in files.items())
 
 
 def export_homes_partition(home_ids: list[str], build_dir: str, usda: bool = False,

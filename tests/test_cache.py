@@ -1,0 +1,229 @@
+"""Stage cache keys: exact inputs (path in the build folder + content), every
+parameter, and the code of the installed packages; a rerun redoes exactly the
+stages whose key or outputs changed (docs/pipeline.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from homeloop.pipeline.cache import CODE_PACKAGES, StageCache, code_files, code_hash, package_dirs, stage_key
+
+# --- keys -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def build(tmp_path):
+    """A build folder with two homes whose home.json files have the same name and bytes."""
+    for home in ("a", "b"):
+        (tmp_path / "homes" / home).mkdir(parents=True)
+        (tmp_path / "homes" / home / "home.json").write_text('{"rooms": []}\n')
+    return tmp_path
+
+
+def home_json(build: Path, home: str) -> Path:
+    return build / "homes" / home / "home.json"
+
+
+def test_inputs_are_named_by_their_path_in_the_build(build):
+    one = stage_key("usd", {}, [home_json(build, "a")], build)
+    assert stage_key("usd", {}, [home_json(build, "b")], build) != one
+    assert stage_key("usd", {}, [home_json(build, "a"), home_json(build, "b")], build) != one
+
+
+def test_the_same_build_in_another_folder_has_the_same_keys(build, tmp_path_factory):
+    copy = tmp_path_factory.mktemp("moved") / "build"
+    shutil.copytree(build, copy)
+    inputs = ["a", "b"]
+    assert (stage_key("usd", {"usda": False}, [home_json(copy, h) for h in inputs], copy)
+            == stage_key("usd", {"usda": False}, [home_json(build, h) for h in inputs], build))
+
+
+def test_a_changed_or_deleted_input_changes_the_key(build):
+    inputs = [home_json(build, "a"), home_json(build, "b")]
+    before = stage_key("usd", {}, inputs, build)
+    home_json(build, "b").write_text('{"rooms": [1]}\n')
+    edited = stage_key("usd", {}, inputs, build)
+    home_json(build, "b").unlink()
+    deleted = stage_key("usd", {}, inputs, build)  # no error: the stage decides what a missing input means
+    assert len({before, edited, deleted}) == 3
+
+
+def test_every_parameter_is_part_of_the_key(build):
+    inputs = [home_json(build, "a")]
+    keys = {stage_key("select", params, inputs, build)
+            for params in ({"seed": 0, "homes": 4}, {"seed": 1, "homes": 4}, {"seed": 0, "homes": 6})}
+    assert len(keys) == 3
+    assert stage_key("select", {"seed": 0, "homes": 4}, inputs, build) in keys
+
+
+def test_a_tampered_or_deleted_output_is_not_reused(build):
+    cache = StageCache(build)
+    key = cache.key("homes", {"homes": 2}, [])
+    outputs = [home_json(build, "a"), home_json(build, "b")]
+    cache.store("homes", key, outputs, {"homes": ["a", "b"]})
+    assert cache.lookup("homes", key) == {"homes": ["a", "b"]}
+    assert cache.lookup("homes", cache.key("homes", {"homes": 3}, [])) is None
+    home_json(build, "a").write_text('{"rooms": ["edited"]}\n')
+    assert cache.lookup("homes", key) is None
+    cache.store("homes", key, outputs, {"homes": ["a", "b"]})
+    home_json(build, "b").unlink()
+    assert cache.lookup("homes", key) is None
+
+
+# --- the code hash ----------------------------------------------------------------------
+
+
+def test_the_code_hash_covers_every_package_of_the_project():
+    names = code_files()
+    for package in CODE_PACKAGES:
+        assert any(name.startswith(f"{package}/") for name in names), package
+    assert "homeloop.pipeline/cache.py" in names and "homeloop.catalog_data/robots.yaml" in names
+    # A subpackage's files are named once, after the subpackage.
+    assert not any(name.startswith("homeloop/pipeline/") for name in names)
+    assert all(path.is_file() for path in names.values())
+
+
+def install_like_a_wheel(site: Path) -> Path:
+    """Copy the project's packages into ``site`` the way a wheel installs them
+    (homeloop/, homeloop/pipeline/, homeloop/flows/ ...), whatever layout they
+    are imported from here."""
+    for package, (source,) in package_dirs().items():
+        target = site.joinpath(*package.split("."))
+        skip = ("__pycache__", "pipeline", "audits", "flows", "catalog_data") if package == "homeloop" else ("__pycache__",)
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns(*skip), dirs_exist_ok=True)
+    return site
+
+
+def run_installed(site: Path, code: str, cwd: Path) -> dict:
+    """Run ``code`` (which prints JSON) in a Python that imports homeloop from ``site``."""
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=cwd)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout)
+
+
+def test_the_code_hash_is_the_same_for_a_package_installed_from_a_wheel(tmp_path):
+    """Import the packages from a wheel's layout: the same files, the same names, the same hash."""
+    site = install_like_a_wheel(tmp_path / "site-packages")
+    installed = run_installed(site, "import json, homeloop.pipeline.cache as c; "
+                              "print(json.dumps({'file': c.__file__, 'hash': c.code_hash(), 'names': sorted(c.code_files())}))",
+                              cwd=tmp_path)
+    assert installed["file"].startswith(str(site))
+    assert installed["names"] == sorted(code_files())
+    assert installed["hash"] == code_hash()
+
+
+# --- builds -----------------------------------------------------------------------------
+
+TINY = {"plans": 40, "sites": 10, "homes": 4, "seed": 0}
+
+
+def run_tiny(out: Path, **changes) -> tuple[dict, dict[str, str]]:
+    """Build into ``out``; return the manifest and, per stage, its log line."""
+    from homeloop.pipeline.stages import BuildConfig, run_build
+
+    lines: list[str] = []
+    manifest = run_build(BuildConfig(**{**TINY, **changes}, out=out, workers=1, progress=False), log=lines.append)
+    return manifest, {line.split(":", 1)[0]: line for line in lines if ":" in line}
+
+
+def reused(log: dict[str, str]) -> set[str]:
+    return {stage for stage, line in log.items() if ": unchanged, reused" in line}
+
+
+@pytest.fixture(scope="module")
+def tiny_build(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tiny") / "build"
+    manifest, _ = run_tiny(out)
+    return out, manifest
+
+
+@pytest.fixture
+def copy_of(tiny_build, tmp_path):
+    out, manifest = tiny_build
+    copy = tmp_path / "build"
+    shutil.copytree(out, copy)
+    return copy, manifest
+
+
+def kept_homes(out: Path) -> list[str]:
+    homes = pd.read_parquet(out / "homes.parquet")
+    return sorted(homes.loc[homes["kept"], "plan"])
+
+
+def assert_coherent(out: Path, homes: int) -> None:
+    """Every kept home has its USD file and its applicability rows, and nothing else has."""
+    kept = kept_homes(out)
+    assert len(kept) == homes
+    usd = pd.read_parquet(out / "usd.parquet")
+    assert sorted(usd["home"]) == sorted(["house", *kept])
+    for home in ["house", *kept]:
+        assert (out / "homes" / home / "home.usdc").is_file(), home
+    applicability = pd.read_parquet(out / "applicability.parquet")
+    assert sorted(applicability["home"].unique()) == sorted(["house", *kept])
+    folders = sorted(p.name for p in (out / "homes").iterdir() if p.is_dir() and not p.name.startswith("."))
+    assert folders == sorted(["house", *kept])
+
+
+@pytest.mark.slow
+def test_an_unchanged_rerun_reuses_every_stage(copy_of):
+    from homeloop.pipeline.stages import STAGES
+
+    out, manifest = copy_of
+    again, log = run_tiny(out)
+    assert reused(log) == set(STAGES)
+    assert again["outputs"] == manifest["outputs"]
+
+
+@pytest.mark.slow
+def test_more_homes_rerun_the_stages_that_depend_on_them(copy_of):
+    out, manifest = copy_of
+    again, log = run_tiny(out, homes=TINY["homes"] + 2)
+    assert reused(log) == {"source", "ingest", "audit", "features", "house"}
+    assert_coherent(out, TINY["homes"] + 2)
+    assert again["counts"]["usd"]["in"] == TINY["homes"] + 2 + 1
+
+
+@pytest.mark.slow
+def test_another_seed_builds_and_screens_its_own_homes(copy_of):
+    out, manifest = copy_of
+    before = set(kept_homes(out))
+    again, log = run_tiny(out, seed=1)
+    assert reused(log) == {"house"}
+    assert_coherent(out, TINY["homes"])
+    assert not before & set(kept_homes(out))
+
+
+@pytest.mark.slow
+def test_a_tampered_home_is_built_again(copy_of):
+    out, manifest = copy_of
+    home = kept_homes(out)[0]
+    path = out / "homes" / home / "home.json"
+    original = path.read_bytes()
+    path.write_bytes(original.replace(b'"rooms"', b'"rooms" ', 1))
+    again, log = run_tiny(out)
+    assert "homes" not in reused(log)
+    assert path.read_bytes() == original
+    # The restored file is the one the later stages were built from: they are reused.
+    assert {"usd", "applicability"} <= reused(log)
+    assert again["outputs"] == manifest["outputs"]
+
+
+@pytest.mark.slow
+def test_a_deleted_input_is_rebuilt_and_the_build_ends_as_before(copy_of):
+    out, manifest = copy_of
+    home = kept_homes(out)[-1]
+    (out / "homes" / home / "home.json").unlink()
+    (out / "selection.parquet").unlink()
+    again, log = run_tiny(out)
+    assert {"select", "homes"}.isdisjoint(reused(log))
+    assert again["outputs"] == manifest["outputs"]
+    assert_coherent(out, TINY["homes"])
