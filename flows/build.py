@@ -14,9 +14,9 @@ from typing import Any, Callable
 from homeloop import flows  # noqa: F401  (local Prefect settings before Prefect loads)
 from prefect import Flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
-from prefect.states import Failed
+from prefect.states import Cancelled, Failed
 
-from homeloop.errors import HomeLoopError
+from homeloop.errors import INTERRUPTED, HomeLoopError, user_error
 from homeloop.pipeline import stages
 
 #: Seconds to wait for the Prefect server named by PREFECT_API_URL to answer.
@@ -60,15 +60,25 @@ def _stage_runner(name: str, fn: Callable[[], Any]) -> Any:
     (homeloop.pipeline.cache), so Prefect's own result cache stays off.
 
     A problem with the input (:class:`HomeLoopError`) fails the task with its
-    message, not a traceback, and is raised again here for the flow to report."""
+    message, not a traceback, and is raised again here for the flow to report.
+    Ctrl-C cancels the task and is raised again here, to stop the flow."""
 
     def stage() -> Any:
         try:
             return fn()
-        except HomeLoopError as exc:
-            return Failed(message=str(exc), data=exc)
+        except (HomeLoopError, OSError) as exc:
+            error = user_error(exc)  # a full disk, a folder without permission: one line too
+            if error is None:
+                raise
+            return Failed(message=str(error), data=error)
+        except KeyboardInterrupt:
+            return Cancelled(message=INTERRUPTED)
 
     state = task(stage, name=name, cache_policy=NO_CACHE, persist_result=False)(return_state=True)
+    if state.is_cancelled():
+        # Raised here, in this thread: Prefect resolves results on an event loop of its
+        # own, which an interrupt raised there would bring down.
+        raise KeyboardInterrupt(INTERRUPTED)
     return state.result()
 
 
@@ -77,6 +87,14 @@ def _stopped(exc: HomeLoopError) -> Failed:
     logged once, and the error raised to whoever called the flow."""
     get_run_logger().error(str(exc))
     return Failed(message=str(exc), data=exc)
+
+
+def _interrupted() -> Cancelled:
+    """The state of a flow stopped by Ctrl-C, once its stages have cleaned up: cancelled.
+    Called directly, the flow then raises prefect's CancelledRun; ``homeloop build``
+    asks for the state and raises KeyboardInterrupt (homeloop.flows.command)."""
+    get_run_logger().warning(INTERRUPTED)
+    return Cancelled(message=INTERRUPTED)
 
 
 @homeloop_flow(name="build-home-set", description="Rebuild the home set: ingest, audit, select, furnish, export, screen.")
@@ -110,6 +128,8 @@ def build_home_set(
         manifest = stages.run_build(config, runner=_stage_runner, log=logger.info)
     except HomeLoopError as exc:
         return _stopped(exc)
+    except KeyboardInterrupt:
+        return _interrupted()
     logger.info("build %s written to %s", manifest["build"], manifest["out"])
     return manifest
 
@@ -126,6 +146,8 @@ def audit_source(source: str, out: str | None = None, all_usages: bool = False) 
         )
     except HomeLoopError as exc:
         return _stopped(exc)
+    except KeyboardInterrupt:
+        return _interrupted()
     for r in outcome.per_rule.itertuples(index=False):
         logger.info("%s: %d checked, %d passed, %d failed", r.rule, r.checked, r.passed, r.failed)
     logger.info("%d of %d plans passed; report: %s", outcome.plans_passed, outcome.plans_checked, outcome.html)

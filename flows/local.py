@@ -4,8 +4,11 @@
     python -m homeloop.flows.local stop    # what `make stop` runs
 
 The server listens on 127.0.0.1 and keeps its state in ``.prefect/`` inside
-the project. Both processes run in the background; their pids and logs are
-in ``.prefect/``, and ``.prefect/env.sh`` sets up a shell to talk to them.
+the project (``--state`` picks another folder). Both processes run in the
+background; their pids and logs are in that folder, and its ``env.sh`` sets up
+a shell to talk to them. ``start`` returns once the server answers and both
+deployments are registered, so ``prefect deployment run`` works right after
+it; otherwise it stops with one line. See docs/pipeline.md.
 """
 
 from __future__ import annotations
@@ -17,37 +20,70 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 from homeloop.flows.settings import DEFAULT_HOST, DEFAULT_PORT, PROJECT_ROOT, configure_prefect
+from homeloop.pipeline.lock import pid_running
 
 STATE = PROJECT_ROOT / ".prefect"
-SERVER_PID, SERVE_PID = STATE / "server.pid", STATE / "serve.pid"
+#: The deployments ``homeloop.flows.serve`` registers (flow name / deployment name).
+DEPLOYMENTS = ("build-home-set/default", "audit-source/default")
 #: A fresh server migrates its database first: give it time on a small machine.
 STARTUP_TIMEOUT_S = 180
+#: Serving imports the pipeline and registers both deployments.
+DEPLOYMENTS_TIMEOUT_S = 180
 STOP_TIMEOUT_S = 30
+
+
+@dataclass(frozen=True)
+class ServeState:
+    """Where the pids, logs and env.sh of the local server and serve process live."""
+
+    folder: Path
+
+    @property
+    def server_pid(self) -> Path:
+        return self.folder / "server.pid"
+
+    @property
+    def serve_pid(self) -> Path:
+        return self.folder / "serve.pid"
+
+    def log(self, name: str) -> Path:
+        return self.folder / f"{name}.log"
 
 
 def api_url(port: int = DEFAULT_PORT) -> str:
     return f"http://{DEFAULT_HOST}:{port}/api"
 
 
-def healthy(url: str, timeout: float = 2.0) -> bool:
+def answers(url: str, timeout: float = 2.0) -> bool:
+    """Whether ``url`` answers a GET with 200."""
     try:
-        with urllib.request.urlopen(f"{url}/health", timeout=timeout) as response:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
             return response.status == 200
     except (urllib.error.URLError, OSError):
         return False
 
 
+def healthy(url: str, timeout: float = 2.0) -> bool:
+    return answers(f"{url}/health", timeout)
+
+
+def deployment_registered(url: str, name: str) -> bool:
+    """Whether the server knows deployment ``flow/deployment``."""
+    return answers(f"{url}/deployments/name/{urllib.parse.quote(name)}")
+
+
 def _alive(pid_file: Path) -> int | None:
     try:
         pid = int(pid_file.read_text())
-        os.kill(pid, 0)
-        return pid
     except (OSError, ValueError):
         return None
+    return pid if pid_running(pid) else None
 
 
 def _spawn(args: list[str], log: Path, env: dict[str, str]) -> int:
@@ -57,35 +93,49 @@ def _spawn(args: list[str], log: Path, env: dict[str, str]) -> int:
     return proc.pid
 
 
-def start(port: int) -> int:
+def _wait(ready, pid_file: Path, what: str, log: Path, timeout_s: float) -> str | None:
+    """Poll ``ready()`` until true; the error line when the process dies or time runs out."""
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        if _alive(pid_file) is None:
+            return f"error: {what}: the process stopped; see {log}"
+        if time.monotonic() > deadline:
+            return f"error: {what}: no answer within {timeout_s} s; see {log}"
+        time.sleep(0.5)
+    return None
+
+
+def start(port: int, state: ServeState = ServeState(STATE)) -> int:
     configure_prefect()
-    STATE.mkdir(exist_ok=True)
+    state.folder.mkdir(parents=True, exist_ok=True)
     url = api_url(port)
     env = dict(os.environ, PREFECT_API_URL=url)
     bin_dir = Path(sys.executable).parent
-    if _alive(SERVER_PID) is None:
+    if _alive(state.server_pid) is None:
         pid = _spawn([str(bin_dir / "prefect"), "server", "start", "--host", DEFAULT_HOST, "--port", str(port)],
-                     STATE / "server.log", env)
-        SERVER_PID.write_text(str(pid))
-        print(f"Prefect server starting on {url} (pid {pid}, log .prefect/server.log)")
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while not healthy(url):
-        if _alive(SERVER_PID) is None:
-            print(f"error: the Prefect server stopped; see {STATE / 'server.log'}", file=sys.stderr)
-            return 2
-        if time.monotonic() > deadline:
-            print(f"error: the Prefect server did not answer at {url} within {STARTUP_TIMEOUT_S} s", file=sys.stderr)
-            return 2
-        time.sleep(1)
-    if _alive(SERVE_PID) is None:
-        pid = _spawn([sys.executable, "-m", "homeloop.flows.serve"], STATE / "serve.log", env)
-        SERVE_PID.write_text(str(pid))
-        print(f"serving deployments build-home-set/default and audit-source/default (pid {pid}, log .prefect/serve.log)")
-    (STATE / "env.sh").write_text(
-        f'export PREFECT_HOME="{STATE}"\nexport PREFECT_API_URL="{url}"\nexport PATH="{bin_dir}:$PATH"\n'
+                     state.log("server"), env)
+        state.server_pid.write_text(str(pid))
+        print(f"Prefect server starting on {url} (pid {pid}, log {state.log('server')})")
+    error = _wait(lambda: healthy(url), state.server_pid, f"the Prefect server at {url}", state.log("server"),
+                  STARTUP_TIMEOUT_S)
+    if error is None and _alive(state.serve_pid) is None:
+        pid = _spawn([sys.executable, "-m", "homeloop.flows.serve"], state.log("serve"), env)
+        state.serve_pid.write_text(str(pid))
+        print(f"serving deployments {' and '.join(DEPLOYMENTS)} (pid {pid}, log {state.log('serve')})")
+    for name in DEPLOYMENTS if error is None else ():
+        error = _wait(lambda: deployment_registered(url, name), state.serve_pid, f"deployment {name}",
+                      state.log("serve"), DEPLOYMENTS_TIMEOUT_S)
+        if error is not None:
+            break
+    if error is not None:
+        print(error, file=sys.stderr)
+        return 2
+    (state.folder / "env.sh").write_text(
+        f'export PREFECT_HOME="{os.environ["PREFECT_HOME"]}"\nexport PREFECT_API_URL="{url}"\n'
+        f'export PATH="{bin_dir}:$PATH"\n'
     )
     print(
-        f"\nUI: http://{DEFAULT_HOST}:{port}\nIn a shell:\n  . .prefect/env.sh\n"
+        f"\nUI: http://{DEFAULT_HOST}:{port}\nIn a shell:\n  . {state.folder / 'env.sh'}\n"
         "  prefect deployment run 'build-home-set/default'\n"
         "  prefect deployment run 'audit-source/default' --param source=path/to/geometries.csv\n"
         "Stop with: make stop"
@@ -93,8 +143,8 @@ def start(port: int) -> int:
     return 0
 
 
-def stop() -> int:
-    for name, pid_file in (("serve", SERVE_PID), ("server", SERVER_PID)):
+def stop(state: ServeState = ServeState(STATE)) -> int:
+    for name, pid_file in (("serve", state.serve_pid), ("server", state.server_pid)):
         pid = _alive(pid_file)
         if pid is None:
             pid_file.unlink(missing_ok=True)
@@ -115,8 +165,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["start", "stop"])
     parser.add_argument("--port", type=int, default=int(os.environ.get("PREFECT_PORT", DEFAULT_PORT)))
+    parser.add_argument("--state", type=Path, default=STATE, help="folder for pids, logs and env.sh")
     args = parser.parse_args(argv)
-    return start(args.port) if args.command == "start" else stop()
+    state = ServeState(args.state.resolve())
+    return start(args.port, state) if args.command == "start" else stop(state)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+def project_root() -> Path:
+    """Where ``.prefect/`` and ``outputs/`` go: the source checkout this package runs
+    from (the folder holding pyproject.toml, one above ``flows/``), or, for a package
+    installed from a wheel, the current working directory."""
+    checkout = Path(__file__).resolve().parent.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "flows").is_dir():
+        return checkout
+    return Path.cwd()
+
+
+PROJECT_ROOT = project_root()
+
 #: Where a local Prefect server listens (loopback only) by default.
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 4200
 

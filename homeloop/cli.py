@@ -13,7 +13,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from homeloop.errors import HomeLoopError
+from homeloop.errors import INTERRUPTED, INTERRUPTED_EXIT_CODE, HomeLoopError, user_error
 from homeloop.progress import console, stage_progress
 
 app = typer.Typer(
@@ -33,15 +33,25 @@ def fail(message: str) -> None:
 
 
 def _guard(fn):
-    """Turn known input errors into one clear line and exit code 2."""
+    """Turn known input errors into one clear line and exit code 2: a HomeLoopError,
+    or a file-system error the user can fix (a full disk, a folder given for a file,
+    a path through a file, no permission; see homeloop.errors). Ctrl-C prints one
+    line and exits with 130."""
     import functools
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except HomeLoopError as exc:
-            fail(str(exc))
+        except (HomeLoopError, OSError) as exc:
+            out = kwargs.get("out")
+            error = user_error(exc, out if isinstance(out, Path) else None)
+            if error is None:
+                raise
+            fail(str(error))
+        except KeyboardInterrupt:
+            console.print(INTERRUPTED, highlight=False, soft_wrap=True)
+            raise typer.Exit(code=INTERRUPTED_EXIT_CODE) from None
 
     return wrapper
 
@@ -166,11 +176,12 @@ def build(
     usda: bool = typer.Option(False, "--usda", help="Write homes as text .usda (for reading) instead of .usdc."),
 ) -> None:
     """Build the home set: source → ingest → audit → features → selection → homes → USD → applicability → report."""
-    from homeloop.flows.build import build_home_set
+    from homeloop.flows.command import build_command
 
-    manifest = build_home_set(
-        source=str(source) if source else None, plans=plans, sites=sites, homes=homes, seed=seed,
-        out=str(out) if out else None, dask_address=dask_address, workers=workers, usda=usda,
+    manifest = build_command(
+        source=source, plans=plans, sites=sites, homes=homes, seed=seed, out=out,
+        dask_address=dask_address, workers=workers, usda=usda,
+        say=lambda line: console.print(line, highlight=False, soft_wrap=True),
     )
     counts = manifest["counts"]
     table = Table(title=f"build {manifest['build']}", header_style="bold")
@@ -233,6 +244,24 @@ def print_frame(frame, *, limit: int, title: str) -> None:
     console.print(table)
     if len(frame) > limit:
         console.print(f"… {len(frame) - limit:,} more rows (--limit, or --out FILE for all)")
+
+
+@app.command()
+@_guard
+def verify(
+    build_dir: Path = typer.Argument(..., help="A build folder (the --out of `homeloop build`)."),
+) -> None:
+    """Check a build folder against its manifest: file hashes, counts, every home's files, applicability.
+    Exit code 0 when all is well, 1 when something is missing or changed, 2 for a folder that is no build."""
+    from homeloop.pipeline.verify import verify_build
+
+    result = verify_build(build_dir)
+    for line in result.problems:
+        console.print(line, highlight=False, soft_wrap=True)
+    verdict = "all as in manifest.json" if result.ok else f"{len(result.problems):,} problems"
+    console.print(f"{build_dir}: {result.files_checked:,} files checked, {verdict}", highlight=False, soft_wrap=True)
+    if not result.ok:
+        raise typer.Exit(code=1)
 
 
 @app.command()

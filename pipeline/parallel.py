@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import threading
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from homeloop.errors import HomeLoopError
@@ -54,19 +56,52 @@ def dask_client(address: str | None = None, *, workers: int | None = None) -> It
     if n <= 1:
         yield None
         return
-    cluster = LocalCluster(
-        n_workers=n,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=":0",
-    )
+    with sigint_ignored():
+        # Worker processes keep an ignored SIGINT: Ctrl-C in a terminal signals the
+        # whole process group, and the build, not each worker, decides how to stop.
+        cluster = LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+        )
     client = Client(cluster)
     try:
         yield client
+    except KeyboardInterrupt:
+        client.close()
+        stop_workers_now(cluster)
+        raise
     finally:
         client.close()
         cluster.close()
+
+
+def stop_workers_now(cluster: Any) -> None:
+    """Kill the worker processes of our own local cluster, for a build stopped by
+    Ctrl-C: a worker in the middle of a partition would otherwise be waited for
+    (seconds), and its unfinished writes are temporary files the rerun removes."""
+    for nanny in list(cluster.workers.values()):
+        pid = getattr(nanny, "pid", None)
+        if pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT while child processes are started, so that they inherit it
+    ignored (an ignored signal stays ignored across exec). Only the main thread
+    may change signal handlers; elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _reach_tcp(address: str) -> None:

@@ -20,10 +20,10 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from homeloop.errors import HomeLoopError
+from homeloop.errors import HomeLoopError, user_error
 from homeloop.io import sha256_file, write_json, write_parquet
 from homeloop.progress import console, stage_progress
-from homeloop.pipeline.cache import StageCache, stage_key
+from homeloop.pipeline.cache import StageCache
 
 OUTPUTS = Path("outputs")
 #: Plans drawn on the preview sheet of a build (the first of the selection).
@@ -127,7 +127,7 @@ def cached_stage(build: Build, stage: str, params: dict[str, Any], inputs: list[
                  run: Callable[[], tuple[list[Path], dict[str, Any]]]) -> dict[str, Any]:
     """Run ``run`` unless the cache holds this stage with the same key; record it after."""
     t = time.perf_counter()
-    key = stage_key(stage, params, inputs)
+    key = build.cache.key(stage, params, inputs)
     result = build.cache.lookup(stage, key)
     if result is not None:
         build.log(f"{stage}: unchanged, reused ({_counts_line(result)})")
@@ -247,15 +247,29 @@ def stage_source(build: Build) -> Path:
     return target
 
 
+#: How a build reads its source (``homeloop ingest`` defaults): residential units,
+#: the lowest floor of a repeated layout.
+BUILD_INGEST_OPTIONS = {"all_usages": False, "keep_all_floors": False}
+
+
 def stage_ingest(build: Build, source: Path) -> dict[str, Any]:
     def run():
-        summary = run_ingest(source, build.out, progress=build.config.progress)
+        summary = run_ingest(source, build.out, progress=build.config.progress, **BUILD_INGEST_OPTIONS)
         counts = reconciled(summary.rows_in, summary.rows_used, summary.rows_rejected, summary.rejected_by_reason)
         plans = reconciled(summary.plans + summary.plans_rejected, summary.plans, summary.plans_rejected)
         outputs = [build.path(n) for n in ("plans.parquet", "elements.parquet", "rejected.parquet")]
         return outputs, {"counts": counts, "plans": plans}
 
-    return cached_stage(build, "ingest", {}, [source], run)
+    result = cached_stage(build, "ingest", dict(BUILD_INGEST_OPTIONS), [source], run)
+    if not result["plans"]["kept"]:
+        rows = result["counts"]
+        reasons = ", ".join(f"{k} {v:,}" for k, v in rows.get("by_reason", {}).items())
+        raise HomeLoopError(
+            f"no plans in {source}: {rows['in']:,} rows read, {rows['rejected']:,} rejected"
+            + (f" ({reasons}; see {build.path('rejected.parquet')})" if reasons else "")
+            + "; pass a Swiss Dwellings geometries.csv with residential apartments"
+        )
+    return result
 
 
 def stage_audit(build: Build) -> dict[str, Any]:
@@ -293,7 +307,8 @@ def stage_select(build: Build) -> dict[str, Any]:
     from homeloop.pipeline.select import select
 
     cfg = build.config
-    inputs = [build.path("features.parquet"), build.path("audit.parquet")]
+    # elements.parquet: the plans drawn on the preview sheet.
+    inputs = [build.path("features.parquet"), build.path("audit.parquet"), build.path("elements.parquet")]
 
     def run():
         table = pd.read_parquet(build.path("features.parquet"))
@@ -317,7 +332,12 @@ def stage_select(build: Build) -> dict[str, Any]:
         counts = reconciled(len(passing), len(selection), len(passing) - len(selection))
         return [build.path("selection.parquet"), *written, *sheet], {"counts": counts}
 
-    return cached_stage(build, "select", {"seed": cfg.seed, "homes": cfg.homes}, inputs, run)
+    result = cached_stage(build, "select", {"seed": cfg.seed, "homes": cfg.homes}, inputs, run)
+    if not result["counts"]["kept"]:
+        audited = build.results.get("audit", {}).get("counts", {}).get("in", 0)
+        raise HomeLoopError(f"none of the {audited:,} plans passes the audit, so there is nothing to furnish; "
+                            f"see {build.path('audit.html')} for why")
+    return result
 
 
 #: Extra plans tried per batch beyond the homes still needed, as a share: about
@@ -341,7 +361,7 @@ def stage_homes(build: Build) -> dict[str, Any]:
 
     def run():
         order = list(pd.read_parquet(build.path("selection.parquet"))["plan"])
-        key = stage_key("homes-work", params, inputs)
+        key = build.cache.key("homes-work", params, inputs)
         outcomes: list[dict[str, Any]] = []
         kept = 0
         pos = 0
@@ -387,25 +407,15 @@ def stage_homes(build: Build) -> dict[str, Any]:
 
 
 def stage_house(build: Build) -> dict[str, Any]:
-    """The hand-designed house (SPEC §1), furnished from its own file, equipped and checked."""
-    from homeloop.catalog import load_catalog
-    from homeloop.check import check_home
-    from homeloop.house import load_house
-    from homeloop.pipeline.devices import equip_house
-    from homeloop.pipeline.furnish import furnish_house
+    """The hand-designed house (docs/pipeline.md), furnished from its own file, equipped and checked."""
+    from homeloop.pipeline.houses import house_home
     from homeloop.pipeline.render_home import render_home
 
     def run():
-        catalog = load_catalog()
-        plan = load_house()
-        equipped = equip_house(furnish_house(catalog, seed=0), plan, catalog)
-        problems = [str(p) for p in check_home(equipped.home, catalog)] + list(equipped.failures)
-        if problems:
-            raise HomeLoopError("the house does not pass its checks: " + "; ".join(problems))
-        home = equipped.home.model_copy(update={"home_id": HOUSE_ID})
+        home = house_home()
         folder = build.path("homes", HOUSE_ID)
         home.write(folder / "home.json")
-        render_home(home, plan, folder / "preview.png", title="The house")
+        render_home(home, folder / "preview.png", title="The house")
         return [folder / "home.json", folder / "preview.png"], {"home": HOUSE_ID}
 
     return cached_stage(build, "house", {}, [], run)
@@ -438,7 +448,7 @@ def stage_usd(build: Build, home_ids: list[str]) -> dict[str, Any]:
         outputs = [build.path("usd.parquet"), *assets.values(), *(build.path(f) for f in table["file"])]
         return outputs, {"counts": counts, "valid": sorted(table.loc[table["valid"], "home"])}
 
-    return cached_stage(build, "usd", {"usda": cfg.usda}, inputs, run)
+    return cached_stage(build, "usd", {"usda": cfg.usda, "homes": ids}, inputs, run)
 
 
 def stage_applicability(build: Build, home_ids: list[str]) -> dict[str, Any]:
@@ -460,7 +470,7 @@ def stage_applicability(build: Build, home_ids: list[str]) -> dict[str, Any]:
         share = float(table.loc[table["home"] != HOUSE_ID, "applicable"].mean()) if len(table) > 1 else 0.0
         return list(written), {"rows": len(table), "applicable_share": round(share, 4)}
 
-    return cached_stage(build, "applicability", {}, inputs, run)
+    return cached_stage(build, "applicability", {"homes": ids}, inputs, run)
 
 
 def stage_report(build: Build) -> dict[str, Any]:
@@ -472,35 +482,58 @@ def stage_report(build: Build) -> dict[str, Any]:
 
     inputs = [build.path(n) for n in ("homes.parquet", "usd.parquet", "applicability_summary.parquet",
                                       "selection_report.json", "audit.parquet")]
-    return cached_stage(build, "report", {}, [p for p in inputs if p.exists()], run)
+    params = {"name": build.config.name, "results": build.results}
+    return cached_stage(build, "report", params, inputs, run)
 
 
 def run_build(config: BuildConfig, *, runner: Callable[[str, Callable[[], Any]], Any] | None = None,
               log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run every stage of a build; ``runner(name, fn)`` wraps each stage (the Prefect flow
-    passes one that makes each a task)."""
+    passes one that makes each a task).
+
+    The build holds its folder's lock throughout (:mod:`homeloop.pipeline.lock`): a
+    second build into the same folder stops at once. File-system errors a user can
+    fix (a full disk, no permission) stop it with one line naming the folder."""
+    from homeloop.pipeline.lock import build_lock
     from homeloop.pipeline.parallel import dask_client
 
     # Absolute, so that workers of a Dask cluster started elsewhere write to the same folder.
     out = ensure_writable(config.out_dir).resolve()
-    remove_partial_files(out)
-    run_stage = runner or (lambda name, fn: fn())
-    with dask_client(config.dask_address, workers=config.workers) as client:
-        build = Build(config, out, client=client)
-        if log is not None:
-            build.log = log
-        source = run_stage("source", lambda: stage_source(build))
-        run_stage("ingest", lambda: stage_ingest(build, source))
-        run_stage("audit", lambda: stage_audit(build))
-        run_stage("features", lambda: stage_features(build))
-        run_stage("select", lambda: stage_select(build))
-        homes = run_stage("homes", lambda: stage_homes(build))["homes"]
-        run_stage("house", lambda: stage_house(build))
-        built = run_stage("usd", lambda: stage_usd(build, homes))["valid"]
-        built_homes = [h for h in homes if h in set(built)]
-        run_stage("applicability", lambda: stage_applicability(build, built_homes))
-        run_stage("report", lambda: stage_report(build))
-        return write_manifest(build, source)
+    say = log or (lambda msg: console.print(msg, highlight=False))
+    runner = runner or (lambda name, fn: fn())
+
+    def run_stage(name: str, fn: Callable[[], Any]) -> Any:
+        return runner(name, lambda: as_user_errors(fn, out))
+
+    with build_lock(out, warn=say):
+        as_user_errors(lambda: remove_partial_files(out), out)
+        with dask_client(config.dask_address, workers=config.workers) as client:
+            build = Build(config, out, client=client)
+            build.log = say
+            source = run_stage("source", lambda: stage_source(build))
+            run_stage("ingest", lambda: stage_ingest(build, source))
+            run_stage("audit", lambda: stage_audit(build))
+            run_stage("features", lambda: stage_features(build))
+            run_stage("select", lambda: stage_select(build))
+            homes = run_stage("homes", lambda: stage_homes(build))["homes"]
+            run_stage("house", lambda: stage_house(build))
+            built = run_stage("usd", lambda: stage_usd(build, homes))["valid"]
+            built_homes = [h for h in homes if h in set(built)]
+            run_stage("applicability", lambda: stage_applicability(build, built_homes))
+            run_stage("report", lambda: stage_report(build))
+            return as_user_errors(lambda: write_manifest(build, source), out)
+
+
+def as_user_errors(fn: Callable[[], Any], out: Path) -> Any:
+    """``fn()``, with a file-system error the user can fix (see homeloop.errors) raised
+    as a one-line :class:`HomeLoopError` about build folder ``out``."""
+    try:
+        return fn()
+    except OSError as exc:
+        error = user_error(exc, out)
+        if error is None:
+            raise
+        raise error from None
 
 
 #: Temporary files of an atomic write (homeloop.io.atomic_path, homeloop.pipeline.usd):
@@ -533,20 +566,25 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def output_hashes(out: Path) -> dict[str, str]:
-    """sha256 of every output file of the build (relative path → hash), in path order.
+def output_files(out: Path) -> list[str]:
+    """Every output file of the build (relative paths, in path order).
 
     Leaves out the manifest itself, the run log, the generated source (it is an
-    input, hashed under ``inputs``) and hidden bookkeeping (``.stages/``)."""
-    hashes = {}
+    input, hashed under ``inputs``) and hidden bookkeeping (``.stages/``, the lock)."""
+    files = []
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         rel = path.relative_to(out)
         if rel.as_posix() in ("manifest.json", "run.json") or rel.parts[0] == "source":
             continue
         if any(part.startswith(".") for part in rel.parts):
             continue
-        hashes[rel.as_posix()] = sha256_file(path)
-    return hashes
+        files.append(rel.as_posix())
+    return files
+
+
+def output_hashes(out: Path) -> dict[str, str]:
+    """sha256 of every output file of the build (relative path → hash), in path order."""
+    return {rel: sha256_file(out / rel) for rel in output_files(out)}
 
 
 def write_manifest(build: Build, source: Path) -> dict[str, Any]:

@@ -1,11 +1,16 @@
-"""The build as a user runs it: killed half-way and resumed, and on a Dask cluster
-started on its own. Both must give the bytes of an uninterrupted in-process build."""
+"""The build as a user runs it: killed half-way and resumed, interrupted with
+Ctrl-C and resumed, started twice into one folder, and on a Dask cluster started
+on its own. Each must give the bytes of an uninterrupted in-process build."""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
+import subprocess
+import sys
 
+import psutil
 import pytest
 
 from build_fixtures import (
@@ -27,31 +32,66 @@ pytestmark = pytest.mark.slow
 KILL_AFTER_OUTCOMES = 3
 
 
+#: Generous bound on how long a stopped build or its helpers may take to exit: a
+#: guard against hanging, not a timing requirement.
+EXIT_GUARD_S = 120
+
+
 def outcome_records(out):
     folder = out / "homes" / ".outcomes"
     return sorted(folder.glob("[!.]*.json")) if folder.is_dir() else []
 
 
+def start_build_until_homes(tmp_path, args, env, log_name: str, records: int = 1) -> subprocess.Popen:
+    """Start ``homeloop build`` and return once its homes stage has recorded ``records`` plans."""
+    out = args[args.index("--out") + 1]
+    build = start_process(args, log=tmp_path / log_name, env=env)
+    wait_for(lambda: len(outcome_records(tmp_path / out)) >= records, timeout=300,
+             what=f"{records} outcome records in {out}/homes/.outcomes",
+             interval=0.05, alive=build, log=tmp_path / log_name)
+    return build
+
+
+def helpers_of(proc: subprocess.Popen) -> list[psutil.Process]:
+    """Every process the build started (the Prefect server, Dask workers ...)."""
+    children = psutil.Process(proc.pid).children(recursive=True)
+    assert children, "the build started no helper process"
+    return children
+
+
+def assert_all_exit(processes: list[psutil.Process]) -> None:
+    _, alive = psutil.wait_procs(processes, timeout=EXIT_GUARD_S)
+    assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE], [p.cmdline()[:4] for p in alive]
+
+
 def test_build_killed_during_homes_resumes_to_the_same_outputs(tmp_path, tmp_path_factory):
+    """SIGKILL to the build alone: its temporary Prefect server and Dask workers go with it
+    (nothing else would stop them), and the rerun takes over the lock it left."""
     reference = reference_build(tmp_path_factory)
     env = subprocess_env(tmp_path_factory)
     out = tmp_path / "build"
-    args = small_build_args(out, "--workers", "1")
+    args = small_build_args(out, "--workers", "2")
 
-    first = start_process(args, log=tmp_path / "first.log", env=env)
+    first = start_build_until_homes(tmp_path, args, env, "first.log", records=KILL_AFTER_OUTCOMES)
     try:
-        wait_for(lambda: len(outcome_records(out)) >= KILL_AFTER_OUTCOMES, timeout=300,
-                 what=f"{KILL_AFTER_OUTCOMES} outcome records in {out}/homes/.outcomes",
-                 interval=0.05, alive=first, log=tmp_path / "first.log")
+        helpers = helpers_of(first)
+        server = [p for p in helpers if "homeloop.flows.temporary_server" in p.cmdline()]
+        assert len(server) == 1, [p.cmdline()[:4] for p in helpers]
+        os.kill(first.pid, signal.SIGKILL)
+        assert first.wait(timeout=EXIT_GUARD_S) == -signal.SIGKILL
+        assert_all_exit(helpers)
     finally:
         stop_process(first, first=signal.SIGKILL)
     assert not (out / "manifest.json").exists(), "the build finished before it could be interrupted"
+    assert json.loads((out / ".build.lock").read_text())["pid"] == first.pid
     done_before = {p.name: p.stat().st_mtime_ns for p in outcome_records(out)}
     assert len(done_before) >= KILL_AFTER_OUTCOMES
 
     rerun = run_cli(args, env=env)
     assert rerun.returncode == 0, rerun.stdout[-4000:]
     assert "Traceback" not in rerun.stdout
+    assert f"taking over the lock of {out} from a build that is no longer running (pid {first.pid}" in rerun.stdout
+    assert not (out / ".build.lock").exists()
     # The stages finished before the kill are not run again ...
     for stage in ("source", "ingest", "audit", "features", "select"):
         assert f"{stage}: unchanged, reused" in rerun.stdout, stage
@@ -104,3 +144,103 @@ def test_build_on_a_separate_dask_cluster_matches_the_local_build(tmp_path, tmp_
             stop_process(worker)
         stop_process(scheduler)
 
+
+
+def test_ctrl_c_during_homes_stops_cleanly_and_a_rerun_resumes(tmp_path, tmp_path_factory):
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it) during the homes
+    stage on a local Dask cluster: exit 130 with one line, the flow run cancelled,
+    no helper process left, the lock given back; the rerun finishes the build."""
+    reference = reference_build(tmp_path_factory)
+    env = subprocess_env(tmp_path_factory)
+    out = tmp_path / "build"
+    args = small_build_args(out, "--workers", "2")
+
+    build = start_build_until_homes(tmp_path, args, env, "first.log")
+    try:
+        helpers = helpers_of(build)
+        os.killpg(build.pid, signal.SIGINT)
+        assert build.wait(timeout=EXIT_GUARD_S) == 130
+        assert_all_exit(helpers)
+    finally:
+        stop_process(build, first=signal.SIGKILL)
+    log = (tmp_path / "first.log").read_text()
+    assert log.rstrip().splitlines()[-1] == "interrupted; rerun the same command to resume"
+    assert "Traceback" not in log and not [line for line in log.splitlines() if line.startswith("error:")]
+    assert "Flow run" in log and "Finished in state Cancelled('interrupted" in log
+    assert not (out / "manifest.json").exists()
+    assert not (out / ".build.lock").exists()
+
+    rerun = run_cli(args, env=env)
+    assert rerun.returncode == 0, rerun.stdout[-4000:]
+    assert "homes: unchanged" not in rerun.stdout
+    manifest = read_manifest(out)
+    assert manifest["outputs"] == reference["outputs"]
+    assert partial_files(out) == []
+
+
+LOCK_HOLDER = """
+import sys
+from pathlib import Path
+from homeloop.pipeline.lock import build_lock
+with build_lock(Path(sys.argv[1])):
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_a_second_build_into_the_same_folder_stops_at_once(tmp_path, tmp_path_factory):
+    out = tmp_path / "build"
+    out.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(out)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        second = run_cli(small_build_args(out, "--workers", "1"), env=subprocess_env(tmp_path_factory))
+        assert second.returncode == 2, second.stdout[-3000:]
+        errors = [line for line in second.stdout.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and "Traceback" not in second.stdout, second.stdout[-3000:]
+        assert f"in use by another build (pid {holder.pid} on " in errors[0]
+        assert "Flow run" not in second.stdout  # stopped before Prefect started
+        assert sorted(p.name for p in out.iterdir()) == [".build.lock"]
+        assert json.loads((out / ".build.lock").read_text())["pid"] == holder.pid
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=EXIT_GUARD_S)
+    assert holder.returncode == 0
+    assert not (out / ".build.lock").exists()
+
+
+def test_a_stale_lock_is_taken_over_with_a_warning(tmp_path):
+    from homeloop.pipeline.lock import build_lock
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    lock = tmp_path / ".build.lock"
+    lock.write_text(json.dumps({"pid": dead.pid, "host": os.uname().nodename, "started": 0}))
+    warnings = []
+    with build_lock(tmp_path, warn=warnings.append):
+        assert json.loads(lock.read_text())["pid"] == os.getpid()
+    assert len(warnings) == 1 and f"pid {dead.pid}" in warnings[0] and "no longer running" in warnings[0]
+    assert not lock.exists()
+
+
+def test_a_lock_from_another_host_is_left_alone(tmp_path):
+    from homeloop.errors import HomeLoopError
+    from homeloop.pipeline.lock import build_lock
+
+    lock = tmp_path / ".build.lock"
+    lock.write_text(json.dumps({"pid": 1, "host": "some-other-host", "started": 0}))
+    with pytest.raises(HomeLoopError, match="in use by another build \\(pid 1 on some-other-host"):
+        with build_lock(tmp_path):
+            pass
+    assert json.loads(lock.read_text())["host"] == "some-other-host"
+
+
+def test_a_build_that_stops_on_bad_input_gives_the_lock_back(tmp_path):
+    from homeloop.errors import HomeLoopError
+    from homeloop.pipeline.stages import BuildConfig, run_build
+
+    with pytest.raises(HomeLoopError, match="does not exist"):
+        run_build(BuildConfig(source=tmp_path / "missing.csv", out=tmp_path / "build", workers=1, progress=False),
+                  log=lambda line: None)
+    assert not (tmp_path / "build" / ".build.lock").exists()

@@ -238,3 +238,74 @@ def test_sim_in_a_home_that_lacks_a_role(house_dir, tmp_path):
 
 def _exit_and_output(result):
     return result.exit_code, result.output
+
+
+# --- file-system errors and empty sources -------------------------------------------
+
+
+def test_generate_onto_an_existing_folder(tmp_path):
+    result = invoke("generate", "--out", tmp_path, "--plans", "3", "--sites", "1")
+    assert_one_line_error(result.exit_code, result.output, f"{tmp_path} is a folder", "give a file name")
+
+
+def test_generate_under_a_file(tmp_path):
+    """A path through a regular file: unwritable even for root (chmod is not)."""
+    blocker = tmp_path / "somefile"
+    blocker.write_text("not a folder")
+    for out in (blocker / "x.csv", blocker / "deeper" / "x.csv"):
+        result = invoke("generate", "--out", out, "--plans", "3", "--sites", "1")
+        assert_one_line_error(result.exit_code, result.output, f"cannot write {out}", f"{blocker} is a file")
+
+
+@pytest.fixture
+def full_disk(monkeypatch):
+    """Every atomic write (homeloop.io.atomic_path, wherever it was imported) fails as a
+    full disk does: ENOSPC, with no file name."""
+    import contextlib
+    import errno
+    import os
+    import sys
+
+    from homeloop import io
+
+    @contextlib.contextmanager
+    def no_space(path):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        yield  # pragma: no cover
+
+    original = io.atomic_path
+    for module in list(sys.modules.values()):
+        if getattr(module, "atomic_path", None) is original:
+            monkeypatch.setattr(module, "atomic_path", no_space)
+
+
+def test_generate_on_a_full_disk(tmp_path, full_disk):
+    import shutil
+
+    result = invoke("generate", "--out", tmp_path / "plans.csv", "--plans", "3", "--sites", "1")
+    line = assert_one_line_error(result.exit_code, result.output, f"no space left on the disk of {tmp_path}",
+                                 "free some space")
+    free = shutil.disk_usage(tmp_path).free
+    assert re.search(r"\((\d+(\.\d)?) (B|KB|MB|GB|TB) free", line), line
+    assert free > 0
+
+
+def test_a_build_on_a_full_disk_stops_with_one_line(tmp_path, full_disk):
+    from homeloop.errors import HomeLoopError
+    from homeloop.pipeline.stages import BuildConfig, run_build
+
+    out = tmp_path / "build"
+    with pytest.raises(HomeLoopError, match=re.escape(f"no space left on the disk of {out} (")):
+        run_build(BuildConfig(plans=3, sites=1, homes=1, out=out, workers=1, progress=False), log=lambda line: None)
+    assert not (out / ".build.lock").exists()
+
+
+@pytest.mark.slow
+def test_build_with_a_header_only_source(generated_csv, tmp_path, tmp_path_factory):
+    header = tmp_path / "header-only.csv"
+    header.write_text(generated_csv.read_text().splitlines()[0] + "\n")
+    result = run_cli(small_build_args(tmp_path / "out", "--source", str(header), "--workers", "1"),
+                     env=subprocess_env(tmp_path_factory))
+    assert_one_line_error(result.returncode, result.stdout, f"no plans in {header}", "0 rows read")
+    assert "KeyError" not in result.stdout
+    assert not (tmp_path / "out" / "manifest.json").exists()

@@ -3,7 +3,9 @@ served deployment run end to end against a real Prefect server on loopback."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import signal
 from pathlib import Path
 
@@ -17,11 +19,9 @@ from build_fixtures import (
     read_manifest,
     reference_build,
     run_cli,
-    start_process,
-    stop_process,
     subprocess_env,
-    wait_for,
 )
+from homeloop.pipeline.lock import pid_running
 
 pytestmark = pytest.mark.slow
 
@@ -162,51 +162,62 @@ def test_audit_source_flow_reports_a_missing_file_in_one_line(harness, tmp_path)
         audit_source(source=str(tmp_path / "missing.csv"), out=str(tmp_path / "audit"))
 
 
-def test_deployment_run_against_a_prefect_server(tmp_path, tmp_path_factory):
-    """`prefect server start`, the served deployments, `prefect deployment run --watch`."""
+def test_deployment_run_right_after_make_serve_returns(tmp_path, tmp_path_factory):
+    """What `make serve` runs (`python -m homeloop.flows.local start`) returns only once the
+    server answers and both deployments are registered: `prefect deployment run --watch`
+    right after it runs the build. `make stop` then stops both processes."""
     reference = reference_build(tmp_path_factory)
     port = free_port()
     api = f"http://127.0.0.1:{port}/api"
-    env = subprocess_env(tmp_path_factory, PREFECT_HOME=str(tmp_path / "prefect"), PREFECT_API_URL=api,
-                         PREFECT_UI_ENABLED="false", PREFECT_SERVER_LOGGING_LEVEL="WARNING")
-    serve_dir = tmp_path / "serve"
-    serve_dir.mkdir()
+    state = tmp_path / "state"
+    env = subprocess_env(tmp_path_factory, PREFECT_HOME=str(tmp_path / "prefect"), PREFECT_UI_ENABLED="false",
+                         PREFECT_SERVER_LOGGING_LEVEL="WARNING")
+    local = [str(BIN / "python"), "-m", "homeloop.flows.local"]
     out = tmp_path / "build"
-
-    server = start_process([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-                           log=tmp_path / "server.log", env=env, cwd=tmp_path)
-    serve = None
     try:
-        import httpx
-
-        def answers(path: str) -> bool:
-            try:
-                return httpx.get(f"{api}{path}", timeout=5).status_code == 200
-            except httpx.TransportError:
-                return False
-
-        wait_for(lambda: answers("/health"), timeout=240, interval=0.5, what=f"{api}/health",
-                 alive=server, log=tmp_path / "server.log")
-        serve = start_process([str(BIN / "python"), "-m", "homeloop.flows.serve"], log=tmp_path / "serve.log", env=env,
-                              cwd=serve_dir)
-        for deployment in ("build-home-set/default", "audit-source/default"):
-            wait_for(lambda: answers(f"/deployments/name/{deployment}"), timeout=180, interval=0.5,
-                     what=f"deployment {deployment}", alive=serve, log=tmp_path / "serve.log")
+        started = run_cli(local + ["start", "--port", str(port), "--state", str(state)], env=env, timeout=480,
+                          cwd=tmp_path)
+        logs = "".join(p.read_text()[-2000:] for p in state.glob("*.log"))
+        assert started.returncode == 0, started.stdout[-3000:] + logs
+        assert "serving deployments build-home-set/default and audit-source/default" in started.stdout
+        assert (state / "env.sh").read_text().count(api) == 1
 
         params = {**SMALL, "workers": 1, "out": str(out)}
         args = [str(BIN / "prefect"), "deployment", "run", "build-home-set/default", "--watch",
                 "--watch-timeout", "480"]
         for name, value in params.items():
             args += ["--param", f"{name}={json.dumps(value)}"]
-        result = run_cli(args, env=env, timeout=540, cwd=tmp_path)
-        assert result.returncode == 0, result.stdout[-3000:] + (tmp_path / "serve.log").read_text()[-3000:]
+        result = run_cli(args, env={**env, "PREFECT_API_URL": api}, timeout=540, cwd=tmp_path)
+        assert result.returncode == 0, result.stdout[-3000:] + (state / "serve.log").read_text()[-3000:]
         assert "Completed" in result.stdout
 
         manifest = read_manifest(out)
         assert manifest["outputs"] == reference["outputs"]
         assert manifest["counts"]["homes"]["kept"] == SMALL["homes"]
-        assert not (serve_dir / "outputs").exists()
+        assert not (tmp_path / "outputs").exists()
     finally:
-        if serve is not None:
-            stop_process(serve, first=signal.SIGINT)
-        stop_process(server, first=signal.SIGINT)
+        pids = [int(p.read_text()) for p in (state / "server.pid", state / "serve.pid") if p.is_file()]
+        stopped = run_cli(local + ["stop", "--state", str(state)], env=env, timeout=120, cwd=tmp_path)
+        for pid in pids:  # in case stop failed: nothing may outlive the test
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+    assert stopped.returncode == 0, stopped.stdout
+    assert pids and not [pid for pid in pids if pid_running(pid)]
+
+
+def test_an_installed_package_keeps_its_state_in_the_current_folder(tmp_path):
+    """From a source checkout, Prefect state and outputs go under the checkout (as
+    `make` expects); from an installed package, under the folder it is run in."""
+    from homeloop.flows.settings import PROJECT_ROOT
+
+    from test_cache import install_like_a_wheel, run_installed
+
+    assert PROJECT_ROOT == Path(__file__).resolve().parent.parent
+    site = install_like_a_wheel(tmp_path / "site-packages")
+    work = tmp_path / "work"
+    work.mkdir()
+    found = run_installed(site, "import json, os; os.environ.pop('PREFECT_HOME', None); "
+                          "from homeloop.flows import settings, local; "
+                          "print(json.dumps({'root': str(settings.PROJECT_ROOT), 'state': str(local.STATE), "
+                          "'home': os.environ['PREFECT_HOME']}))", cwd=work)
+    assert found == {"root": str(work), "state": str(work / ".prefect"), "home": str(work / ".prefect")}

@@ -1,0 +1,84 @@
+"""What ``homeloop build`` runs: the ``build-home-set`` flow, in this process.
+
+Before anything else it takes the build folder's lock, so a second build into
+the same folder stops at once rather than after Prefect has started. Without
+PREFECT_API_URL it starts its own temporary Prefect server, one that dies with
+the build (:mod:`homeloop.flows.temporary_server`). Ctrl-C (or SIGTERM, or the
+terminal closing) stops the build within seconds: the running stage and the
+flow run are recorded as cancelled, the Dask cluster and the server are
+stopped, the lock is given back, and ``KeyboardInterrupt`` reaches the caller
+(the command line prints one line and exits with 130). A rerun resumes. See
+docs/pipeline.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from homeloop import flows  # noqa: F401  (local Prefect settings before Prefect loads)
+from homeloop.pipeline import stages
+from homeloop.pipeline.lock import build_lock
+
+#: Signals that stop a build the way Ctrl-C does.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+@contextlib.contextmanager
+def stop_signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt for the block, so that they too run
+    every clean-up (a plain SIGTERM would end the process on the spot)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, _interrupt) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def prefect_api() -> contextlib.AbstractContextManager[Any]:
+    """The Prefect server the flow reports to: the one PREFECT_API_URL names (it must
+    answer), else a temporary one started for this build."""
+    from prefect.settings import get_current_settings
+
+    from homeloop.flows.temporary_server import temporary_prefect_api
+
+    settings = get_current_settings()
+    if settings.api.url:
+        from homeloop.flows.build import require_prefect_api
+
+        require_prefect_api()
+        return contextlib.nullcontext(settings.api.url)
+    return temporary_prefect_api(settings.server.ephemeral.startup_timeout_seconds)
+
+
+def build_command(*, source: Path | None, plans: int, sites: int, homes: int, seed: int, out: Path | None,
+                  dask_address: str | None, workers: int | None, usda: bool,
+                  say: Callable[[str], None] = print) -> dict[str, Any]:
+    """Run the build-home-set flow with these parameters; return its manifest."""
+    config = stages.BuildConfig(source=source, plans=plans, sites=sites, homes=homes, seed=seed, out=out,
+                                dask_address=dask_address, workers=workers, usda=usda)
+    with stop_signals_interrupt():
+        api = prefect_api()  # checks a configured server before the folder is created
+        folder = stages.ensure_writable(config.out_dir)
+        with build_lock(folder, warn=say), api:
+            from homeloop.flows.build import build_home_set
+
+            state = build_home_set(
+                source=str(source) if source else None, plans=plans, sites=sites, homes=homes, seed=seed,
+                out=str(out) if out else None, dask_address=dask_address, workers=workers, usda=usda,
+                return_state=True,
+            )
+            if state.is_cancelled():
+                raise KeyboardInterrupt(state.message)
+            return state.result()

@@ -1,0 +1,178 @@
+"""``homeloop verify BUILD_DIR``: does a build folder still hold what its manifest says?
+
+Checks, each problem one line:
+
+* every file ``manifest.json`` lists is there with the sha256 it lists, and no
+  other output file has appeared;
+* the counts of every stage reconcile (in = kept + rejected; rejections by
+  reason add up) and agree with the tables (homes.parquet, usd.parquet,
+  selection.parquet, plans.parquet, audit.parquet);
+* every kept home, and the house, has its home.json, preview.png and USD file;
+* applicability.parquet has one row for every home × task × robot body (the
+  homes exported to valid USD, the tasks and bodies of this installation).
+
+A folder without a readable manifest is unusable (:class:`UnusableBuild`). See
+docs/pipeline.md.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from homeloop.errors import HomeLoopError
+from homeloop.io import sha256_file
+
+MANIFEST = "manifest.json"
+HOUSE_ID = "house"
+#: Tables whose row counts the manifest's counts must match.
+TABLES = ("homes.parquet", "usd.parquet", "selection.parquet", "plans.parquet", "audit.parquet",
+          "applicability.parquet")
+
+
+class UnusableBuild(HomeLoopError):
+    """Not a build folder, or one whose manifest cannot be read."""
+
+
+@dataclass
+class Verification:
+    """What was checked and what is wrong, one line per problem."""
+
+    build: Path
+    files_checked: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def load_manifest(build: Path) -> dict[str, Any]:
+    build = Path(build)
+    if not build.is_dir():
+        raise UnusableBuild(f"{build} is not a folder; give a build folder (the --out of `homeloop build`)")
+    path = build / MANIFEST
+    if not path.is_file():
+        raise UnusableBuild(f"{build} has no {MANIFEST}: not a finished build; run `homeloop build --out {build}`")
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UnusableBuild(f"{path} cannot be read ({exc.__class__.__name__}); rebuild to write it again") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("outputs"), dict):
+        raise UnusableBuild(f"{path} lists no outputs; rebuild to write it again")
+    return manifest
+
+
+def present_outputs(build: Path) -> set[str]:
+    """Output files in the folder, as the manifest names them (see stages.output_hashes)."""
+    from homeloop.pipeline.stages import output_files
+
+    return set(output_files(build))
+
+
+def check_files(result: Verification, manifest: dict[str, Any]) -> None:
+    listed: dict[str, str] = manifest["outputs"]
+    for rel, digest in sorted(listed.items()):
+        path = result.build / rel
+        result.files_checked += 1
+        if not path.is_file():
+            result.problems.append(f"missing: {rel}")
+        elif sha256_file(path) != digest:
+            result.problems.append(f"changed: {rel} (its sha256 differs from {MANIFEST})")
+    for rel in sorted(present_outputs(result.build) - set(listed)):
+        result.problems.append(f"extra: {rel} (not in {MANIFEST})")
+
+
+def read_tables(result: Verification) -> dict[str, pd.DataFrame]:
+    """The tables that can be read; an unreadable one is a problem."""
+    tables = {}
+    for name in TABLES:
+        path = result.build / name
+        if not path.is_file():
+            continue  # reported as missing, if listed
+        try:
+            tables[name] = pd.read_parquet(path)
+        except Exception as exc:  # any reader error means the same thing: the file is damaged
+            result.problems.append(f"unreadable: {name} ({exc.__class__.__name__}: {str(exc)[:120]})")
+    return tables
+
+
+def check_counts(result: Verification, manifest: dict[str, Any], tables: dict[str, pd.DataFrame]) -> None:
+    counts: dict[str, dict[str, Any]] = manifest.get("counts", {})
+    for stage, c in sorted(counts.items()):
+        if c["in"] != c["kept"] + c["rejected"]:
+            result.problems.append(f"counts: {stage}: {c['in']} in != {c['kept']} kept + {c['rejected']} rejected")
+        if "by_reason" in c and stage in ("rows", "homes") and sum(c["by_reason"].values()) != c["rejected"]:
+            result.problems.append(f"counts: {stage}: rejections by reason add up to "
+                                   f"{sum(c['by_reason'].values())}, not {c['rejected']}")
+    expected = {
+        ("homes", "in"): ("homes.parquet", lambda t: len(t)),
+        ("homes", "kept"): ("homes.parquet", lambda t: int(t["kept"].sum()) if len(t) else 0),
+        ("usd", "in"): ("usd.parquet", lambda t: len(t)),
+        ("usd", "kept"): ("usd.parquet", lambda t: int(t["valid"].sum()) if len(t) else 0),
+        ("select", "kept"): ("selection.parquet", lambda t: len(t)),
+        ("plans", "kept"): ("plans.parquet", lambda t: len(t)),
+        ("audit", "in"): ("audit.parquet", lambda t: t["plan"].nunique() if len(t) else 0),
+    }
+    for (stage, key), (table, measure) in expected.items():
+        if stage in counts and table in tables:
+            found = measure(tables[table])
+            if found != counts[stage][key]:
+                result.problems.append(f"counts: {stage} {key} is {counts[stage][key]} in {MANIFEST}, "
+                                       f"but {table} has {found}")
+
+
+def kept_homes(tables: dict[str, pd.DataFrame]) -> list[str]:
+    homes = tables.get("homes.parquet")
+    if homes is None or not len(homes):
+        return [HOUSE_ID]
+    return [HOUSE_ID, *homes.loc[homes["kept"], "plan"]]
+
+
+def check_homes(result: Verification, manifest: dict[str, Any], tables: dict[str, pd.DataFrame]) -> None:
+    usd_name = "home.usda" if manifest.get("parameters", {}).get("usda") else "home.usdc"
+    for home in kept_homes(tables):
+        for name in ("home.json", "preview.png", usd_name):
+            rel = f"homes/{home}/{name}"
+            if rel not in manifest["outputs"] and not (result.build / rel).is_file():
+                result.problems.append(f"missing: {rel} (kept home {home} has no {name})")
+
+
+def check_applicability(result: Verification, tables: dict[str, pd.DataFrame]) -> None:
+    from homeloop.bench.tasks import load_tasks
+    from homeloop.catalog import load_catalog
+
+    table = tables.get("applicability.parquet")
+    if table is None:
+        return
+    usd = tables.get("usd.parquet")
+    homes = set(usd.loc[usd["valid"], "home"]) if usd is not None and len(usd) else set(kept_homes(tables))
+    tasks, robots = list(load_tasks()), list(load_catalog().robots)
+    expected = {(h, t, r) for h in homes for t in tasks for r in robots}
+    rows = list(zip(table["home"], table["task"], table["robot"]))
+    found = set(rows)
+    if len(rows) != len(found):
+        result.problems.append(f"applicability: applicability.parquet repeats {len(rows) - len(found)} rows")
+    for label, pairs in (("lacks", expected - found), ("has unexpected", found - expected)):
+        if pairs:
+            home, task, robot = sorted(pairs)[0]
+            result.problems.append(
+                f"applicability: applicability.parquet {label} {len(pairs)} of {len(expected)} home × task × robot "
+                f"rows (e.g. home {home}, task {task}, robot {robot})")
+
+
+def verify_build(build: Path) -> Verification:
+    """Check build folder ``build`` against its manifest; raises UnusableBuild."""
+    build = Path(build)
+    manifest = load_manifest(build)
+    result = Verification(build)
+    check_files(result, manifest)
+    tables = read_tables(result)
+    check_counts(result, manifest, tables)
+    check_homes(result, manifest, tables)
+    check_applicability(result, tables)
+    return result
