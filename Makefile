@@ -30,6 +30,10 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/usd_export.py
 	$(BIN)/python benchmarks/applicability.py
 	$(BIN)/python benchmarks/build.py
+	$(BIN)/python benchmarks/sim_dynamics.py
+	$(BIN)/python benchmarks/sim_robot.py
+	$(BIN)/python benchmarks/sim.py
+	$(BIN)/python benchmarks/agent.py
 
 # A local Prefect server (127.0.0.1, state in .prefect/) serving both deployments.
 serve: $(STAMP)
