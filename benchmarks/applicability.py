@@ -4,9 +4,8 @@
     .venv/bin/python benchmarks/applicability.py --build outputs/default   # the build's home files
 
 Homes come from a build folder's ``homes/*/home.json`` when given; otherwise
-from the furnished, equipped house (when the furnishing and device stages are
-installed) or the crafted home of the tests, copied with variations (door
-widths, missing devices and furniture) so the screen meets varied homes.
+from the furnished, equipped house, copied with variations (door widths,
+missing devices and furniture) so the screen meets varied homes.
 Prints wall time and rows per second for the screen (2 worker processes by
 default, as the target machine has 2 cores), then the time of a filter query
 over the written table.
@@ -24,7 +23,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 import pandas as pd  # noqa: E402
 
@@ -32,22 +30,13 @@ from homeloop.bench.tasks import load_tasks  # noqa: E402
 from homeloop.catalog import load_catalog  # noqa: E402
 from homeloop.home import Home  # noqa: E402
 from homeloop.pipeline.applicability import screen_homes, write_applicability  # noqa: E402
+from homeloop.pipeline.houses import house_home  # noqa: E402
 from homeloop.pipeline.queries import query_applicability, run_sql  # noqa: E402
 
 
 def _base_home() -> Home:
-    catalog = load_catalog()
-    try:
-        from homeloop.house import load_house
-        from homeloop.pipeline.devices import equip_house
-        from homeloop.pipeline.furnish import furnish_house
-
-        return equip_house(furnish_house(catalog, seed=0), load_house(), catalog, seed=0).home
-    except Exception as exc:  # the house stages missing or not working: use the crafted home
-        print(f"house unavailable ({exc.__class__.__name__}); using the crafted test home")
-        from test_applicability import crafted_home
-
-        return crafted_home("base")
+    """The house as the build makes it: furnished, equipped and checked."""
+    return house_home(load_catalog())
 
 
 def varied_homes(n: int) -> list[Home]:

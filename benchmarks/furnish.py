@@ -63,7 +63,7 @@ def main() -> None:
         if not result.ok:
             failures.update(f"{f.room_type}: {f.item}" for f in result.failures)
             continue
-        equipped = equip(result.home, plan, catalog, stage_rng(args.seed, plan.key, "devices"))
+        equipped = equip(result.home, catalog, stage_rng(args.seed, plan.key, "devices"))
         t2 = time.perf_counter()
         problems = check_home(equipped.home, catalog)
         t3 = time.perf_counter()
@@ -74,7 +74,7 @@ def main() -> None:
             failures.update(p.rule for p in problems)
             continue
         kept += 1
-        render_home(equipped.home, plan, out, dpi=PREVIEW_DPI, width_in=PREVIEW_WIDTH_IN)
+        render_home(equipped.home, out, dpi=PREVIEW_DPI, width_in=PREVIEW_WIDTH_IN)
         times["preview"].append((time.perf_counter() - t3) * 1000)
 
     rooms = np.mean([len(p.spaces) for p in plans])

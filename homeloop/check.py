@@ -34,6 +34,15 @@ lists them as the code registers them):
 - ``smoke_sensor_missing_bedroom`` / ``smoke_sensor_missing_outside_sleeping``.
 - ``leak_sensor_missing``: an appliance the catalog's leak sensor is for (the
   dishwasher) without one within the catalog's ``max_distance``.
+- ``light_switch_far_from_door``: a light switch farther from every door of its
+  room than the catalog's ``max_distance`` (0.4 m); a room entered only through
+  open passages has no door to be beside.
+- ``water_main_far_from_sink``: the water main farther than the catalog's
+  ``max_distance`` (2.0 m) from every fixture its ``near`` names (the sink, the
+  kitchen counter) in a room of its ``rooms``; a home with none has it by the
+  washer or in the garage.
+- ``plug_far_from_furniture``: a plug farther than the catalog's ``max_distance``
+  (1.0 m) from the furniture it powers.
 - ``contact_sensor_missing``: an exterior door or openable window without one.
 - ``entrance_not_covered``: no camera sees the inside of the entrance door.
 - ``device_outside_room``: a device's position is not in its room.
@@ -93,6 +102,7 @@ DEVICE_OPENING_TOLERANCE = 0.35
 EXPERIMENT_ROBOT = "unitree_g1_d_ultimate"
 #: The catalog's device types and the distance rule of the smoke sensor.
 SMOKE_SENSOR, LEAK_SENSOR, COOKING = "smoke_sensor", "leak_sensor", "cooking_appliance"
+LIGHT_SWITCH, WATER_MAIN, PLUG = "light_switch", "water_main", "plug"
 
 #: Room subtypes a sleeping area extends through (bedrooms and rooms reached only from them).
 PRIVATE_SUBTYPES = frozenset(BEDROOM_SUBTYPES | {"BATHROOM", "STOREROOM"})
@@ -486,12 +496,41 @@ def _smoke_wall_distance(home: Home, catalog: Catalog) -> list[CheckFinding]:
     return out
 
 
+def near_limit(catalog: Catalog, device_type: str) -> float | None:
+    """The catalog's ``max_distance`` of a device type's ``near`` rule (m); None where the
+    catalog has no such device type, a :class:`CatalogError` where it gives no number."""
+    if device_type not in catalog.devices:
+        return None
+    return catalog.placement_number(device_type, "max_distance")
+
+
+def nearest(geoms: dict[str, BaseGeometry], x: float, y: float) -> tuple[str, float]:
+    """The id of the geometry nearest the point and its distance (m); ``geoms`` is not empty."""
+    p = Point(x, y)
+    return min(((gid, g.distance(p)) for gid, g in geoms.items()), key=lambda hit: hit[1])
+
+
+def room_doors(home: Home, room_id: str) -> dict[str, BaseGeometry]:
+    """The doors (entrance and garage doors too) opening into a room, by id."""
+    return {o.id: polygon_from_rings(o.polygon) for o in home.openings
+            if o.kind in PASSAGE_KINDS and room_id in o.connects}
+
+
+def water_main_anchors(home: Home, catalog: Catalog) -> dict[str, BaseGeometry]:
+    """The fixtures the water main goes beside: of the kinds its catalog ``near`` names
+    (SINK, KITCHEN), in rooms of the types its ``rooms`` names."""
+    placement = catalog.devices[WATER_MAIN].placement
+    wet = {r.id for r in home.rooms if r.type in placement.rooms}
+    return {x.id: polygon_from_rings(x.polygon) for x in home.fixtures
+            if x.feature_subtype in placement.near and x.room in wet}
+
+
 @checks(leak_sensor_missing="an appliance the leak sensor is for has none within the catalog's max_distance")
 def _leak_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
     out: list[CheckFinding] = []
-    if LEAK_SENSOR not in catalog.devices:
+    limit = near_limit(catalog, LEAK_SENSOR)
+    if limit is None:
         return out
-    limit = catalog.placement_number(LEAK_SENSOR, "max_distance")
     watched = set(catalog.devices[LEAK_SENSOR].placement.attached_to)
     leaks = [Point(d.pose.x, d.pose.y) for d in home.devices_of_type(LEAK_SENSOR)]
     for f in home.furniture:
@@ -501,6 +540,59 @@ def _leak_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
         if not any(g.distance(p) <= limit + 1e-6 for p in leaks):
             out.append(CheckFinding("leak_sensor_missing", (f.id,),
                                     f"{f.semantic_class} {f.id} has no leak sensor within {limit} m"))
+    return out
+
+
+@checks(light_switch_far_from_door="a light switch farther from every door of its room than the catalog's "
+                                   "max_distance")
+def _switch_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
+    out: list[CheckFinding] = []
+    limit = near_limit(catalog, LIGHT_SWITCH)
+    if limit is None:
+        return out
+    for s in home.devices_of_type(LIGHT_SWITCH):
+        doors = room_doors(home, s.room) if s.room is not None else {}
+        if not doors:  # a room open to the next: no door to be beside
+            continue
+        door, d = nearest(doors, s.pose.x, s.pose.y)
+        if d > limit + POSE_ROUNDING:
+            out.append(CheckFinding("light_switch_far_from_door", (s.id, door),
+                                    f"light switch {s.id} is {d:.2f} m from {door}, the nearest door of room "
+                                    f"{s.room}; the catalog's max_distance asks at most {limit} m"))
+    return out
+
+
+@checks(water_main_far_from_sink="the water main farther than the catalog's max_distance from every sink or "
+                                 "kitchen counter (its near fixtures)")
+def _water_main_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
+    out: list[CheckFinding] = []
+    limit = near_limit(catalog, WATER_MAIN)
+    anchors = water_main_anchors(home, catalog) if limit is not None else {}
+    if not anchors:  # no sink: the washer or the garage holds it
+        return out
+    for v in home.devices_of_type(WATER_MAIN):
+        fixture, d = nearest(anchors, v.pose.x, v.pose.y)
+        if d > limit + POSE_ROUNDING:
+            out.append(CheckFinding("water_main_far_from_sink", (v.id, fixture),
+                                    f"water main {v.id} is {d:.2f} m from {fixture}, the nearest sink or kitchen "
+                                    f"counter; the catalog's max_distance asks at most {limit} m"))
+    return out
+
+
+@checks(plug_far_from_furniture="a plug farther from the furniture it powers than the catalog's max_distance")
+def _plug_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
+    out: list[CheckFinding] = []
+    limit = near_limit(catalog, PLUG)
+    if limit is None:
+        return out
+    footprints = home.furniture_footprints()
+    for p in home.devices_of_type(PLUG):
+        for fid in dict.fromkeys(x for x in (p.mounted_on, *p.controls) if x in footprints):
+            d = footprints[fid].distance(Point(p.pose.x, p.pose.y))
+            if d > limit + POSE_ROUNDING:
+                out.append(CheckFinding("plug_far_from_furniture", (p.id, fid),
+                                        f"plug {p.id} is {d:.2f} m from {fid}, which it powers; the catalog's "
+                                        f"max_distance asks at most {limit} m"))
     return out
 
 

@@ -24,14 +24,12 @@ built or read, so a home written and read back is equal to itself and
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import os
-import warnings
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any, Callable, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 import shapely
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -50,7 +48,6 @@ from homeloop.catalog import (
 )
 from homeloop.errors import HomeLoopError
 from homeloop.io import write_text
-from homeloop.plan import Plan
 from homeloop.plan import space_class as plan_space_class
 
 #: Version of the home file format; a reader refuses any other.
@@ -906,24 +903,3 @@ def camera_from_catalog(entry: DeviceEntry, camera_id: str, room: str, pose: Cam
     return Camera(id=camera_id, room=room, pose=pose, hfov_deg=entry.camera.hfov_deg,
                   resolution=entry.camera.resolution, privacy_mode=privacy_mode,  # type: ignore[arg-type]
                   agent_visible=agent_visible)
-
-
-# --- callers written for (home, plan, ...) ---------------------------------------------------
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def accepts_legacy_plan(func: _F) -> _F:
-    """Let a stage that now takes only a home still be called the former way,
-    ``func(home, plan, ...)``: the plan is dropped with a :class:`DeprecationWarning`,
-    since the home file carries the plan's fixtures itself."""
-
-    @functools.wraps(func)
-    def call(home: "Home", *args: Any, **kwargs: Any) -> Any:
-        if args and isinstance(args[0], Plan):
-            warnings.warn(f"{func.__name__}(home, plan, ...): the plan is no longer needed (the home carries its "
-                          f"fixtures); call {func.__name__}(home, ...)", DeprecationWarning, stacklevel=2)
-            args = args[1:]
-        return func(home, *args, **kwargs)
-
-    return call  # type: ignore[return-value]

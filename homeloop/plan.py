@@ -235,7 +235,11 @@ class Opening:
 
     @cached_property
     def _sides(self) -> tuple[float, float]:
-        return rectangle_sides(self.polygon)
+        """(long, short) sides (m) of the rectangle: :func:`homeloop.geometry.opening_axes`."""
+        from homeloop.geometry import opening_axes  # homeloop.geometry reads this module's thresholds
+
+        _, _, _, width, depth = opening_axes(self.polygon)
+        return width, depth
 
     @property
     def width(self) -> float:
@@ -257,17 +261,6 @@ class Feature:
     polygon: Polygon
     space_id: str | None = None
     row: int | None = None
-
-
-def rectangle_sides(polygon: BaseGeometry) -> tuple[float, float]:
-    """(long, short) sides (m) of a geometry's minimum rotated rectangle."""
-    rect = shapely.minimum_rotated_rectangle(polygon)
-    coords = np.asarray(rect.exterior.coords) if rect.geom_type == "Polygon" else None
-    if coords is None or len(coords) < 4:
-        return (0.0, 0.0)
-    a = float(np.hypot(*(coords[1] - coords[0])))
-    b = float(np.hypot(*(coords[2] - coords[1])))
-    return (max(a, b), min(a, b))
 
 
 def element_id(kind: str, row: int) -> str:
@@ -461,30 +454,12 @@ class Plan:
     # graphs
     @cached_property
     def open_connections(self) -> tuple[tuple[str, str], ...]:
-        """Pairs of spaces that touch with no wall between them over a walkable length."""
-        if len(self.spaces) < 2:
-            return ()
-        polys = repaired([s.polygon for s in self.spaces])
-        tree = shapely.STRtree(polys)
-        a, b = tree.query(polys, predicate="dwithin", distance=OPENING_CONTACT_TOLERANCE)
-        upper = a < b
-        a, b = a[upper], b[upper]
-        if len(a) == 0:
-            return ()
-        blockers = repaired([s.polygon for s in self.separators])
-        blocking = shapely.union_all(blockers) if len(blockers) else Polygon()
-        tol = OPENING_CONTACT_TOLERANCE
-        bands_a = shapely.buffer(polys[a], tol, join_style="mitre")
-        bands_b = shapely.buffer(polys[b], tol, join_style="mitre")
-        strips = shapely.difference(shapely.intersection(bands_a, bands_b), blocking)
-        # A strip along a shared edge is ~2*tol wide, so area / (2*tol) is its length.
-        lengths = shapely.area(strips) / (2 * tol)
-        pairs = [
-            (self.spaces[i].id, self.spaces[j].id)
-            for i, j, length in zip(a, b, lengths)
-            if length >= OPEN_PASSAGE_MIN_LENGTH
-        ]
-        return tuple(pairs)
+        """Pairs of spaces that touch with no wall between them over a walkable length
+        (:func:`homeloop.geometry.open_connections` over the spaces and separators)."""
+        from homeloop.geometry import open_connections  # homeloop.geometry reads this module's thresholds
+
+        pairs = open_connections([s.polygon for s in self.spaces], [s.polygon for s in self.separators])
+        return tuple((self.spaces[i].id, self.spaces[j].id) for i, j in pairs)
 
     def room_door_graph(self) -> nx.Graph:
         """Spaces as nodes (``subtype``, ``space_class``, ``entrance``); an edge per

@@ -62,12 +62,12 @@ from homeloop.bench.tasks import (
     ROOM_ROLES,
     DeviceWhere,
     ReachDemand,
-    RoomMatch,
     Task,
 )
 from homeloop.catalog import Catalog, RobotEntry
 from homeloop.home import Device, Furniture, Home, polygon_from_rings
 from homeloop.io import write_parquet
+from homeloop.sim.roles import room_fills
 
 #: Separator of reasons in the ``reasons`` column.
 REASON_SEPARATOR = "; "
@@ -105,11 +105,9 @@ class HomeFacts:
         self.home = home
         self.catalog = catalog
         self.rooms = {r.id: r for r in home.rooms}
-        self.furniture_by_room: dict[str, set[str]] = defaultdict(set)
         self.furniture = {f.id: f for f in home.furniture}
         self.furniture_by_class: dict[str, list[Furniture]] = defaultdict(list)
         for f in home.furniture:
-            self.furniture_by_room[f.room].add(f.semantic_class)
             self.furniture_by_class[f.semantic_class].append(f)
         self.objects_by_class: dict[str, list[Any]] = defaultdict(list)
         for o in home.objects:
@@ -137,22 +135,9 @@ class HomeFacts:
 
     # -- rooms
 
-    def _matches(self, room_id: str, match: RoomMatch) -> bool:
-        room = self.rooms[room_id]
-        if match.types and room.type not in match.types:
-            return False
-        if match.indoor is not None and room.indoor != match.indoor:
-            return False
-        if any(cls not in self.furniture_by_room.get(room_id, ()) for cls in match.holds):
-            return False
-        if match.at_opening is not None and not any(
-                o.kind == match.at_opening and room_id in o.connects for o in self.home.openings):
-            return False
-        return True
-
     def _rooms_of_role(self, role: str) -> set[str]:
         matches = ROOM_ROLES[role].any_of
-        return {rid for rid in self.rooms if any(self._matches(rid, m) for m in matches)}
+        return {rid for rid in self.rooms if any(room_fills(self.home, rid, m) for m in matches)}
 
     def _sleeps(self, bed: Furniture) -> int:
         entry = self.catalog.furniture.get(bed.catalog_id)
@@ -338,33 +323,38 @@ def _container_depth(furniture: Furniture, container_polygon: list[list[tuple[fl
 
 def _reach_candidate_reasons(facts: HomeFacts, demand: ReachDemand, furniture: Furniture,
                              robot: RobotEntry, catalog: Catalog) -> list[str]:
-    reasons = []
-    offsets = _grasp_offsets(catalog, demand.object)
     if demand.surface is not None:
-        base = furniture.surface(demand.surface).height
-        depth = None
+        base, depth = furniture.surface(demand.surface).height, None
     else:
         space = furniture.container(demand.container)  # type: ignore[arg-type]
-        base = space.bottom
-        depth = _container_depth(furniture, space.polygon)
-    reason = _height_reason(demand.label, [base + z + demand.above for z in offsets], robot)
-    if reason:
-        reasons.append(reason)
+        base, depth = space.bottom, _container_depth(furniture, space.polygon)
+    reasons = _grasp_reasons(demand, base, depth, robot, catalog)
+    if not facts.approachable(furniture, robot.clearance_width):
+        reasons.append(_approach_reason(demand, robot))
+    return reasons
+
+
+def _grasp_reasons(demand: ReachDemand, base: float, depth: float | None, robot: RobotEntry,
+                   catalog: Catalog) -> list[str]:
+    """Why the body cannot grasp the demanded object resting at height ``base`` (m above the
+    floor), ``depth`` (m) behind a front face where it lies in a container."""
+    heights = [base + z + demand.above for z in _grasp_offsets(catalog, demand.object)]
+    reasons = [r for r in (_height_reason(demand.label, heights, robot),) if r]
     if depth is not None and depth > robot.reach.horizontal_reach + 1e-9:
         reasons.append(f"reach:{demand.label} depth {_m(depth)} m > horizontal reach "
                        f"{_m(robot.reach.horizontal_reach)} m")
-    if not facts.approachable(furniture, robot.clearance_width):
-        reasons.append(f"approach:{demand.label} not reachable for body width {_m(robot.clearance_width)} m")
     return reasons
+
+
+def _approach_reason(demand: ReachDemand, robot: RobotEntry) -> str:
+    return f"approach:{demand.label} not reachable for body width {_m(robot.clearance_width)} m"
 
 
 def _object_place_reasons(facts: HomeFacts, demand: ReachDemand, robot: RobotEntry, catalog: Catalog) -> list[str]:
     """Reach to wherever the home's object lies (on a surface, in a container, on the floor)."""
     best: list[str] | None = None
-    offsets = _grasp_offsets(catalog, demand.object)
     for obj in sorted((o for o in facts.home.objects if o.catalog_id == demand.at_object), key=lambda o: o.id):
         loc = obj.location
-        found: list[str] = []
         host = facts.furniture.get(loc.furniture or "")
         if loc.kind == "surface" and host is not None:
             base, depth = host.surface(loc.name).height, None  # type: ignore[arg-type]
@@ -373,16 +363,11 @@ def _object_place_reasons(facts: HomeFacts, demand: ReachDemand, robot: RobotEnt
             base, depth = space.bottom, _container_depth(host, space.polygon)
         else:
             base, depth = obj.pose.z, None
-        reason = _height_reason(demand.label, [base + z + demand.above for z in offsets], robot)
-        if reason:
-            found.append(reason)
-        if depth is not None and depth > robot.reach.horizontal_reach + 1e-9:
-            found.append(f"reach:{demand.label} depth {_m(depth)} m > horizontal reach "
-                         f"{_m(robot.reach.horizontal_reach)} m")
+        found = _grasp_reasons(demand, base, depth, robot, catalog)
         if host is not None and not facts.approachable(host, robot.clearance_width):
-            found.append(f"approach:{demand.label} not reachable for body width {_m(robot.clearance_width)} m")
+            found.append(_approach_reason(demand, robot))
         elif host is None and loc.room not in facts.reachable(robot.clearance_width):
-            found.append(f"approach:{demand.label} not reachable for body width {_m(robot.clearance_width)} m")
+            found.append(_approach_reason(demand, robot))
         if best is None or len(found) < len(best):
             best = found
         if not found:
@@ -395,10 +380,7 @@ def _reach_reasons(facts: HomeFacts, task: Task, robot: RobotEntry, catalog: Cat
     rooms_of_class = {f.semantic_class: f.room for f in task.requires.furniture}
     for demand in task.requires.robot.reach:
         if demand.floor:
-            reason = _height_reason(demand.label, [z + demand.above for z in _grasp_offsets(catalog, demand.object)],
-                                    robot)
-            if reason:
-                reasons.append(reason)
+            reasons.extend(_grasp_reasons(demand, 0.0, None, robot, catalog))
             continue
         if demand.at_object is not None:
             reasons.extend(_object_place_reasons(facts, demand, robot, catalog))

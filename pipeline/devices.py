@@ -47,6 +47,7 @@ numbers are the only ones used:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -62,7 +63,10 @@ from homeloop.catalog import Catalog, CatalogError, DeviceEntry, KeepAway
 from homeloop.check import (
     CAMERA_RANGE,
     ENTRANCE_INSIDE_DEPTH,
+    LIGHT_SWITCH,
+    PLUG,
     SMOKE_SENSOR,
+    WATER_MAIN,
     inner_room,
     needs_contact_sensor,
     opening_face_point,
@@ -82,7 +86,6 @@ from homeloop.home import (
     PlacementException,
     Pose,
     Room,
-    accepts_legacy_plan,
     camera_from_catalog,
     device_from_catalog,
     polygon_from_rings,
@@ -108,8 +111,12 @@ WALL_OPENING_CLEARANCE = 0.3
 WALL_STEP = 0.3
 #: Wall-mounted devices sit this far (m) inside the room, on the wall face.
 WALL_INSET = 0.01
-#: A light switch's centre lies this far (m) beyond the door's edge (within 0.4 m, catalog).
+#: A light switch's centre lies this far (m) beyond the door's edge (within the catalog's max_distance).
 SWITCH_DOOR_OFFSET = 0.15
+#: Where the door's own wall has no place: spacing (m) of the wall points searched near the door,
+#: and how far (m) a switch keeps from the edge of any opening.
+SWITCH_SEARCH_STEP = 0.05
+SWITCH_OPENING_GAP = 0.1
 #: Height (m) of outdoor wall lights beside the door.
 OUTDOOR_LIGHT_HEIGHT = 2.2
 #: Height (m) of a lock (door handle height).
@@ -295,6 +302,7 @@ class _Equipper:
         self.cooker_union = shapely.union_all([self.footprints[f.id] for f in self.cookers]) if self.cookers else None
         self.smoke_rule = _smoke_rule(catalog)
         self.smoke_wall = catalog.placement_number(SMOKE_SENSOR, "min_wall_distance")
+        self.switch_reach = catalog.placement_number(LIGHT_SWITCH, "max_distance")
 
     @property
     def smoke_min(self) -> float:
@@ -666,19 +674,23 @@ class _Equipper:
             out.append((x, y, yaw))
         return out
 
-    def main_door(self, rid: str) -> Opening | None:
-        doors = [o for o in self.home.openings if o.kind in ("door", "entrance_door") and rid in o.connects]
-        if not doors:
-            return None
+    def room_doors(self, rid: str) -> list[Opening]:
+        """The doors of a room, the one its switch goes beside first: the entrance door, a door
+        to a corridor, other doors by id; then garage doors in home order."""
 
         def rank(o: Opening) -> tuple:
             other = [r for r in o.connects if r != rid]
             other_type = self.rooms[other[0]].type if other and other[0] in self.rooms else ""
             return (0 if o.kind == "entrance_door" else 1, 0 if other_type == "CORRIDOR" else 1, o.id)
 
-        return sorted(doors, key=rank)[0]
+        doors = [o for o in self.home.openings if o.kind in ("door", "entrance_door") and rid in o.connects]
+        return sorted(doors, key=rank) + [o for o in self.home.openings
+                                          if o.kind == "garage_door" and rid in o.connects]
 
     def switch_point(self, rid: str, door: Opening) -> tuple[float, float, float] | None:
+        """Beside the door on its wall, :data:`SWITCH_DOOR_OFFSET` past its edge (farther where
+        furniture stands there); else the wall point nearest the door within the catalog's
+        ``max_distance`` (a door in a room's corner: the switch goes round the corner)."""
         poly = self.polys[rid]
         tall = [g for fid, g in self.footprints.items() if self.furniture_room[fid] == rid]
         for extra in (0.0, 0.1, 0.2):
@@ -688,8 +700,28 @@ class _Equipper:
                 p = Point(x, y)
                 if poly.distance(p) > 0.005 or any(g.distance(p) < 0.05 for g in tall):
                     continue
-                return x, y, yaw
-        return None
+                if self.opening_polys[door.id].distance(p) <= self.switch_reach:
+                    return x, y, yaw
+        return self.switch_near_door(rid, door)
+
+    def switch_near_door(self, rid: str, door: Opening) -> tuple[float, float, float] | None:
+        """The wall point of the room nearest the door within the catalog's ``max_distance``,
+        :data:`SWITCH_OPENING_GAP` clear of every opening and clear of furniture that rises to
+        the switch's height."""
+        reach, switch_h = self.switch_reach, self.height("light_switch")
+        door_poly = self.opening_polys[door.id]
+        openings = [g for oid, g in self.opening_polys.items() if rid in self.openings[oid].connects]
+        high = [self.footprints[f.id] for f in self.home.furniture_in(rid) if f.pose.z + f.height >= switch_h]
+        best = None
+        for x, y, yaw in wall_points(self.polys[rid], step=SWITCH_SEARCH_STEP, end_gap=SWITCH_SEARCH_STEP):
+            p = Point(x, y)
+            d = door_poly.distance(p)
+            if d > reach or any(g.distance(p) < SWITCH_OPENING_GAP for g in openings) or \
+                    any(g.distance(p) < 0.05 for g in high) or not self.polys[rid].covers(p):
+                continue
+            if best is None or (round(d, 3), x, y) < best[0]:
+                best = ((round(d, 3), x, y), yaw)
+        return None if best is None else (best[0][1], best[0][2], best[1])
 
     def lights_and_switches(self) -> None:
         switch_h = self.height("light_switch")
@@ -698,10 +730,13 @@ class _Equipper:
                 continue
             c = self.centre(r.id)
             light = self.add("light", r.id, Pose(x=c.x, y=c.y, z=self.ceiling(r.id)), mount="ceiling")
-            door = self.main_door(r.id) or next(
-                (o for o in self.home.openings if o.kind == "garage_door" and r.id in o.connects), None)
-            spot = self.switch_point(r.id, door) if door is not None else None
-            if spot is None:
+            doors = self.room_doors(r.id)
+            spot = next((s for s in map(functools.partial(self.switch_point, r.id), doors) if s is not None), None)
+            if spot is None and doors:
+                self.failures.append(f"room {r.id}: no wall place within {self.switch_reach} m of its doors "
+                                     f"({', '.join(o.id for o in doors)}) for a light switch")
+                continue
+            if spot is None:  # a room open to the next has no door to be beside
                 walls = self.wall_candidates(r.id)
                 spot = walls[0] if walls else None
             if spot is None:
@@ -798,10 +833,12 @@ class _Equipper:
                 placed.append((x, y))
 
     def plug_at(self, rid: str, f: Furniture) -> tuple[float, float, float] | None:
-        """A wall point just beside the back of a piece of furniture."""
+        """A wall point just beside the back of a piece of furniture, within the catalog's
+        ``max_distance`` of it."""
         poly = self.polys[rid]
         ring = _ccw(poly).exterior
         width = _local_width(f)
+        reach = self.catalog.placement_number(PLUG, "max_distance")
         for side in (1.0, -1.0):
             bx, by, _ = f.pose.to_world(-_local_depth(f) / 2, side * (width / 2 + 0.15))
             d = ring.project(Point(bx, by))
@@ -813,7 +850,7 @@ class _Equipper:
             n = math.hypot(ux, uy) or 1.0
             inward = (-uy / n, ux / n)
             x, y = p.x + inward[0] * WALL_INSET, p.y + inward[1] * WALL_INSET
-            if poly.covers(Point(x, y)):
+            if poly.covers(Point(x, y)) and self.footprints[f.id].distance(Point(x, y)) <= reach:
                 return x, y, _yaw(*inward)
         return None
 
@@ -842,9 +879,9 @@ class _Equipper:
         self.add("thermostat", room.id, Pose(x=x, y=y, z=self.floor(room.id) + h, yaw=yaw))
 
     def water_main(self) -> None:
-        placement = self.entry("water_main").placement
-        h = self.height("water_main")
-        limit = self.catalog.placement_number("water_main", "max_distance")
+        placement = self.entry(WATER_MAIN).placement
+        h = self.height(WATER_MAIN)
+        limit = self.catalog.placement_number(WATER_MAIN, "max_distance")
         for t in placement.rooms:
             for r in self.home.rooms:
                 if r.type != t:
@@ -1170,7 +1207,6 @@ def _unique_names(devices: list[Device]) -> list[Device]:
     return out
 
 
-@accepts_legacy_plan
 def equip(home: Home, catalog: Catalog, rng: np.random.Generator,
           profile: EquipProfile = DEFAULT_PROFILE) -> EquipResult:
     """A new home with devices and cameras placed (see the module docstring).
@@ -1198,7 +1234,6 @@ HOUSE_CAMERAS = 14
 HOUSE_AGENT_CAMERAS = 8
 
 
-@accepts_legacy_plan
 def equip_house(home: Home, catalog: Catalog, seed: int = 0) -> EquipResult:
     """Equip the furnished house with :data:`HOUSE_PROFILE`; anything the house's
     list (:func:`house_problems`) has that is missing becomes a failure."""

@@ -12,7 +12,6 @@ from homeloop.catalog import Catalog, load_catalog
 from homeloop.check import check_home
 from homeloop.errors import HomeLoopError
 from homeloop.home import Home
-from homeloop.house import load_house
 
 #: The house's home id in builds and benchmark runs.
 HOUSE_ID = "house"
@@ -24,7 +23,7 @@ def house_home(catalog: Catalog | None = None) -> Home:
     from homeloop.pipeline.furnish import furnish_house
 
     catalog = catalog or load_catalog()
-    equipped = equip_house(furnish_house(catalog, seed=0), load_house(), catalog)
+    equipped = equip_house(furnish_house(catalog, seed=0), catalog)
     problems = [str(p) for p in check_home(equipped.home, catalog)] + list(equipped.failures)
     if problems:
         raise HomeLoopError("the house does not pass its checks: " + "; ".join(problems))

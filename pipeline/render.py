@@ -25,6 +25,7 @@ from shapely import LineString
 from shapely.ops import polylabel
 from shapely.geometry.base import BaseGeometry
 
+from homeloop.geometry import opening_axes
 from homeloop.io import atomic_path
 from homeloop.plan import (
     ANCILLARY,
@@ -210,22 +211,10 @@ def _add_polygons(ax: Axes, geoms: Sequence[BaseGeometry], *, zorder: float, **s
 
 
 def _axes_frame(geom: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float] | None:
-    """Centre, long unit axis, short unit axis, long and short side of a
-    rectangle-ish shape; None for an empty or degenerate one."""
-    if geom.is_empty:
-        return None
-    rect = shapely.minimum_rotated_rectangle(geom)
-    if rect.geom_type != "Polygon" or rect.is_empty:
-        return None
-    xy = np.asarray(rect.exterior.coords)[:4]
-    e1, e2 = xy[1] - xy[0], xy[2] - xy[1]
-    l1, l2 = float(np.hypot(*e1)), float(np.hypot(*e2))
-    centre = xy.mean(axis=0)
-    if l1 < 1e-9 or l2 < 1e-9:
-        return None
-    if l1 >= l2:
-        return centre, e1 / l1, e2 / l2, l1, l2
-    return centre, e2 / l2, e1 / l1, l2, l1
+    """:func:`homeloop.geometry.opening_axes` of a rectangle-ish shape; None for an
+    empty or degenerate one (nothing to draw along it)."""
+    frame = opening_axes(geom)
+    return frame if frame[3] > 1e-9 and frame[4] > 1e-9 else None
 
 
 # --- the drawing -----------------------------------------------------------------

@@ -25,7 +25,6 @@ from homeloop.home import (
     FEATURE_OF_FIXTURE_KIND,
     OPENING_KIND_OF_SUBTYPE,
     Home,
-    accepts_legacy_plan,
     polygon_from_rings,
 )
 from homeloop.io import atomic_path
@@ -125,7 +124,6 @@ def plan_of_home(home: Home) -> Plan:
     return Plan(PlanIds(0, 0, 0, 0, home.home_id), spaces, walls, openings, features)
 
 
-@accepts_legacy_plan
 def draw_home(ax, home: Home) -> None:
     """Draw the home (rooms, walls, openings, fixtures), its furniture, objects, devices
     and cameras on ``ax``."""
@@ -190,7 +188,6 @@ def home_caption(home: Home) -> str:
             f"({home.agent_camera_count} agent, {home.evaluation_camera_count} evaluation)")
 
 
-@accepts_legacy_plan
 def render_home(home: Home, path: str | Path, *, title: str | None = None,
                 dpi: int = DEFAULT_DPI, width_in: float = 12.0) -> Path:
     """Write the preview PNG of ``home`` to ``path`` atomically; return the path."""

@@ -361,11 +361,10 @@ def test_bathroom_with_washer_is_a_laundry(catalog):
 
 def test_equipped_house_applies_to_every_task_for_the_g1_d(catalog, tasks):
     """The house (SPEC.md §1), furnished and equipped, applies to all 24 tasks for the G1-D."""
-    from homeloop.house import load_house
     from homeloop.pipeline.devices import equip_house
     from homeloop.pipeline.furnish import furnish_house
 
-    home = equip_house(furnish_house(catalog, seed=0), load_house(), catalog, seed=0).home
+    home = equip_house(furnish_house(catalog, seed=0), catalog, seed=0).home
     failing = _failing(home, tasks, catalog.robots[G1D], catalog)
     assert failing == {}
 

@@ -194,6 +194,32 @@ def no_leak_sensor(clean: Home) -> Home:
     return without_devices(clean, lambda d: d.type != "leak_sensor")
 
 
+def room_switch(home: Home, room: str):
+    """The switch of a room's ceiling light."""
+    (light,) = [d.id for d in home.devices_of_type("light") if d.room == room and d.mount == "ceiling"]
+    (switch,) = [d for d in home.devices_of_type("light_switch") if light in d.controls]
+    return switch
+
+
+def light_switch_in_the_middle_of_the_room(clean: Home) -> Home:
+    (living,) = rooms_of_type("LIVING_ROOM")
+    centre = clean.room_polygon(living).centroid
+    return edit_device(clean, room_switch(clean, living).id, x=centre.x, y=centre.y)
+
+
+def water_main_across_the_kitchen(clean: Home) -> Home:
+    # The kitchen's south-west corner, 3.4 m from the counter with the sink.
+    (main,) = clean.devices_of_type("water_main")
+    x0, y0, _, _ = clean.room_polygon(main.room).bounds
+    return edit_device(clean, main.id, x=x0 + 0.1, y=y0 + 0.1)
+
+
+def tv_plug_across_the_room(clean: Home) -> Home:
+    (plug,) = [d for d in clean.devices_of_type("plug") if furniture_of("tv_unit") in d.controls]
+    centre = clean.room_polygon(plug.room).centroid
+    return edit_device(clean, plug.id, x=centre.x, y=centre.y)
+
+
 def window_without_contact_sensor(clean: Home) -> Home:
     window = window_of(clean, "OFFICE")
     return without_devices(clean, lambda d: not (d.type == "contact_sensor" and d.mounted_on == window))
@@ -207,7 +233,8 @@ def entrance_camera_turned_away(clean: Home) -> Home:
 
 
 def plug_outside_its_room(clean: Home) -> Home:
-    plug = clean.devices_of_type("plug")[0]
+    # A plug that powers nothing, so only its room is wrong.
+    plug = next(d for d in clean.devices_of_type("plug") if not d.controls)
     return edit_device(clean, plug.id, x=plug.pose.x + 20.0)
 
 
@@ -233,6 +260,9 @@ FAILING_CASES: dict[str, Callable[[Home], Home]] = {
     "smoke_sensor_missing_bedroom": no_smoke_sensor_in_a_bedroom,
     "smoke_sensor_missing_outside_sleeping": no_smoke_sensor_in_the_hall,
     "leak_sensor_missing": no_leak_sensor,
+    "light_switch_far_from_door": light_switch_in_the_middle_of_the_room,
+    "water_main_far_from_sink": water_main_across_the_kitchen,
+    "plug_far_from_furniture": tv_plug_across_the_room,
     "contact_sensor_missing": window_without_contact_sensor,
     "entrance_not_covered": entrance_camera_turned_away,
     "device_outside_room": plug_outside_its_room,
@@ -314,6 +344,43 @@ def test_a_smoke_sensor_between_fallback_and_rule_needs_a_placement_exception(cl
     assert rules(other) == {"smoke_sensor_distance"}
 
 
+#: The near rules, their crafted faults and each one's catalog line (catalog/devices.yaml).
+NEAR_RULES = {
+    "light_switch_far_from_door": (light_switch_in_the_middle_of_the_room, "light_switch"),
+    "water_main_far_from_sink": (water_main_across_the_kitchen, "water_main"),
+    "plug_far_from_furniture": (tv_plug_across_the_room, "plug"),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(NEAR_RULES))
+def test_a_near_rule_reads_its_distance_from_the_catalog(clean, rule, tmp_path):
+    from test_devices import catalog_with
+
+    fault, device_type = NEAR_RULES[rule]
+    home = fault(clean)
+    (finding,) = check_home(home, CAT)
+    limit = CAT.devices[device_type].placement.max_distance
+    device = home.device(finding.elements[0])
+    target = finding.elements[1]
+    geom = (home.opening_polygons() | home.furniture_footprints()
+            | {x.id: shapely.Polygon(x.polygon[0]) for x in home.fixtures})[target]
+    measured = geom.distance(shapely.Point(device.pose.x, device.pose.y))
+    assert device.type == device_type and measured > limit
+    assert f"{measured:.2f} m" in finding.message and f"at most {limit} m" in finding.message
+    # A catalog allowing the measured distance accepts the same home.
+    wider = catalog_with(tmp_path, "devices.yaml", f"max_distance: {limit}", f"max_distance: {measured + 0.5:.1f}")
+    assert rule not in {f.rule for f in check_home(home, wider)}
+
+
+def test_a_switch_moved_along_the_door_wall_within_the_distance_passes(clean):
+    (living,) = rooms_of_type("LIVING_ROOM")
+    switch = room_switch(clean, living)
+    door = shapely.Polygon(clean.opening(door_between(clean, "CORRIDOR", "LIVING_ROOM")).polygon[0])
+    limit = CAT.devices["light_switch"].placement.max_distance
+    assert rules(edit_device(clean, switch.id, x=door.bounds[2] + limit - 0.01)) == set()
+    assert rules(edit_device(clean, switch.id, x=door.bounds[2] + limit + 0.05)) == {"light_switch_far_from_door"}
+
+
 def test_no_smoke_sensor_outside_the_sleeping_area_names_both_bedrooms(clean):
     found = check_home(no_smoke_sensor_in_the_hall(clean), CAT)
     assert {f.elements[0] for f in found} == rooms_of_type("BEDROOM", "ROOM")
@@ -370,3 +437,34 @@ def test_the_rule_distance_is_kept_where_the_room_allows(clean):
     for d in clean.devices_of_type("smoke_sensor"):
         assert stove.distance(shapely.Point(d.pose.x, d.pose.y)) >= RULE.min_distance
     assert clean.placement_exceptions == []
+
+
+# --- light switches beside the door ------------------------------------------------------------------
+
+
+def test_a_door_filling_the_end_of_a_corridor_gets_its_switch_round_the_corner():
+    # The entrance door leaves 0.14 m of end wall each side: the switch goes on a side wall.
+    rooms = {"h": ("CORRIDOR", (0.0, 0.0, 1.2, 6.0)), "l": ("LIVING_ROOM", (1.3, 0.0, 5.3, 6.0))}
+    openings = [("e", "ENTRANCE_DOOR", (0.14, 6.0, 1.06, 6.3), ("h",)),
+                ("hl", "DOOR", (1.2, 2.0, 1.3, 2.9), ("h", "l"))]
+    result = equip(build(rooms, openings, home_id="corner_door"), CAT, np.random.default_rng(0))
+    assert not [f for f in result.failures if "light switch" in f]
+    assert "light_switch_far_from_door" not in rules(result.home)
+    light = next(d.id for d in result.home.devices_of_type("light") if d.room == "h")
+    (switch,) = [d for d in result.home.devices_of_type("light_switch") if light in d.controls]
+    door = result.home.opening_polygons()["e"]
+    assert door.distance(shapely.Point(switch.pose.x, switch.pose.y)) <= CAT.devices["light_switch"].placement.max_distance
+    assert min(switch.pose.x, 1.2 - switch.pose.x) < 0.02  # on a side wall
+
+
+def test_a_door_walled_in_by_wardrobes_is_an_equip_failure_naming_the_distance():
+    rooms = {"h": ("CORRIDOR", (0.0, -1.6, 3.0, -0.1)), "b": ("BEDROOM", (0.0, 0.0, 3.0, 3.0))}
+    openings = [("e", "ENTRANCE_DOOR", (3.0, -1.4, 3.3, -0.4), ("h",)),
+                ("hb", "DOOR", (1.0, -0.1, 1.9, 0.0), ("h", "b"))]
+    furniture = [("wardrobe_w", "wardrobe", "b", (0.5, 0.3, N)), ("wardrobe_e", "wardrobe", "b", (2.4, 0.3, N))]
+    result = equip(build(rooms, openings, furniture=furniture, home_id="walled_door"), CAT,
+                   np.random.default_rng(0))
+    limit = CAT.devices["light_switch"].placement.max_distance
+    assert [f for f in result.failures if "light switch" in f] == [
+        f"room b: no wall place within {limit} m of its doors (hb) for a light switch"]
+    assert not [d for d in result.home.devices_of_type("light_switch") if d.room == "b"]

@@ -358,15 +358,6 @@ def test_equip_is_deterministic_and_pure():
     assert home.to_json() == before
 
 
-def test_the_former_plan_argument_is_dropped_with_a_warning(equipped):
-    from homeloop.house import load_house
-
-    result, home = equipped
-    with pytest.warns(DeprecationWarning, match="plan is no longer needed"):
-        again = equip(home, load_house(), CAT, np.random.default_rng(0))
-    assert again.home.to_json() == result.home.to_json()
-
-
 def test_device_ids_are_type_room_number(equipped):
     result, _ = equipped
     for d in result.home.devices:

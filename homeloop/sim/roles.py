@@ -140,15 +140,19 @@ def named_point(home: Home, name: str) -> NamedPoint | None:
 
 
 def room_fills(home: Home, room_id: str, match: RoomMatch) -> bool:
-    """Whether a room meets one way of filling a role (its type, furniture held, opening, indoor)."""
+    """Whether a room meets one way of filling a role (its type, furniture held, opening, indoor).
+
+    The one reading of a :class:`~homeloop.bench.tasks.RoomMatch`: scenarios resolve
+    roles with it and task applicability screens homes with it."""
     room = home.room(room_id)
     if match.types and room.type not in match.types:
         return False
     if match.indoor is not None and room.indoor != match.indoor:
         return False
-    held = {f.semantic_class for f in home.furniture if f.room == room_id}
-    if any(cls not in held for cls in match.holds):
-        return False
+    if match.holds:
+        held = {f.semantic_class for f in home.furniture if f.room == room_id}
+        if any(cls not in held for cls in match.holds):
+            return False
     return match.at_opening is None or any(
         o.kind == match.at_opening and room_id in o.connects for o in home.openings)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
-
 import pytest
 
 from homeloop.catalog import load_catalog
@@ -12,15 +10,11 @@ from homeloop.home import Home
 
 def build_house() -> Home:
     """The main benchmark house, furnished and equipped as the build makes it."""
-    from homeloop.house import load_house
     from homeloop.pipeline.devices import equip_house
     from homeloop.pipeline.furnish import furnish_house
 
     catalog = load_catalog()
-    home = furnish_house(catalog)
-    if "plan" in inspect.signature(equip_house).parameters:
-        return equip_house(home, load_house(), catalog).home
-    return equip_house(home, catalog).home
+    return equip_house(furnish_house(catalog), catalog).home
 
 
 @pytest.fixture(scope="session")
