@@ -13,6 +13,7 @@ geometry, and :meth:`Plan.room_door_graph` turns it into a networkx graph.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Sequence
@@ -541,7 +542,7 @@ def rows_as_columns(rows) -> dict[str, list]:
     """A plan's rows (a DataFrame or a mapping of column -> values) as lists per column."""
     if hasattr(rows, "columns"):
         return {str(c): rows[c].tolist() for c in rows.columns}
-    return {str(c): list(v) for c, v in rows.items()}
+    return {str(c): v if isinstance(v, list) else list(v) for c, v in rows.items()}
 
 
 def _row_geometry(value, row) -> BaseGeometry:
@@ -555,6 +556,8 @@ def _row_geometry(value, row) -> BaseGeometry:
 
 def _area_key(value) -> str:
     """An area_id as the plan names spaces: ``"7"`` for 7, "7", "7.0"; ``""`` when empty."""
+    if value.__class__ is str and (value.isdigit() or not value):
+        return value
     if isinstance(value, str):
         text = value.strip()
         if text.isdigit() or not text:
@@ -572,43 +575,62 @@ def _whole(value) -> int:
 
 
 def _number(value) -> float:
+    if value.__class__ is float:
+        return value
     if isinstance(value, str):
-        return float(value) if value.strip() else float("nan")
-    return float("nan") if value is None else float(value)
+        return float(value) if value.strip() else math.nan
+    return math.nan if value is None else float(value)
 
 
 def _space_list(value) -> tuple[str, ...]:
     if isinstance(value, str):
-        return tuple(v for v in value.split(";") if v)
+        return tuple(value.split(";")) if value else ()
     return tuple(value or ())
 
 
 def _check_rows(cols: dict[str, list], area_ids: list[str], geoms: list, lenient: bool) -> None:
     """Raise ValueError naming the first row :meth:`Plan.from_rows` cannot take."""
-    seen: set[str] = set()
-    for row, entity, kind, area in zip(cols["row"], cols["entity_type"], cols["entity_subtype"], area_ids):
+    entities, kinds = cols["entity_type"], cols["entity_subtype"]
+    # The kinds of rows a plan holds are few: check each once, name a row only on failure.
+    for entity, kind in set(zip(entities, kinds)):
         if entity not in SUBTYPES:
-            raise ValueError(f"row {row}: entity_type {entity!r} is not one of {list(ENTITY_TYPES)}")
+            raise ValueError(f"row {_first_row(cols, entity, kind)}: entity_type {entity!r} is not one of "
+                             f"{list(ENTITY_TYPES)}")
         if not lenient and kind not in SUBTYPES[entity]:
-            raise ValueError(f"row {row}: {entity} subtype {kind!r} is not one of {sorted(SUBTYPES[entity])}")
-        if entity == AREA and not lenient:
+            raise ValueError(f"row {_first_row(cols, entity, kind)}: {entity} subtype {kind!r} is not one of "
+                             f"{sorted(SUBTYPES[entity])}")
+    if lenient:
+        return
+    areas = [(row, area) for row, entity, area in zip(cols["row"], entities, area_ids) if entity == AREA]
+    if len({area for _, area in areas}) != len(areas) or any(not area for _, area in areas):
+        seen: set[str] = set()
+        for row, area in areas:
             if not area:
                 raise ValueError(f"row {row}: area row without an area_id")
             if area in seen:
                 raise ValueError(f"row {row}: area_id {area} is used by an earlier area row")
             seen.add(area)
-    if lenient:
-        return
+    _check_polygons(cols["row"], geoms)
+
+
+def _first_row(cols: dict[str, list], entity: str, kind: str):
+    return next(r for r, e, k in zip(cols["row"], cols["entity_type"], cols["entity_subtype"]) if (e, k) == (entity, kind))
+
+
+def _check_polygons(rows: list, geoms: list) -> None:
+    """Raise ValueError naming the first row whose geometry is not a valid, non-empty polygon."""
     shapes = np.array(geoms, dtype=object)
-    polygonal = np.isin(shapely.get_type_id(shapes), (3, 6))  # Polygon, MultiPolygon
+    kinds = shapely.get_type_id(shapes)
+    polygonal = (kinds == 3) | (kinds == 6)  # Polygon, MultiPolygon
     good = polygonal & ~shapely.is_empty(shapes)
     good[good] = shapely.is_valid(shapes[good])
-    if not good.all():
-        i = int(np.flatnonzero(~good)[0])
-        shape = shapes[i]
-        why = ("empty" if shape is None or shape.is_empty else
-               f"a {shape.geom_type}" if not polygonal[i] else shapely.is_valid_reason(shape))
-        raise ValueError(f"row {cols['row'][i]}: geometry is not a valid polygon ({why})")
+    if good.all():
+        return
+    i = int(np.flatnonzero(~good)[0])
+    shape = shapes[i]
+    why = ("empty" if shape is None or shape.is_empty else
+           f"a {shape.geom_type}" if not polygonal[i] else shapely.is_valid_reason(shape))
+    raise ValueError(f"row {rows[i]}: geometry is not a valid polygon ({why})")
 
 
 def _row_ids(cols: dict[str, list]) -> PlanIds:
@@ -627,16 +649,14 @@ def _row_ids(cols: dict[str, list]) -> PlanIds:
 def _floor_elevation(cols: dict[str, list]) -> float:
     """The plan's elevation: its lowest area's (0 without one)."""
     levels = [_number(e) for e, entity in zip(cols.get("elevation", ()), cols["entity_type"]) if entity == AREA]
-    levels = [e for e in levels if np.isfinite(e)]
-    return min(levels) if levels else 0.0
+    return min((e for e in levels if math.isfinite(e)), default=0.0)
 
 
 def _wall_height(cols: dict[str, list]) -> float:
     """The plan's height: its tallest wall's (:data:`DEFAULT_WALL_HEIGHT` without one)."""
     heights = [_number(h) for h, entity, kind in zip(cols.get("height", ()), cols["entity_type"],
-                                                   cols["entity_subtype"]) if entity == SEPARATOR and kind == WALL]
-    heights = [h for h in heights if np.isfinite(h) and h > 0]
-    return max(heights) if heights else DEFAULT_WALL_HEIGHT
+                                                   cols["entity_subtype"]) if kind == WALL and entity == SEPARATOR]
+    return max((h for h in heights if math.isfinite(h) and h > 0), default=DEFAULT_WALL_HEIGHT)
 
 
 # --- plans as a table -------------------------------------------------------------

@@ -590,6 +590,11 @@ def _plan_keys(site: np.ndarray, floor: np.ndarray, apartment: np.ndarray) -> np
     )
 
 
+#: Every known (entity type, subtype) pair, as ``entity_type:SUBTYPE``.
+_KNOWN_KINDS = pa.array(sorted(f"{entity}:{kind}" for entity, kinds in SUBTYPES.items() for kind in kinds),
+                        pa.string())
+
+
 def _reject_unknown_subtypes(v: _Verdicts, entity: np.ndarray, subtype: np.ndarray) -> None:
     """Reject rows whose subtype is not a known subtype of their entity type.
 
@@ -597,15 +602,21 @@ def _reject_unknown_subtypes(v: _Verdicts, entity: np.ndarray, subtype: np.ndarr
     at fault, not the plan, and its neighbours are read; an unknown kind kept
     would be a new kind of element no stage knows how to treat.
     """
-    subtypes = pa.array(subtype, pa.string())
-    for kind, known in SUBTYPES.items():
-        unknown = (entity == kind) & (subtype != "") & ~pc.is_in(
-            subtypes, pa.array(sorted(known), pa.string())).to_numpy(zero_copy_only=False)
-        listed = ", ".join(sorted(known))
-        v.reject(unknown, UNKNOWN_SUBTYPE, "entity_subtype",
-                 lambda idx, kind=kind, listed=listed: [
-                     f"{kind} subtype {_snippet(subtype[i])!r} is not a known {kind} subtype ({listed})"
-                     for i in idx])
+    entities, subtypes = pa.array(entity, pa.string()), pa.array(subtype, pa.string())
+    known = pc.is_in(pc.binary_join_element_wise(entities, subtypes, ":"), _KNOWN_KINDS)
+    # Empty subtypes and unknown entity types are rejected as such.
+    checked = pc.and_(pc.not_equal(subtypes, ""), pc.is_in(entities, pa.array(list(SUBTYPES), pa.string())))
+    unknown = pc.and_(checked, pc.invert(known)).to_numpy(zero_copy_only=False)
+
+    def messages(idx):
+        out = []
+        for i in idx:
+            kind = entity[i]
+            listed = ", ".join(sorted(SUBTYPES[kind]))
+            out.append(f"{kind} subtype {_snippet(subtype[i])!r} is not a known {kind} subtype ({listed})")
+        return out
+
+    v.reject(unknown, UNKNOWN_SUBTYPE, "entity_subtype", messages)
 
 
 def _check_chunk(batch: pa.RecordBatch, rows: np.ndarray, index: SourceIndex):
