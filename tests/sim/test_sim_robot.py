@@ -410,6 +410,22 @@ def test_pressing_a_light_switch_toggles_its_lights(house_home, by_truth):
     assert {light: world.devices[light].values["on"] for light in switch.controls} == before
 
 
+def test_pressing_the_range_switches_the_stove_built_into_it(house_home, by_truth):
+    """A built-in appliance has no solid of its own: the robot presses its switches on the furniture."""
+    ep = Episode(house_home, "handle_smoke_alarm", seed=0)
+    world = ep.world
+    stove = next(d for d in house_home.devices if d.type == "stove")
+    lit = [f for f, v in world.devices[stove.id].values.items() if f.startswith("burner") and v]
+    assert lit and stove.mount == "built_in"
+    ok(ep.call("robot_navigate_to", room=stove.room))
+    ok(ep.call("robot_approach", target=f"furniture:{stove.mounted_on}"))
+    pressed = ok(ep.call("robot_press", target=f"furniture:{stove.mounted_on}", button=lit[0]))
+    assert pressed["switch"] == lit[0] and not world.devices[stove.id].values[lit[0]]
+    table = next(f for f in house_home.furniture if f.semantic_class == "coffee_table")
+    refused = ep.call("robot_press", target=f"furniture:{table.id}")
+    assert refused.error and "no built-in appliance" in refused.error
+
+
 def test_a_straight_move_stops_short_of_what_is_in_the_way(house_home, catalog):
     world = bare_world(house_home, catalog, DEFAULT_ROBOT, room_of_type(house_home, "LIVING_ROOM"))
     robot, ctx = world.robot, Ctx(world)

@@ -842,6 +842,16 @@ def _swing_part(ctx: Any, robot: RobotState, aim: Target, part: str | None, open
     return {"furniture": f.id, "part": part, "open": opening, "changed": True, **_state(ctx, robot)}
 
 
+def _built_in_device(ctx: Any, furniture: Target) -> Target:
+    """The device built into a piece of furniture (a stove in a range), as a target of its own:
+    built-in devices are no solids of their own, so the robot's camera detects the furniture."""
+    built_in = [d for d in ctx.world.home.devices if d.mount == "built_in" and d.mounted_on == furniture.id]
+    if not built_in:
+        raise SkillError(f"{furniture.name} has no built-in appliance with switches; press takes a device "
+                         "detection (a light switch, a lamp, a doorbell) or the furniture of a built-in appliance")
+    return rb.target_of(ctx.world, "device", built_in[0].id)
+
+
 def _toggles(entry: Any) -> list[str]:
     """Settable fields a button or switch flips: on/off, or a choice of two."""
     return [n for n, spec in entry.fields.items() if spec.settable and (
@@ -851,13 +861,16 @@ def _toggles(entry: Any) -> list[str]:
 @skill("robot", units=2)
 def press(ctx: Any, target: str, button: str | None = None) -> dict[str, Any]:
     """Press a device's button within reach: a light switch toggles its lights, the doorbell rings,
-    an appliance's switch flips.
+    an appliance's switch flips (a built-in appliance's on the furniture it is built into: the stove's
+    knobs on the range).
 
-    target: a detection id of the device from the robot's own camera.
+    target: a detection id of the device (or of the furniture a device is built into) from the robot's own camera.
     button: which of the device's switches (its field name, e.g. burner_1 on a stove); omit when it has one.
     """
     world, robot = ctx.world, _robot(ctx)
-    aim = _target(ctx, target, "device", action="press")
+    aim = _target(ctx, target, "device", "furniture", action="press")
+    if aim.kind == "furniture":
+        aim = _built_in_device(ctx, aim)
     entry = devices.home_device(world, aim.id)
     if entry.type == "lock":
         raise SkillError(f"{aim.name} is a motorised lock: lock or unlock it through the hub")

@@ -1,0 +1,93 @@
+"""The benchmark's own speed: the scripted agent over every task, and scoring many records (docs/scores.md).
+
+    .venv/bin/python benchmarks/bench.py [--seeds 0,1] [--workers 1,2] [--records 10000]
+
+1. **A run.** The scripted reference agent on every task (24) × seed in the
+   house, images off, through ``homeloop.bench.runner.run`` (each episode
+   built, run, checked and its record written) with each ``--workers``
+   count. Prints the wall time and episodes per second of each (goal: the 48
+   episodes of two seeds in 60 s or less), and how many passed.
+2. **Scoring.** ``--records`` synthetic records, copies of the run's real
+   records with their seed and agent label varied (so every copy is a new
+   episode of some agent), written into a temporary folder; then the time to
+   read them (``homeloop.bench.records.read_records``) and to score them
+   (``homeloop.bench.scoring.outcomes_from_records`` and ``all_tables``), as
+   ``homeloop bench score`` does (goal: 10,000 records in 10 s or less).
+
+Times are wall-clock on this machine, shared with whatever else runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from homeloop.bench import runner, scoring
+from homeloop.bench.records import read_records, record_path
+from homeloop.bench.tasks import load_tasks
+from homeloop.pipeline.houses import HOUSE_ID, write_house_home
+from homeloop.sim.episode import DEFAULT_ROBOT
+
+#: Agent labels the synthetic records are spread over (as if several models had run).
+SYNTHETIC_LABELS = 8
+
+
+def timed_run(home_file: Path, seeds: list[int], workers: int, out: Path) -> tuple[float, int, int]:
+    """Run the scripted agent on every task × seed; (wall seconds, episodes, passed)."""
+    specs = runner.plan({HOUSE_ID: home_file}, sorted(load_tasks()), DEFAULT_ROBOT, seeds,
+                        runner.Flags(images=False))
+    t0 = time.perf_counter()
+    done = runner.run(specs, "scripted", out, workers=workers)
+    return time.perf_counter() - t0, len(done), sum(bool(d["passed"]) for d in done)
+
+
+def synthetic_records(real: list[dict[str, Any]], count: int, folder: Path) -> None:
+    """Write ``count`` copies of the real records, each with its own seed, agent label and id."""
+    (folder / "episodes").mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        original = real[i % len(real)]
+        label, seed = (i // len(real)) % SYNTHETIC_LABELS, 100 + i // (len(real) * SYNTHETIC_LABELS)
+        record = {**original, "world": {**original["world"], "seed": seed},
+                  "agent": {**original["agent"], "model": f"synthetic-{label}"},
+                  "episode_id": f"{original['episode_id']}__{label}__{seed}"}
+        record_path(folder, record["episode_id"]).write_text(json.dumps(record), encoding="utf-8")
+
+
+def timed_scoring(folder: Path) -> tuple[float, float, int, int]:
+    """(seconds to read, seconds to score, records read, tables made)."""
+    t0 = time.perf_counter()
+    records = read_records([folder]).records
+    t1 = time.perf_counter()
+    tables = scoring.all_tables(scoring.outcomes_from_records(records))
+    return t1 - t0, time.perf_counter() - t1, len(records), len(tables)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", default="0,1", help="seeds, comma-separated")
+    parser.add_argument("--workers", default="1,2", help="worker counts to time, comma-separated")
+    parser.add_argument("--records", type=int, default=10_000, help="synthetic records to score")
+    args = parser.parse_args()
+    seeds = [int(s) for s in args.seeds.split(",")]
+    with tempfile.TemporaryDirectory(prefix="homeloop-bench-") as tmp:
+        tmp_path = Path(tmp)
+        home_file = write_house_home(tmp_path / "house")
+        last = None
+        for workers in (int(w) for w in args.workers.split(",")):
+            last = tmp_path / f"run-w{workers}"
+            wall, episodes, passed = timed_run(home_file, seeds, workers, last)
+            print(f"scripted agent, {episodes} episodes, --workers {workers}: {wall:.1f} s wall, "
+                  f"{episodes / wall:.2f} episodes/s, {passed}/{episodes} passed")
+        real = read_records([last]).records
+        synthetic_records(real, args.records, tmp_path / "synthetic")
+        read_s, score_s, count, tables = timed_scoring(tmp_path / "synthetic")
+        print(f"scoring {count} records: read {read_s:.1f} s, {tables} tables {score_s:.1f} s, "
+              f"total {read_s + score_s:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

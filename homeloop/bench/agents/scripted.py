@@ -1,0 +1,715 @@
+"""The scripted reference agent (docs/agents.md): proof that every task can be solved with the tools.
+
+It reads the simulator's ground truth to *decide* (where the glasses lie,
+which camera sees the range, whether a room is dark), but it *acts* only
+through tool calls, ``episode.call(tool, arguments)``, exactly as a model
+would: its records show real call sequences, units and times. Each task has
+one short plan (:data:`PLANS`) written from a few shared patterns in
+:class:`Household`:
+
+- look at something with a house camera that sees it, or go and look with
+  the robot (:meth:`Household.look_at`);
+- switch a device found by type and room through the hub;
+- fetch an object to a person, carry it in from the porch, put it somewhere;
+- message a resident found by name in the contacts, or emergency services.
+
+With a service withheld (``episode.withheld``) the plans take the routes
+that stay solvable (docs/agents.md): the robot looks where no house camera
+may, the hub unlocks a door the robot then opens, the hub switches the
+stove off where no robot comes. Perception is used whether or not the
+captures carry pixels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from homeloop.bench.agents import register
+from homeloop.sim.services.robot import HEAD_PAN_LIMIT_DEG, HEAD_TILT_RANGE_DEG
+
+#: Head pan (degrees) beyond which the plans turn the body instead, short of the head's limit.
+HEAD_PAN_DEG = HEAD_PAN_LIMIT_DEG - 10.0
+
+#: Height (m) to aim at on a person, by posture.
+PERSON_AIM_Z = {"standing": 1.2, "sitting": 0.9, "lying": 0.2}
+
+#: Pause (s) between looks while waiting for something to happen (a courier to leave the door).
+WAIT_STEP_S = 5.0
+
+
+class ActionFailed(RuntimeError):
+    """A call came back with an error the plan cannot go on from."""
+
+
+@dataclass(frozen=True)
+class Thing:
+    """Something to look at: a perception kind and entity id, the room it is in and where to aim."""
+
+    kind: str  # object | furniture | opening | device | person | place
+    id: str
+    room: str | None
+    x: float
+    y: float
+    z: float
+
+
+# --- the tools at hand ----------------------------------------------------------------------------
+
+
+class Household:
+    """The episode's tools, wrapped in the patterns the plans share (see the module docstring)."""
+
+    def __init__(self, episode: Any):
+        self.ep = episode
+        self.world = episode.world
+        self.tools = {t["function"]["name"] for t in episode.tools()}
+        self._devices: list[dict[str, Any]] | None = None
+        self._cameras: list[dict[str, Any]] | None = None
+        self._contacts: list[dict[str, Any]] | None = None
+        self._found: dict[tuple[str, bool], dict[str, str]] = {}
+        self.done: list[str] = []  # what was done, for the summary
+
+    # -- plumbing
+
+    def has(self, *services: str) -> bool:
+        """Whether the episode's tools include those of every one of ``services``."""
+        return all(any(t.startswith(f"{s}_") for t in self.tools) for s in services)
+
+    def call(self, tool: str, **arguments: Any) -> Any:
+        """Make a call; its data, or :class:`ActionFailed` with the call's error (or when the
+        episode does not offer the tool: the call is not made)."""
+        if tool not in self.tools:
+            raise ActionFailed(f"{tool} is not offered here")
+        result = self.ep.call(tool, arguments)
+        if result.error is not None:
+            raise ActionFailed(f"{tool}: {result.error}")
+        return result.data
+
+    def note(self, text: str) -> None:
+        self.done.append(text)
+
+    # -- ground truth, to decide
+
+    def person(self, role: str = "resident") -> Any:
+        return next(p for p in self.world.people.values() if p.role == role)
+
+    def object_of(self, *classes: str) -> Any:
+        return next(o for o in self.world.objects.values() if o.semantic_class in classes or o.catalog_id in classes)
+
+    def furniture_of(self, cls: str, room: str | None = None) -> Any:
+        return next(f for f in self.world.home.furniture if f.semantic_class == cls and room in (None, f.room))
+
+    def lit(self, room: str) -> bool:
+        return self.world.module("light").lit(room)
+
+    def front_door(self) -> Any:
+        return next(o for o in self.world.home.openings if o.kind == "entrance_door")
+
+    def indoor_side(self, opening: Any) -> str:
+        return next(r for r in opening.connects if self.world.home.room(r).indoor)
+
+    # -- the hub
+
+    def devices(self, type: str | None = None, room: str | None = None) -> list[dict[str, Any]]:
+        """Devices of a type in a room: as the hub lists them (one hub_list_devices call, then
+        kept), or as the home file has them where the hub is withheld (for the robot to press)."""
+        if self._devices is None:
+            if self.has("hub"):
+                self._devices = self.call("hub_list_devices")["devices"]
+            else:
+                self._devices = [{"id": d.id, "type": d.type, "room": d.room}
+                                 for d in self.world.home.devices if d.agent_visible]
+        return [d for d in self._devices if type in (None, d["type"]) and room in (None, d["room"])]
+
+    def device(self, type: str, room: str | None = None) -> str:
+        """The id of the first device of a type (in a room)."""
+        found = self.devices(type, room)
+        if not found:
+            raise ActionFailed(f"no {type}" + (f" in room {room}" if room else "") + " is listed")
+        return found[0]["id"]
+
+    def set_device(self, device_id: str, field: str, value: Any) -> None:
+        """Switch a device: through the hub, else by the robot pressing its switch (a ceiling light's
+        wall switch, a lamp's own switch, the knobs of the range a stove is built into)."""
+        if self.has("hub"):
+            self.call("hub_set_state", device_id=device_id, field=field, value=value)
+            return
+        if self.world.devices[device_id].values.get(field) == value:
+            return
+        seen = self.approach(self._switch_of(device_id), light=False)
+        wall_switch = self.world.home.device(device_id).type == "light" and self._switch_of(device_id).id != device_id
+        self.call("robot_press", target=seen, **({} if wall_switch else {"button": field}))
+
+    def _switch_of(self, device_id: str) -> Thing:
+        """What the robot presses to switch a device: a light's wall switch, the furniture a device
+        is built into, else the device itself."""
+        entry = self.world.home.device(device_id)
+        if entry.mount == "built_in" and entry.mounted_on:
+            return self.thing("furniture", entry.mounted_on)
+        switch = next((d.id for d in self.world.home.devices if d.type == "light_switch" and device_id in d.controls),
+                      device_id)
+        return self.thing("device", switch)
+
+    def light_up(self, room: str | None) -> None:
+        """Switch a dark room's ceiling light on, so perception can see there."""
+        if room is None or self.lit(room):
+            return
+        ceiling = {d.id for d in self.world.home.devices if d.mount == "ceiling"}
+        light = next((d["id"] for d in self.devices("light", room) if d["id"] in ceiling), None)
+        if light is not None and (self.has("hub") or self.has("robot")):
+            try:
+                self.set_device(light, "on", True)
+                self.note(f"switched the light on in room {room}")
+            except ActionFailed:
+                pass  # a dark room's switch cannot be seen either: go on and look as well as may be
+
+    def stove_off(self) -> None:
+        """Switch off every lit burner (the hub reads which; without it the ground truth says)."""
+        for stove in [d["id"] for d in self.devices("stove")]:
+            if self.has("hub"):
+                readings = self.call("hub_get_state", device_id=stove)["readings"]
+            else:
+                readings = self.world.devices[stove].values
+            for burner in [f for f, v in readings.items() if f.startswith("burner") and v is True]:
+                self.set_device(stove, burner, False)
+        self.note("switched the stove off")
+
+    def lock_front_door(self, locked: bool) -> None:
+        lock = next(d["id"] for d in self.devices("lock") if d["room"] in self.front_door().connects)
+        self.set_device(lock, "lock_state", "locked" if locked else "unlocked")
+
+    # -- messaging
+
+    def contacts(self) -> list[dict[str, Any]]:
+        if self._contacts is None:
+            self._contacts = self.call("messaging_list_contacts")["contacts"]
+        return self._contacts
+
+    def tell(self, person: Any, text: str) -> None:
+        """Message a person, found by name among the contacts."""
+        contact = next(c for c in self.contacts() if c["name"] == person.name)
+        self.call("messaging_send", recipient=contact["id"], text=text)
+        self.note(f"told {person.name}")
+
+    def tell_resident(self, text: str) -> None:
+        self.tell(self.person("resident"), text)
+
+    def call_emergency(self, text: str) -> None:
+        contact = next(c for c in self.contacts() if c["role"] == "emergency")
+        self.call("messaging_send", recipient=contact["id"], text=text)
+        self.note("called emergency services")
+
+    def wait(self, seconds: float) -> None:
+        self.call("clock_wait", seconds=seconds)
+
+    # -- looking
+
+    def thing(self, kind: str, entity_id: str) -> Thing:
+        """Where to aim at an entity perception may report (from the ground truth)."""
+        return THINGS[kind](self.world, entity_id)
+
+    def detections(self, capture_id: str, people: bool = False) -> dict[str, str]:
+        """What perception finds in a capture: entity id -> detection id (the detection registry
+        says which entity each detection is). Asked once per capture."""
+        key = (capture_id, people)
+        if key not in self._found:
+            if people:
+                found = self.call("perception_identify_people", capture_id=capture_id)["people"]
+            else:
+                found = self.call("perception_detect_objects", capture_id=capture_id)["detections"]
+            registry = self.ep.state["detections"]
+            self._found[key] = {registry[d["id"]]["entity"]: d["id"] for d in found}
+        return self._found[key]
+
+    def detection(self, capture_id: str, thing: Thing) -> str | None:
+        """Perception's detection of ``thing`` in a capture, if it reports it."""
+        return self.detections(capture_id, people=thing.kind == "person").get(thing.id)
+
+    def shows(self, capture_id: str, thing: Thing) -> bool:
+        """Whether a capture shows ``thing``: perception reports it, or where perception is not
+        offered, the capture's record of its frame says it could (what its pixels would show)."""
+        if self.has("perception"):
+            return self.detection(capture_id, thing) is not None
+        from homeloop.sim.services.perception import detectable
+
+        record = self.ep.state["captures"][capture_id]
+        return any(e["id"] == thing.id and detectable(e) for e in record["entities"])
+
+    def cameras(self) -> list[dict[str, Any]]:
+        if self._cameras is None:
+            self._cameras = self.call("cameras_list_cameras")["cameras"] if self.has("cameras") else []
+        return self._cameras
+
+    def camera_look(self, thing: Thing) -> str | None:
+        """Capture ``thing`` with the house camera of its room, or failing that one next to it; the
+        capture's id, or None when none shows it."""
+        for camera in sorted(self.cameras(), key=lambda c: self._camera_rank(c, thing)):
+            if self._camera_could_see(camera, thing):
+                shot = self.call("cameras_capture", camera_id=camera["id"])["capture_id"]
+                if self.shows(shot, thing):
+                    return shot
+        return None
+
+    def _camera_rank(self, camera: dict[str, Any], thing: Thing) -> tuple[bool, float]:
+        """Cameras of the thing's room first, then the nearest."""
+        pose = next(c for c in self.world.home.cameras if c.id == camera["id"]).pose
+        return camera["room"] != thing.room, math.hypot(pose.x - thing.x, pose.y - thing.y)
+
+    def _camera_could_see(self, camera: dict[str, Any], thing: Thing) -> bool:
+        """A camera worth a capture: in the thing's room or one joined to it, showing people."""
+        home = self.world.home
+        rooms = {thing.room} | {r for o in home.openings if thing.room in o.connects for r in o.connects}
+        return camera["room"] in rooms and camera["privacy_mode"] == "none"
+
+    def look_at(self, thing: Thing) -> str | None:
+        """Look at ``thing`` with a house camera that sees it, or go and look with the robot; the id
+        of a capture showing it, or None when neither can (the plans that only need a look go on)."""
+        self.light_up(thing.room)
+        shot = self.camera_look(thing)
+        if shot is None and self.has("robot"):
+            try:
+                shot = self.robot_look(thing)
+            except ActionFailed as exc:
+                self.note(f"could not look: {exc}")
+        return shot
+
+    # -- the robot
+
+    @property
+    def robot(self) -> Any:
+        return self.world.robot
+
+    def go(self, room: str) -> None:
+        if self.robot.room != room:
+            self.call("robot_navigate_to", room=room)
+
+    def aim(self, thing: Thing) -> None:
+        """Point the head camera at ``thing``, turning the body when the head cannot pan so far."""
+        robot = self.robot
+        bearing = math.degrees(math.atan2(thing.y - robot.y, thing.x - robot.x) - robot.yaw)
+        pan = (bearing + 180.0) % 360.0 - 180.0
+        if abs(pan) > HEAD_PAN_DEG:
+            self.call("robot_turn", degrees=round(pan, 1))
+            pan = 0.0
+        eye = robot.body.head_camera.height or robot.body.body.height * 0.9
+        tilt = math.degrees(math.atan2(thing.z - eye, max(math.hypot(thing.x - robot.x, thing.y - robot.y), 0.1)))
+        tilt = min(max(tilt, HEAD_TILT_RANGE_DEG[0]), HEAD_TILT_RANGE_DEG[1])
+        self.call("robot_look", pan_deg=round(pan, 1), tilt_deg=round(tilt, 1))
+
+    def robot_capture(self, thing: Thing) -> str | None:
+        """Aim and capture with the robot's camera; the capture's id if it shows ``thing``."""
+        self.aim(thing)
+        shot = self.call("robot_capture")["capture_id"]
+        return shot if self.shows(shot, thing) else None
+
+    def robot_look(self, thing: Thing, room: str | None = None, light: bool = True) -> str:
+        """A capture of the robot's camera showing ``thing``: switch the light on in its room if dark
+        (unless ``light`` is False), go there (or to ``room``), aim and capture; if it stays hidden,
+        go up to what it rests on and look again; then look all round."""
+        if light:
+            self.light_up(thing.room)
+        self.go(room or thing.room)
+        shot = self.robot_capture(thing)
+        host = self._host(thing)
+        if shot is None and host is not None and self.has("perception"):
+            self.call("robot_approach", target=self.robot_find(host))
+            shot = self.robot_capture(thing)
+        if shot is None:
+            shots = [c["capture"]["capture_id"] for c in self.call("robot_scan")["captures"]]
+            shot = next((c for c in shots if self.shows(c, thing)), None)
+        if shot is None:
+            raise ActionFailed(f"the robot could not see the {thing.kind} {thing.id}")
+        return shot
+
+    def robot_find(self, thing: Thing, room: str | None = None, light: bool = True) -> str:
+        """A detection of ``thing`` from the robot's own camera, as physical skills need."""
+        if not self.has("perception"):
+            raise ActionFailed("physical skills need detections, and perception is not offered")
+        return self.detection(self.robot_look(thing, room, light), thing)
+
+    def _host(self, thing: Thing) -> Thing | None:
+        """The furniture an object rests on or in."""
+        if thing.kind != "object":
+            return None
+        furniture = self.world.objects[thing.id].placement.furniture
+        return self.thing("furniture", furniture) if furniture else None
+
+    def approach(self, thing: Thing, room: str | None = None, light: bool = True) -> str:
+        """Find ``thing`` with the robot's camera and drive up to it; the detection's id."""
+        seen = self.robot_find(thing, room, light)
+        self.call("robot_approach", target=seen)
+        return seen
+
+    def pick(self, thing: Thing) -> None:
+        seen = self.approach(thing)
+        self.call("robot_pick", target=seen)
+
+    def hand_to(self, person: Any) -> None:
+        seen = self.approach(self.thing("person", person.id))
+        self.call("robot_handoff", target=seen)
+        self.note(f"handed it to {person.name}")
+
+    def put_on(self, furniture: Any, surface: str | None = None) -> None:
+        seen = self.approach(self.thing("furniture", furniture.id))
+        self.call("robot_place", target=seen, **({"on": surface} if surface else {}))
+
+    def swing(self, opening: Any, open_it: bool, room: str) -> str:
+        """Open or close a door or window from ``room``'s side."""
+        seen = self.approach(self.thing("opening", opening.id), room)
+        self.call("robot_open" if open_it else "robot_close", target=seen)
+        return seen
+
+
+# --- where things are (ground truth) ----------------------------------------------------------------
+
+
+def _object_thing(world: Any, object_id: str) -> Thing:
+    o = world.objects[object_id]
+    entry = world.catalog.objects.get(o.catalog_id)
+    height = entry.dimensions.height if entry is not None else 0.1
+    room = o.placement.room if o.placement.kind != "held" else None
+    return Thing("object", o.id, room, o.x, o.y, o.z + height / 2)
+
+
+def _furniture_thing(world: Any, furniture_id: str) -> Thing:
+    f = world.home.furniture_item(furniture_id)
+    return Thing("furniture", f.id, f.room, f.pose.x, f.pose.y, f.height / 2)
+
+
+def _opening_thing(world: Any, opening_id: str) -> Thing:
+    from homeloop.home import polygon_from_rings
+
+    o = world.home.opening(opening_id)
+    c = polygon_from_rings(o.polygon).centroid
+    return Thing("opening", o.id, o.connects[0], c.x, c.y, o.sill + o.height / 2)
+
+
+def _device_thing(world: Any, device_id: str) -> Thing:
+    d = next(d for d in world.home.devices if d.id == device_id)
+    return Thing("device", d.id, d.room, d.pose.x, d.pose.y, d.pose.z)
+
+
+def _person_thing(world: Any, person_id: str) -> Thing:
+    p = world.people[person_id]
+    return Thing("person", p.id, p.room, p.x, p.y, PERSON_AIM_Z.get(p.posture, 1.0))
+
+
+def _place_thing(world: Any, place: str) -> Thing:
+    from homeloop.sim.roles import Roles
+
+    spot = Roles(world.home, "scripted").point("parcel_spot")
+    return Thing("place", place, spot.room, spot.x, spot.y, 0.0)
+
+
+THINGS: dict[str, Callable[[Any, str], Thing]] = {
+    "object": _object_thing, "furniture": _furniture_thing, "opening": _opening_thing,
+    "device": _device_thing, "person": _person_thing, "place": _place_thing,
+}
+
+
+# --- shared patterns ----------------------------------------------------------------------------------
+
+
+def attempt(h: Household, step: Callable[..., Any], *args: Any) -> bool:
+    """Do a step the rest of the plan does not depend on; a failure is noted and the plan goes on."""
+    try:
+        step(*args)
+        return True
+    except ActionFailed as exc:
+        h.note(f"could not finish a step: {exc}")
+        return False
+
+
+def fetch_to(h: Household, obj: Any, person: Any) -> None:
+    """Fetch an object to a person and hand it over."""
+    h.pick(h.thing("object", obj.id))
+    h.hand_to(person)
+    h.note(f"brought the {label(obj)}")
+
+
+def carry_in(h: Household, obj: Any) -> None:
+    """Bring an object in from outside the front door: unlock it, open it with the robot, pick the
+    object up, put it down inside, shut the door and lock it again."""
+    door = h.front_door()
+    inside = h.indoor_side(door)
+    h.lock_front_door(False)
+    h.swing(door, True, inside)
+    h.pick(h.thing("object", obj.id))
+    h.go(inside)
+    h.call("robot_place")
+    h.swing(door, False, inside)
+    h.lock_front_door(True)
+    h.note(f"brought the {label(obj)} in and locked the door")
+
+
+def wait_until(h: Household, condition: Callable[[], bool], limit_s: float, step_s: float = WAIT_STEP_S) -> bool:
+    """Let time pass in short waits until ``condition`` holds (read from the ground truth); False
+    when it does not within ``limit_s``, or there is no clock to wait with."""
+    start = h.ep.now()
+    while not condition():
+        if h.ep.now() - start >= limit_s or h.ep.done or not h.has("clock"):
+            return False
+        h.wait(step_s)
+    return True
+
+
+def label(obj: Any) -> str:
+    return obj.semantic_class.replace("_", " ")
+
+
+def furniture(h: Household, cls: str) -> Thing:
+    return h.thing("furniture", h.furniture_of(cls).id)
+
+
+def fall_wearer(h: Household) -> Any:
+    """Whose watch raised the fall alert: the wearables service names the wearer, else the ground truth."""
+    source = h.ep.wake["event"]["source"]
+    if h.has("wearables"):
+        worn = next(w for w in h.call("wearables_list_wearables")["wearables"] if w["id"] == source)
+        return next(p for p in h.world.people.values() if p.name == worn["wearer"])
+    return next(p for p in h.world.people.values() if source in p.wears)
+
+
+def room_of_role(h: Household, role: str) -> str:
+    """The room filling a scenario's room role (``living``, ``kitchen`` ...) in this home."""
+    from homeloop.sim.roles import Roles
+
+    return Roles(h.world.home, h.ep.scenario.name).room(role)
+
+
+# --- one plan per task (docs/tasks.md) ------------------------------------------------------------------
+
+
+def handle_smoke_alarm(h: Household) -> None:
+    h.look_at(furniture(h, "range"))
+    attempt(h, h.stove_off)
+    h.tell_resident("The kitchen smoke alarm went off: a pan of oil was overheating on the stove. "
+                    "I switched the stove off; please check the kitchen.")
+
+
+def kitchen_fire_emergency(h: Household) -> None:
+    attempt(h, h.stove_off)
+    h.call_emergency("Fire at home: a pan is burning on the kitchen stove. The stove is switched off.")
+    h.tell_resident("A pan is burning in the kitchen. I switched the stove off and called emergency "
+                    "services. Please keep away from the kitchen and leave the house.")
+
+
+def smoke_while_cooking(h: Household) -> None:
+    h.look_at(h.thing("person", h.person().id))
+    h.tell_resident("The kitchen smoke alarm went off while you are frying. I left the stove on; "
+                    "opening a window or switching the hood on will clear the smoke.")
+
+
+def smoke_sensor_fault(h: Household) -> None:
+    if h.look_at(furniture(h, "range")) is not None:
+        h.note("saw the range: nothing on it burns or smokes, so the alarm is faulty")
+
+
+def water_leak_response(h: Household) -> None:
+    if attempt(h, h.set_device, h.device("water_main"), "state", "closed"):
+        h.note("closed the water main")
+    h.look_at(furniture(h, "dishwasher"))
+    h.tell_resident("Water leaked by the dishwasher: its supply hose burst. I closed the water main; "
+                    "the hose needs a plumber.")
+
+
+def watering_can_spill(h: Household) -> None:
+    h.look_at(h.thing("object", h.object_of("watering_can").id))
+    h.tell_resident("The leak alarm went off because the watering can tipped over by the dishwasher. "
+                    "The water supply is fine; the floor needs a wipe.")
+
+
+def leak_sensor_fault(h: Household) -> None:
+    if h.look_at(furniture(h, "dishwasher")) is not None:
+        h.note("saw the dishwasher: the floor is dry, so the leak sensor is faulty")
+
+
+def bring_in_package(h: Household) -> None:
+    carry_in(h, h.object_of("parcel"))
+
+
+def answer_delivery(h: Household) -> None:
+    parcel = h.object_of("parcel")
+    h.camera_look(h.thing("object", parcel.id))  # the courier is gone by the time the robot is at the door
+    carry_in(h, parcel)
+
+
+def doorbell_false_alarm(h: Household) -> None:
+    mat = h.thing("place", "doormat")
+    if h.camera_look(mat) is not None:
+        h.note("the porch camera shows nobody and nothing at the door; the door stays locked")
+        return
+    door = h.front_door()
+    inside = h.indoor_side(door)
+    h.lock_front_door(False)
+    h.swing(door, True, inside)
+    h.robot_look(mat, inside)
+    h.swing(door, False, inside)
+    h.lock_front_door(True)
+    h.note("looked out at the porch: nobody and nothing there; locked the door again")
+
+
+def respond_to_intruder(h: Household) -> None:
+    intruder = h.person("intruder")
+    living = room_of_role(h, "living")
+    h.light_up(living)  # the intruder heads there, and turns back once they notice the light
+    wait_until(h, lambda: intruder.room == living, 120.0, step_s=1.0)
+    h.look_at(h.thing("person", intruder.id))
+    h.call_emergency("A stranger has broken in through the front door and is in the house now.")
+    h.tell_resident("Someone broke in through the front door. I called emergency services; "
+                    "stay in your bedroom and keep the door shut.")
+
+
+def fetch_medicine(h: Household) -> None:
+    fetch_to(h, h.object_of("pill_box_red"), h.person())
+
+
+def find_my_glasses(h: Household) -> None:
+    fetch_to(h, h.object_of("glasses"), h.person())
+
+
+def medicine_missing(h: Household) -> None:
+    for box in (h.object_of("pill_box_blue"), h.object_of("pill_box_white")):
+        h.look_at(h.thing("object", box.id))
+    h.tell_resident("I could not find your red pill box: only the blue and the white ones are on the "
+                    "nightstand, and I left them there.")
+
+
+def put_away(h: Household) -> None:
+    mug = h.object_of("mug")
+    h.light_up(mug.placement.room)
+    h.pick(h.thing("object", mug.id))
+    h.put_on(h.furniture_of("coffee_table"), "top")
+    h.note("put the mug on the coffee table")
+
+
+def water_the_plants(h: Household) -> None:
+    h.pick(h.thing("object", h.object_of("watering_can").id))
+    for plant in [o for o in h.world.objects.values() if o.semantic_class == "potted_plant"]:
+        seen = h.approach(h.thing("object", plant.id))
+        h.call("robot_pour", target=seen, litres=litres_to_water(plant))
+    h.call("robot_place")
+    h.note("watered the plants and put the can down")
+
+
+def litres_to_water(plant: Any, wanted: float = 0.35) -> float:
+    """Litres that bring a pot's soil up to ``wanted`` moisture (docs/skills.md: a litre raises it by
+    the field capacity over the pot's capacity)."""
+    from homeloop.sim.services.robot import FIELD_CAPACITY
+
+    capacity = float(plant.props.get("capacity_l") or 1.0)
+    need = (wanted - float(plant.props["soil_moisture"])) * capacity / FIELD_CAPACITY
+    return round(min(max(need, 0.1), 2.0), 2)
+
+
+def person_down_emergency(h: Household) -> None:
+    wearer = fall_wearer(h)
+    h.look_at(h.thing("person", wearer.id))
+    h.call_emergency(f"{wearer.name} has fallen and lies on the floor at home; their watch reported "
+                     "the fall. Please send help.")
+
+
+def fall_false_alarm(h: Household) -> None:
+    wearer = fall_wearer(h)
+    h.look_at(h.thing("person", wearer.id))
+    h.tell(wearer, "Your watch reported a fall, but I can see you are up and well. Is the watch still on?")
+
+
+def housemate_down_emergency(h: Household) -> None:
+    wearer = fall_wearer(h)
+    h.look_at(h.thing("person", wearer.id))
+    h.call_emergency(f"{wearer.name} has fallen at home and lies on the floor. Please send help.")
+    housemate = next(p for p in h.world.residents() if p.id != wearer.id)
+    h.tell(housemate, f"{wearer.name} has fallen and lies on the floor; I called emergency services. "
+                      "Please go to them.")
+
+
+def housemate_fall_false_alarm(h: Household) -> None:
+    fall_false_alarm(h)
+
+
+def close_up_after_leaving(h: Household) -> None:
+    for window in [o for o in h.world.home.openings if o.kind == "window" and h.world.openings[o.id].open]:
+        attempt(h, h.swing, window, False, h.indoor_side(window))
+    for light in [d["id"] for d in h.devices("light") if h.world.devices[d["id"]].values.get("on")]:
+        attempt(h, h.set_device, light, "on", False)
+    h.lock_front_door(True)
+    h.note("shut the window, switched the lights off and locked the front door")
+
+
+def empty_the_dryer(h: Household) -> None:
+    dryer = h.furniture_of("dryer")
+    basket = min((f for f in h.world.home.furniture if f.semantic_class == "laundry_basket"),
+                 key=lambda f: math.hypot(f.pose.x - dryer.pose.x, f.pose.y - dryer.pose.y))
+    h.call("robot_open", target=h.approach(h.thing("furniture", dryer.id)))
+    while garments_in(h, dryer):
+        while garments_in(h, dryer) and h.robot.free_hand() is not None:
+            take_top_garment(h, dryer)
+        while h.robot.holding():
+            h.put_on(basket)
+    h.note("moved every garment from the dryer to the laundry basket")
+
+
+def garments_in(h: Household, dryer: Any) -> list[Any]:
+    return [o for o in h.world.objects.values()
+            if o.semantic_class == "garment" and o.placement.furniture == dryer.id]
+
+
+def take_top_garment(h: Household, dryer: Any) -> None:
+    """Pick the first garment the robot's camera sees in the drum (the top ones hide the rest)."""
+    garments = garments_in(h, dryer)
+    h.go(dryer.room)
+    h.aim(h.thing("object", garments[0].id))
+    found = h.detections(h.call("robot_capture")["capture_id"])
+    seen = [found[g.id] for g in garments if g.id in found]
+    if not seen:
+        raise ActionFailed("no garment in the dryer's drum is in sight")
+    h.call("robot_approach", target=seen[0])
+    h.call("robot_pick", target=seen[0])
+
+
+def kitchen_fire_with_delivery(h: Household) -> None:
+    kitchen_fire_emergency(h)  # the fire first; the groceries can wait at the door
+
+
+def smoke_fault_with_delivery(h: Household) -> None:
+    smoke_sensor_fault(h)
+    courier, bag = h.person("delivery"), h.object_of("grocery_bag")
+    wait_until(h, lambda: courier.room is None and bag.placement.kind != "held", 120.0)
+    carry_in(h, bag)
+
+
+#: The plan of each task (docs/tasks.md).
+PLANS: dict[str, Callable[[Household], None]] = {plan.__name__: plan for plan in (
+    handle_smoke_alarm, kitchen_fire_emergency, smoke_while_cooking, smoke_sensor_fault,
+    water_leak_response, watering_can_spill, leak_sensor_fault, bring_in_package, fetch_medicine,
+    find_my_glasses, medicine_missing, put_away, water_the_plants, answer_delivery,
+    doorbell_false_alarm, respond_to_intruder, person_down_emergency, fall_false_alarm,
+    close_up_after_leaving, empty_the_dryer, kitchen_fire_with_delivery, smoke_fault_with_delivery,
+    housemate_down_emergency, housemate_fall_false_alarm,
+)}
+
+
+@register("scripted")
+class ScriptedAgent:
+    """Runs the task's plan; a call that fails ends the plan, and the agent stops saying what it did."""
+
+    name = "scripted"
+    model = None
+
+    def __init__(self, **_: Any):
+        self.usage = None
+
+    def run(self, episode: Any) -> None:
+        h = Household(episode)
+        plan = PLANS.get(episode.task.id)
+        problem = "" if plan is not None else f"no plan for task {episode.task.id}"
+        try:
+            if plan is not None:
+                plan(h)
+        except ActionFailed as exc:
+            problem = str(exc)
+        summary = "; ".join(h.done) or "nothing done"
+        episode.stop(summary + (f". Could not finish: {problem}" if problem else "."))

@@ -1,0 +1,198 @@
+"""The scripted reference agent in the house (docs/agents.md, docs/tasks.md): it passes every task at
+seeds 0 and 1 with the G1-D, acting only through tool calls; the baselines fail where they must; and
+the routes that stay solvable with a service withheld pass.
+
+Episodes run through the benchmark's runner (homeloop.bench.runner.run_episode), so each leaves the
+record a real run keeps, with images off.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from homeloop.bench import runner
+from homeloop.bench.agents import make_agent
+from homeloop.bench.agents.scripted import PLANS
+from homeloop.bench.records import read_record, read_records, record_path
+from homeloop.bench.tasks import load_tasks
+from homeloop.sim.episode import DEFAULT_ROBOT, Episode
+
+TASKS = sorted(load_tasks())
+SEEDS = (0, 1)
+
+#: Tasks where calling emergency services is a false alarm: the over-reactor must fail them.
+NO_FALSE_ALARM = sorted(t for t, task in load_tasks().items()
+                        if any(c.id == "no_false_alarm" and c.kind == "never" for c in task.checks))
+
+#: docs/agents.md, "Routes that stay solvable with a service withheld", written out once:
+#: (task, services withheld, the calls the route is made of, in order).
+ROUTES: list[tuple[str, tuple[str, ...], list[str]]] = [
+    ("smoke_while_cooking", ("hub", "wearables"), ["messaging_send"]),
+    ("smoke_sensor_fault", ("hub", "wearables"), []),
+    ("watering_can_spill", ("hub", "wearables"), ["robot_navigate_to", "robot_capture", "messaging_send"]),
+    ("doorbell_false_alarm", ("cameras",),
+     ["hub_set_state", "robot_open", "robot_capture", "robot_close", "hub_set_state"]),
+    ("answer_delivery", ("cameras",),
+     ["hub_set_state", "robot_open", "robot_pick", "robot_place", "robot_close", "hub_set_state"]),
+    ("respond_to_intruder", ("cameras",), ["hub_set_state", "robot_capture", "messaging_send", "messaging_send"]),
+    ("kitchen_fire_emergency", ("robot",), ["hub_set_state", "messaging_send", "messaging_send"]),
+    ("handle_smoke_alarm", ("robot",), ["hub_set_state", "messaging_send"]),
+    ("doorbell_false_alarm", ("robot",), ["cameras_capture"]),
+    # With the house cameras offered the kitchen camera sees the range and the cook; without them too,
+    # the robot goes and looks, as the routes above without the hub say.
+    ("smoke_while_cooking", ("cameras", "hub", "wearables"), ["robot_navigate_to", "robot_capture", "messaging_send"]),
+    ("smoke_sensor_fault", ("cameras", "hub", "wearables"), ["robot_navigate_to", "robot_capture"]),
+]
+
+#: Which tasks the scripted agent still passes (seed 0) with the services of each route group
+#: withheld; the rest cannot pass there, for the reason given.
+STILL_SOLVABLE: dict[tuple[str, ...], set[str]] = {
+    # Without the hub the robot presses switches (the range's knobs, the water main, a lamp), but the
+    # front door's lock is motorised (hub only) and a dark room's switch cannot be seen: the office of
+    # put_away, the living room of respond_to_intruder at night.
+    ("hub", "wearables"): set(TASKS) - {
+        "answer_delivery", "bring_in_package", "close_up_after_leaving", "smoke_fault_with_delivery",
+        "put_away", "respond_to_intruder"},
+    # The robot sees whatever the house cameras would.
+    ("cameras",): set(TASKS),
+    # Without the robot nothing is carried, opened or shut, and no house camera sees the bathroom or,
+    # in the leak scenario, the kitchen.
+    ("robot",): {"doorbell_false_alarm", "handle_smoke_alarm", "kitchen_fire_emergency",
+                 "kitchen_fire_with_delivery", "respond_to_intruder", "smoke_sensor_fault",
+                 "smoke_while_cooking"},
+}
+
+
+@pytest.fixture(scope="module")
+def house_file(house_home, tmp_path_factory) -> Path:
+    return house_home.write(tmp_path_factory.mktemp("house") / "home.json")
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("runs")
+
+
+def episode_record(house_file: Path, run_dir: Path, task: str, seed: int = 0, agent: str = "scripted",
+                   withheld: tuple[str, ...] = (), images: bool = False) -> dict[str, Any]:
+    """Run one episode in the house as the benchmark does and read back its record."""
+    spec = runner.EpisodeSpec("house", str(house_file), task, DEFAULT_ROBOT, seed,
+                              runner.Flags(tuple(sorted(withheld)), images=images))
+    runner.run_episode(spec, agent, {}, str(run_dir))
+    return read_record(record_path(run_dir, spec.id))
+
+
+def failed_checks(record: dict[str, Any]) -> dict[str, Any]:
+    return {c["id"]: c for c in record["checks"] if not c["passed"]}
+
+
+def tools_called(record: dict[str, Any]) -> list[str]:
+    return [c["tool"] for c in record["calls"]]
+
+
+def in_order(wanted: list[str], called: list[str]) -> bool:
+    """Whether ``wanted`` occurs in ``called`` as a subsequence (in order, gaps allowed)."""
+    rest = iter(called)
+    return all(any(c == w for c in rest) for w in wanted)
+
+
+# --- every task, both seeds -----------------------------------------------------------------------------
+
+
+def test_every_task_has_a_plan():
+    assert sorted(PLANS) == TASKS
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("task", TASKS)
+def test_scripted_agent_passes_every_task(house_file, run_dir, task, seed):
+    record = episode_record(house_file, run_dir, task, seed)
+    assert not failed_checks(record), f"{task} seed {seed}: {failed_checks(record)}; {record['summary']}"
+    assert record["passed"] and record["ended_by"] == "stop"
+    assert [c for c in record["calls"] if c["error"]] == []  # the reference makes no failing call
+    assert 0 < record["units_spent"] <= record["budget"]
+    assert record["agent"]["name"] == "scripted" and "Could not finish" not in record["summary"]
+
+
+@pytest.mark.parametrize("task", ["answer_delivery", "empty_the_dryer", "water_the_plants", "put_away"])
+def test_the_agent_changes_the_world_only_through_calls(house_home, task):
+    """Between one call's end and the next call's start the world stands exactly as it was."""
+    ep = Episode(house_home, task, seed=0, images=False)
+    real_call, last = ep.call, {"state": ep.world.snapshot()}
+
+    def watched(tool: str, arguments: Any = None, **kwargs: Any) -> Any:
+        assert ep.world.snapshot() == last["state"], f"the world changed outside a call before {tool}"
+        result = real_call(tool, arguments, **kwargs)
+        last["state"] = ep.world.snapshot()
+        return result
+
+    ep.call = watched
+    make_agent("scripted").run(ep)
+    assert ep.ended_by == "stop" and len(ep.trace) > 5
+
+
+def test_images_on_or_off_the_agent_makes_the_same_calls(house_file, run_dir):
+    on = episode_record(house_file, run_dir, "fetch_medicine", images=True)
+    off = episode_record(house_file, run_dir, "fetch_medicine", images=False)
+    assert on["passed"] and off["passed"]
+    assert [(c["tool"], c["arguments"]) for c in on["calls"]] == [(c["tool"], c["arguments"]) for c in off["calls"]]
+
+
+# --- the baselines fail where they must -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_do_nothing_fails_every_task(house_file, run_dir, task):
+    record = episode_record(house_file, run_dir, task, agent="do-nothing")
+    assert not record["passed"] and failed_checks(record)
+    assert record["calls"] == []
+
+
+@pytest.mark.parametrize("task", NO_FALSE_ALARM)
+def test_over_reactor_fails_every_task_with_no_false_alarm(house_file, run_dir, task):
+    record = episode_record(house_file, run_dir, task, agent="over-reactor")
+    assert not record["passed"] and "no_false_alarm" in failed_checks(record)
+    assert "Over" in record["failures"]
+
+
+# --- services withheld ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task, withheld, route", ROUTES,
+                         ids=[f"{t}-without-{'+'.join(w)}" for t, w, _ in ROUTES])
+def test_routes_that_stay_solvable_with_a_service_withheld(house_file, run_dir, task, withheld, route):
+    record = episode_record(house_file, run_dir, task, withheld=withheld)
+    assert not failed_checks(record), f"{failed_checks(record)}; {record['summary']}"
+    called = tools_called(record)
+    assert not [t for t in called if t.split("_", 1)[0] in withheld]
+    assert in_order(route, called), called
+
+
+@pytest.mark.parametrize("withheld, task", [(w, t) for w in STILL_SOLVABLE for t in TASKS],
+                         ids=[f"without-{'+'.join(w)}-{t}" for w in STILL_SOLVABLE for t in TASKS])
+def test_which_tasks_stay_solvable_with_a_service_withheld(house_file, run_dir, withheld, task):
+    record = episode_record(house_file, run_dir, task, withheld=withheld)
+    assert record["passed"] == (task in STILL_SOLVABLE[withheld]), failed_checks(record)
+    assert record["ended_by"] == "stop"  # it does its best and stops, never raising
+    assert not [t for t in tools_called(record) if t.split("_", 1)[0] in withheld]
+
+
+# --- from the command line ------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_bench_run_from_the_command_line_passes_all_48(tmp_path):
+    from homeloop.cli import app
+
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["bench", "run", "--agent", "scripted", "--tasks", "all", "--homes", "house",
+                                      "--seeds", "0,1", "--out", str(out), "--no-images", "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    records = read_records([out]).records
+    assert len(records) == len(TASKS) * len(SEEDS)
+    assert all(r["passed"] for r in records), [r["episode_id"] for r in records if not r["passed"]]
+    assert {(r["task"]["id"], r["world"]["seed"]) for r in records} == {(t, s) for t in TASKS for s in SEEDS}
