@@ -44,6 +44,7 @@ from homeloop.audits.thresholds import (
     FRIDGE_WALL_PROBE_DEPTH,
     FRIDGE_WALL_TOLERANCE,
     WALL_SIMPLIFY_TOLERANCE,
+    below,
     fridge_size,
 )
 
@@ -196,7 +197,7 @@ def _wall_positions(space, width: float) -> tuple[np.ndarray, np.ndarray, np.nda
         p0, p1 = coords[:-1], coords[1:]
         edge = p1 - p0
         length = np.hypot(edge[:, 0], edge[:, 1])
-        keep = length >= width
+        keep = ~below(length, width)
         if not keep.any():
             continue
         p0, edge, length = p0[keep], edge[keep], length[keep]
