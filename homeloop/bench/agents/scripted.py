@@ -387,7 +387,7 @@ def _opening_thing(world: Any, opening_id: str) -> Thing:
 
 
 def _device_thing(world: Any, device_id: str) -> Thing:
-    d = next(d for d in world.home.devices if d.id == device_id)
+    d = world.home.device(device_id)
     return Thing("device", d.id, d.room, d.pose.x, d.pose.y, d.pose.z)
 
 
@@ -397,9 +397,10 @@ def _person_thing(world: Any, person_id: str) -> Thing:
 
 
 def _place_thing(world: Any, place: str) -> Thing:
+    """The place perception reports, the doormat, lies on the parcel spot outside the entrance door."""
     from homeloop.sim.roles import Roles
 
-    spot = Roles(world.home, "scripted").point("parcel_spot")
+    spot = Roles(world.home, place).point("parcel_spot")
     return Thing("place", place, spot.room, spot.x, spot.y, 0.0)
 
 
