@@ -490,3 +490,16 @@ def test_line_numbers_match_a_csv_parser(tmp_path_factory, rows, blanks, newline
     scan = scan_lines(path, ("a", "b", "c"), chunk_bytes=chunk_bytes)
     assert scan.bad == [] and scan.records == len(expected)
     assert scan.line_numbers(range(scan.records)).tolist() == expected
+
+
+@pytest.mark.parametrize("row", range(2, 2 + TWO_ROOMS_ROWS))
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n"])
+def test_a_lost_closing_quote_on_any_row_costs_that_row_only(tmp_path, row, newline):
+    lines = two_rooms_lines()
+    lines[row - 1] = lines[row - 1].replace(b'))"', b"))")
+    path = tmp_path / "lost.csv"
+    path.write_bytes(newline.join(lines) + newline)
+    scan = scan_lines(path, tuple(lines[0].decode().split(",")))
+    assert [(b.line, b.reason, b.field) for b in scan.bad] == [(row, "unreadable_row", "geometry")]
+    others = [r for r in range(2, 2 + TWO_ROOMS_ROWS) if r != row]
+    assert scan.line_numbers(range(scan.records)).tolist() == others

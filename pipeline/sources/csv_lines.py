@@ -212,7 +212,8 @@ class _Scanner:
         return self.columns[index] if index < len(self.columns) else f"field {index + 1}"
 
     def _check_bytes(self, block: _Block, kind: np.ndarray, span: np.ndarray, first: int, used: int) -> None:
-        """Reject rows holding a NUL byte; note rows that are not UTF-8 or not cp1252."""
+        """Reject rows holding a NUL byte; note whether the text is UTF-8, and
+        the rows that would be no text in cp1252."""
         a = block.a[: int(block.terms[used - 1]) + 1] if used else block.a[:0]
         starts = np.where(kind == _START, np.arange(used), -1)
         # A further line of a row belongs to the row; other lines to none.
@@ -221,19 +222,22 @@ class _Scanner:
             if kind[j] == _START:
                 kind[j] = _BAD
                 self._reject(block, j, int(span[j]), NUL_BYTE, "row holds a NUL byte (binary data, not text)", None)
-        for j in _rows_with(block, owner, np.flatnonzero(a >= 0x80), first):
-            if kind[j] != _START:
-                continue
-            raw = block.buf[block.starts[j]:block.ends[int(span[j])]]
-            try:
-                raw.decode(UTF8)
+        if not (a >= 0x80).any():
+            return  # ASCII
+        if self.utf8:
+            begin = int(block.starts[first]) if first < used else len(a)  # after the header
+            try:  # The lines are complete, so no character is cut in two.
+                block.buf[begin:len(a)].decode(UTF8)
             except UnicodeDecodeError:
                 self.utf8 = False
-            if any(b in raw for b in CP1252_UNDEFINED):
-                undefined = ", ".join(f"0x{b:02X}" for b in CP1252_UNDEFINED if b in raw)
-                row = self._bad_row(block, j, int(span[j]), UNDECODABLE_ROW,
-                                    f"row holds bytes ({undefined}) that are neither UTF-8 nor cp1252 text", None)
-                self.not_cp1252.append(row)
+        undefined = np.flatnonzero(np.isin(a, CP1252_UNDEFINED))
+        for j in _rows_with(block, owner, undefined, first):
+            if kind[j] == _START:
+                raw = block.buf[block.starts[j]:block.ends[int(span[j])]]
+                listed = ", ".join(f"0x{b:02X}" for b in CP1252_UNDEFINED if b in raw)
+                self.not_cp1252.append(self._bad_row(
+                    block, j, int(span[j]), UNDECODABLE_ROW,
+                    f"row holds bytes ({listed}) that are neither UTF-8 nor cp1252 text", None))
 
     def _account(self, block: _Block, kind: np.ndarray, span: np.ndarray, first: int, used: int) -> None:
         lines = np.arange(used) + self.line
