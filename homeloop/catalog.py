@@ -817,44 +817,13 @@ def _parse(root: Path) -> Catalog:
         rel = path.relative_to(root).as_posix()
         data = path.read_bytes()
         digest.update(rel.encode() + b"\0" + data + b"\0")
-        try:
-            doc = yaml.safe_load(data) or {}
-        except yaml.YAMLError as exc:
-            errors.append(f"{rel}: not valid YAML: {' '.join(str(exc).split())}")
-            continue
-        if not isinstance(doc, dict):
-            errors.append(f"{rel}: expected a mapping of sections ({', '.join(SECTIONS)})")
-            continue
-        for section, entries in doc.items():
-            if section not in _SECTION_MODELS:
-                errors.append(f"{rel}: unknown section {section!r} (expected one of {', '.join(SECTIONS)})")
-                continue
-            if not isinstance(entries, list):
-                errors.append(f"{rel}: section {section!r} must be a list of entries")
-                continue
-            model = _SECTION_MODELS[section]
-            for i, raw in enumerate(entries):
-                entry_id = str(raw.get("id")) if isinstance(raw, dict) and raw.get("id") else f"#{i}"
-                try:
-                    entry = model.model_validate(raw)
-                except ValidationError as exc:
-                    errors.extend(_entry_errors(rel, section, entry_id, exc))
-                    continue
-                if entry.id in sections[section]:
-                    errors.append(f"{rel}: {section} entry {entry.id!r}: field id: duplicate of the entry in "
-                                  f"{origin[(section, entry.id)]}")
-                    continue
-                sections[section][entry.id] = entry
-                origin[(section, entry.id)] = rel
+        errors += _read_file(rel, data, sections, origin)
     if errors:
         raise CatalogError("\n".join(errors))
     errors.extend(_cross_check(sections, origin))
     if errors:
         raise CatalogError("\n".join(errors))
-    by_subtype: dict[str, RoomRule] = {}
-    for rule in sections["room_rules"].values():
-        for st in rule.subtypes:
-            by_subtype[st] = rule
+    by_subtype = {st: rule for rule in sections["room_rules"].values() for st in rule.subtypes}
     return Catalog(
         path=root,
         version_hash=digest.hexdigest(),
@@ -870,13 +839,76 @@ def _parse(root: Path) -> Catalog:
     )
 
 
+def _read_file(rel: str, data: bytes, sections: dict[str, dict[str, Any]],
+               origin: dict[tuple[str, str], str]) -> list[str]:
+    """Add the entries of one catalog file to ``sections`` (and where each is written to
+    ``origin``); return what is wrong with the file."""
+    try:
+        doc = yaml.safe_load(data) or {}
+    except yaml.YAMLError as exc:
+        return [f"{rel}: not valid YAML: {' '.join(str(exc).split())}"]
+    if not isinstance(doc, dict):
+        return [f"{rel}: expected a mapping of sections ({', '.join(SECTIONS)})"]
+    errors: list[str] = []
+    for section, entries in doc.items():
+        if section not in _SECTION_MODELS:
+            errors.append(f"{rel}: unknown section {section!r} (expected one of {', '.join(SECTIONS)})")
+        elif not isinstance(entries, list):
+            errors.append(f"{rel}: section {section!r} must be a list of entries")
+        else:
+            errors += _read_entries(rel, section, entries, sections[section], origin)
+    return errors
+
+
+def _read_entries(rel: str, section: str, entries: list[Any], known: dict[str, Any],
+                  origin: dict[tuple[str, str], str]) -> list[str]:
+    """Validate the entries of one section of one file into ``known``; return the errors."""
+    errors: list[str] = []
+    model = _SECTION_MODELS[section]
+    for i, raw in enumerate(entries):
+        entry_id = str(raw.get("id")) if isinstance(raw, dict) and raw.get("id") else f"#{i}"
+        try:
+            entry = model.model_validate(raw)
+        except ValidationError as exc:
+            errors.extend(_entry_errors(rel, section, entry_id, exc))
+            continue
+        if entry.id in known:
+            errors.append(f"{rel}: {section} entry {entry.id!r}: field id: duplicate of the entry in "
+                          f"{origin[(section, entry.id)]}")
+            continue
+        known[entry.id] = entry
+        origin[(section, entry.id)] = rel
+    return errors
+
+
 def _cross_check(sections: dict[str, dict[str, Any]], origin: dict[tuple[str, str], str]) -> list[str]:
     """References between entries: rule items, built-in devices, subtypes claimed twice."""
+    errors = _device_references(sections, origin) + _furniture_references(sections, origin)
+    rules = sections["room_rules"]
+    for rule_id in list(rules):
+        try:
+            rules[rule_id] = _resolve_rule(rule_id, rules, ())
+        except (ValueError, KeyError) as exc:
+            errors.append(f"{origin[('room_rules', rule_id)]}: room_rules entry {rule_id!r}: field extends: {exc}")
+    if errors:
+        return errors
+    claimed: dict[str, str] = {}
+    for rule in rules.values():
+        where = f"{origin[('room_rules', rule.id)]}: room_rules entry {rule.id!r}"
+        for st in rule.subtypes:
+            if st in claimed:
+                errors.append(f"{where}: field subtypes: {st!r} is already furnished by rule {claimed[st]!r}")
+            claimed[st] = rule.id
+        errors += _rule_item_references(where, rule, sections["furniture"], sections["objects"])
+    return errors
+
+
+def _device_references(sections: dict[str, dict[str, Any]], origin: dict[tuple[str, str], str]) -> list[str]:
+    """Device placements naming furniture and object classes the catalog has."""
     errors: list[str] = []
-    furniture, objects, devices = sections["furniture"], sections["objects"], sections["devices"]
-    object_classes = {o.semantic_class for o in objects.values()}
-    furniture_classes = {f.semantic_class for f in furniture.values()}
-    for d in devices.values():
+    object_classes = {o.semantic_class for o in sections["objects"].values()}
+    furniture_classes = {f.semantic_class for f in sections["furniture"].values()}
+    for d in sections["devices"].values():
         where = f"{origin[('devices', d.id)]}: devices entry {d.id!r}"
         pl = d.placement
         if pl.mount == "built_in" or pl.per == "furniture":
@@ -890,47 +922,45 @@ def _cross_check(sections: dict[str, dict[str, Any]], origin: dict[tuple[str, st
         for i, k in enumerate(pl.keep_away):
             if k.away_from != "cooking_appliance" and k.away_from not in furniture_classes:
                 errors.append(f"{where}: field placement.keep_away[{i}].away_from: unknown {k.away_from!r}")
-    for f in furniture.values():
+    return errors
+
+
+def _furniture_references(sections: dict[str, dict[str, Any]], origin: dict[tuple[str, str], str]) -> list[str]:
+    """Furniture naming device types and object classes the catalog has."""
+    errors: list[str] = []
+    object_classes = {o.semantic_class for o in sections["objects"].values()}
+    for f in sections["furniture"].values():
         where = f"{origin[('furniture', f.id)]}: furniture entry {f.id!r}"
-        if f.device is not None and f.device not in devices:
+        if f.device is not None and f.device not in sections["devices"]:
             errors.append(f"{where}: field device: unknown device type {f.device!r}")
         for i, c in enumerate(f.containers):
             for cls in c.fits:
                 if cls not in object_classes:
                     errors.append(f"{where}: field containers[{i}].fits: unknown object class {cls!r}")
-    claimed: dict[str, str] = {}
-    rules = sections["room_rules"]
-    for rule_id in list(rules):
-        where = f"{origin[('room_rules', rule_id)]}: room_rules entry {rule_id!r}"
-        try:
-            rules[rule_id] = _resolve_rule(rule_id, rules, ())
-        except (ValueError, KeyError) as exc:
-            errors.append(f"{where}: field extends: {exc}")
-    if errors:
-        return errors
-    for rule in rules.values():
-        where = f"{origin[('room_rules', rule.id)]}: room_rules entry {rule.id!r}"
-        for st in rule.subtypes:
-            if st in claimed:
-                errors.append(f"{where}: field subtypes: {st!r} is already furnished by rule {claimed[st]!r}")
-            claimed[st] = rule.id
-        keys: dict[str, ItemRule] = {}
-        for i, item in enumerate(rule.items):
-            for j, cid in enumerate(item.one_of):
-                if cid not in furniture and cid not in objects:
-                    errors.append(f"{where}: field items[{i}].one_of[{j}]: unknown catalog id {cid!r}")
-            if item.requires_feature is not None and item.requires_feature not in FEATURE_KINDS:
-                errors.append(f"{where}: field items[{i}].requires_feature: unknown feature kind "
-                              f"{item.requires_feature!r}")
-            for c in [*item.place, *item.prefer]:
-                if c.kind in FEATURE_TARGET_KINDS and c.target not in FEATURE_KINDS:
-                    errors.append(f"{where}: field items[{i}]: {c}: unknown feature kind {c.target!r}")
-                if c.kind == "on":
-                    target = keys[c.target]  # type: ignore[index]
-                    if not all(cid in furniture and furniture[cid].surfaces for cid in target.one_of):
-                        errors.append(f"{where}: field items[{i}].place: on:{c.target} needs furniture "
-                                      "with a support surface")
-            keys[item.key] = item
+    return errors
+
+
+def _rule_item_references(where: str, rule: RoomRule, furniture: dict[str, Any], objects: dict[str, Any]
+                          ) -> list[str]:
+    """A room rule's items naming catalog ids, feature kinds and, for ``on:``, furniture with a surface."""
+    errors: list[str] = []
+    keys: dict[str, ItemRule] = {}
+    for i, item in enumerate(rule.items):
+        for j, cid in enumerate(item.one_of):
+            if cid not in furniture and cid not in objects:
+                errors.append(f"{where}: field items[{i}].one_of[{j}]: unknown catalog id {cid!r}")
+        if item.requires_feature is not None and item.requires_feature not in FEATURE_KINDS:
+            errors.append(f"{where}: field items[{i}].requires_feature: unknown feature kind "
+                          f"{item.requires_feature!r}")
+        for c in [*item.place, *item.prefer]:
+            if c.kind in FEATURE_TARGET_KINDS and c.target not in FEATURE_KINDS:
+                errors.append(f"{where}: field items[{i}]: {c}: unknown feature kind {c.target!r}")
+            if c.kind == "on":
+                target = keys[c.target]  # type: ignore[index]
+                if not all(cid in furniture and furniture[cid].surfaces for cid in target.one_of):
+                    errors.append(f"{where}: field items[{i}].place: on:{c.target} needs furniture "
+                                  "with a support surface")
+        keys[item.key] = item
     return errors
 
 

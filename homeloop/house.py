@@ -105,6 +105,32 @@ def read_single_plan_csv(path: str | Path) -> Plan:
     area on feature rows, empty on separator and opening rows).
     """
     path = Path(path)
+    frame = _read_frame(path)
+    area_ids: set[str] = set()
+    feature_areas: list[tuple[int, str]] = []
+    first: dict[str, str] = {}
+    elevations: set[float] = set()
+    for row, rec in enumerate(frame.itertuples(index=False), start=2):
+        values = rec._asdict()
+        try:
+            elevations.add(_check_ids(values, first))
+            entity = _check_entity(values["entity_type"], values["entity_subtype"])
+            _check_geometry(values["geometry"])
+            _file_area(entity, _area_id(values["area_id"]), row, area_ids, feature_areas)
+        except ValueError as exc:
+            raise ValueError(f"{path}: row {row}: {exc}") from exc
+    if len(elevations) != 1:
+        raise ValueError(f"{path}: rows hold several elevations {sorted(elevations)}; expected one floor")
+    for row, area_id in feature_areas:
+        if area_id not in area_ids:
+            raise ValueError(f"{path}: row {row}: feature names area_id {area_id}, which no area row has")
+    if not area_ids:
+        raise ValueError(f"{path}: no area rows")
+    return Plan.from_rows(frame.assign(row=range(2, len(frame) + 2)))
+
+
+def _read_frame(path: Path) -> pd.DataFrame:
+    """The file's rows as text, its columns the Swiss Dwellings ones in order."""
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
@@ -116,80 +142,75 @@ def read_single_plan_csv(path: str | Path) -> Plan:
         )
     if frame.empty:
         raise ValueError(f"{path}: no rows")
+    return frame
 
-    area_ids: set[str] = set()
-    feature_areas: list[tuple[int, str]] = []
-    first: dict[str, str] = {}
-    elevations: set[float] = set()
 
-    for i, rec in enumerate(frame.itertuples(index=False)):
-        row = i + 2
+def _check_ids(values: dict[str, str], first: dict[str, str]) -> float:
+    """A row's usage and ids, the same as the first row's (kept in ``first``); its elevation."""
+    if values["unit_usage"] not in _UNIT_USAGES:
+        raise ValueError(f"unit_usage {values['unit_usage']!r} is not one of {sorted(_UNIT_USAGES)}")
+    for col in ("apartment_id", *_ID_COLUMNS):
+        value = values[col].strip()
+        if col != "apartment_id" and not _is_int(value):
+            raise ValueError(f"{col} {value!r} is not an integer")
+        if col not in first:
+            first[col] = value
+        elif value != first[col]:
+            raise ValueError(f"{col} {value!r} differs from {first[col]!r} on the first row")
+    if len(first["apartment_id"]) != 32:
+        raise ValueError(f"apartment_id {first['apartment_id']!r} is not 32 hex digits")
+    try:
+        elevation = float(values["elevation"])
+        float(values["height"])
+    except ValueError:
+        raise ValueError(f"elevation {values['elevation']!r} or height {values['height']!r} is not a number")
+    return elevation
 
-        def bad(message: str) -> ValueError:
-            return ValueError(f"{path}: row {row}: {message}")
 
-        values = rec._asdict()
-        if values["unit_usage"] not in _UNIT_USAGES:
-            raise bad(f"unit_usage {values['unit_usage']!r} is not one of {sorted(_UNIT_USAGES)}")
-        for col in ("apartment_id", *_ID_COLUMNS):
-            value = values[col].strip()
-            if col != "apartment_id" and not _is_int(value):
-                raise bad(f"{col} {value!r} is not an integer")
-            if col not in first:
-                first[col] = value
-            elif value != first[col]:
-                raise bad(f"{col} {value!r} differs from {first[col]!r} on the first row")
-        if len(first["apartment_id"]) != 32:
-            raise bad(f"apartment_id {first['apartment_id']!r} is not 32 hex digits")
-        try:
-            elevations.add(float(values["elevation"]))
-            float(values["height"])
-        except ValueError:
-            raise bad(f"elevation {values['elevation']!r} or height {values['height']!r} is not a number")
+def _check_entity(entity: str, subtype: str) -> str:
+    if entity not in ENTITY_TYPES:
+        raise ValueError(f"entity_type {entity!r} is not one of {list(ENTITY_TYPES)}")
+    if entity != AREA and subtype not in SUBTYPES[entity]:
+        raise ValueError(f"{entity} subtype {subtype!r} is not one of {sorted(SUBTYPES[entity])}")
+    if entity == AREA and not subtype:
+        raise ValueError("area row without a subtype")
+    return entity
 
-        entity, subtype = values["entity_type"], values["entity_subtype"]
-        if entity not in ENTITY_TYPES:
-            raise bad(f"entity_type {entity!r} is not one of {list(ENTITY_TYPES)}")
-        if entity != AREA and subtype not in SUBTYPES[entity]:
-            raise bad(f"{entity} subtype {subtype!r} is not one of {sorted(SUBTYPES[entity])}")
-        if entity == AREA and not subtype:
-            raise bad("area row without a subtype")
 
-        try:
-            geom = shapely.from_wkt(values["geometry"])
-        except shapely.errors.GEOSException as exc:
-            raise bad(f"geometry is not WKT: {exc}") from exc
-        if not isinstance(geom, Polygon) or geom.is_empty:
-            raise bad(f"geometry is a {geom.geom_type}, not a non-empty POLYGON")
-        if not geom.is_valid:
-            raise bad(f"geometry is not valid: {shapely.is_valid_reason(geom)}")
+def _check_geometry(wkt: str) -> None:
+    try:
+        geom = shapely.from_wkt(wkt)
+    except shapely.errors.GEOSException as exc:
+        raise ValueError(f"geometry is not WKT: {exc}") from exc
+    if not isinstance(geom, Polygon) or geom.is_empty:
+        raise ValueError(f"geometry is a {geom.geom_type}, not a non-empty POLYGON")
+    if not geom.is_valid:
+        raise ValueError(f"geometry is not valid: {shapely.is_valid_reason(geom)}")
 
-        area_id = values["area_id"].strip()
-        if area_id and not _is_int(area_id):
-            raise bad(f"area_id {area_id!r} is not an integer")
-        area_id = str(int(float(area_id))) if area_id else ""
 
-        if entity == AREA:
-            if not area_id:
-                raise bad("area row without an area_id")
-            if area_id in area_ids:
-                raise bad(f"area_id {area_id} is used by an earlier area row")
-            area_ids.add(area_id)
-        elif entity == FEATURE:
-            if not area_id:
-                raise bad("feature row without the area_id of its area")
-            feature_areas.append((row, area_id))
-        elif area_id:
-            raise bad(f"{entity} row with an area_id ({area_id}); only areas and features carry one")
+def _area_id(text: str) -> str:
+    """An area_id as the plan names areas (``"7"`` for 7.0), or ``""``."""
+    area_id = text.strip()
+    if area_id and not _is_int(area_id):
+        raise ValueError(f"area_id {area_id!r} is not an integer")
+    return str(int(float(area_id))) if area_id else ""
 
-    if len(elevations) != 1:
-        raise ValueError(f"{path}: rows hold several elevations {sorted(elevations)}; expected one floor")
-    for row, area_id in feature_areas:
-        if area_id not in area_ids:
-            raise ValueError(f"{path}: row {row}: feature names area_id {area_id}, which no area row has")
-    if not area_ids:
-        raise ValueError(f"{path}: no area rows")
-    return Plan.from_rows(frame.assign(row=range(2, len(frame) + 2)))
+
+def _file_area(entity: str, area_id: str, row: int, area_ids: set[str], feature_areas: list[tuple[int, str]]
+               ) -> None:
+    """Record an area row's id (unique) or a feature row's area; other rows carry none."""
+    if entity == AREA:
+        if not area_id:
+            raise ValueError("area row without an area_id")
+        if area_id in area_ids:
+            raise ValueError(f"area_id {area_id} is used by an earlier area row")
+        area_ids.add(area_id)
+    elif entity == FEATURE:
+        if not area_id:
+            raise ValueError("feature row without the area_id of its area")
+        feature_areas.append((row, area_id))
+    elif area_id:
+        raise ValueError(f"{entity} row with an area_id ({area_id}); only areas and features carry one")
 
 
 def _is_int(text: str) -> bool:

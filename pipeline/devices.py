@@ -1022,29 +1022,53 @@ class _Equipper:
     def cameras_plan(self) -> None:
         entry = self.entry("dome_camera")
         hfov = entry.camera.hfov_deg  # a camera device type always has optics (catalog)
-        planned: list[dict[str, Any]] = []
-        done: set[str] = set()
+        planned = self.entrance_cameras(hfov)
+        done = {p["room"] for p in planned if not p.get("doorbell")}
+        planned += self.room_cameras(hfov, done)
+        if self.profile.second_camera_below is not None:
+            planned += self.second_cameras(planned, hfov)
+        self.top_up_agent_cameras(planned, hfov)
+        # The agent gets the first cameras by priority, up to the cap; the rest record for evaluation.
+        agent_order = sorted((p for p in planned if p["agent"]),
+                             key=lambda p: (p["priority"], self.room_index(p["room"])))
+        for k, p in enumerate(agent_order):
+            if k >= self.profile.agent_camera_cap:
+                p["agent"] = False
+                self.notes.append(f"camera in room {p['room']} is evaluation-only: the agent's "
+                                  f"{self.profile.agent_camera_cap} cameras are taken")
+        for p in sorted(planned, key=lambda p: (not p["agent"], p["priority"], self.room_index(p["room"]))):
+            self.add_camera(p, entry)
+
+    def entrance_cameras(self, hfov: float) -> list[dict[str, Any]]:
+        """The hall's camera seeing the inside of the entrance door; the porch's seeing its
+        outside, or a doorbell camera where the door opens onto nothing drawn."""
         entrance = next((o for o in self.home.openings if o.kind == "entrance_door" and inner_room(self.home, o)),
                         None)
-        if entrance is not None:
-            hall = inner_room(self.home, entrance)
-            door_in = opening_face_point(self.home, entrance, hall, ENTRANCE_INSIDE_DEPTH)
-            got = self.best_camera(hall, hfov, must_see=door_in)
+        if entrance is None:
+            return []
+        planned: list[dict[str, Any]] = []
+        hall = inner_room(self.home, entrance)
+        door_in = opening_face_point(self.home, entrance, hall, ENTRANCE_INSIDE_DEPTH)
+        got = self.best_camera(hall, hfov, must_see=door_in)
+        if got is not None:
+            planned.append(self.camera_record(hall, got, priority=0, agent=True))
+            if not got[6]:
+                self.failures.append(f"no corner of room {hall} sees the entrance door {entrance.id}")
+        outer = next((r for r in entrance.connects if r != hall and r in self.rooms), None)
+        if outer is not None and self.polys[outer].area >= 1.0:
+            door_out = opening_face_point(self.home, entrance, outer, ENTRANCE_INSIDE_DEPTH)
+            got = self.best_camera(outer, hfov, must_see=door_out, prefer_walls=self.rooms[outer].outdoor)
             if got is not None:
-                planned.append(self.camera_record(hall, got, priority=0, agent=True))
-                done.add(hall)
-                if not got[6]:
-                    self.failures.append(f"no corner of room {hall} sees the entrance door {entrance.id}")
-            outer = next((r for r in entrance.connects if r != hall and r in self.rooms), None)
-            if outer is not None and self.polys[outer].area >= 1.0:
-                door_out = opening_face_point(self.home, entrance, outer, ENTRANCE_INSIDE_DEPTH)
-                got = self.best_camera(outer, hfov, must_see=door_out, prefer_walls=self.rooms[outer].outdoor)
-                if got is not None:
-                    planned.append(self.camera_record(outer, got, priority=1, agent=True))
-                    done.add(outer)
-            else:
-                planned.append(self.doorbell_camera(entrance, hall))
-        for order, r in enumerate(self.home.rooms):
+                planned.append(self.camera_record(outer, got, priority=1, agent=True))
+        else:
+            planned.append(self.doorbell_camera(entrance, hall))
+        return planned
+
+    def room_cameras(self, hfov: float, done: set[str]) -> list[dict[str, Any]]:
+        """A camera in each other room large enough: common rooms and outdoor spaces for the
+        agent (by :data:`AGENT_CAMERA_SUBTYPES` order), private and service rooms for evaluation."""
+        planned: list[dict[str, Any]] = []
+        for r in self.home.rooms:
             if r.id in done or self.polys[r.id].area < MIN_CAMERA_ROOM_AREA:
                 continue
             if r.outdoor:
@@ -1060,27 +1084,20 @@ class _Equipper:
                 self.notes.append(f"room {r.id}: no corner for a camera")
                 continue
             planned.append(self.camera_record(r.id, got, priority=priority, agent=agent))
-        # Second, evaluation-only cameras where the first sees little of a large room.
-        if self.profile.second_camera_below is not None:
-            for rec in list(planned):
-                rid = rec["room"]
-                if rec.get("doorbell") or rec["share"] >= self.profile.second_camera_below or \
-                        self.polys[rid].area < self.profile.second_camera_min_area:
-                    continue
-                got = self.best_camera(rid, hfov, exclude=rec["seen"], prefer_walls=self.rooms[rid].outdoor)
-                if got is not None and tuple(got[0]) != tuple(rec["corner"]):
-                    planned.append(self.camera_record(rid, got, priority=200, agent=False))
-        self.top_up_agent_cameras(planned, hfov)
-        # The agent gets the first cameras by priority, up to the cap; the rest record for evaluation.
-        agent_order = sorted((p for p in planned if p["agent"]),
-                             key=lambda p: (p["priority"], self.room_index(p["room"])))
-        for k, p in enumerate(agent_order):
-            if k >= self.profile.agent_camera_cap:
-                p["agent"] = False
-                self.notes.append(f"camera in room {p['room']} is evaluation-only: the agent's "
-                                  f"{self.profile.agent_camera_cap} cameras are taken")
-        for p in sorted(planned, key=lambda p: (not p["agent"], p["priority"], self.room_index(p["room"]))):
-            self.add_camera(p, entry)
+        return planned
+
+    def second_cameras(self, planned: list[dict[str, Any]], hfov: float) -> list[dict[str, Any]]:
+        """Second, evaluation-only cameras where the first sees little of a large room."""
+        added: list[dict[str, Any]] = []
+        for rec in planned:
+            rid = rec["room"]
+            if rec.get("doorbell") or rec["share"] >= self.profile.second_camera_below or \
+                    self.polys[rid].area < self.profile.second_camera_min_area:
+                continue
+            got = self.best_camera(rid, hfov, exclude=rec["seen"], prefer_walls=self.rooms[rid].outdoor)
+            if got is not None and tuple(got[0]) != tuple(rec["corner"]):
+                added.append(self.camera_record(rid, got, priority=200, agent=False))
+        return added
 
     def top_up_agent_cameras(self, planned: list[dict[str, Any]], hfov: float) -> None:
         """Give the agent at least ``agent_camera_min`` cameras, more in larger homes

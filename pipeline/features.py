@@ -338,11 +338,41 @@ def synthetic_features_table(plans: int, sites: int, seed: int = 0) -> pd.DataFr
     real housing.
     """
     rng = np.random.default_rng(seed)
+    site_of_plan, site_size, bedrooms = _synthetic_sites(rng, plans, sites)
+    cols, kitchen_dining = _synthetic_room_counts(rng, bedrooms)
+    rooms = sum(cols[c] for c in ("n_bedroom", "n_living", "n_kitchen", "n_dining", "n_bathroom", "n_office"))
+    area = 18.0 + 17.0 * bedrooms + 6.0 * cols["n_bathroom"] + rng.gamma(4.0, 4.0, plans)
+    area = area * np.exp(0.15 * site_size[site_of_plan])
+    washing = (cols["n_wash_and_dry"] > 0) | (rng.random(plans) < 0.35)
+    open_kitchen = kitchen_dining | (rng.random(plans) < 0.25)
+    variant = rng.integers(0, 3, plans)  # a few layouts per room programme
+    table = pd.DataFrame({"plan": [f"{s}-{i}-synthetic" for i, s in enumerate(site_of_plan)],
+                          "site_id": site_of_plan.astype(np.int64)})
+    for c in ROOM_TYPE_COUNT_COLUMNS:
+        table[c] = np.asarray(cols[c], dtype=np.int64)
+    table["n_windows"] = (rooms + rng.poisson(1.5 + 0.6 * bedrooms)).astype(np.int64)
+    table["n_interior_doors"] = (rooms + cols["n_storeroom"] + cols["n_corridor"] - 1 + rng.integers(0, 2, plans)).astype(np.int64)
+    table["indoor_area_m2"] = np.round(area, 3)
+    table["bedrooms_capped"] = np.minimum(bedrooms, BEDROOM_CAP).astype(np.int64)
+    table = _synthetic_groups(table, cols, open_kitchen, washing, variant)
+    table = table.sort_values("plan", kind="stable").reset_index(drop=True)
+    return _typed(table[list(FEATURE_COLUMNS)].copy())
+
+
+def _synthetic_sites(rng: np.random.Generator, plans: int, sites: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each plan's site (heavy-tailed site sizes, every site one plan at least), each site's
+    size tendency, and each plan's bedrooms."""
     weights = rng.lognormal(0.0, 1.1, sites)
     site_of_plan = rng.choice(sites, size=plans, p=weights / weights.sum())
     site_of_plan[: min(plans, sites)] = np.arange(min(plans, sites))  # every site supplies one
     site_size = rng.normal(0.0, 0.6, sites)  # a site's plans are alike in size
     bedrooms = np.clip(np.round(rng.gamma(3.0, 0.8, plans) + 0.4 * site_size[site_of_plan]), 0, 7).astype(int)
+    return site_of_plan, site_size, bedrooms
+
+
+def _synthetic_room_counts(rng: np.random.Generator, bedrooms: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Room counts by type for plans with these bedrooms, and which plans have a kitchen-dining room."""
+    plans = len(bedrooms)
     zeros = np.zeros(plans, dtype=np.int64)
     cols: dict[str, np.ndarray] = {c: zeros.copy() for c in ROOM_TYPE_COUNT_COLUMNS}
     cols["n_bedroom"] = bedrooms
@@ -362,24 +392,17 @@ def synthetic_features_table(plans: int, sites: int, seed: int = 0) -> pd.DataFr
     cols["n_garden"] = ((outdoor_roll >= 0.82) & (outdoor_roll < 0.86) | (outdoor_roll > 0.985)).astype(int)
     cols["n_other_outdoor"] = (rng.random(plans) < 0.02).astype(int)
     cols["n_other"] = (rng.random(plans) < 0.08).astype(int)
-    rooms = sum(cols[c] for c in ("n_bedroom", "n_living", "n_kitchen", "n_dining", "n_bathroom", "n_office"))
-    area = 18.0 + 17.0 * bedrooms + 6.0 * cols["n_bathroom"] + rng.gamma(4.0, 4.0, plans)
-    area = area * np.exp(0.15 * site_size[site_of_plan])
-    washing = (cols["n_wash_and_dry"] > 0) | (rng.random(plans) < 0.35)
-    open_kitchen = kitchen_dining | (rng.random(plans) < 0.25)
-    variant = rng.integers(0, 3, plans)  # a few layouts per room programme
-    table = pd.DataFrame({"plan": [f"{s}-{i}-synthetic" for i, s in enumerate(site_of_plan)],
-                          "site_id": site_of_plan.astype(np.int64)})
-    for c in ROOM_TYPE_COUNT_COLUMNS:
-        table[c] = np.asarray(cols[c], dtype=np.int64)
-    table["n_windows"] = (rooms + rng.poisson(1.5 + 0.6 * bedrooms)).astype(np.int64)
-    table["n_interior_doors"] = (rooms + cols["n_storeroom"] + cols["n_corridor"] - 1 + rng.integers(0, 2, plans)).astype(np.int64)
-    table["indoor_area_m2"] = np.round(area, 3)
+    return cols, kitchen_dining
+
+
+def _synthetic_groups(table: pd.DataFrame, cols: dict[str, np.ndarray], open_kitchen: np.ndarray,
+                      washing: np.ndarray, variant: np.ndarray) -> pd.DataFrame:
+    """The group keys and layout hashes of the drawn plans (``wl_hash``: the room counts,
+    the open kitchen and one of a few layout variants)."""
     outdoor = [
         outdoor_type(["BALCONY"] * b + ["LOGGIA"] * lg + ["TERRACE"] * t + ["GARDEN"] * g)
         for b, lg, t, g in zip(cols["n_balcony"], cols["n_loggia"], cols["n_terrace"], cols["n_garden"])
     ]
-    table["bedrooms_capped"] = np.minimum(bedrooms, BEDROOM_CAP).astype(np.int64)
     table["outdoor_type"] = outdoor
     table["open_kitchen"] = open_kitchen
     table["washing_machine"] = washing
@@ -387,8 +410,7 @@ def synthetic_features_table(plans: int, sites: int, seed: int = 0) -> pd.DataFr
                       zip(table["bedrooms_capped"], outdoor, open_kitchen, washing)]
     programme = table[list(ROOM_TYPE_COUNT_COLUMNS)].astype(str).agg("".join, axis=1)
     table["wl_hash"] = [_stable_hex(f"{p}|{v}|{k}") for p, v, k in zip(programme, variant, open_kitchen)]
-    table = table.sort_values("plan", kind="stable").reset_index(drop=True)
-    return _typed(table[list(FEATURE_COLUMNS)].copy())
+    return table
 
 
 def _stable_hex(text: str) -> str:

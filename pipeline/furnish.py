@@ -849,12 +849,12 @@ class _Furnisher:
 
     def _place_furniture(self, geom: _RoomGeometry, item: ItemRule, entry: FurnitureEntry,
                          keyed: dict[str, _Placed], attempt: int) -> tuple[_Placed | None, str]:
+        """Candidates generated, then filtered step by step (inside the room, clear of
+        obstacles, out of door and window zones, with free floor in front, meeting the
+        item's constraints), the best scored by its preferences that the robot can reach."""
         tall = entry.tall if item.tall is None else item.tall
         hard, soft = list(item.place), list(item.prefer)
-        kinds = {c.kind for c in hard}
-        against = "against_wall" in kinds or "corner" in kinds or (
-            entry.placement == "against_wall" and not kinds & {"in_counter", "on_counter", "on", "at_feature",
-                                                                "around", "in_front_of", "center"})
+        against = _against_wall(entry, hard)
         on = next((c for c in hard if c.kind == "on"), None)
         if on is not None:
             return self._place_on(geom, item, entry, keyed[on.target])  # type: ignore[index]
@@ -867,63 +867,13 @@ class _Furnisher:
         fps = _boxes(cands.cx, cands.cy, cands.yaw, d.depth, d.width)
         keep = _inside(geom, fps)
         stats.inside = int(keep.sum())
-        exempt_kinds = {c.target for c in [*hard, *soft] if c.kind == "at_feature"}
-        if kinds & {"in_counter", "on_counter"} or {c.kind for c in soft} & {"in_counter", "on_counter"}:
-            exempt_kinds.add("KITCHEN")
-        targets = {c.target for c in [*hard, *soft] if c.kind in ("beside", "in_front_of", "facing", "around")}
-        target_ids = {keyed[t].model.id for t in targets if t in keyed}
-        # obstacles: features, furniture, other items' clearance
-        obstacles: list[BaseGeometry] = []
-        exempt_feats: list[Polygon] = []
-        for _, kind, poly in geom.features:
-            (exempt_feats if kind in exempt_kinds else obstacles).append(poly)
-        placed = self.placed.get(geom.id, [])
-        for p in placed:
-            if p.on_floor:
-                obstacles.append(p.footprint)
-        n_solid = len(obstacles)
-        for p in placed:
-            if p.clearance is not None and p.model.id not in target_ids:
-                obstacles.append(p.clearance)
-        idx = np.flatnonzero(keep)
-        if len(idx) and obstacles:
-            col = _boxes(cands.cx[idx], cands.cy[idx], cands.yaw[idx], d.depth + 2 * COLLISION_MARGIN,
-                         d.width + 2 * COLLISION_MARGIN)
-            tree = shapely.STRtree(obstacles)
-            hit = tree.query(col, predicate="intersects")[0]
-            keep[idx[np.unique(hit)]] = False
-        if exempt_feats:
-            idx = np.flatnonzero(keep)
-            for fpoly in exempt_feats:
-                if not len(idx):
-                    break
-                inter = _overlap_area(fps[idx], fpoly)
-                full = min(fpoly.area, d.width * d.depth)
-                bad = (inter > 1e-4) & (inter < 0.5 * full)
-                keep[idx[bad]] = False
+        solid, clearances, exempt = self._obstacles(geom, hard, soft, keyed)
+        _drop_collisions(keep, cands, fps, d, solid + clearances, exempt)
         stats.clear = int(keep.sum())
-        zones = list(geom.door_zones) + (list(geom.window_zones) if tall else [])
-        idx = np.flatnonzero(keep)
-        if len(idx) and zones:
-            hit = shapely.STRtree(zones).query(fps[idx], predicate="intersects")
-            if hit.shape[1]:
-                # touching a zone's edge is fine: drop only real overlaps
-                ci, zi = hit
-                inter = shapely.area(shapely.intersection(fps[idx[ci]], np.asarray(zones, dtype=object)[zi]))
-                keep[idx[np.unique(ci[inter > 1e-5])]] = False
+        _drop_in_zones(keep, fps, list(geom.door_zones) + (list(geom.window_zones) if tall else []))
         stats.zoned = int(keep.sum())
         if entry.clearance_front > 0:
-            idx = np.flatnonzero(keep)
-            if len(idx):
-                cf = entry.clearance_front
-                zone = _boxes(cands.cx[idx], cands.cy[idx], cands.yaw[idx], cf - 0.004, d.width - 0.004,
-                              ox=d.depth / 2 + cf / 2)
-                ok = _inside(geom, zone)
-                solid = obstacles[:n_solid] + exempt_feats
-                if solid:
-                    hit = shapely.STRtree(solid).query(zone, predicate="intersects")[0]
-                    ok[np.unique(hit)] = False
-                keep[idx[~ok]] = False
+            _drop_blocked_fronts(keep, geom, cands, entry, solid + exempt)
         stats.cleared = int(keep.sum())
         idx = np.flatnonzero(keep)
         if len(idx):
@@ -933,9 +883,34 @@ class _Furnisher:
                 good &= self._holds(geom, c, sub, fps[idx], entry, keyed)
             keep[idx[~good]] = False
         stats.constrained = int(keep.sum())
-        idx = np.flatnonzero(keep)
+        placed = self._pick(geom, item, entry, cands, fps, np.flatnonzero(keep), soft, keyed)
+        return (placed, "") if placed is not None else (None, stats.reason(entry, tall, against))
+
+    def _obstacles(self, geom: _RoomGeometry, hard: list[Constraint], soft: list[Constraint],
+                   keyed: dict[str, _Placed]) -> tuple[list[BaseGeometry], list[BaseGeometry], list[BaseGeometry]]:
+        """What an item must not touch in the room: solid things (features, furniture on the
+        floor), the clearances of items it is not placed relative to; and the features it
+        may stand over (the one it stands at, the counter it is built into)."""
+        exempt_kinds = {c.target for c in [*hard, *soft] if c.kind == "at_feature"}
+        if {c.kind for c in [*hard, *soft]} & {"in_counter", "on_counter"}:
+            exempt_kinds.add("KITCHEN")
+        targets = {c.target for c in [*hard, *soft] if c.kind in ("beside", "in_front_of", "facing", "around")}
+        target_ids = {keyed[t].model.id for t in targets if t in keyed}
+        solid: list[BaseGeometry] = []
+        exempt: list[BaseGeometry] = []
+        for _, kind, poly in geom.features:
+            (exempt if kind in exempt_kinds else solid).append(poly)
+        placed = self.placed.get(geom.id, [])
+        solid += [p.footprint for p in placed if p.on_floor]
+        clearances = [p.clearance for p in placed if p.clearance is not None and p.model.id not in target_ids]
+        return solid, clearances, exempt
+
+    def _pick(self, geom: _RoomGeometry, item: ItemRule, entry: FurnitureEntry, cands: _Cands, fps: np.ndarray,
+              idx: np.ndarray, soft: list[Constraint], keyed: dict[str, _Placed]) -> _Placed | None:
+        """The candidate (of those at ``idx``) meeting most preferences, then of best quality,
+        ties drawn at random, that leaves the room navigable; it is recorded."""
         if not len(idx):
-            return None, stats.reason(entry, tall, against)
+            return None
         sub = cands.take(idx)
         score = np.zeros(len(idx))
         for c in soft:
@@ -949,8 +924,8 @@ class _Furnisher:
             pose = Pose(x=float(cands.cx[i]), y=float(cands.cy[i]), yaw=float(cands.yaw[i]))
             probes = self._probes(entry, pose) if reach_entry else []
             if self._navigable(geom, dil_base, fps[i], probes):
-                return self._record(entry, geom, pose, item.key), ""
-        return None, stats.reason(entry, tall, against)
+                return self._record(entry, geom, pose, item.key)
+        return None
 
     def _place_on(self, geom: _RoomGeometry, item: ItemRule, entry: FurnitureEntry,
                   host: _Placed) -> tuple[_Placed | None, str]:
@@ -1054,80 +1029,24 @@ class _Furnisher:
 
     def _holds(self, geom: _RoomGeometry, c: Constraint, cands: _Cands, fps: np.ndarray,
                entry: FurnitureEntry, keyed: dict[str, _Placed]) -> np.ndarray:
+        """Which candidates meet one placement constraint (docs/catalog.md, room rules)."""
         d = entry.dimensions
         n = len(cands)
         kind = c.kind
         if kind in ("against_wall", "corner"):
-            back = _segments(cands.cx, cands.cy, cands.yaw, (-d.depth / 2, -d.width / 2 + 0.02),
-                             (-d.depth / 2, d.width / 2 - 0.02))
-            ok = shapely.covers(geom.face_band, back)
-            if kind == "corner":
-                reach = min(d.depth, 0.3)
-                sides = [_segments(cands.cx, cands.cy, cands.yaw, (-d.depth / 2 + 0.02, sgn * d.width / 2),
-                                   (-d.depth / 2 + reach, sgn * d.width / 2)) for sgn in (1, -1)]
-                ok &= shapely.covers(geom.face_band, sides[0]) | shapely.covers(geom.face_band, sides[1])
-            return ok
-        tgt = keyed.get(c.target) if c.target else None
+            return _against_walls(geom, kind, cands, d)
         if kind in ("beside", "in_front_of", "facing", "around"):
-            if tgt is None:
-                return np.zeros(n, bool)
-            tp = tgt.model.pose
-            td = tgt.entry.dimensions
-            u, v = _to_local(cands.cx, cands.cy, tp)
-            rel = _wrap(cands.yaw - tp.yaw)
-            if kind == "beside":
-                lo = c.min_distance or 0.0
-                hi = c.max_distance if c.max_distance is not None else BESIDE_MAX_GAP
-                gapv = np.abs(v) - (td.width / 2 + d.width / 2)
-                backs = np.abs((u - d.depth / 2) - (-td.depth / 2))
-                return (np.abs(rel) < 1e-2) & (gapv >= lo - 0.01) & (gapv <= hi + 0.01) & (backs <= 0.05)
-            if kind == "in_front_of":
-                lo = c.min_distance if c.min_distance is not None else IN_FRONT_MIN
-                hi = c.max_distance if c.max_distance is not None else IN_FRONT_MAX
-                gapu = u - d.depth / 2 - td.depth / 2
-                facing = np.abs(_wrap(rel - math.pi)) < 1e-2
-                return facing & (gapu >= lo - 0.01) & (gapu <= hi + 0.01) & (np.abs(v) <= max(td.width - d.width, 0) / 2 + 0.05)
-            if kind == "facing":
-                ang = np.arctan2(tp.y - cands.cy, tp.x - cands.cx)
-                return np.abs(_wrap(ang - cands.yaw)) <= FACING_TOLERANCE
-            ang = np.arctan2(tp.y - cands.cy, tp.x - cands.cx)
-            facing = np.abs(_wrap(ang - cands.yaw)) <= math.radians(5)
-            dist = shapely.distance(fps, tgt.footprint)
-            return facing & (dist <= AROUND_MAX_GAP + 0.01)
+            target = keyed.get(c.target) if c.target else None
+            return np.zeros(n, bool) if target is None else _relative_to(c, cands, fps, d, target)
         if kind == "center":
             pole = geom.pole()
             limit = max(0.6, 0.25 * math.sqrt(geom.area))
             return np.hypot(cands.cx - pole.x, cands.cy - pole.y) <= limit
-        if kind in ("in_counter", "on_counter"):
-            if not geom.counters:
-                return np.zeros(n, bool)
-            area = d.width * d.depth
-            best = np.zeros(n)
-            for ctr in geom.counters:
-                best = np.maximum(best, _overlap_area(fps, ctr.polygon) / area)
-            return best >= (0.8 if kind == "in_counter" else 0.98)
-        if kind == "beside_counter":
-            if not geom.counters:
-                return np.zeros(n, bool)
-            dist = np.full(n, np.inf)
-            for ctr in geom.counters:
-                dist = np.minimum(dist, shapely.distance(fps, ctr.polygon))
-            return dist <= 0.06
+        if kind in ("in_counter", "on_counter", "beside_counter"):
+            return _at_counters(geom, kind, fps, d) if geom.counters else np.zeros(n, bool)
         if kind in ("at_feature", "near_feature"):
             feats = [p for _, k, p in geom.features if k == c.target]
-            if not feats:
-                return np.zeros(n, bool)
-            if kind == "at_feature":
-                best = np.zeros(n)
-                for p in feats:
-                    best = np.maximum(best, _overlap_area(fps, p) / max(min(p.area, d.width * d.depth), 1e-9))
-                return best >= 0.5
-            lo = c.min_distance or 0.0
-            hi = c.max_distance if c.max_distance is not None else NEAR_FEATURE_MAX
-            dist = np.full(n, np.inf)
-            for p in feats:
-                dist = np.minimum(dist, shapely.distance(fps, p))
-            return (dist >= lo) & (dist <= hi)
+            return _at_features(c, feats, fps, d) if feats else np.zeros(n, bool)
         return np.ones(n, bool)
 
     # -- navigation within a room
@@ -1320,6 +1239,140 @@ class _Furnisher:
 
     def _room_order(self) -> list[str]:
         return [r.id for r in self.home.rooms]
+
+
+# --- filtering placement candidates ------------------------------------------------------------------
+
+
+def _against_wall(entry: FurnitureEntry, hard: list[Constraint]) -> bool:
+    """Whether an item stands with its back to a wall: asked so, or the catalog's way of
+    placing it where no constraint puts it elsewhere."""
+    kinds = {c.kind for c in hard}
+    return "against_wall" in kinds or "corner" in kinds or (
+        entry.placement == "against_wall" and not kinds & {"in_counter", "on_counter", "on", "at_feature",
+                                                            "around", "in_front_of", "center"})
+
+
+def _drop_collisions(keep: np.ndarray, cands: _Cands, fps: np.ndarray, d, obstacles: list[BaseGeometry],
+                     exempt: list[BaseGeometry]) -> None:
+    """Drop candidates whose footprint (grown by :data:`COLLISION_MARGIN`) touches an obstacle,
+    or that stand over only part of a feature they may stand over."""
+    idx = np.flatnonzero(keep)
+    if len(idx) and obstacles:
+        col = _boxes(cands.cx[idx], cands.cy[idx], cands.yaw[idx], d.depth + 2 * COLLISION_MARGIN,
+                     d.width + 2 * COLLISION_MARGIN)
+        hit = shapely.STRtree(obstacles).query(col, predicate="intersects")[0]
+        keep[idx[np.unique(hit)]] = False
+    idx = np.flatnonzero(keep)
+    for fpoly in exempt:
+        if not len(idx):
+            break
+        inter = _overlap_area(fps[idx], fpoly)
+        full = min(fpoly.area, d.width * d.depth)
+        bad = (inter > 1e-4) & (inter < 0.5 * full)
+        keep[idx[bad]] = False
+
+
+def _drop_in_zones(keep: np.ndarray, fps: np.ndarray, zones: list[BaseGeometry]) -> None:
+    """Drop candidates overlapping a clear zone (touching its edge is fine)."""
+    idx = np.flatnonzero(keep)
+    if not len(idx) or not zones:
+        return
+    hit = shapely.STRtree(zones).query(fps[idx], predicate="intersects")
+    if hit.shape[1]:
+        ci, zi = hit
+        inter = shapely.area(shapely.intersection(fps[idx[ci]], np.asarray(zones, dtype=object)[zi]))
+        keep[idx[np.unique(ci[inter > 1e-5])]] = False
+
+
+def _drop_blocked_fronts(keep: np.ndarray, geom: _RoomGeometry, cands: _Cands, entry: FurnitureEntry,
+                         solid: list[BaseGeometry]) -> None:
+    """Drop candidates without the catalog's ``clearance_front`` of free floor in front."""
+    idx = np.flatnonzero(keep)
+    if not len(idx):
+        return
+    d, cf = entry.dimensions, entry.clearance_front
+    zone = _boxes(cands.cx[idx], cands.cy[idx], cands.yaw[idx], cf - 0.004, d.width - 0.004, ox=d.depth / 2 + cf / 2)
+    ok = _inside(geom, zone)
+    if solid:
+        hit = shapely.STRtree(solid).query(zone, predicate="intersects")[0]
+        ok[np.unique(hit)] = False
+    keep[idx[~ok]] = False
+
+
+# --- placement constraints, vectorised over candidates ------------------------------------------------
+
+
+def _against_walls(geom: _RoomGeometry, kind: str, cands: _Cands, d) -> np.ndarray:
+    """Back against a wall face; for ``corner`` also one side against a wall."""
+    back = _segments(cands.cx, cands.cy, cands.yaw, (-d.depth / 2, -d.width / 2 + 0.02),
+                     (-d.depth / 2, d.width / 2 - 0.02))
+    ok = shapely.covers(geom.face_band, back)
+    if kind == "corner":
+        reach = min(d.depth, 0.3)
+        sides = [_segments(cands.cx, cands.cy, cands.yaw, (-d.depth / 2 + 0.02, sgn * d.width / 2),
+                           (-d.depth / 2 + reach, sgn * d.width / 2)) for sgn in (1, -1)]
+        ok &= shapely.covers(geom.face_band, sides[0]) | shapely.covers(geom.face_band, sides[1])
+    return ok
+
+
+def _relative_to(c: Constraint, cands: _Cands, fps: np.ndarray, d, target: _Placed) -> np.ndarray:
+    """``beside``, ``in_front_of``, ``facing`` or ``around`` a placed item, in its frame."""
+    tp = target.model.pose
+    td = target.entry.dimensions
+    u, v = _to_local(cands.cx, cands.cy, tp)
+    rel = _wrap(cands.yaw - tp.yaw)
+    if c.kind == "beside":
+        lo = c.min_distance or 0.0
+        hi = c.max_distance if c.max_distance is not None else BESIDE_MAX_GAP
+        gapv = np.abs(v) - (td.width / 2 + d.width / 2)
+        backs = np.abs((u - d.depth / 2) - (-td.depth / 2))
+        return (np.abs(rel) < 1e-2) & (gapv >= lo - 0.01) & (gapv <= hi + 0.01) & (backs <= 0.05)
+    if c.kind == "in_front_of":
+        lo = c.min_distance if c.min_distance is not None else IN_FRONT_MIN
+        hi = c.max_distance if c.max_distance is not None else IN_FRONT_MAX
+        gapu = u - d.depth / 2 - td.depth / 2
+        facing = np.abs(_wrap(rel - math.pi)) < 1e-2
+        return facing & (gapu >= lo - 0.01) & (gapu <= hi + 0.01) & (np.abs(v) <= max(td.width - d.width, 0) / 2 + 0.05)
+    ang = np.arctan2(tp.y - cands.cy, tp.x - cands.cx)
+    if c.kind == "facing":
+        return np.abs(_wrap(ang - cands.yaw)) <= FACING_TOLERANCE
+    facing = np.abs(_wrap(ang - cands.yaw)) <= math.radians(5)
+    dist = shapely.distance(fps, target.footprint)
+    return facing & (dist <= AROUND_MAX_GAP + 0.01)
+
+
+def _at_counters(geom: _RoomGeometry, kind: str, fps: np.ndarray, d) -> np.ndarray:
+    """``in_counter`` / ``on_counter``: the share of the footprint over a counter run;
+    ``beside_counter``: touching one."""
+    n = len(fps)
+    if kind == "beside_counter":
+        dist = np.full(n, np.inf)
+        for ctr in geom.counters:
+            dist = np.minimum(dist, shapely.distance(fps, ctr.polygon))
+        return dist <= 0.06
+    area = d.width * d.depth
+    best = np.zeros(n)
+    for ctr in geom.counters:
+        best = np.maximum(best, _overlap_area(fps, ctr.polygon) / area)
+    return best >= (0.8 if kind == "in_counter" else 0.98)
+
+
+def _at_features(c: Constraint, feats: list[BaseGeometry], fps: np.ndarray, d) -> np.ndarray:
+    """``at_feature``: over half of the feature (or of the item); ``near_feature``: within the
+    constraint's distances of one."""
+    n = len(fps)
+    if c.kind == "at_feature":
+        best = np.zeros(n)
+        for p in feats:
+            best = np.maximum(best, _overlap_area(fps, p) / max(min(p.area, d.width * d.depth), 1e-9))
+        return best >= 0.5
+    lo = c.min_distance or 0.0
+    hi = c.max_distance if c.max_distance is not None else NEAR_FEATURE_MAX
+    dist = np.full(n, np.inf)
+    for p in feats:
+        dist = np.minimum(dist, shapely.distance(fps, p))
+    return (dist >= lo) & (dist <= hi)
 
 
 def _overlap_area(boxes: np.ndarray, poly: BaseGeometry) -> np.ndarray:

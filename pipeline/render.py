@@ -290,34 +290,31 @@ def draw_plan(
     """
     wanted = _check_highlight(plan, highlight)
     extent = plan_extent(plan)
-    minx, miny, maxx, maxy = extent
-    width = maxx - minx
-    bar_room = _scale_bar_room(width) if scale_bar else 0.0
     ppm = _points_per_metre(ax, extent)
+    spaces, feats = list(plan.spaces), list(plan.features)
+    _add_polygons(ax, [s.polygon for s in spaces], zorder=Z_SPACES,
+                  facecolors=[PALETTE[colour_class(s)] for s in spaces], edgecolors="#8a8a8a", linewidths=0.3)
+    _add_polygons(ax, [f.polygon for f in feats], zorder=Z_FEATURES, facecolors=FEATURE_FACE,
+                  edgecolors=FEATURE_EDGE, linewidths=0.6)
+    _draw_separators(ax, plan)
+    _draw_windows(ax, [o for o in plan.openings if o.kind == WINDOW])
+    _draw_doors(ax, plan, [o for o in plan.openings if o.kind != WINDOW])
+    if labels:
+        _label_spaces(ax, spaces, feats, ppm)
+        _label_features(ax, feats, ppm)
+    if wanted:
+        geoms = [s.polygon for s in plan.spaces if s.id in wanted]
+        geoms += [e.polygon for e in (*plan.separators, *plan.openings, *plan.features) if e.id in wanted]
+        _add_polygons(ax, geoms, zorder=Z_HIGHLIGHT, facecolors=(0.89, 0.10, 0.11, 0.30),
+                      edgecolors=HIGHLIGHT_COLOUR, linewidths=2.2)
+    _frame_axes(ax, extent, _scale_bar_room(extent[2] - extent[0]) if scale_bar else 0.0)
+    if scale_bar:
+        _draw_scale_bar(ax, extent, ppm)
+    return ax
 
-    # spaces
-    spaces = list(plan.spaces)
-    _add_polygons(
-        ax,
-        [s.polygon for s in spaces],
-        zorder=Z_SPACES,
-        facecolors=[PALETTE[colour_class(s)] for s in spaces],
-        edgecolors="#8a8a8a",
-        linewidths=0.3,
-    )
 
-    # features
-    feats = list(plan.features)
-    _add_polygons(
-        ax,
-        [f.polygon for f in feats],
-        zorder=Z_FEATURES,
-        facecolors=FEATURE_FACE,
-        edgecolors=FEATURE_EDGE,
-        linewidths=0.6,
-    )
-
-    # separators
+def _draw_separators(ax: Axes, plan: Plan) -> None:
+    """Walls dark grey, columns black, railings as thin outlines."""
     walls = [s.polygon for s in plan.separators if s.kind not in (COLUMN, RAILING)]
     _add_polygons(ax, walls, zorder=Z_WALLS, facecolors=WALL_COLOUR, edgecolors=WALL_COLOUR, linewidths=0.2)
     columns = [s.polygon for s in plan.separators if s.kind == COLUMN]
@@ -325,17 +322,11 @@ def draw_plan(
     railings = [s.polygon for s in plan.separators if s.kind == RAILING]
     _add_polygons(ax, railings, zorder=Z_WALLS, facecolors="none", edgecolors=RAILING_COLOUR, linewidths=0.6)
 
-    # openings
-    windows = [o for o in plan.openings if o.kind == WINDOW]
-    doors = [o for o in plan.openings if o.kind != WINDOW]
-    _add_polygons(
-        ax,
-        [o.polygon for o in windows],
-        zorder=Z_OPENINGS,
-        facecolors=WINDOW_COLOUR,
-        edgecolors=WINDOW_EDGE,
-        linewidths=0.5,
-    )
+
+def _draw_windows(ax: Axes, windows: Sequence[Opening]) -> None:
+    """Windows light blue, a line along the glass."""
+    _add_polygons(ax, [o.polygon for o in windows], zorder=Z_OPENINGS, facecolors=WINDOW_COLOUR,
+                  edgecolors=WINDOW_EDGE, linewidths=0.5)
     glass = []
     for o in windows:
         frame = _axes_frame(o.polygon)
@@ -344,41 +335,23 @@ def draw_plan(
             glass.append([c - u * long / 2, c + u * long / 2])
     if glass:
         ax.add_collection(LineCollection(glass, colors=WINDOW_EDGE, linewidths=0.5, zorder=Z_OPENINGS + 0.01))
+
+
+def _draw_doors(ax: Axes, plan: Plan, doors: Sequence[Opening]) -> None:
+    """Doors as rectangles with a swing hint, the entrance door in its own colour."""
     door_colours = [ENTRANCE_DOOR_COLOUR if o.kind == ENTRANCE_DOOR else DOOR_COLOUR for o in doors]
-    _add_polygons(
-        ax,
-        [o.polygon for o in doors],
-        zorder=Z_OPENINGS,
-        facecolors=door_colours,
-        edgecolors=door_colours,
-        linewidths=0.4,
-    )
+    _add_polygons(ax, [o.polygon for o in doors], zorder=Z_OPENINGS, facecolors=door_colours,
+                  edgecolors=door_colours, linewidths=0.4)
     swings = [_swing_hint(plan, o) for o in doors]
     leaves = [seg for s, colour in zip(swings, door_colours) if s for seg in s]
     leaf_colours = [colour for s, colour in zip(swings, door_colours) if s for _ in s]
     if leaves:
-        ax.add_collection(
-            LineCollection(leaves, colors=leaf_colours, linewidths=0.6, zorder=Z_OPENINGS, alpha=0.9)
-        )
+        ax.add_collection(LineCollection(leaves, colors=leaf_colours, linewidths=0.6, zorder=Z_OPENINGS, alpha=0.9))
 
-    # labels
-    if labels:
-        _label_spaces(ax, spaces, feats, ppm)
-        _label_features(ax, feats, ppm)
 
-    # highlight
-    if wanted:
-        geoms = [s.polygon for s in plan.spaces if s.id in wanted]
-        geoms += [e.polygon for e in (*plan.separators, *plan.openings, *plan.features) if e.id in wanted]
-        _add_polygons(
-            ax,
-            geoms,
-            zorder=Z_HIGHLIGHT,
-            facecolors=(0.89, 0.10, 0.11, 0.30),
-            edgecolors=HIGHLIGHT_COLOUR,
-            linewidths=2.2,
-        )
-
+def _frame_axes(ax: Axes, extent: tuple[float, float, float, float], bar_room: float) -> None:
+    """Limits around the plan (room below it for the scale bar), equal aspect, no ticks or spines."""
+    minx, miny, maxx, maxy = extent
     ax.set_xlim(minx - MARGIN, maxx + MARGIN)
     ax.set_ylim(miny - MARGIN - bar_room, maxy + MARGIN)
     ax.set_aspect("equal", adjustable="box")
@@ -386,9 +359,6 @@ def draw_plan(
     ax.set_yticks([])
     for spine in ax.spines.values():
         spine.set_visible(False)
-    if scale_bar:
-        _draw_scale_bar(ax, extent, ppm)
-    return ax
 
 
 def _swing_hint(plan: Plan, door: Opening) -> list[np.ndarray] | None:

@@ -136,92 +136,19 @@ def select(
         raise ValueError(f"plan keys must be unique; repeated: {dupes}")
     n = len(table)
     count = n if count is None else max(0, min(int(count), n))
-    num, den = _share_fraction(site_share)
-
-    vectors = scaled_vectors(table)
-    _, site_idx = np.unique(table["site_id"].to_numpy(), return_inverse=True)
-    _, group_idx = np.unique(table["group"].astype(str).to_numpy(), return_inverse=True)
-    _, hash_idx = np.unique(table["wl_hash"].astype(str).to_numpy(), return_inverse=True)
-    site_idx, group_idx, hash_idx = (a.astype(np.intp).ravel() for a in (site_idx, group_idx, hash_idx))
-    priority = tie_priority(table["plan"], seed)
-
-    site_picks = np.zeros(site_idx.max() + 1 if n else 0, dtype=np.int64)
-    group_picks = np.zeros(group_idx.max() + 1 if n else 0, dtype=np.int64)
-    hash_seen = np.zeros(hash_idx.max() + 1 if n else 0, dtype=bool)
-    first_score = np.abs(vectors - np.median(vectors, axis=0)).sum(axis=1) if n else np.empty(0)
-    most = np.iinfo(np.int64).max
-
-    # The working set: the plans (positions in ``table``) still to pick, plus any
-    # already picked since the last compaction (``w_open`` False). Every ``w_``
-    # array is aligned with ``live``; the set is compacted whenever less than
-    # half of it is still open, so late steps pass over fewer plans.
-    live = np.arange(n)
-    w_columns = np.ascontiguousarray(vectors.T)
-    w_site, w_group, w_hash, w_priority = site_idx, group_idx, hash_idx, priority
-    w_open = np.ones(n, dtype=bool)
-    w_nearest = np.full(n, np.inf)
-    to_pick, scratch = np.empty(n), np.empty(n)
-
+    pool = _Pool(table, seed, *_share_fraction(site_share))
     picked = np.empty(count, dtype=np.intp)
     new_hash = np.empty(count, dtype=bool)
     distance = np.empty(count, dtype=np.float64)
     decided_by: list[str] = []
     relaxed: list[str] = []
-
     for k in range(count):
-        if k and n - k < w_open.size // 2 and w_open.size > COMPACT_MIN:
-            keep = np.flatnonzero(w_open)
-            live, w_columns = live[keep], np.ascontiguousarray(w_columns[:, keep])
-            w_site, w_group, w_hash, w_priority = w_site[keep], w_group[keep], w_hash[keep], w_priority[keep]
-            w_nearest, w_open = w_nearest[keep], w_open[keep]
-            to_pick, scratch = np.empty(keep.size), np.empty(keep.size)
-        # 1. site: picks[s] < share × k, in integers; a site with no picks always qualifies
-        site_ok = (site_picks == 0) | (site_picks * den < num * k)
-        candidates = w_open & site_ok[w_site]
-        n_site = int(np.count_nonzero(candidates))
-        relax = ""
-        if n_site == 0:
-            open_site_picks = site_picks[w_site]
-            fewest_site = np.min(open_site_picks, where=w_open, initial=most)
-            candidates = w_open & (open_site_picks == fewest_site)
-            n_site = int(np.count_nonzero(candidates))
-            relax = "site"
-        # 2. group: the fewest picks among groups with candidates, i.e. the
-        # smallest group count over the candidate plans
-        plan_group_picks = group_picks[w_group]
-        fewest_group = np.min(plan_group_picks, where=candidates, initial=most)
-        idx = np.flatnonzero(candidates & (plan_group_picks == fewest_group))
-        n_group = idx.size
-        # 3. new hash
-        fresh = ~hash_seen[w_hash[idx]]
-        if fresh.any():
-            idx = idx[fresh]
-        n_hash = idx.size
-        # 4. distance to the nearest pick (to the pool median for the first pick)
-        score = first_score[idx] if k == 0 else w_nearest[idx]
-        best = score.max()
-        idx = idx[score == best]
-        n_dist = idx.size
-        # 5. tie: the smallest priority; argmin takes the first, the smallest key
-        j = int(idx[0]) if n_dist == 1 else int(idx[np.argmin(w_priority[idx])])
-        counts = (n_site, n_group, n_hash, n_dist)
-        if n - k == 1:
-            rule = "only"
-        else:
-            rule = next((r for r, c in zip(RULES, counts) if c == 1), "tie")
-
-        i = int(live[j])
-        picked[k] = i
-        new_hash[k] = not hash_seen[hash_idx[i]]
-        distance[k] = best
+        if k and n - k < pool.open.size // 2 and pool.open.size > COMPACT_MIN:
+            pool.compact()
+        j, distance[k], rule, relax = pool.choose(k)
+        picked[k], new_hash[k] = pool.take(j)
         decided_by.append(rule)
         relaxed.append(relax)
-        w_open[j] = False
-        site_picks[site_idx[i]] += 1
-        group_picks[group_idx[i]] += 1
-        hash_seen[hash_idx[i]] = True
-        np.minimum(w_nearest, l1_to(w_columns, j, to_pick, scratch), out=w_nearest)
-
     rows = table.iloc[picked]
     return pd.DataFrame(
         {
@@ -237,3 +164,96 @@ def select(
         },
         columns=list(SELECTION_COLUMNS),
     )
+
+
+class _Pool:
+    """The plans of one ordering: what the picks so far covered, and the working set.
+
+    Sites, groups and hashes are integer codes per plan (position in the sorted
+    table); picks per site and group and the hashes seen are arrays indexed by
+    them. The working set holds the plans still to pick plus any picked since the
+    last :meth:`compact` (``open`` False there); each of its arrays is aligned with
+    ``live``, the plans' positions in the table.
+    """
+
+    MOST = np.iinfo(np.int64).max
+
+    def __init__(self, table: pd.DataFrame, seed: int, num: int, den: int) -> None:
+        n = len(table)
+        self.n, self.num, self.den = n, num, den
+        vectors = scaled_vectors(table)
+        codes = [np.unique(values, return_inverse=True)[1].astype(np.intp).ravel() for values in (
+            table["site_id"].to_numpy(), table["group"].astype(str).to_numpy(),
+            table["wl_hash"].astype(str).to_numpy())]
+        self.site_idx, self.group_idx, self.hash_idx = codes
+        self.site_picks = np.zeros(self.site_idx.max() + 1 if n else 0, dtype=np.int64)
+        self.group_picks = np.zeros(self.group_idx.max() + 1 if n else 0, dtype=np.int64)
+        self.hash_seen = np.zeros(self.hash_idx.max() + 1 if n else 0, dtype=bool)
+        self.first_score = np.abs(vectors - np.median(vectors, axis=0)).sum(axis=1) if n else np.empty(0)
+        self.live = np.arange(n)
+        self.columns = np.ascontiguousarray(vectors.T)
+        self.site, self.group, self.hash = self.site_idx, self.group_idx, self.hash_idx
+        self.priority = tie_priority(table["plan"], seed)
+        self.open = np.ones(n, dtype=bool)
+        self.nearest = np.full(n, np.inf)
+        self.to_pick, self.scratch = np.empty(n), np.empty(n)
+
+    def compact(self) -> None:
+        """Drop the plans picked since the last compaction from the working set."""
+        keep = np.flatnonzero(self.open)
+        self.live, self.columns = self.live[keep], np.ascontiguousarray(self.columns[:, keep])
+        self.site, self.group, self.hash, self.priority = (
+            self.site[keep], self.group[keep], self.hash[keep], self.priority[keep])
+        self.nearest, self.open = self.nearest[keep], self.open[keep]
+        self.to_pick, self.scratch = np.empty(keep.size), np.empty(keep.size)
+
+    def site_candidates(self, k: int) -> tuple[np.ndarray, str]:
+        """Rule 1: open plans of sites under their share after ``k`` picks (in integers; a site
+        with no picks always qualifies); relaxed to the sites with the fewest picks when none is."""
+        site_ok = (self.site_picks == 0) | (self.site_picks * self.den < self.num * k)
+        candidates = self.open & site_ok[self.site]
+        if candidates.any():
+            return candidates, ""
+        open_site_picks = self.site_picks[self.site]
+        fewest_site = np.min(open_site_picks, where=self.open, initial=self.MOST)
+        return self.open & (open_site_picks == fewest_site), "site"
+
+    def choose(self, k: int) -> tuple[int, float, str, str]:
+        """Pick ``k``: the working-set position chosen, its distance, the rule that decided and
+        the relaxed rule (rules 1 to 5 of the module docstring)."""
+        candidates, relax = self.site_candidates(k)
+        n_site = int(np.count_nonzero(candidates))
+        # 2. group: the fewest picks among the groups of the candidates
+        plan_group_picks = self.group_picks[self.group]
+        fewest_group = np.min(plan_group_picks, where=candidates, initial=self.MOST)
+        idx = np.flatnonzero(candidates & (plan_group_picks == fewest_group))
+        n_group = idx.size
+        # 3. new hash
+        fresh = ~self.hash_seen[self.hash[idx]]
+        if fresh.any():
+            idx = idx[fresh]
+        n_hash = idx.size
+        # 4. distance to the nearest pick (to the pool median for the first pick)
+        score = self.first_score[idx] if k == 0 else self.nearest[idx]
+        best = score.max()
+        idx = idx[score == best]
+        n_dist = idx.size
+        # 5. tie: the smallest priority; argmin takes the first, the smallest key
+        j = int(idx[0]) if n_dist == 1 else int(idx[np.argmin(self.priority[idx])])
+        if self.n - k == 1:
+            rule = "only"
+        else:
+            rule = next((r for r, c in zip(RULES, (n_site, n_group, n_hash, n_dist)) if c == 1), "tie")
+        return j, best, rule, relax
+
+    def take(self, j: int) -> tuple[int, bool]:
+        """Pick the plan at working-set position ``j``: its table position, and whether its
+        hash is new; the counts and every open plan's nearest-pick distance are updated."""
+        i = int(self.live[j])
+        fresh = not self.hash_seen[self.hash_idx[i]]
+        self.open[j] = False
+        self.site_picks[self.site_idx[i]] += 1
+        self.group_picks[self.group_idx[i]] += 1
+        self.hash_seen[self.hash_idx[i]] = True
+        np.minimum(self.nearest, l1_to(self.columns, j, self.to_pick, self.scratch), out=self.nearest)
+        return i, fresh

@@ -594,6 +594,32 @@ class ExportResult:
         return self.errors is not None and not self.errors
 
 
+def _door_leaf(prim: Sdf.PrimSpec, o: Opening, w: float, labels: dict[str, list[str]]) -> None:
+    """A door's leaf, ``w`` wide, as a rigid body on a joint: hinged at the prim's origin,
+    or sliding up for a garage door; open by its ``is_open``."""
+    leaf = _prim(prim, "leaf")
+    half, gap, head = DOOR_LEAF_THICKNESS / 2, DOOR_LEAF_GAP, o.sill + o.height
+    garage = o.kind == "garage_door"
+    if garage:
+        op, state = "xformOp:translate:joint", (0.0, 0.0, float(o.height) if o.is_open else 0.0)
+        _attr(leaf, op, _TYPES.Double3, state)
+    else:
+        op, state = "xformOp:rotateZ:joint", DOOR_OPEN_DEG if o.is_open else 0.0
+        _attr(leaf, op, _TYPES.Float, state)
+    _attr(leaf, "xformOpOrder", _TYPES.TokenArray, Vt.TokenArray([op]), uniform=True)
+    _rigid_body(leaf, DOOR_LEAF_KG_PER_M2.get(o.kind, 10.0) * w * o.height)
+    _labels(leaf, labels)
+    panel = _mesh(leaf, "panel", _box(gap, -half, o.sill + gap, w - gap, half, head - gap), colour=_COLOURS["door"])
+    _collider(panel, "convexHull")
+    _labels(panel, labels)
+    if garage:
+        _joint(prim, "joint", "prismatic", body0=prim.path, body1=leaf.path, axis="z",
+               lower=0.0, upper=o.height, local_pos0=(0.0, 0.0, 0.0), labels=labels)
+    else:
+        _joint(prim, "joint", "revolute", body0=prim.path, body1=leaf.path, axis="z",
+               lower=0.0, upper=DOOR_OPEN_DEG, local_pos0=(0.0, 0.0, 0.0), labels=labels)
+
+
 class _HomeWriter:
     """Authors one home into an Sdf layer."""
 
@@ -700,6 +726,8 @@ class _HomeWriter:
             self._opening(group, names(opening.id, "opening"), opening, poly, near)
 
     def _opening(self, group: Sdf.PrimSpec, name: str, o: Opening, poly: Polygon, walls: list[Wall]) -> None:
+        """A door or window: its prim at the hinge (doors) or centre (windows), the wall
+        around it, and a pane or a hinged (garage doors: sliding) leaf."""
         frame = _opening_frame(poly)
         base = self._floor_z(o.connects)
         cls = "window" if o.kind == "window" else o.kind
@@ -716,14 +744,26 @@ class _HomeWriter:
                               ("is_open", o.is_open, _TYPES.Bool)):
             _attr(prim, f"homeloop:{key}", t, value, custom=True)
         _attr(prim, "homeloop:connects", _TYPES.StringArray, Vt.StringArray(list(o.connects)), custom=True)
+        # The opening's own footprint, in the prim's frame.
+        local = affinity.rotate(affinity.translate(poly, -origin[0], -origin[1]),
+                                -frame.yaw, origin=(0, 0), use_radians=True)
+        self._opening_surround(prim, o, local, walls)
+        if is_door:
+            _door_leaf(prim, o, frame.width, labels)
+        else:
+            half = WINDOW_PANE_THICKNESS / 2
+            w, gap = frame.width, DOOR_LEAF_GAP
+            pane = _mesh(prim, "pane", _box(-w / 2 + gap, -half, o.sill, w / 2 - gap, half, o.sill + o.height),
+                         colour=_COLOURS["window"])
+            _collider(pane, "convexHull")
+            _labels(pane, labels)
 
-        # Wall around the opening: above the head, and below the sill of windows.
+    def _opening_surround(self, prim: Sdf.PrimSpec, o: Opening, local: Polygon, walls: list[Wall]) -> None:
+        """The wall around an opening (footprint ``local``, in its prim's frame): above the head
+        up to the walls' top, and below the sill of windows."""
         wall_top = max((w.height for w in walls if w.kind == "WALL"), default=0.0) or max(
             (self.rooms[r].ceiling_height for r in o.connects if r in self.rooms), default=2.6)
         head = o.sill + o.height
-        # The opening's own footprint, in the prim's frame.
-        local = affinity.rotate(affinity.translate(poly, -origin[0], -origin[1]),
-                                        -frame.yaw, origin=(0, 0), use_radians=True)
         pieces = []
         for p in _polygons(local):
             if head < wall_top - 1e-6:
@@ -735,37 +775,6 @@ class _HomeWriter:
             mesh = _mesh(prim, "wall", surround, colour=_COLOURS["wall"])
             _collider(mesh, "none")
             self._thing(mesh, "wall", o.connects)
-
-        w, gap = frame.width, DOOR_LEAF_GAP
-        if not is_door:
-            half = WINDOW_PANE_THICKNESS / 2
-            pane = _mesh(prim, "pane", _box(-w / 2 + gap, -half, o.sill, w / 2 - gap, half, head),
-                         colour=_COLOURS["window"])
-            _collider(pane, "convexHull")
-            _labels(pane, labels)
-            return
-        leaf = _prim(prim, "leaf")
-        half = DOOR_LEAF_THICKNESS / 2
-        garage = o.kind == "garage_door"
-        if garage:
-            op, state = "xformOp:translate:joint", (0.0, 0.0, float(o.height) if o.is_open else 0.0)
-            _attr(leaf, op, _TYPES.Double3, state)
-        else:
-            op, state = "xformOp:rotateZ:joint", DOOR_OPEN_DEG if o.is_open else 0.0
-            _attr(leaf, op, _TYPES.Float, state)
-        _attr(leaf, "xformOpOrder", _TYPES.TokenArray, Vt.TokenArray([op]), uniform=True)
-        _rigid_body(leaf, DOOR_LEAF_KG_PER_M2.get(o.kind, 10.0) * w * o.height)
-        _labels(leaf, labels)
-        panel = _mesh(leaf, "panel", _box(gap, -half, o.sill + gap, w - gap, half, head - gap),
-                      colour=_COLOURS["door"])
-        _collider(panel, "convexHull")
-        _labels(panel, labels)
-        if garage:
-            _joint(prim, "joint", "prismatic", body0=prim.path, body1=leaf.path, axis="z",
-                   lower=0.0, upper=o.height, local_pos0=(0.0, 0.0, 0.0), labels=labels)
-        else:
-            _joint(prim, "joint", "revolute", body0=prim.path, body1=leaf.path, axis="z",
-                   lower=0.0, upper=DOOR_OPEN_DEG, local_pos0=(0.0, 0.0, 0.0), labels=labels)
 
     def _fixtures(self, group: Sdf.PrimSpec) -> None:
         names = _Names()

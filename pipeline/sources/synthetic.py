@@ -299,8 +299,27 @@ class _Layout:
 
     # programme
     def build(self) -> _Apartment:
+        """Draw the programme, lay its rooms out in a south and a north band along the
+        corridor, then draw spaces, walls, doors, fit-out and outdoor space."""
+        others = self._programme()
+        self._place_rooms(others)
+        self._balance_bands()
+        self._spaces()
+        self._walls()
+        self._doors()
+        for room in self.rooms:
+            self._fit_out(room)
+        self._outdoor()
+        self._split_long_walls()
+        xs = [g[0] for _, _, g, _ in self.elements] + [g[2] for _, _, g, _ in self.elements]
+        ys = [g[1] for _, _, g, _ in self.elements] + [g[3] for _, _, g, _ in self.elements]
+        return _Apartment(self.elements, self.rooms, (min(xs), min(ys), max(xs), max(ys)))
+
+    def _programme(self) -> list[_Room]:
+        """Draw the wall thicknesses, corridor, band depths and rooms; the living block goes
+        into a band (``self.bands``), the other rooms are returned to be placed."""
         rng = self.rng
-        small = self.bedrooms <= 2
+        small = self.small = self.bedrooms <= 2
         te, ti = _mm(rng, 250, 350), _mm(rng, 100, 150)
         # Small flats often have no corridor: the living room is the hall.
         hall = small and rng.random() < 0.5
@@ -321,8 +340,18 @@ class _Layout:
         self.te, self.ti, self.c = te, ti, c
         depth = ds + dn + c + (ti if hall else 2 * ti)
         section = not hall and depth * 3200 <= 40_000_000 and rng.random() < 0.35
-        depths = {"S": ds, "N": dn}
+        self.ds, self.dn, self.D, self.section = ds, dn, depth, section
+        self.depths = {"S": ds, "N": dn}
+        others = self._other_rooms()
+        self._living_block(others)
+        beds = [r for r in others if r.kind == "bed"]
+        self.master = beds[0] if beds else None
+        self.first_bath = next((r for r in others if r.kind == "bath"), None)
+        return others
 
+    def _other_rooms(self) -> list[_Room]:
+        """The bedrooms, bathrooms, and maybe a laundry and a storeroom."""
+        rng = self.rng
         bed_sub = rng.choice(("ROOM", "ROOM", "BEDROOM", "mixed"))
         others: list[_Room] = []
         for _ in range(self.bedrooms):
@@ -331,22 +360,27 @@ class _Layout:
         baths = 1 if self.bedrooms <= 2 else (2 if self.bedrooms >= 5 or rng.random() < 0.6 else 1)
         for _ in range(baths):
             others.append(_Room("bath", "BATHROOM"))
-        self.laundry = not small and rng.random() < 0.15
+        self.laundry = not self.small and rng.random() < 0.15
         if self.laundry:
             others.append(_Room("laundry", "WASH_AND_DRY_ROOM"))
-        if rng.random() < (0.1 if small else 0.25):
+        if rng.random() < (0.1 if self.small else 0.25):
             others.append(_Room("store", "STOREROOM"))
+        return others
 
-        bands: dict[str, list[_Room]] = {"S": [], "N": []}
+    def _living_block(self, others: list[_Room]) -> None:
+        """Put the living room (with an open kitchen) in a band, or in a section of its own
+        across both bands (``self.lw`` wide); a closed kitchen joins ``others``."""
+        rng, living, kitchen = self.rng, self.living, self.kitchen
+        self.bands: dict[str, list[_Room]] = {"S": [], "N": []}
         self.lw = 0
-        if hall:
-            bands["S"].append(living)
+        if self.hall:
+            self.bands["S"].append(living)
             others.append(kitchen)
-        elif section:
+        elif self.section:
             area = _mm(rng, 22_000, 40_000, 500) * 1000
-            self.lw = max(3200, min(5000, (area // depth) // 10 * 10))
+            self.lw = max(3200, min(5000, (area // self.D) // 10 * 10))
             if kitchen.open_to_living:
-                bands[rng.choice("SN")].append(kitchen)
+                self.bands[rng.choice("SN")].append(kitchen)
             else:
                 others.append(kitchen)
         else:
@@ -355,75 +389,85 @@ class _Layout:
                 rng.shuffle(block)
             else:
                 others.append(kitchen)
-            bands[rng.choice("SN")].extend(block)
-        beds = [r for r in others if r.kind == "bed"]
-        master = beds[0] if beds else None
+            self.bands[rng.choice("SN")].extend(block)
 
-        def width(room: _Room, d: int) -> int:
-            k = room.kind
-            if k == "bed":
-                a = _mm(rng, 12_000, 18_000, 250) if room is master else _mm(rng, 9_500, 13_500, 250)
-                return max(2600, min(5200, (a * 1000 // d) // 10 * 10))
-            if k == "bath":
-                return _mm(rng, 1800, 2400) if room is others_baths[0] else _mm(rng, 1700, 2100)
-            if k == "kitchen":
-                return _mm(rng, 2700, 3400)
-            if k == "kitchen_dining":
-                return _mm(rng, 3200, 4200)
-            if k == "living":
-                a = _mm(rng, 20_000, 36_000, 500)
-                return max(4200, min(7500, (a * 1000 // d) // 10 * 10))
-            if k == "laundry":
-                return _mm(rng, 1600, 2000)
-            return _mm(rng, 1200, 1800)
+    def _width(self, room: _Room, d: int) -> int:
+        """A room's width (mm) drawn for a band ``d`` deep, from the area its kind calls for."""
+        rng, k = self.rng, room.kind
+        if k == "bed":
+            a = _mm(rng, 12_000, 18_000, 250) if room is self.master else _mm(rng, 9_500, 13_500, 250)
+            return max(2600, min(5200, (a * 1000 // d) // 10 * 10))
+        if k == "bath":
+            return _mm(rng, 1800, 2400) if room is self.first_bath else _mm(rng, 1700, 2100)
+        if k == "kitchen":
+            return _mm(rng, 2700, 3400)
+        if k == "kitchen_dining":
+            return _mm(rng, 3200, 4200)
+        if k == "living":
+            a = _mm(rng, 20_000, 36_000, 500)
+            return max(4200, min(7500, (a * 1000 // d) // 10 * 10))
+        if k == "laundry":
+            return _mm(rng, 1600, 2000)
+        return _mm(rng, 1200, 1800)
 
-        others_baths = [r for r in others if r.kind == "bath"]
-        if not hall:
+    def _band_len(self, b: str) -> int:
+        """The length (mm) of a band: its rooms, the walls between them, the living section."""
+        rooms = self.bands[b]
+        if not rooms:
+            return 0
+        walls = sum(0 if self._open_pair(rooms[i], rooms[i + 1]) else self.ti for i in range(len(rooms) - 1))
+        return sum(r.width for r in rooms) + walls + self._band_start(b, rooms)
+
+    def _place_rooms(self, others: list[_Room]) -> None:
+        """Longest rooms first, each to the shorter band, at a random place in it; an empty
+        band gets a storeroom."""
+        bands, depths = self.bands, self.depths
+        if not self.hall:
             for b in "SN":
                 for r in bands[b]:
-                    r.width = width(r, depths[b])
-
-        def band_len(b: str) -> int:
-            rooms = bands[b]
-            if not rooms:
-                return 0
-            walls = sum(0 if self._open_pair(rooms[i], rooms[i + 1]) else ti for i in range(len(rooms) - 1))
-            return sum(r.width for r in rooms) + walls + self._band_start(b, rooms)
-
-        # longest rooms first, each to the shorter band, at a random place in it
-        mean_depth = (ds + dn) // 2
+                    r.width = self._width(r, depths[b])
+        mean_depth = (self.ds + self.dn) // 2
         for r in others:
-            r.width = width(r, mean_depth)
+            r.width = self._width(r, mean_depth)
         others.sort(key=lambda r: -r.width)
         for r in others:
-            if hall:
+            if self.hall:
                 b = "N"
             else:
-                lens = {b: band_len(b) for b in "SN"}
+                lens = {b: self._band_len(b) for b in "SN"}
                 b = min("SN", key=lambda k: (lens[k], k))
-            r.width = width(r, depths[b])
+            r.width = self._width(r, depths[b])
             bands[b].insert(self._insert_pos(bands[b]), r)
-        if hall:
-            # the living room runs the whole length: keep it within 40 m² at 3 m deep
-            excess = band_len("N") - 13_300
-            if excess > 0:
-                floor = {"bed": max(2600, -(-9_000_000 // dn) + 10), "kitchen": 2700, "kitchen_dining": 3200}
-                slack = [(r, r.width - floor[r.kind]) for r in bands["N"] if r.kind in floor]
-                total = sum(sl for _, sl in slack) or 1
-                for r, sl in slack:
-                    r.width -= min(sl, excess * sl // total + 10)
-            living.width = band_len("N")
-            ds = max(3000, min(ds, (40_000_000 // living.width) // 10 * 10))
-            depths["S"] = ds
-            depth = ds + dn + ti
-        for b in "SN":  # an empty band gets a storeroom
+        if self.hall:
+            self._fit_hall_living()
+        for b in "SN":
             if not bands[b]:
-                bands[b].append(_Room("store", "STOREROOM", width=_mm(rng, 1200, 1800)))
+                bands[b].append(_Room("store", "STOREROOM", width=_mm(self.rng, 1200, 1800)))
 
-        # balance the bands to a common length W: stretch rooms, then add storage
+    def _fit_hall_living(self) -> None:
+        """The living room that is the hall runs the whole length: keep it within 40 m² at
+        3 m deep, narrowing the north band's rooms where it runs long."""
+        dn, ti = self.dn, self.ti
+        excess = self._band_len("N") - 13_300
+        if excess > 0:
+            floor = {"bed": max(2600, -(-9_000_000 // dn) + 10), "kitchen": 2700, "kitchen_dining": 3200}
+            slack = [(r, r.width - floor[r.kind]) for r in self.bands["N"] if r.kind in floor]
+            total = sum(sl for _, sl in slack) or 1
+            for r, sl in slack:
+                r.width -= min(sl, excess * sl // total + 10)
+        self.living.width = self._band_len("N")
+        ds = max(3000, min(self.ds, (40_000_000 // self.living.width) // 10 * 10))
+        self.ds = self.depths["S"] = ds
+        self.D = ds + dn + ti
+
+    def _balance_bands(self) -> None:
+        """Bring the bands to a common length ``self.W``: add a laundry or storage where the
+        short band's rooms cannot stretch that far, then stretch its rooms up to their caps,
+        then all of them alike."""
+        rng, ti, bands, depths = self.rng, self.ti, self.bands, self.depths
         stretchable = ("bed", "living", "kitchen", "kitchen_dining")
         for _ in range(3):
-            lens = {b: band_len(b) for b in "SN"}
+            lens = {b: self._band_len(b) for b in "SN"}
             short = min("SN", key=lambda k: (lens[k], k))
             gap = max(lens.values()) - lens[short]
             room_for = sum(
@@ -431,16 +475,15 @@ class _Layout:
             )
             if gap <= room_for or gap - ti < 1200:
                 break
-            laundry = not self.laundry and not small and rng.random() < 0.3
+            laundry = not self.laundry and not self.small and rng.random() < 0.3
             kind, sub = ("laundry", "WASH_AND_DRY_ROOM") if laundry else ("store", "STOREROOM")
             self.laundry = self.laundry or kind == "laundry"
             filler = _Room(kind, sub, width=min(gap - ti, 2000) // 10 * 10)
             bands[short].insert(self._insert_pos(bands[short]), filler)
-        lens = {b: band_len(b) for b in "SN"}
-        W = max(lens.values())
+        lens = {b: self._band_len(b) for b in "SN"}
+        self.W = max(lens.values())
         short = min("SN", key=lambda k: (lens[k], k))
-        gap = W - lens[short]
-        # stretch the short band's rooms up to their caps, then all of them alike
+        gap = self.W - lens[short]
         stretch = [r for r in bands[short] if r.kind in stretchable]
         spare = [max(0, self._max_width(r, depths[short]) - r.width) for r in stretch]
         if gap > sum(spare):
@@ -449,19 +492,6 @@ class _Layout:
         given[0] += gap - sum(given)
         for r, g in zip(stretch, given):
             r.width += g
-        self.ds, self.dn = ds, dn
-        self.W, self.D, self.bands, self.section = W, depth, bands, section
-
-        self._spaces()
-        self._walls()
-        self._doors()
-        for room in self.rooms:
-            self._fit_out(room)
-        self._outdoor()
-        self._split_long_walls()
-        xs = [g[0] for _, _, g, _ in self.elements] + [g[2] for _, _, g, _ in self.elements]
-        ys = [g[1] for _, _, g, _ in self.elements] + [g[3] for _, _, g, _ in self.elements]
-        return _Apartment(self.elements, self.rooms, (min(xs), min(ys), max(xs), max(ys)))
 
     def _split_long_walls(self) -> None:
         """Split walls longer than 3 m in two where no opening crosses them,
@@ -975,84 +1005,105 @@ def generate(
     path = Path(path)
     rng = random.Random(f"homeloop-synthetic:{seed}")
     counts = _plans_per_site(rng, plans, sites)
-    pool: dict[tuple[int, bool], list[_FloorTemplate]] = {}
-    deck: list[str] = []
-    defects = {k: 0 for k in DEFECT_KINDS}
-    sidecar: list[str] = []
-    ids = {"building": 0, "plan": 0, "floor": 0}
-    done = reported = 0
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as out:
+        out.write(",".join(COLUMNS) + "\n")
+        gen = _Generator(rng, _Writer(out, seed), seed, defect_rate)
+        for site_index, count in enumerate(counts):
+            gen.site(site_index + 1, count)
+            if progress is not None:
+                progress(count)
+    with atomic_path(defects_path(path)) as tmp:
+        tmp.write_text("plan,defect,element\n" + "".join(gen.sidecar), encoding="utf-8")
+    return GenerationReport(path=path, plans=plans, sites=sites, rows=gen.writer.rows, defects=gen.defects)
 
-    def template(n: int, ground: bool) -> _FloorTemplate:
-        bucket = pool.setdefault((n, ground), [])
-        if bucket and rng.random() < TEMPLATE_REUSE:
-            return rng.choice(bucket)
-        tpl = _floor_template(rng, n, ground)
+
+class _Generator:
+    """Writing one file of sites: the floor templates kept for reuse, the shuffled deck of
+    defect kinds, the running building, plan and floor ids, and the defects sidecar's lines."""
+
+    def __init__(self, rng: random.Random, writer: _Writer, seed: int, defect_rate: float) -> None:
+        self.rng, self.writer, self.seed, self.defect_rate = rng, writer, seed, defect_rate
+        self.pool: dict[tuple[int, bool], list[_FloorTemplate]] = {}
+        self.deck: list[str] = []
+        self.defects = {k: 0 for k in DEFECT_KINDS}
+        self.sidecar: list[str] = []
+        self.ids = {"building": 0, "plan": 0, "floor": 0}
+
+    def template(self, n: int, ground: bool) -> _FloorTemplate:
+        """A floor of ``n`` apartments: one kept earlier (at :data:`TEMPLATE_REUSE`), else a new one."""
+        bucket = self.pool.setdefault((n, ground), [])
+        if bucket and self.rng.random() < TEMPLATE_REUSE:
+            return self.rng.choice(bucket)
+        tpl = _floor_template(self.rng, n, ground)
         if len(bucket) < TEMPLATE_POOL_SIZE:
             bucket.append(tpl)
         else:
-            bucket[rng.randrange(TEMPLATE_POOL_SIZE)] = tpl
+            bucket[self.rng.randrange(TEMPLATE_POOL_SIZE)] = tpl
         return tpl
 
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as out:
-        out.write(",".join(COLUMNS) + "\n")
-        writer = _Writer(out, seed)
-        for site_index, remaining in enumerate(counts):
-            site = site_index + 1
-            sx, sy = _mm(rng, -50_000, 50_000, 10), _mm(rng, -50_000, 50_000, 10)
-            cursor = sx
-            while remaining > 0:
-                ids["building"] += 1
-                building = ids["building"]
-                per_floor = min(rng.choices((1, 2, 3, 4), (0.2, 0.4, 0.25, 0.15))[0], remaining)
-                layouts = min(rng.randint(1, 4), math.ceil(remaining / per_floor))
-                turn = rng.choices((0, 1, 2, 3), (0.55, 0.15, 0.15, 0.15))[0]
-                mirror = rng.random() < 0.25
-                rot = [_IDENTITY, (0, -1, 1, 0, 0, 0), (-1, 0, 0, -1, 0, 0), (0, 1, -1, 0, 0, 0)][turn]
-                orient = _compose(rot, (-1, 0, 0, 1, 0, 0) if mirror else _IDENTITY)
-                level = 0
-                widest = 0
-                for _ in range(layouts):
-                    n = min(per_floor, remaining)
-                    tpl = template(n, ground=level == 0)
-                    x0, y0, x1, y1 = _apply_rect(orient, tpl.bbox)
-                    place = _compose((1, 0, 0, 1, cursor - x0, sy - y0), orient)
-                    widest = max(widest, x1 - x0)
-                    ids["plan"] += 1
-                    plan_id = ids["plan"]
-                    repeats = 1
-                    if level > 0 and rng.random() < REPEATED_FLOOR_SHARE:
-                        repeats += rng.randint(1, 2)
-                    carried: list[tuple[list, Hint | None, str | None]] = []
-                    for k, apt in enumerate(tpl.apartments):
-                        kind = None
-                        if defect_rate > 0 and rng.random() < defect_rate:
-                            if not deck:
-                                deck = list(DEFECT_KINDS)
-                                rng.shuffle(deck)
-                            kind = deck.pop()
-                            defects[kind] += 1
-                            els, hint = _with_defect(apt, kind, rng)
-                            carried.append((els, hint, kind))
-                        else:
-                            carried.append((apt.elements, None, None))
-                    for _ in range(repeats):
-                        ids["floor"] += 1
-                        floor = ids["floor"]
-                        for k, (els, hint, kind) in enumerate(carried):
-                            aid = apartment_id(seed, site, floor, k)
-                            t = _compose(place, tpl.transforms[k])
-                            row_ids = (aid, site, building, plan_id, floor)
-                            area_ids, lines = writer.plan(els, t, row_ids, level * STOREY_HEIGHT)
-                            if kind is not None:
-                                element = _hint_text(hint, els, area_ids, lines)
-                                sidecar.append(f"{plan_key(site, floor, aid)},{kind},{element}\n")
-                        level += 1
-                    remaining -= n
-                    done += n
-                cursor += widest + _mm(rng, 8000, 20_000, 100)
-            if progress is not None:
-                progress(done - reported)
-                reported = done
-    with atomic_path(defects_path(path)) as tmp:
-        tmp.write_text("plan,defect,element\n" + "".join(sidecar), encoding="utf-8")
-    return GenerationReport(path=path, plans=plans, sites=sites, rows=writer.rows, defects=defects)
+    def site(self, site: int, plans: int) -> None:
+        """Buildings in a row along x from a random spot, until the site's plans are written."""
+        rng = self.rng
+        sx, sy = _mm(rng, -50_000, 50_000, 10), _mm(rng, -50_000, 50_000, 10)
+        cursor = sx
+        while plans > 0:
+            width, written = self.building(site, plans, (cursor, sy))
+            plans -= written
+            cursor += width + _mm(rng, 8000, 20_000, 100)
+
+    def building(self, site: int, plans: int, corner: tuple[int, int]) -> tuple[int, int]:
+        """One building of up to ``plans`` plans, turned and maybe mirrored, its lower left
+        corner at ``corner``: a few floor layouts stacked, upper ones maybe repeated.
+        Returns its width and the plans written."""
+        rng = self.rng
+        self.ids["building"] += 1
+        per_floor = min(rng.choices((1, 2, 3, 4), (0.2, 0.4, 0.25, 0.15))[0], plans)
+        layouts = min(rng.randint(1, 4), math.ceil(plans / per_floor))
+        turn = rng.choices((0, 1, 2, 3), (0.55, 0.15, 0.15, 0.15))[0]
+        mirror = rng.random() < 0.25
+        rot = [_IDENTITY, (0, -1, 1, 0, 0, 0), (-1, 0, 0, -1, 0, 0), (0, 1, -1, 0, 0, 0)][turn]
+        orient = _compose(rot, (-1, 0, 0, 1, 0, 0) if mirror else _IDENTITY)
+        level = widest = written = 0
+        for _ in range(layouts):
+            n = min(per_floor, plans - written)
+            tpl = self.template(n, ground=level == 0)
+            x0, y0, x1, y1 = _apply_rect(orient, tpl.bbox)
+            place = _compose((1, 0, 0, 1, corner[0] - x0, corner[1] - y0), orient)
+            widest = max(widest, x1 - x0)
+            self.ids["plan"] += 1
+            repeats = 1
+            if level > 0 and rng.random() < REPEATED_FLOOR_SHARE:
+                repeats += rng.randint(1, 2)
+            carried = [self.with_defect(apt) for apt in tpl.apartments]
+            for _ in range(repeats):
+                self.floor(site, tpl, place, carried, level)
+                level += 1
+            written += n
+        return widest, written
+
+    def with_defect(self, apt: _Apartment) -> tuple[list[Element], Hint | None, str | None]:
+        """An apartment's elements, with a defect injected at ``defect_rate``: the kinds are
+        dealt from a shuffled deck, so every kind comes up as often. Also the defect's hint and kind."""
+        if not (self.defect_rate > 0 and self.rng.random() < self.defect_rate):
+            return apt.elements, None, None
+        if not self.deck:
+            self.deck = list(DEFECT_KINDS)
+            self.rng.shuffle(self.deck)
+        kind = self.deck.pop()
+        self.defects[kind] += 1
+        els, hint = _with_defect(apt, kind, self.rng)
+        return els, hint, kind
+
+    def floor(self, site: int, tpl: _FloorTemplate, place: tuple, carried: list, level: int) -> None:
+        """Write one floor of the current building and plan at storey ``level``; each
+        defective apartment gets a sidecar line naming its plan, defect and element."""
+        self.ids["floor"] += 1
+        floor = self.ids["floor"]
+        for k, (els, hint, kind) in enumerate(carried):
+            aid = apartment_id(self.seed, site, floor, k)
+            t = _compose(place, tpl.transforms[k])
+            row_ids = (aid, site, self.ids["building"], self.ids["plan"], floor)
+            area_ids, lines = self.writer.plan(els, t, row_ids, level * STOREY_HEIGHT)
+            if kind is not None:
+                element = _hint_text(hint, els, area_ids, lines)
+                self.sidecar.append(f"{plan_key(site, floor, aid)},{kind},{element}\n")
