@@ -47,7 +47,6 @@ numbers are the only ones used:
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -731,7 +730,7 @@ class _Equipper:
             c = self.centre(r.id)
             light = self.add("light", r.id, Pose(x=c.x, y=c.y, z=self.ceiling(r.id)), mount="ceiling")
             doors = self.room_doors(r.id)
-            spot = next((s for s in map(functools.partial(self.switch_point, r.id), doors) if s is not None), None)
+            spot = next((s for s in (self.switch_point(r.id, o) for o in doors) if s is not None), None)
             if spot is None and doors:
                 self.failures.append(f"room {r.id}: no wall place within {self.switch_reach} m of its doors "
                                      f"({', '.join(o.id for o in doors)}) for a light switch")

@@ -372,6 +372,15 @@ def test_a_near_rule_reads_its_distance_from_the_catalog(clean, rule, tmp_path):
     assert rule not in {f.rule for f in check_home(home, wider)}
 
 
+def test_every_distance_of_the_catalogs_device_placements_is_checked():
+    # A device type given a new distance in catalog/devices.yaml needs a rule here too.
+    near = {d.id for d in CAT.devices.values() if d.placement.max_distance is not None}
+    assert near == {"leak_sensor", *(device_type for _, device_type in NEAR_RULES.values())}
+    kept_away = {d.id for d in CAT.devices.values() if d.placement.keep_away or d.placement.min_wall_distance}
+    assert kept_away == {"smoke_sensor"}
+    assert {"leak_sensor_missing", "smoke_sensor_distance", "smoke_sensor_near_wall", *NEAR_RULES} <= set(RULES)
+
+
 def test_a_switch_moved_along_the_door_wall_within_the_distance_passes(clean):
     (living,) = rooms_of_type("LIVING_ROOM")
     switch = room_switch(clean, living)
