@@ -324,6 +324,36 @@ def final_state(world) -> str:
     return "; ".join(parts)
 
 
+@app.command()
+@_guard
+def render(
+    home_dir: Path = typer.Argument(..., help="A folder holding home.json, e.g. outputs/default/homes/house."),
+    camera: str = typer.Option(..., "--camera", help="A camera id of the home file, or 'robot' (with --task)."),
+    out: Path = typer.Option(..., "--out", help="The PNG file to write."),
+    task: Optional[str] = typer.Option(None, "--task", help="Render the task's scenario (default: the home as built)."),
+    at: float = typer.Option(0.0, "--at", min=0.0, help="Simulated seconds after the task's wake event."),
+    seed: int = typer.Option(0, "--seed", help="Episode seed (with --task)."),
+    no_privacy: bool = typer.Option(False, "--no-privacy", help="Ignore the camera's privacy mode."),
+) -> None:
+    """Render one camera of a built home to a PNG: a dome camera, or the robot's head camera in a
+    task's scenario, optionally some simulated seconds after the wake event."""
+    import base64
+
+    from homeloop.home import Home
+    from homeloop.io import write_bytes
+    from homeloop.sim.render.still import render_still
+
+    path = home_dir / "home.json"
+    if not path.is_file():
+        fail(f"{path}: no home file; give a folder holding home.json, e.g. outputs/default/homes/house")
+    still = render_still(Home.read(path), camera, task=task, at=at, seed=seed, privacy=not no_privacy)
+    write_bytes(out, base64.b64decode(still.png))
+    height, width = still.image.shape[:2]
+    hazards = ", ".join(sorted({h["kind"] for h in still.frame.hazards})) or "none"
+    console.print(f"{out}: {camera}, {width}x{height}, t = {still.t:+.1f} s; hazards in view: {hazards}",
+                  highlight=False, soft_wrap=True)
+
+
 def build_house_home(folder: Path) -> Path:
     """The house's home file in ``folder`` (built by the pipeline once, then reused)."""
     from homeloop.pipeline.houses import write_house_home

@@ -13,6 +13,7 @@ Each run folder holds ``run.json`` (the parameters), ``homes/<home>.json``
 
 from __future__ import annotations
 
+import base64
 import concurrent.futures as cf
 import hashlib
 import multiprocessing
@@ -25,7 +26,7 @@ from typing import Any, Callable, Iterable
 from homeloop.bench.records import RecordError, episode_id, read_record, record_path, write_record
 from homeloop.bench.tasks import load_tasks
 from homeloop.home import Home
-from homeloop.io import write_json, write_text
+from homeloop.io import write_bytes, write_json, write_text
 
 #: Endings that are limits of the run rather than a verdict on the agent's actions (docs/scores.md).
 LIMIT_ENDINGS = frozenset({"budget", "horizon", "request_limit", "malformed_limit", "incomplete_reply"})
@@ -118,9 +119,37 @@ def run_episode(spec: EpisodeSpec, agent_name: str, agent_options: dict[str, Any
     if not ep.done:
         ep.end("agent_error", "the agent returned without stopping")
     checks = monitor.results()
+    write_capture_images(Path(run_dir), spec.id, ep.trace)
     record = _record(spec, ep, agent, checks, home_hash, error)
     write_record(Path(run_dir), record)
     return {"id": spec.id, "passed": record["passed"], "ended_by": record["ended_by"]}
+
+
+def write_capture_images(run_dir: Path, eid: str, trace: list[dict[str, Any]]) -> int:
+    """Write every captured image of an episode beside its record, as
+    ``episodes/<episode id>/<capture id>.png``; each capture result in the trace then names its file
+    (``image_file``, relative to ``episodes/``) instead of holding the pixels. Returns the count."""
+    written = 0
+
+    def visit(value: Any) -> None:
+        nonlocal written
+        if isinstance(value, list):
+            for item in value:
+                visit(item)
+        elif isinstance(value, dict):
+            image, capture = value.get("image"), value.get("capture_id")
+            if isinstance(image, str) and image and capture:
+                name = f"{eid}/{capture}.png"
+                write_bytes(record_path(run_dir, eid).parent / name, base64.b64decode(image))
+                value["image"], value["image_file"] = None, name
+                written += 1
+            for item in value.values():
+                visit(item)
+
+    for entry in trace:
+        if entry.get("kind") == "call":
+            visit(entry.get("data"))
+    return written
 
 
 def _record(spec: EpisodeSpec, ep: Any, agent: Any, checks: list[Any], home_hash: str, error: str) -> dict[str, Any]:
@@ -141,7 +170,7 @@ def _record(spec: EpisodeSpec, ep: Any, agent: Any, checks: list[Any], home_hash
                   **{k: usage[k] for k in ("requests", "image_mode") if k in usage},
                   **({"error": error} if error else {})},
         "calls": [e for e in ep.trace if e["kind"] == "call"],
-        "trace": ep.trace,
+        "trace": [e for e in ep.trace if e["kind"] != "call"],  # stops, ends, late events
         "events": [ep._event_dict(e) for e in ep.world.events if e.time >= ep.wake_time],
         "milestones": [ep._event_dict(e) for e in ep.world.milestones],
         "checks": [c.to_dict() for c in checks],

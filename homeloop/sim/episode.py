@@ -121,6 +121,10 @@ class Episode:
         self.wake_event = self._preroll()
         self._seen_events = len(self.world.events)
         self.state: dict[str, Any] = {}  # per-episode registries (captures, detections) kept by services
+        if images:  # captures carry rendered pixels, and what a frame shows is read from them
+            from homeloop.sim.render import attach
+
+            attach(self.state, self.world)
         #: Called after every call, before it is recorded (the benchmark's monitor looks then).
         self.on_call: Callable[[], None] | None = None
 

@@ -500,12 +500,17 @@ class GeometricVisibility:
                 return fid, max(tops, default=0.0)
         return None, 0.0
 
+    def entities(self, world: Any) -> list[Entity]:
+        """Every entity a frame may show now: furniture, openings, devices and places, then the
+        objects and people where they are (the renderer's id buffer names the same entities)."""
+        return [*self.static_entities, *self._object_entities(world), *self._person_entities(world)]
+
     # -- a frame
 
     def frame(self, world: Any, view: Viewpoint, hide: Iterable[str] = ()) -> Frame:
         """The entities a viewpoint shows and the hazards in view (``hide``: entities not shown,
         such as the camera itself)."""
-        entities = [*self.static_entities, *self._object_entities(world), *self._person_entities(world)]
+        entities = self.entities(world)
         hidden = set(hide)
         boxed = [(e, box) for e in entities if e.id not in hidden and (box := pixel_box(view, e.solid)) is not None]
         segs, solids = self._occluders(world, view, entities)

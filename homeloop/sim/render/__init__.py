@@ -1,0 +1,99 @@
+"""Rendered camera images on the CPU: house cameras and the robot's head camera (docs/skills.md).
+
+Alerts are ambiguous on purpose and resolved by looking: fire, smoke and
+water show only in the pixels. This package draws them:
+
+- :mod:`~homeloop.sim.render.scene`: the home as triangles, each naming its
+  entity, updated in place as things move (:mod:`~homeloop.sim.render.figures`:
+  people and the robot; :mod:`~homeloop.sim.render.materials`: colours;
+  :mod:`~homeloop.sim.render.rooms`: which room a point is in);
+- :mod:`~homeloop.sim.render.raycast`: Embree primary rays per pixel: depth,
+  the id buffer and normals;
+- :mod:`~homeloop.sim.render.effects`: flames, the smoke layer and wet floors;
+- :mod:`~homeloop.sim.render.shade`: exposure by the room's light, privacy
+  masks, PNG;
+- :mod:`~homeloop.sim.render.idbuffer`: the id-buffer visibility backend;
+- :mod:`~homeloop.sim.render.renderer`: the renderer tying them together.
+
+:func:`attach` gives an episode with images on its renderer and the
+id-buffer backend (an episode with images off keeps the geometric backend
+and renders nothing). Both are built at the first capture, so an episode that
+never looks pays nothing. Rendering never stops an episode: a failure is
+logged and the capture goes on without pixels, its frame read geometrically.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Iterable
+
+log = logging.getLogger(__name__)
+
+
+class EpisodeRendering:
+    """An episode's renderer, built on first use, and the two entries a capture reads:
+    :meth:`image` (``state["renderer"]``) and :meth:`visibility` (``state["visibility"]``)."""
+
+    def __init__(self, world: Any):
+        self.world = world
+        self._renderer: Any = None
+        self._failed = False
+
+    def renderer(self) -> Any:
+        if self._renderer is None:
+            from homeloop.sim.render.renderer import Renderer
+
+            self._renderer = Renderer(self.world)
+        return self._renderer
+
+    def image(self, world: Any, view: Any, record: dict[str, Any]) -> str | None:
+        try:
+            return self.renderer()(world, view, record)
+        except Exception:  # no pixels rather than a stopped episode
+            log.warning("render: capture %s got no image", record.get("id"), exc_info=True)
+            return None
+
+    def visibility(self) -> Any:
+        from homeloop.sim.render.idbuffer import IdBufferVisibility
+
+        return _Guarded(IdBufferVisibility(self.renderer), self.world)
+
+
+class _Guarded:
+    """A visibility backend that falls back on the geometric one if the id buffer fails."""
+
+    def __init__(self, backend: Any, world: Any):
+        self.backend, self.world = backend, world
+        self._geometric: Any = None
+
+    def frame(self, world: Any, view: Any, hide: Iterable[str] = ()) -> Any:
+        try:
+            return self.backend.frame(world, view, hide)
+        except Exception:
+            log.warning("render: id buffer failed; this frame is read geometrically", exc_info=True)
+            if self._geometric is None:
+                from homeloop.sim.visibility import GeometricVisibility
+
+                self._geometric = GeometricVisibility(world)
+            return self._geometric.frame(world, view, hide)
+
+
+def available() -> bool:
+    """Whether the ray tracer (``embreex``) can be imported here."""
+    try:
+        import embreex.rtcore_scene  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def attach(state: dict[str, Any], world: Any) -> bool:
+    """Give an episode's ``state`` a renderer and the id-buffer backend; False (and the geometric
+    backend stays) where the ray tracer cannot be loaded."""
+    if not available():
+        log.warning("render: embreex is not installed; captures carry no images")
+        return False
+    rendering = EpisodeRendering(world)
+    state["renderer"] = rendering.image
+    state["visibility"] = rendering.visibility()
+    return True

@@ -1,0 +1,125 @@
+"""Colours of what the renderer draws (docs/skills.md, "Captures and perception").
+
+Every triangle of the scene gets one flat albedo (linear RGB, 0-1) from
+what it is: the architecture by kind, furniture and objects by their
+catalog class (or the object's own colour word), fixtures by kind, and
+people by body part, their clothes' colours read from the character's
+``appearance`` text (catalog/people.yaml), so a masked frame visibly
+replaces something that was not flat. Classes the tables do not name get
+a stable muted colour derived from the name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+RGB = tuple[float, float, float]
+
+#: Architecture and surroundings.
+ARCHITECTURE: dict[str, RGB] = {
+    "wall": (0.82, 0.80, 0.76),
+    "ceiling": (0.90, 0.90, 0.88),
+    "floor": (0.55, 0.43, 0.32),
+    "outdoor_floor": (0.52, 0.52, 0.50),
+    "ground": (0.30, 0.40, 0.24),
+    "door": (0.50, 0.34, 0.20),
+    "door_frame": (0.88, 0.87, 0.84),
+    "garage_door": (0.70, 0.70, 0.68),
+    "glass": (0.70, 0.82, 0.90),
+    "device": (0.93, 0.93, 0.93),
+    "doormat": (0.35, 0.25, 0.18),
+    "robot": (0.78, 0.80, 0.84),
+    "robot_head": (0.20, 0.22, 0.25),
+}
+
+#: The sky seen through windows and open doors, at full daylight.
+SKY: RGB = (0.62, 0.75, 0.92)
+
+#: Built-in fixtures by kind (home file v2).
+FIXTURES: dict[str, RGB] = {
+    "counter": (0.80, 0.78, 0.72), "sink": (0.85, 0.86, 0.88), "shower": (0.88, 0.90, 0.92),
+    "bathtub": (0.94, 0.94, 0.94), "toilet": (0.96, 0.96, 0.96), "washing_machine_place": (0.75, 0.75, 0.73),
+    "built_in_furniture": (0.70, 0.60, 0.48), "stairs": (0.60, 0.50, 0.40), "ramp": (0.60, 0.58, 0.55),
+    "elevator": (0.65, 0.66, 0.68),
+}
+
+#: Furniture by catalog class.
+FURNITURE: dict[str, RGB] = {
+    "sofa": (0.32, 0.42, 0.58), "armchair": (0.55, 0.36, 0.30), "bed": (0.80, 0.78, 0.86),
+    "chair": (0.48, 0.34, 0.22), "office_chair": (0.18, 0.18, 0.20), "dining_table": (0.58, 0.42, 0.27),
+    "coffee_table": (0.52, 0.38, 0.25), "desk": (0.62, 0.50, 0.36), "side_table": (0.55, 0.42, 0.30),
+    "nightstand": (0.60, 0.47, 0.33), "bookshelf": (0.50, 0.37, 0.24), "shelf": (0.66, 0.55, 0.40),
+    "wardrobe": (0.72, 0.64, 0.52), "tv_unit": (0.25, 0.24, 0.24), "television": (0.06, 0.06, 0.07),
+    "fridge": (0.88, 0.89, 0.90), "range": (0.30, 0.30, 0.32), "dishwasher": (0.80, 0.81, 0.82),
+    "washer": (0.92, 0.92, 0.93), "dryer": (0.90, 0.90, 0.92), "rug": (0.58, 0.22, 0.20),
+    "bench": (0.56, 0.44, 0.32), "shoe_cabinet": (0.70, 0.66, 0.58), "laundry_basket": (0.78, 0.70, 0.52),
+    "plant_stand": (0.40, 0.30, 0.22), "vase": (0.30, 0.52, 0.60),
+}
+
+#: Carryable objects by catalog class (an object's own colour word wins).
+OBJECTS: dict[str, RGB] = {
+    "mug": (0.85, 0.85, 0.82), "pan": (0.12, 0.12, 0.13), "book": (0.60, 0.20, 0.18),
+    "garment": (0.40, 0.45, 0.62), "glasses": (0.10, 0.10, 0.10), "grocery_bag": (0.80, 0.70, 0.50),
+    "keys": (0.72, 0.70, 0.60), "parcel": (0.72, 0.56, 0.36), "pill_box": (0.90, 0.88, 0.40),
+    "potted_plant": (0.22, 0.50, 0.22), "remote_control": (0.10, 0.10, 0.12), "watering_can": (0.30, 0.55, 0.35),
+}
+
+#: Colour words of object colours and of people's appearance descriptions.
+COLOUR_WORDS: dict[str, RGB] = {
+    "red": (0.75, 0.12, 0.10), "blue": (0.18, 0.32, 0.70), "white": (0.92, 0.92, 0.90),
+    "black": (0.07, 0.07, 0.08), "grey": (0.50, 0.50, 0.52), "gray": (0.50, 0.50, 0.52),
+    "green": (0.20, 0.50, 0.25), "yellow": (0.90, 0.78, 0.15), "orange": (0.90, 0.50, 0.12),
+    "brown": (0.42, 0.28, 0.16), "beige": (0.80, 0.72, 0.58), "lavender": (0.66, 0.58, 0.80),
+    "navy": (0.12, 0.16, 0.36), "pink": (0.88, 0.56, 0.64), "purple": (0.45, 0.25, 0.55),
+    "dark": (0.16, 0.16, 0.20), "olive": (0.42, 0.44, 0.20), "maroon": (0.45, 0.10, 0.14),
+    "khaki": (0.70, 0.64, 0.45), "denim": (0.25, 0.35, 0.55), "jeans": (0.25, 0.35, 0.55),
+}
+
+#: People: skin, hair and shoes; clothes come from :func:`person_colours`.
+SKIN: RGB = (0.86, 0.68, 0.56)
+HAIR: RGB = (0.30, 0.24, 0.20)
+SHOES: RGB = (0.12, 0.11, 0.10)
+#: Clothes of a character whose appearance names no colour.
+DEFAULT_TOP: RGB = (0.45, 0.50, 0.58)
+DEFAULT_BOTTOM: RGB = (0.25, 0.27, 0.32)
+
+#: A person's pixels in a people_masked frame, and every pixel of a blocked one (sRGB bytes).
+MASK_RGB8: tuple[int, int, int] = (255, 0, 255)
+BLOCKED_RGB8: tuple[int, int, int] = (32, 32, 32)
+
+
+def stable_colour(name: str) -> RGB:
+    """A muted colour that depends only on a name."""
+    digest = hashlib.sha256(name.encode("utf-8")).digest()
+    return tuple(round(0.35 + 0.45 * b / 255, 3) for b in digest[:3])  # type: ignore[return-value]
+
+
+def furniture_colour(semantic_class: str) -> RGB:
+    return FURNITURE.get(semantic_class) or stable_colour(semantic_class)
+
+
+def object_colour(semantic_class: str, colour: str | None = None) -> RGB:
+    word = (colour or "").strip().lower()
+    return COLOUR_WORDS.get(word) or OBJECTS.get(semantic_class) or stable_colour(semantic_class)
+
+
+def fixture_colour(kind: str) -> RGB:
+    return FIXTURES.get(kind) or stable_colour(kind)
+
+
+#: Words of an appearance phrase about the head rather than the clothes.
+HEAD_WORDS = frozenset({"hair", "bob", "beard", "tail", "glasses", "bald", "moustache"})
+
+
+def person_colours(appearance: str) -> dict[str, RGB]:
+    """Colours of a person's parts from the appearance text: the phrases about the head give the
+    hair, the first colour word of the others dresses the top, the next the trousers (e.g. "grey
+    bob, lavender cardigan, dark trousers, slippers")."""
+    head, clothes = [], []
+    for phrase in appearance.lower().split(","):
+        words = [w.strip(".;") for w in phrase.split()]
+        colours = [COLOUR_WORDS[w] for w in words if w in COLOUR_WORDS]
+        (head if HEAD_WORDS.intersection(words) else clothes).extend(colours)
+    top = clothes[0] if clothes else DEFAULT_TOP
+    bottom = clothes[1] if len(clothes) > 1 else DEFAULT_BOTTOM
+    return {"skin": SKIN, "hair": head[0] if head else HAIR, "top": top, "bottom": bottom, "shoes": SHOES}

@@ -1,0 +1,554 @@
+"""The home as triangles, for the renderer (docs/skills.md, "Captures and perception").
+
+A :class:`Scene` is built once per episode from the world and kept up to
+date as things move. Its triangles come from the same geometry as the USD
+export (pipeline/usd.py):
+
+- **architecture** (static): each room's floor, the ceilings of indoor
+  rooms, walls extruded from their footprints less the openings, the wall
+  over each opening's head and under a window's sill, a frame round every
+  opening, the plan's fixtures extruded to their height, and a ground plane
+  round the home;
+- **furniture** (static body, moving parts): the catalog mesh of each item
+  (:func:`homeloop.geometry_assets.mesh_for`) at its pose, and each
+  articulated part's panel (:func:`homeloop.geometry_assets.part_panel_bounds`)
+  turned or slid to its present state;
+- **devices and places**: the solids the geometric visibility backend gives
+  them (:mod:`homeloop.sim.visibility`);
+- **movers**: door leaves (swung 90° about the hinge, a garage door lifted,
+  when open), objects, people (:mod:`homeloop.sim.render.figures`, posed),
+  the robot, and the dome cameras' housings (a camera never images its own).
+- **glass**: window panes, kept apart (a ray sees through them).
+
+Every triangle carries a *code*: an index into :attr:`Scene.codes`, naming
+the entity it belongs to (the ids the visibility backends use), its kind,
+part and colour. A catalog mesh that cannot be made falls back to the
+item's bounding box, with one warning naming the asset.
+
+:meth:`Scene.update` re-poses only the movers whose state changed (their
+world vertices are rewritten in place) and bumps :attr:`Scene.version`, so
+the ray caster rebuilds the small moving part of its acceleration structure
+only when something moved.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import numpy as np
+import shapely
+import trimesh
+from shapely.geometry import Polygon
+
+from homeloop.geometry import opening_axes
+from homeloop.geometry_assets import mesh_for, part_panel_bounds
+from homeloop.home import Home, polygon_from_rings
+from homeloop.sim.render import figures, materials
+from homeloop.sim.render.materials import RGB
+from homeloop.sim.visibility import LEAF_KINDS, Entity, Solid
+
+log = logging.getLogger(__name__)
+
+#: Width of the frame round an opening (m), and how far it stands proud of the wall's faces.
+FRAME_WIDTH_M = 0.05
+FRAME_PROUD_M = 0.01
+#: Door leaf thickness and the gap round it (m), window pane thickness (m): as the USD export.
+DOOR_LEAF_THICKNESS_M = 0.04
+DOOR_LEAF_GAP_M = 0.005
+WINDOW_PANE_THICKNESS_M = 0.02
+#: How far the ground plane reaches beyond the home's bounds (m), and how far under the floor it lies.
+GROUND_MARGIN_M = 60.0
+GROUND_DROP_M = 0.01
+
+
+@dataclass(frozen=True)
+class Code:
+    """What a triangle belongs to: the entity (None for architecture), its kind, part and colour."""
+
+    entity: str | None
+    kind: str
+    part: str
+    rgb: RGB
+    room: str | None = None
+
+
+@dataclass
+class Mesh:
+    """Triangles with a code each."""
+
+    vertices: np.ndarray  # (V, 3)
+    faces: np.ndarray  # (F, 3) int
+    codes: np.ndarray  # (F,) int
+
+    @classmethod
+    def empty(cls) -> "Mesh":
+        return cls(np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+    @classmethod
+    def of(cls, mesh: trimesh.Trimesh, code: int) -> "Mesh":
+        faces = np.asarray(mesh.faces, dtype=np.int64)
+        return cls(np.asarray(mesh.vertices, dtype=float), faces, np.full(len(faces), code, dtype=np.int64))
+
+    @classmethod
+    def concat(cls, parts: Iterable["Mesh"]) -> "Mesh":
+        parts = [p for p in parts if len(p.faces)]
+        if not parts:
+            return cls.empty()
+        offsets = np.cumsum([0] + [len(p.vertices) for p in parts[:-1]])
+        return cls(np.vstack([p.vertices for p in parts]),
+                   np.vstack([p.faces + o for p, o in zip(parts, offsets)]),
+                   np.concatenate([p.codes for p in parts]))
+
+    def subset(self, face_index: np.ndarray) -> "Mesh":
+        return Mesh(self.vertices, self.faces[face_index], self.codes[face_index])
+
+
+@dataclass
+class Mover:
+    """Triangles that move together: their shape in their own frame, posed from a state of the world.
+
+    ``state(world)`` reads what decides the pose (a door's open flag, a part's joint value, an
+    object's position); ``pose(state)`` turns it into a 4x4 matrix. ``hide_as`` is the name a
+    capture's ``hide`` uses for it (its entity, or the robot's camera for the robot).
+    """
+
+    hide_as: str | None
+    local: np.ndarray
+    faces: np.ndarray
+    codes: np.ndarray
+    state: Callable[[Any], Any]
+    pose: Callable[[Any], np.ndarray]
+    shape: Any = None  # what the local shape was made for (a person's posture)
+    key: Any = None
+    world: np.ndarray | None = None
+
+    def place(self, world: Any) -> bool:
+        """Pose the mover (rewriting its world vertices in place) unless its state is unchanged;
+        True if it moved."""
+        key = self.state(world)
+        if key == self.key and self.world is not None:
+            return False
+        matrix = self.pose(key)
+        moved = self.local @ matrix[:3, :3].T + matrix[:3, 3]
+        if self.world is None or self.world.shape != moved.shape:
+            self.world = moved
+        else:
+            self.world[:] = moved
+        self.key = key
+        return True
+
+    def mesh(self) -> Mesh:
+        return Mesh(self.world if self.world is not None else self.local, self.faces, self.codes)
+
+
+def pose_matrix(x: float, y: float, z: float, yaw: float) -> np.ndarray:
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.array([[c, -s, 0.0, x], [s, c, 0.0, y], [0.0, 0.0, 1.0, z], [0.0, 0.0, 0.0, 1.0]])
+
+
+def _axis_rotation(axis: str, angle: float) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    rot = {"x": [[1, 0, 0], [0, c, -s], [0, s, c]], "y": [[c, 0, s], [0, 1, 0], [-s, 0, c]],
+           "z": [[c, -s, 0], [s, c, 0], [0, 0, 1]]}[axis]
+    out = np.eye(4)
+    out[:3, :3] = rot
+    return out
+
+
+def _translation(dx: float, dy: float, dz: float) -> np.ndarray:
+    out = np.eye(4)
+    out[:3, 3] = (dx, dy, dz)
+    return out
+
+
+def _box(x0: float, y0: float, z0: float, x1: float, y1: float, z1: float) -> trimesh.Trimesh:
+    box = trimesh.creation.box(extents=(x1 - x0, y1 - y0, z1 - z0))
+    box.apply_translation(((x0 + x1) / 2, (y0 + y1) / 2, (z0 + z1) / 2))
+    return box
+
+
+def _polygons(geom: Any) -> list[Polygon]:
+    return [g for g in shapely.get_parts(geom) if g.geom_type == "Polygon" and g.area > 1e-6]
+
+
+def prism(poly: Polygon, z0: float, z1: float) -> trimesh.Trimesh | None:
+    """A polygon (holes allowed) extruded from ``z0`` to ``z1``."""
+    if z1 - z0 <= 1e-6 or poly.is_empty or poly.area <= 1e-8:
+        return None
+    mesh = trimesh.creation.extrude_polygon(poly, z1 - z0, engine="earcut")
+    mesh.apply_translation((0.0, 0.0, z0))
+    return mesh
+
+
+def flat(poly: Polygon, z: float) -> trimesh.Trimesh | None:
+    """A polygon's triangulation at height ``z``."""
+    if poly.is_empty or poly.area <= 1e-8:
+        return None
+    verts, faces = trimesh.creation.triangulate_polygon(poly, engine="earcut")
+    return trimesh.Trimesh(np.column_stack([verts, np.full(len(verts), z)]), faces, process=False)
+
+
+def solid_mesh(solid: Solid) -> trimesh.Trimesh | None:
+    """A visibility :class:`Solid` (a convex ring extruded) as triangles."""
+    return prism(Polygon(solid.ring), solid.z0, solid.z1)
+
+
+@dataclass(frozen=True)
+class OpeningFrame:
+    """An opening's rectangle as the USD export reads it: centre, direction along the wall (+x, or +y
+    when vertical), normal through it, width and depth, and the floor height of its rooms."""
+
+    centre: np.ndarray
+    along: np.ndarray
+    across: np.ndarray
+    width: float
+    depth: float
+
+    @classmethod
+    def of(cls, poly: Polygon) -> "OpeningFrame":
+        centre, along, across, width, depth = opening_axes(poly)
+        if along[0] < -1e-9 or (abs(along[0]) <= 1e-9 and along[1] < 0):
+            along = -along
+        return cls(centre, along, np.array([-along[1], along[0]]), max(width, 0.01), max(depth, 0.01))
+
+    @property
+    def yaw(self) -> float:
+        return math.atan2(self.along[1], self.along[0])
+
+    def hinge(self) -> np.ndarray:
+        return self.centre - self.along * self.width / 2
+
+
+class Scene:
+    """The home's triangles, static and moving (see the module docstring)."""
+
+    def __init__(self, world: Any, entities: Iterable[Entity]):
+        home: Home = world.home
+        self.home, self.catalog = home, world.catalog
+        self.codes: list[Code] = []
+        self._code_index: dict[Code, int] = {}
+        self._warned: set[str] = set()
+        self.rooms = {r.id: r for r in home.rooms}
+        self.cameras = {c.id for c in home.cameras}
+        self.movers: dict[str, Mover] = {}
+        panes: list[Mesh] = []
+        static = [*self._architecture(home), *self._openings(home, panes), *self._fixtures(home),
+                  *self._furniture(home), *self._solids(entities)]
+        self.static = Mesh.concat(static)
+        self.glass = Mesh.concat(panes)
+        self.entity_faces = {name: _faces_by_entity(self, mesh) for name, mesh in
+                              (("static", self.static), ("glass", self.glass))}
+        self.version = 0
+        self._dynamic: tuple[Any, Mesh] | None = None
+        self.update(world, {})
+
+    # -- codes
+
+    def code(self, entity: str | None, kind: str, part: str, rgb: RGB, room: str | None = None) -> int:
+        """The code of triangles of ``entity`` (None: architecture) of a kind, part and colour."""
+        key = Code(entity, kind, part, tuple(float(c) for c in rgb), room)  # type: ignore[arg-type]
+        if key not in self._code_index:
+            self._code_index[key] = len(self.codes)
+            self.codes.append(key)
+        return self._code_index[key]
+
+    def _catalog_mesh(self, entry: Any) -> trimesh.Trimesh:
+        """The entry's catalog mesh, or its bounding box (one warning per asset) when it cannot be made."""
+        try:
+            return mesh_for(entry)
+        except Exception as exc:  # a broken asset must not stop an episode
+            if entry.id not in self._warned:
+                self._warned.add(entry.id)
+                log.warning("render: catalog mesh of %r failed (%s); drawing its bounding box", entry.id, exc)
+            d = entry.dimensions
+            return _box(-d.depth / 2, -d.width / 2, 0.0, d.depth / 2, d.width / 2, max(d.height, 0.01))
+
+    # -- architecture
+
+    def _floor_z(self, room_ids: Iterable[str]) -> float:
+        zs = [self.rooms[r].floor_height for r in room_ids if r in self.rooms]
+        return min(zs) if zs else 0.0
+
+    def _floor_colour(self, room_id: str) -> RGB:
+        return materials.ARCHITECTURE["outdoor_floor" if self.rooms[room_id].outdoor else "floor"]
+
+    def _architecture(self, home: Home) -> list[Mesh]:
+        out = []
+        for room in home.rooms:
+            for poly in _polygons(polygon_from_rings(room.polygon).buffer(0)):
+                floor = self.code(None, "floor", room.id, self._floor_colour(room.id), room.id)
+                out.append(_mesh(flat(poly, room.floor_height), floor))
+                if room.space_class in ("indoor", "ancillary"):
+                    top = room.floor_height + room.ceiling_height
+                    out.append(_mesh(flat(poly, top), self.code(None, "ceiling", room.id,
+                                                                 materials.ARCHITECTURE["ceiling"], room.id)))
+        openings = [polygon_from_rings(o.polygon).buffer(0) for o in home.openings]
+        holes = shapely.union_all(openings) if openings else None
+        base = self._floor_z(self.rooms)
+        wall = self.code(None, "wall", "wall", materials.ARCHITECTURE["wall"])
+        for w in home.walls:
+            poly = polygon_from_rings(w.polygon).buffer(0)
+            solid = poly.difference(holes) if holes is not None else poly
+            out.extend(_mesh(prism(p, base, base + w.height), wall) for p in _polygons(solid))
+        x0, y0, x1, y1 = shapely.union_all([polygon_from_rings(r.polygon) for r in home.rooms]).bounds
+        m = GROUND_MARGIN_M
+        ground = flat(shapely.box(x0 - m, y0 - m, x1 + m, y1 + m), base - GROUND_DROP_M)
+        out.append(_mesh(ground, self.code(None, "ground", "ground", materials.ARCHITECTURE["ground"])))
+        return out
+
+    def _openings(self, home: Home, panes: list[Mesh]) -> list[Mesh]:
+        out = []
+        walls = [(polygon_from_rings(w.polygon).buffer(0), w) for w in home.walls]
+        wall_code = self.code(None, "wall", "wall", materials.ARCHITECTURE["wall"])
+        for o in home.openings:
+            poly = polygon_from_rings(o.polygon).buffer(0)
+            frame, base = OpeningFrame.of(poly), self._floor_z(o.connects)
+            tops = [w.height for p, w in walls if w.kind == "WALL" and p.intersects(poly)]
+            wall_top = max(tops, default=0.0) or max(
+                (self.rooms[r].ceiling_height for r in o.connects if r in self.rooms), default=2.6)
+            head = o.sill + o.height
+            low = min(o.connects, key=lambda r: self.rooms[r].floor_height if r in self.rooms else 0.0,
+                      default=None)
+            floor = self.code(None, "floor", low, self._floor_colour(low), low) if low in self.rooms else None
+            for p in _polygons(poly):  # the wall over the head and under the sill, the floor across
+                out.append(_mesh(prism(p, base + head, base + wall_top), wall_code))
+                out.append(_mesh(prism(p, base, base + o.sill), wall_code))
+                if o.sill <= 1e-6 and floor is not None:
+                    out.append(_mesh(flat(p, base), floor))
+            place = pose_matrix(*frame.centre, base, frame.yaw)
+            trim = self.code(o.id, "opening", "frame", materials.ARCHITECTURE["door_frame"])
+            out.extend(_placed(m, place, trim) for m in _frame_pieces(frame, o.sill, head, o.kind == "window"))
+            if o.kind == "window":
+                pane = _box(-frame.width / 2, -WINDOW_PANE_THICKNESS_M / 2, o.sill, frame.width / 2,
+                            WINDOW_PANE_THICKNESS_M / 2, head)
+                panes.append(_placed(pane, place, self.code(o.id, "opening", "pane", materials.ARCHITECTURE["glass"])))
+            elif o.kind in LEAF_KINDS:
+                self._leaf(o, frame, base)
+        return out
+
+    def _leaf(self, o: Any, frame: OpeningFrame, base: float) -> None:
+        """A door leaf: a mover hinged at one end of the opening (it swings or lifts when open)."""
+        gap, half = DOOR_LEAF_GAP_M, DOOR_LEAF_THICKNESS_M / 2
+        leaf = _box(gap, -half, o.sill + gap, frame.width - gap, half, o.sill + o.height - gap)
+        colour = materials.ARCHITECTURE["garage_door" if o.kind == "garage_door" else "door"]
+        code = self.code(o.id, "opening", "leaf", colour)
+        faces = np.asarray(leaf.faces, dtype=np.int64)
+        hinge = frame.hinge()
+        at = pose_matrix(hinge[0], hinge[1], base, frame.yaw)
+        opened = _translation(0, 0, o.height) if o.kind == "garage_door" else _axis_rotation("z", math.pi / 2)
+        self.movers[f"leaf:{o.id}"] = Mover(
+            o.id, np.asarray(leaf.vertices, dtype=float), faces, np.full(len(faces), code),
+            state=lambda world, oid=o.id: world.openings[oid].open,
+            pose=lambda is_open, at=at, opened=opened: at @ opened if is_open else at)
+
+    def _fixtures(self, home: Home) -> list[Mesh]:
+        """Fixtures less the footprints of furniture standing in them (a range in the counter run),
+        so the two never share a face."""
+        standing = [polygon_from_rings(f.footprint) for f in home.furniture if f.pose.z <= 1e-6]
+        tree = shapely.STRtree(standing) if standing else None
+        out = []
+        for x in home.fixtures:
+            code = self.code(None, "fixture", x.kind, materials.fixture_colour(x.kind))
+            base = self._floor_z([x.room])
+            poly = polygon_from_rings(x.polygon).buffer(0)
+            inside = [standing[i] for i in tree.query(poly, predicate="intersects")] if tree is not None else []
+            if inside:
+                poly = poly.difference(shapely.union_all(inside))
+            out.extend(_mesh(prism(p, base, base + x.height), code) for p in _polygons(poly))
+        return out
+
+    def _furniture(self, home: Home) -> list[Mesh]:
+        out = []
+        for f in home.furniture:
+            entry = self.catalog.furniture.get(f.catalog_id)
+            colour = materials.furniture_colour(f.semantic_class)
+            code = self.code(f.id, "furniture", "body", colour)
+            if entry is None:
+                out.extend(_mesh(prism(p, f.pose.z, f.pose.z + f.height), code)
+                           for p in _polygons(polygon_from_rings(f.footprint)))
+                continue
+            place = pose_matrix(f.pose.x, f.pose.y, f.pose.z, f.pose.yaw)
+            out.append(_placed(self._catalog_mesh(entry), place, code))
+            for part in entry.parts:
+                self._panel(f, entry, part, place, tuple(0.8 * c for c in colour))
+        return out
+
+    def _panel(self, f: Any, entry: Any, part: Any, place: np.ndarray, colour: RGB) -> None:
+        """An articulated part's panel: a mover turned about (or slid along) its catalog axis."""
+        panel = _box(*part_panel_bounds(entry, part))
+        faces = np.asarray(panel.faces, dtype=np.int64)
+        code = self.code(f.id, "furniture", part.name, colour)
+        at = place @ _translation(part.hinge.x, part.hinge.y, part.hinge.z)
+        axis = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}[part.axis]
+        if part.kind == "revolute":
+            def pose(state: float, at: np.ndarray = at, a: str = part.axis) -> np.ndarray:
+                return at @ _axis_rotation(a, state)
+        else:
+            def pose(state: float, at: np.ndarray = at, d: tuple[float, ...] = axis) -> np.ndarray:
+                return at @ _translation(*(state * v for v in d))
+        key = (f.id, part.name)
+        self.movers[f"part:{f.id}/{part.name}"] = Mover(
+            f.id, np.asarray(panel.vertices, dtype=float), faces, np.full(len(faces), code),
+            state=lambda world, key=key, closed=part.range[0]: float(world.parts.get(key, closed)), pose=pose)
+
+    def _solids(self, entities: Iterable[Entity]) -> list[Mesh]:
+        """Devices and places, as the geometric backend's solids; camera housings move with nothing
+        but are movers, so a camera can leave its own out."""
+        out = []
+        for e in entities:
+            if e.kind not in ("device", "place"):
+                continue
+            colour = materials.ARCHITECTURE["doormat" if e.kind == "place" else "device"]
+            mesh = _mesh(solid_mesh(e.solid), self.code(e.id, e.kind, "body", colour))
+            if e.id in self.cameras:
+                self.movers[f"device:{e.id}"] = Mover(e.id, mesh.vertices, mesh.faces, mesh.codes,
+                                                      state=lambda world: None, pose=lambda _: np.eye(4))
+            else:
+                out.append(mesh)
+        return out
+
+    # -- what moves
+
+    def update(self, world: Any, bases: dict[str, float]) -> None:
+        """Re-pose what moved since the last call: doors, parts, objects, people, the robot.
+        ``bases``: the height each lying person lies at (the geometric backend's solids say it)."""
+        moved = self._sync_objects(world) | self._sync_people(world, bases) | self._sync_robot(world)
+        for mover in self.movers.values():
+            moved |= mover.place(world)
+        if moved:
+            self.version += 1
+
+    def _sync_objects(self, world: Any) -> bool:
+        changed = False
+        yaws = {o.id: o.pose.yaw for o in self.home.objects}
+        colours = {o.id: o.colour for o in self.home.objects}
+        for oid, obj in world.objects.items():
+            name = f"object:{oid}"
+            if name in self.movers:
+                continue
+            entry = self.catalog.objects.get(obj.catalog_id)
+            if entry is None:
+                continue
+            colour = materials.object_colour(obj.semantic_class, colours.get(oid) or entry.colour)
+            mesh = Mesh.of(self._catalog_mesh(entry), self.code(oid, "object", "body", colour))
+            self.movers[name] = Mover(oid, mesh.vertices, mesh.faces, mesh.codes,
+                                      state=lambda w, oid=oid: _object_key(w, oid),
+                                      pose=lambda key, yaw=yaws.get(oid, 0.0): pose_matrix(*key[:3], yaw))
+            changed = True
+        return self._drop("object:", set(world.objects)) or changed
+
+    def _sync_people(self, world: Any, bases: dict[str, float]) -> bool:
+        changed = False
+        present = set()
+        for pid, person in world.people.items():
+            if person.room is None:
+                continue
+            present.add(pid)
+            shape = (person.posture, person.activity, round(bases.get(pid, 0.0), 4))
+            name = f"person:{pid}"
+            if name in self.movers and self.movers[name].shape == shape:
+                continue
+            self.movers[name] = self._person(person, shape)
+            changed = True
+        return self._drop("person:", present) or changed
+
+    def _person(self, person: Any, shape: tuple[str, str, float]) -> Mover:
+        entry = self.catalog.people.get(person.catalog_id)
+        stature = entry.height if entry is not None else 1.7
+        shoulders = entry.shoulder_width if entry is not None else 0.45
+        colours = materials.person_colours(entry.appearance if entry is not None else "")
+        posture, activity, base = shape
+        pieces = figures.person_pieces(posture, activity, stature, shoulders, base)
+        verts, faces, spans = figures.merged(pieces)
+        codes = np.concatenate([np.full(n, self.code(person.id, "person", "head" if head else "body", colours[role]))
+                                for role, head, n in spans])
+        pid = person.id
+        return Mover(pid, verts, faces, codes, shape=shape,
+                     state=lambda w, pid=pid: (w.people[pid].x, w.people[pid].y, w.people[pid].yaw),
+                     pose=lambda key: pose_matrix(key[0], key[1], 0.0, key[2]))
+
+    def _sync_robot(self, world: Any) -> bool:
+        from homeloop.sim.services.robot import ROBOT_CAMERA
+
+        robot = world.robot
+        if robot is None or "robot" in self.movers:
+            return robot is None and self.movers.pop("robot", None) is not None
+        body = robot.body
+        pieces = figures.robot_pieces(body.form, body.body.width, body.base.length, body.body.height)
+        verts, faces, spans = figures.merged(pieces)
+        codes = np.concatenate([np.full(n, self.code(None, "robot", role, materials.ARCHITECTURE[role]))
+                                for role, _, n in spans])
+        self.movers["robot"] = Mover(ROBOT_CAMERA, verts, faces, codes,
+                                     state=lambda w: (w.robot.x, w.robot.y, w.robot.yaw),
+                                     pose=lambda key: pose_matrix(key[0], key[1], 0.0, key[2]))
+        return True
+
+    def _drop(self, prefix: str, keep: set[str]) -> bool:
+        """Remove the movers named ``prefix<id>`` whose id is no longer in ``keep``; True if any."""
+        gone = [n for n in self.movers if n.startswith(prefix) and n[len(prefix):] not in keep]
+        for name in gone:
+            del self.movers[name]
+        return bool(gone)
+
+    # -- meshes for the ray caster
+
+    def dynamic(self, hide: Iterable[str] = ()) -> Mesh:
+        """The movers' triangles now, less those ``hide`` names (cached per version and hide set)."""
+        key = (self.version, frozenset(hide))
+        if self._dynamic is None or self._dynamic[0] != key:
+            hidden = key[1]
+            self._dynamic = (key, Mesh.concat(m.mesh() for m in self.movers.values() if m.hide_as not in hidden))
+        return self._dynamic[1]
+
+    def entity_mesh(self, entity: str, part: str | None = None) -> Mesh:
+        """Every triangle of one entity (opaque, glass and moving), posed as now; only those of one
+        part (a person's ``head``) when ``part`` is given."""
+        parts = [mesh.subset(self.entity_faces[name].get(entity, np.zeros(0, dtype=np.int64)))
+                 for name, mesh in (("static", self.static), ("glass", self.glass))]
+        parts += [m.mesh() for m in self.movers.values() if m.hide_as == entity]
+        mesh = Mesh.concat(parts)
+        if part is not None:
+            mesh = mesh.subset(np.flatnonzero([self.codes[c].part == part for c in mesh.codes]))
+        return mesh
+
+    def entity_key(self, entity: str) -> tuple[Any, ...]:
+        """What an entity's triangles depend on (changes when it moves)."""
+        return tuple((n, m.key, id(m)) for n, m in self.movers.items() if m.hide_as == entity)
+
+def _object_key(world: Any, oid: str) -> tuple[float, float, float] | None:
+    obj = world.objects.get(oid)
+    return None if obj is None else (obj.x, obj.y, obj.z)
+
+
+def _mesh(mesh: trimesh.Trimesh | None, code: int) -> Mesh:
+    return Mesh.empty() if mesh is None else Mesh.of(mesh, code)
+
+
+def _placed(mesh: trimesh.Trimesh, matrix: np.ndarray, code: int) -> Mesh:
+    out = Mesh.of(mesh, code)
+    out.vertices = out.vertices @ matrix[:3, :3].T + matrix[:3, 3]
+    return out
+
+
+def _frame_pieces(frame: OpeningFrame, sill: float, head: float, window: bool) -> list[trimesh.Trimesh]:
+    """The frame round an opening, in its frame (centre, along +x): two jambs and a head, and a sill
+    board under a window, standing :data:`FRAME_PROUD_M` proud of both faces of the wall."""
+    w, fw = frame.width / 2, FRAME_WIDTH_M
+    d = frame.depth / 2 + FRAME_PROUD_M
+    pieces = [_box(-w, -d, sill, -w + fw, d, head), _box(w - fw, -d, sill, w, d, head),
+              _box(-w, -d, head - fw, w, d, head)]
+    if window:
+        pieces.append(_box(-w, -d, sill, w, d, sill + fw))
+    return pieces
+
+
+def _faces_by_entity(scene: Scene, mesh: Mesh) -> dict[str, np.ndarray]:
+    """The face indices of each entity in a mesh."""
+    owners = np.array([scene.codes[c].entity or "" for c in mesh.codes], dtype=object)
+    out: dict[str, np.ndarray] = {}
+    for entity in set(owners) - {""}:
+        out[entity] = np.flatnonzero(owners == entity)
+    return out
