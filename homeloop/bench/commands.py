@@ -213,8 +213,8 @@ def score_command(
         missing = [d for d in run_dirs if not d.is_dir()]
         if missing:
             _fail(f"{missing[0]}: no such run folder")
-        records = read_records(run_dirs)
-        frame, rejected = scoring.outcomes_from_records(records.records), [w for _, w in records.rejected]
+        result = scoring.outcomes_from_run_dirs(run_dirs)
+        frame, rejected = result.frame, result.rejected
     for line in rejected:
         console.print(f"[yellow]skipped:[/] {line}", highlight=False, soft_wrap=True)
     if frame.empty:

@@ -21,7 +21,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from homeloop.io import write_text
 
@@ -59,7 +59,7 @@ def write_record(run_dir: Path, record: dict[str, Any]) -> Path:
         raise RecordError(f"record {record.get('episode_id', '?')} lacks {', '.join(missing)}")
     path = record_path(run_dir, record["episode_id"])
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text(path, json.dumps(record, indent=1, sort_keys=True, default=_plain) + "\n")
+    write_text(path, json.dumps(record, sort_keys=True, separators=(",", ":"), default=_plain) + "\n")
     return path
 
 
@@ -107,12 +107,23 @@ def record_files(run_dirs: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return files
 
 
+def iter_records(run_dirs: Iterable[str | os.PathLike[str]]) -> Iterator[tuple[Path, dict[str, Any] | None, str]]:
+    """Each record file of the run folders in turn: (path, record, "") or (path, None, why not).
+
+    Reading one at a time keeps memory flat when scoring many thousands of records."""
+    for f in record_files(run_dirs):
+        try:
+            yield f, read_record(f), ""
+        except RecordError as exc:
+            yield f, None, str(exc)
+
+
 def read_records(run_dirs: Iterable[str | os.PathLike[str]]) -> RecordSet:
     """Every readable record of the run folders; unreadable ones are returned with their reasons."""
     records, rejected = [], []
-    for f in record_files(run_dirs):
-        try:
-            records.append(read_record(f))
-        except RecordError as exc:
-            rejected.append((f, str(exc)))
+    for path, record, why in iter_records(run_dirs):
+        if record is None:
+            rejected.append((path, why))
+        else:
+            records.append(record)
     return RecordSet(records, rejected)

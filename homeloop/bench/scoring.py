@@ -93,6 +93,24 @@ def outcomes_from_records(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
                                        "acted_at", "tokens", "cost_usd"])
 
 
+def outcomes_from_run_dirs(run_dirs: Iterable[str | Path]) -> Outcomes:
+    """Outcomes of every readable record in the run folders, read one record at a time;
+    unreadable records are named in ``rejected``."""
+    from homeloop.bench.records import iter_records
+
+    rejected: list[str] = []
+
+    def readable() -> Iterable[dict[str, Any]]:
+        for _, record, why in iter_records(run_dirs):
+            if record is None:
+                rejected.append(why)
+            else:
+                yield record
+
+    frame = outcomes_from_records(readable())
+    return Outcomes(frame, rejected)
+
+
 def _parse_bool(text: str) -> bool:
     t = text.strip().lower()
     if t in ("true", "1", "yes", "pass", "passed"):
