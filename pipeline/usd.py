@@ -97,14 +97,12 @@ from shapely.geometry.base import BaseGeometry
 
 from homeloop.catalog import Catalog, FurnitureEntry, ObjectEntry
 from homeloop.geometry import opening_axes
-from homeloop.geometry_assets import mesh_for
+from homeloop.geometry_assets import mesh_for, part_panel_bounds
 from homeloop.home import Camera, Device, Home, Opening, Wall, polygon_from_rings
 
 #: The home's root prim (the stage's default prim).
 HOME_ROOT = "Home"
 
-#: Panel thickness (m) of articulated furniture parts (doors, flaps, drawer fronts).
-PART_PANEL_THICKNESS = 0.025
 #: Leaf thickness (m) of a house door, and the gap (m) left around it in its opening.
 DOOR_LEAF_THICKNESS = 0.04
 DOOR_LEAF_GAP = 0.005
@@ -424,49 +422,6 @@ def asset_file_name(catalog_id: str) -> str:
     return f"{catalog_id}.usdc"
 
 
-def _part_panel(entry: FurnitureEntry, part: Any) -> _MeshData:
-    """The moving panel of an articulated part, in the part's frame (origin at the hinge).
-
-    The catalog gives the hinge and axis only, so the panel is derived from
-    the item's box: a slab on the front face. Revolute parts about z (side-hinged
-    doors) span from the hinge to the mirror of the hinge across the item's
-    middle (or to the middle where a door on the other side shares the front);
-    those hinged at mid-height (a washer's porthole) are square about the
-    hinge height. Revolute parts about y or x (oven doors, flaps) span the
-    width from the hinge up to near the top. Prismatic parts (drawers) cover
-    the front of the container they open.
-    """
-    d = entry.dimensions
-    h, t = part.hinge, PART_PANEL_THICKNESS
-    front = d.depth / 2
-    x0 = front - h.x  # panel's inner face, from the hinge
-    if part.kind == "prismatic":
-        box = next((c for c in entry.containers if c.name == part.opens), None)
-        if box is not None:
-            z0, z1 = box.offset.z, box.offset.z + box.inner.height
-            y0, y1 = box.offset.y - box.inner.width / 2 - 0.01, box.offset.y + box.inner.width / 2 + 0.01
-        else:
-            z0, z1 = d.height * 0.6, d.height * 0.95
-            y0, y1 = -d.width / 2, d.width / 2
-        y0, y1 = max(y0, -d.width / 2), min(y1, d.width / 2)
-        return _box(x0, y0 - h.y, z0 - h.z, x0 + t, y1 - h.y, z1 - h.z)
-    if part.axis == "z":
-        shared = any(p is not part and p.kind == "revolute" and p.axis == "z" and p.hinge.y * h.y < 0
-                     for p in entry.parts)
-        far = 0.0 if shared else -h.y
-        if abs(far - h.y) < 0.05:
-            far = -d.width / 2 if h.y >= 0 else d.width / 2
-        y0, y1 = sorted((h.y, far))
-        span = y1 - y0
-        if h.z <= 1e-6:
-            z0, z1 = 0.02, d.height - 0.02
-        else:
-            z0, z1 = max(h.z - span / 2, 0.0), min(h.z + span / 2, d.height)
-        return _box(x0, y0 - h.y, z0 - h.z, x0 + t, y1 - h.y, z1 - h.z)
-    top = d.height - 0.05 if d.height - 0.05 > h.z + 0.05 else d.height
-    return _box(x0, -d.width / 2 + 0.01 - h.y, 0.0, x0 + t, d.width / 2 - 0.01 - h.y, top - h.z)
-
-
 _JOINT_OP = {"x": "xformOp:rotateX:joint", "y": "xformOp:rotateY:joint", "z": "xformOp:rotateZ:joint"}
 
 
@@ -511,7 +466,7 @@ def _furniture_asset(entry: FurnitureEntry) -> Sdf.Layer:
         else:
             _attr(xf, op, _TYPES.Double3, (0.0, 0.0, 0.0))
         _attr(xf, "xformOpOrder", _TYPES.TokenArray, Vt.TokenArray(["xformOp:translate", op]), uniform=True)
-        panel_data = _part_panel(entry, part)
+        panel_data = _box(*part_panel_bounds(entry, part))  # the panel the previews draw too
         lo, hi = panel_data.points.min(axis=0), panel_data.points.max(axis=0)
         volume = float(np.prod(hi - lo))
         part_labels = {"class": [cls], "part": [part.name]}
