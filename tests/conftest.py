@@ -34,3 +34,19 @@ def fixture_plan():
         return plans[0]
 
     return load
+
+
+@pytest.fixture(scope="session")
+def house_home():
+    """The main benchmark house, furnished, equipped and checked as builds and runs make it
+    (built once per test session)."""
+    from homeloop.pipeline.houses import house_home as build_house
+
+    return build_house()
+
+
+@pytest.fixture(scope="session")
+def catalog():
+    from homeloop.catalog import load_catalog
+
+    return load_catalog()
