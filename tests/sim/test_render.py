@@ -124,6 +124,27 @@ def test_a_lit_room_shows_many_times_brighter_than_a_dark_one(house_home):
     assert lit_mean > 40 and lit_mean >= 4 * dark_mean
 
 
+def test_a_leak_shows_as_a_blue_grey_film_on_the_floor(house_home):
+    ep = Episode(house_home, "water_leak_response", seed=0)
+    source = ep.world.module("water").sources()[0]
+    camera = next(c for c in ep.home.cameras if c.room == source.room)  # withheld from the agent here
+    before = capture_view(ep.context, Viewpoint.of(camera), camera.id)
+    ep.call("clock_wait", seconds=60)
+    assert source.radius > 1.0
+    after = capture_view(ep.context, Viewpoint.of(camera), camera.id)
+    toward = math.atan2(camera.pose.y - source.y, camera.pose.x - source.x)
+    spot = (source.x + source.radius / 2 * math.cos(toward), source.y + source.radius / 2 * math.sin(toward), 0.0)
+    u, v = project(Viewpoint.of(camera), spot)
+
+    def blueness(image: np.ndarray) -> float:
+        patch = window(image, u, v, 15).astype(float)
+        return float((patch[..., 2] - patch[..., 0]).mean())
+
+    assert blueness(pixels(before)) < 0 < blueness(pixels(after))  # a wooden floor, then water over it
+    shown = {(h["kind"], h["source"]) for h in ep.state["captures"][after["capture_id"]]["hazards"]}
+    assert ("water", source.name) in shown
+
+
 # --- privacy -----------------------------------------------------------------------------------------------
 
 

@@ -37,13 +37,20 @@ class EpisodeRendering:
     def __init__(self, world: Any):
         self.world = world
         self._renderer: Any = None
-        self._failed = False
+        self._failure: str | None = None
 
     def renderer(self) -> Any:
+        """The renderer (built on the first call; a build that failed is not tried again)."""
         if self._renderer is None:
+            if self._failure is not None:
+                raise RuntimeError(f"no renderer in this episode: {self._failure}")
             from homeloop.sim.render.renderer import Renderer
 
-            self._renderer = Renderer(self.world)
+            try:
+                self._renderer = Renderer(self.world)
+            except Exception as exc:
+                self._failure = f"{type(exc).__name__}: {exc}"
+                raise
         return self._renderer
 
     def image(self, world: Any, view: Any, record: dict[str, Any]) -> str | None:

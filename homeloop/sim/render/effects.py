@@ -70,7 +70,7 @@ SMOKE_SEEN_ALPHA = 0.2
 SMOKE_RGB = (0.25, 0.25, 0.26)
 
 #: The water film: its colour (linear RGB), how much of the floor it covers, and its sheen.
-WATER_RGB = (0.30, 0.40, 0.50)
+WATER_RGB = (0.24, 0.36, 0.52)
 WATER_ALPHA = 0.6
 WATER_SHEEN = 0.5
 
@@ -163,7 +163,7 @@ def _box_pixels(view: Viewpoint, box: tuple[int, int, int, int]) -> np.ndarray:
 def _note(layers: Layers, kind: str, source: str, rooms: Any, shown: int, projected: int) -> None:
     if shown > 0:
         layers.hazards.append({"kind": kind, "source": source, "rooms": list(rooms), "pixels": shown,
-                               "seen_fraction": round(shown / max(projected, 1), 4)})
+                               "seen_fraction": round(min(shown / max(projected, 1), 1.0), 4)})
 
 
 # --- smoke ----------------------------------------------------------------------------------------------
