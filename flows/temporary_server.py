@@ -117,7 +117,6 @@ def _wait_until_up(proc: subprocess.Popen, api_url: str, timeout_s: float) -> bo
         if proc.poll() is not None:
             return False
         if time.monotonic() > deadline:
-            stop(proc)
             raise HomeLoopError(f"the temporary Prefect server did not answer at {api_url} within {timeout_s:.0f} s; "
                                 "start one with `make serve` and `. .prefect/env.sh`")
         time.sleep(0.2)
@@ -132,7 +131,12 @@ def start(timeout_s: float) -> tuple[subprocess.Popen, str]:
             port = free_port()
             api_url = f"http://{HOST}:{port}/api"
             proc = _spawn(port, log)
-            if _wait_until_up(proc, api_url, timeout_s):
+            try:
+                up = _wait_until_up(proc, api_url, timeout_s)
+            except BaseException:  # Ctrl-C, or no answer in time
+                stop(proc)
+                raise
+            if up:
                 return proc, api_url
         tail = log.read_text(errors="replace").strip().splitlines()[-1:] or ["no output"]
         raise HomeLoopError(f"the temporary Prefect server would not start ({tail[0]}); "

@@ -159,7 +159,8 @@ def build_homes_partition(keys: list[str], build_dir: str, seed: int, stage_key:
             outcome.seconds = round(time.perf_counter() - t, 4)
             record = outcome.to_record()
             files = {path.name: sha256_file(path) for path in written}
-            write_json(homes_dir / OUTCOMES / f"{key}.json", {"stage_key": stage_key, "outcome": record, "files": files})
+            write_json(homes_dir / OUTCOMES / f"{key}.json",
+                       {"stage_key": stage_key, "outcome": record, "files": files})
             records[key] = record
     return [records[k] for k in keys]
 
