@@ -26,6 +26,7 @@ pane in front of it. A cached static result keeps the last three too.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -94,14 +95,24 @@ def camera_bounds(view: Viewpoint, cam: np.ndarray, faces: np.ndarray) -> tuple[
 
 
 def ray_directions(view: Viewpoint) -> np.ndarray:
-    """Unit ray directions through every pixel centre (N, 3) float32, row-major from the top left."""
-    forward, right, up = (a.astype(np.float32) for a in view.axes())
-    f = np.float32(view.focal_px)
-    u = (np.arange(view.width, dtype=np.float32) + np.float32(0.5 - view.width / 2)) / f
-    v = (np.float32(view.height / 2 - 0.5) - np.arange(view.height, dtype=np.float32)) / f
-    d = forward + u[None, :, None] * right + v[:, None, None] * up
-    d /= np.sqrt(np.einsum("hwk,hwk->hw", d, d))[..., None]
-    return d.reshape(-1, 3)
+    """Unit ray directions through every pixel centre (N, 3) float32, row-major from the top left:
+    the camera's own grid of directions (:func:`_camera_grid`) turned to its heading and tilt."""
+    forward, right, up = view.axes()
+    turn = np.array([right, up, forward], dtype=np.float32)  # rows: camera axes in home coordinates
+    return _camera_grid(view.hfov_deg, view.width, view.height) @ turn
+
+
+@functools.lru_cache(maxsize=RAY_CACHE_SIZE)
+def _camera_grid(hfov_deg: float, width: int, height: int) -> np.ndarray:
+    """Unit directions through the pixel centres in camera coordinates (right, up, forward)."""
+    f = (width / 2) / math.tan(math.radians(hfov_deg) / 2)
+    u = (np.arange(width) + 0.5 - width / 2) / f
+    v = (height / 2 - np.arange(height) - 0.5) / f
+    d = np.stack(np.broadcast_arrays(u[None, :], v[:, None], np.ones((height, width))), axis=-1)
+    d /= np.linalg.norm(d, axis=-1, keepdims=True)
+    grid = np.ascontiguousarray(d.reshape(-1, 3), dtype=np.float32)
+    grid.flags.writeable = False
+    return grid
 
 
 def new_device() -> Any:
