@@ -1,33 +1,72 @@
-"""A static HTML page for a run's episodes (docs/agents.md: the viewer).
+"""Static HTML pages for a run's episodes (docs/agents.md: the episode viewer).
 
-``homeloop bench view RUN_DIR`` writes ``RUN_DIR/index.html``: a table of
-episodes (pass or fail per check), and for each episode a timeline of calls,
-results, events and images, with each check's witness or violation marked at
-its time, beside a top-down drawing of the home with the robot's route — its
-position at the end of each call, joined by straight lines, drawn solid while
-it holds an object and dashed otherwise. The page needs no server and no
-script from elsewhere; images are the files beside the records.
+``homeloop bench view RUN_DIR`` writes ``RUN_DIR/index.html`` — every episode
+in a table with each of its checks passed or failed and the failure classes
+of those that failed, and each check's results over the run — and one page
+per episode, ``RUN_DIR/view/<episode id>.html``: the episode's checks, a
+top-down drawing of the home with the robot's route, and a timeline of its
+calls, results, events and frames, with each check's witness or violation
+marked at the call it happened in (final checks, and checks that never got
+their witness, at the end).
+
+The route joins the robot's positions — at the wake, then at the end of each
+call — by straight lines, one per call: solid when the robot held an object
+as the call began (it carried it), dashed otherwise. Frames are thumbnails of
+the capture images beside the records; a click enlarges one (CSS ``:target``,
+no script).
+
+The pages load nothing from elsewhere and run no script. Everything a record
+holds is escaped: what a model sent is shown as text. The same records give
+the same bytes. One page per episode keeps each page small however large
+the run; pages of episodes whose records are gone are removed.
 """
 
 from __future__ import annotations
 
 import html
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
+from urllib.parse import quote
 
-from homeloop.bench.records import read_records
+import shapely
+
+from homeloop.bench.records import iter_records
 from homeloop.io import write_text
 
-#: Drawing size of the floor plan (px).
-PLAN_PX = 420
+#: Folder of the episode pages inside a run folder.
+PAGES_DIR = "view"
+#: Width of the floor-plan drawing (px); its height follows the home's proportions.
+PLAN_PX = 460
+#: Colour of the robot's route (the viewer test looks for it in a screenshot).
+ROUTE_COLOUR = "#1565c0"
+#: Characters of a call's arguments or result shown in the row; the rest folds out, up to the second.
+SHORT_CHARS, LONG_CHARS = 240, 20_000
 
-STYLE = """
-body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
-.pass{background:#dff3df}.fail{background:#f8dcdc}.ep{margin:2em 0;border-top:2px solid #888;padding-top:1em}
-.cols{display:flex;gap:1.5em;align-items:flex-start}.timeline td{font-size:12px}.err{color:#b00}
-.mark{font-weight:bold}code{font-size:12px;white-space:pre-wrap;word-break:break-all}
+STYLE = f"""
+body{{font:14px/1.35 system-ui,sans-serif;margin:1.2em 1.5em;color:#222;background:#fff}}
+h1{{font-size:1.5em;margin:.2em 0}}h2{{font-size:1.15em;margin:1.2em 0 .4em}}a{{color:#0b57a4}}
+table{{border-collapse:collapse}}td,th{{border:1px solid #d0d0d0;padding:3px 6px;text-align:left;vertical-align:top}}
+th{{background:#f3f3f3}}.pass{{background:#e2f4e2}}.fail{{background:#fadddd}}.muted{{color:#777}}
+.chk{{display:inline-block;margin:1px 2px;padding:0 5px;border-radius:3px;font-size:12px;white-space:nowrap}}
+.chk.pass{{border:1px solid #7bbf7b}}.chk.fail{{border:1px solid #d17a7a}}
+.cls{{display:inline-block;margin:1px 2px;padding:0 5px;border-radius:3px;font-size:12px;background:#ffe9c7}}
+.cols{{display:grid;grid-template-columns:{PLAN_PX + 20}px minmax(0,1fr);gap:1.2em;align-items:start}}
+.side{{position:sticky;top:.5em}}.side table{{font-size:12px;margin-top:.6em;width:100%}}
+.legend{{font-size:12px;color:#444;margin:.3em 0}}.legend svg{{vertical-align:middle}}
+.timeline{{width:100%;font-size:12px;table-layout:fixed}}.res{{margin-top:2px;padding-left:.8em;border-left:2px solid #ddd}}.timeline td{{word-break:break-word}}
+.timeline tr.witness td:first-child{{border-left:4px solid #2e7d32}}
+.timeline tr.violation td:first-child{{border-left:4px solid #c62828}}
+code{{font-size:12px;white-space:pre-wrap;word-break:break-all}}.err{{color:#b00020}}
+.mark{{display:block;font-weight:600;font-size:12px}}.mark.pass{{color:#1b5e20;background:none}}
+.mark.fail{{color:#b71c1c;background:none}}details summary{{cursor:pointer;color:#0b57a4}}
+.thumb img{{width:130px;height:auto;border:1px solid #999;display:block;margin:2px 0}}
+.lightbox{{display:none}}.lightbox:target{{display:flex;position:fixed;inset:0;z-index:9;
+background:rgba(0,0,0,.85);align-items:center;justify-content:center}}
+.lightbox img{{max-width:96vw;max-height:92vh;border:2px solid #fff}}
+.lightbox span{{position:absolute;top:.5em;left:1em;color:#fff}}
+svg.plan text{{font:9px system-ui,sans-serif;fill:#666}}
 """
 
 
@@ -35,123 +74,402 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _short(value: Any, limit: int = 300) -> str:
-    text = json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
-    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} chars)"
+def _json(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
 
 
-def _home_polygons(run_dir: Path, home_id: str) -> dict[str, list]:
+def _folded(value: Any, short: int = SHORT_CHARS) -> str:
+    """Escaped text of a value: the first ``short`` characters, the rest in a fold."""
+    text = _json(value)
+    if len(text) <= short:
+        return f"<code>{_e(text)}</code>"
+    more = text[:LONG_CHARS] + ("…" if len(text) > LONG_CHARS else "")
+    return (f"<code>{_e(text[:short])}…</code><details><summary>all {len(text):,} characters</summary>"
+            f"<code>{_e(more)}</code></details>")
+
+
+def _num(value: Any, digits: int = 1) -> str:
+    return "" if value is None else f"{float(value):.{digits}f}"
+
+
+# --- the floor plan and the route ----------------------------------------------------------------
+
+
+@dataclass
+class PlanShapes:
+    """The home's outlines for the drawing (metres), read once per home."""
+
+    rooms: list[tuple[list, str, str]] = field(default_factory=list)  # (ring, name, space class)
+    walls: list[list] = field(default_factory=list)
+    fixtures: list[list] = field(default_factory=list)
+    furniture: list[list] = field(default_factory=list)
+    doors: list[list] = field(default_factory=list)
+    windows: list[list] = field(default_factory=list)
+
+
+def read_plan(run_dir: Path, home_id: str) -> PlanShapes:
+    """The outlines of the home file the run keeps (``homes/<home>.json``); empty when it is gone."""
     path = run_dir / "homes" / f"{home_id}.json"
-    if not path.exists():
-        return {}
+    if not path.is_file():
+        return PlanShapes()
     data = json.loads(path.read_text(encoding="utf-8"))
-    return {"rooms": [r["polygon"][0] for r in data.get("rooms", [])],
-            "walls": [w["polygon"][0] for w in data.get("walls", [])],
-            "furniture": [f["footprint"][0] for f in data.get("furniture", []) if f.get("footprint")]}
+    openings = data.get("openings", [])
+    return PlanShapes(
+        rooms=[(r["polygon"][0], r.get("name", ""), r.get("space_class", "indoor")) for r in data.get("rooms", [])],
+        walls=[w["polygon"][0] for w in data.get("walls", [])],
+        fixtures=[f["polygon"][0] for f in data.get("fixtures", []) if f.get("polygon")],
+        furniture=[f["footprint"][0] for f in data.get("furniture", []) if f.get("footprint")],
+        doors=[o["polygon"][0] for o in openings if o.get("kind") != "window" and o.get("polygon")],
+        windows=[o["polygon"][0] for o in openings if o.get("kind") == "window" and o.get("polygon")])
 
 
-def plan_svg(polygons: dict[str, list], route: list[list[float]]) -> str:
-    """The home from above with the robot's route (see the module docstring)."""
-    points = [p for ring in polygons.get("rooms", []) for p in ring] + [(r[1], r[2]) for r in route]
+class _Frame:
+    """Metres to drawing pixels: the bounding box of the plan and the route, y up."""
+
+    def __init__(self, points: list[tuple[float, float]]):
+        xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
+        self.x0, self.y1 = min(xs) - 0.4, max(ys) + 0.4
+        span_x, span_y = max(xs) - min(xs) + 0.8, max(ys) - min(ys) + 0.8
+        self.scale = PLAN_PX / max(span_x, 1e-6)
+        self.width, self.height = PLAN_PX, round(span_y * self.scale)
+
+    def xy(self, x: float, y: float) -> tuple[str, str]:
+        return f"{(float(x) - self.x0) * self.scale:.1f}", f"{(self.y1 - float(y)) * self.scale:.1f}"
+
+    def polygon(self, ring: list, css: str) -> str:
+        return f'<polygon class="{css}" points="{" ".join(",".join(self.xy(*p[:2])) for p in ring)}"/>'
+
+
+PLAN_STYLE = (".room{fill:#f6f2ea;stroke:#c9c2b4;stroke-width:.5}.outdoor{fill:#eef3e8;stroke:#c9d2bd;"
+              "stroke-width:.5}.wall{fill:#4d4d4d}.door{fill:#d7b98a}.window{fill:#9ccbe8}"
+              ".fixture{fill:#dfe3e6;stroke:#b5bcc2;stroke-width:.5}.furn{fill:#e0d2b6;stroke:#ad9a74;stroke-width:.5}"
+              f".seg{{stroke:{ROUTE_COLOUR};stroke-linecap:round}}.held{{stroke-width:3.5}}"
+              ".empty{stroke-width:2.2;stroke-dasharray:5 4}")
+
+
+def plan_svg(shapes: PlanShapes, route: list[list[Any]], call_of_point: int = 0) -> str:
+    """The home from above with the robot's route (see the module docstring). Route points are
+    ``[t, x, y, holding]``; point ``j`` is where call ``j - call_of_point`` left the robot."""
+    points = [p for ring, _, _ in shapes.rooms for p in ring] + [(r[1], r[2]) for r in route]
     if not points:
-        return "<p>(no floor plan)</p>"
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    x0, y0, span = min(xs) - 0.5, min(ys) - 0.5, max(max(xs) - min(xs), max(ys) - min(ys)) + 1.0
-    scale = PLAN_PX / span
-
-    def pt(x: float, y: float) -> str:
-        return f"{(x - x0) * scale:.1f},{PLAN_PX - (y - y0) * scale:.1f}"
-
-    def poly(ring: list, style: str) -> str:
-        return f'<polygon points="{" ".join(pt(*p) for p in ring)}" style="{style}"/>'
-
-    parts = [poly(r, "fill:#f4f1ea;stroke:#bbb;stroke-width:0.5") for r in polygons.get("rooms", [])]
-    parts += [poly(r, "fill:#555;stroke:none") for r in polygons.get("walls", [])]
-    parts += [poly(r, "fill:#d9cbb0;stroke:#a08d6a;stroke-width:0.5") for r in polygons.get("furniture", [])]
-    for a, b in zip(route, route[1:]):
-        dash = "" if b[3] else "stroke-dasharray:4 3;"
-        parts.append(f'<line x1="{pt(a[1], a[2]).split(",")[0]}" y1="{pt(a[1], a[2]).split(",")[1]}" '
-                     f'x2="{pt(b[1], b[2]).split(",")[0]}" y2="{pt(b[1], b[2]).split(",")[1]}" '
-                     f'style="stroke:#1565c0;stroke-width:2.5;{dash}"/>')
-    for i, r in enumerate(route):
-        x, y = pt(r[1], r[2]).split(",")
-        parts.append(f'<circle cx="{x}" cy="{y}" r="{4 if i == 0 else 2.5}" '
-                     f'style="fill:{"#2e7d32" if i == 0 else "#1565c0"}"><title>t={r[0]:.1f} s</title></circle>')
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{PLAN_PX}" height="{PLAN_PX}" '
-            f'class="plan">{"".join(parts)}</svg>')
+        return '<p class="muted">(no floor plan and no route)</p>'
+    f = _Frame(points)
+    parts = [f.polygon(ring, "outdoor" if cls == "outdoor" else "room") for ring, _, cls in shapes.rooms]
+    parts += [f.polygon(r, "fixture") for r in shapes.fixtures] + [f.polygon(r, "furn") for r in shapes.furniture]
+    parts += [f.polygon(r, "wall") for r in shapes.walls] + [f.polygon(r, "door") for r in shapes.doors]
+    parts += [f.polygon(r, "window") for r in shapes.windows] + _room_labels(f, shapes)
+    parts += _route_lines(f, route, call_of_point) + _route_ends(f, route)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="plan" width="{f.width}" height="{f.height}" '
+            f'viewBox="0 0 {f.width} {f.height}"><style>{PLAN_STYLE}</style>{"".join(parts)}</svg>')
 
 
-def _timeline(record: dict[str, Any], run_dir: Path) -> str:
-    marks: dict[int, list[str]] = {}
-    calls = record["calls"]
+def _room_labels(f: _Frame, shapes: PlanShapes) -> list[str]:
+    labels = []
+    for ring, name, _ in shapes.rooms:
+        if len(ring) >= 3 and name:
+            spot = shapely.Polygon([p[:2] for p in ring]).representative_point()
+            x, y = f.xy(spot.x, spot.y)
+            labels.append(f'<text x="{x}" y="{y}" text-anchor="middle">{_e(name)}</text>')
+    return labels
+
+
+def _route_lines(f: _Frame, route: list[list[Any]], call_of_point: int) -> list[str]:
+    """One line per call: from where the robot stood before it to where the call left it."""
+    lines = []
+    for j in range(1, len(route)):
+        a, b = route[j - 1], route[j]
+        call = j - call_of_point
+        held = bool(a[3])
+        (x1, y1), (x2, y2) = f.xy(a[1], a[2]), f.xy(b[1], b[2])
+        lines.append(f'<a href="#call-{call}"><line class="seg {"held" if held else "empty"}" data-call="{call}" '
+                     f'x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"><title>call {call}, {_num(a[0])}–{_num(b[0])} s'
+                     f'{", carrying" if held else ""}</title></line></a>')
+    return lines
+
+
+def _route_ends(f: _Frame, route: list[list[Any]]) -> list[str]:
+    if not route:
+        return []
+    (sx, sy), (ex, ey) = f.xy(route[0][1], route[0][2]), f.xy(route[-1][1], route[-1][2])
+    return [f'<rect class="route-end" x="{float(ex) - 4.5:.1f}" y="{float(ey) - 4.5:.1f}" width="9" height="9" '
+            f'style="fill:#fff;stroke:{ROUTE_COLOUR};stroke-width:2"><title>end, {_num(route[-1][0])} s</title></rect>',
+            f'<circle class="route-start" cx="{sx}" cy="{sy}" r="6" style="fill:#2e7d32;stroke:#fff;stroke-width:2">'
+            f'<title>start, {_num(route[0][0])} s</title></circle>',
+            f'<text x="{float(sx) + 8:.1f}" y="{float(sy) - 6:.1f}" style="fill:#2e7d32;font-weight:700;font-size:11px;'
+            'paint-order:stroke;stroke:#fff;stroke-width:3px">start</text>']
+
+
+LEGEND = (f'<div class="legend"><svg width="28" height="8"><line x1="1" y1="4" x2="27" y2="4" '
+          f'style="stroke:{ROUTE_COLOUR};stroke-width:2.2;stroke-dasharray:5 4"/></svg> moving, hands empty '
+          f'&nbsp;<svg width="28" height="8"><line x1="1" y1="4" x2="27" y2="4" style="stroke:{ROUTE_COLOUR};'
+          'stroke-width:3.5"/></svg> carrying &nbsp;<svg width="12" height="12"><circle cx="6" cy="6" r="5" '
+          'style="fill:#2e7d32"/></svg> start &nbsp;<svg width="12" height="12"><rect x="1.5" y="1.5" width="9" '
+          f'height="9" style="fill:#fff;stroke:{ROUTE_COLOUR};stroke-width:2"/></svg> end</div>')
+
+
+# --- an episode's page ---------------------------------------------------------------------------
+
+
+def check_marks(record: dict[str, Any]) -> dict[int, list[tuple[dict[str, Any], bool]]]:
+    """Where each check shows on the timeline: call index -> [(check, is a witness)]; index
+    ``len(calls)`` is the end. An ``ever``, ``always`` or ``never`` check that found its witness
+    or violation is marked at the call that was running then; a final check at the end, as is a
+    failed check with no time (its witness never came)."""
+    calls, marks = record["calls"], {}
+    end = len(calls)
     for c in record["checks"]:
-        if c.get("at") is None or c["kind"] == "final":
+        at = c.get("at")
+        if c["kind"] == "final" or at is None:
+            if c["kind"] == "final" or not c["passed"]:
+                marks.setdefault(end, []).append((c, bool(c["passed"])))
             continue
-        idx = next((i for i, call in enumerate(calls) if call["t_end"] >= c["at"] - 1e-6), len(calls) - 1)
-        word = "witness" if c["passed"] else "violation"
-        marks.setdefault(idx, []).append(f"{c['id']} {word} at {c['at']:.1f} s")
+        index = next((i for i, call in enumerate(calls) if call["t_end"] >= at - 1e-6), end)
+        marks.setdefault(index, []).append((c, bool(c["passed"])))
+    return marks
+
+
+def _mark_html(check: dict[str, Any], passed: bool) -> str:
+    kind, at = check["kind"], check.get("at")
+    if passed:
+        what = "holds" if kind == "final" else "witness"
+    else:
+        what = "violated" if kind in ("never", "always") else ("fails" if kind == "final" else "never happened")
+    when = f" at {at:.1f} s" if at is not None else ""
+    klass = "" if passed else f" ({check.get('failure_class') or '—'})"
+    return f'<span class="mark {"pass" if passed else "fail"}">{"✓" if passed else "✗"} {_e(check["id"])} {what}{when}{_e(klass)}</span>'
+
+
+def capture_files(value: Any) -> list[str]:
+    """The capture images a result names (``image_file``, relative to ``episodes/``), in order."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        if isinstance(value.get("image_file"), str):
+            found.append(value["image_file"])
+        for item in value.values():
+            found.extend(capture_files(item))
+    elif isinstance(value, list):
+        for item in value:
+            found.extend(capture_files(item))
+    return found
+
+
+def _frames(files: list[str], run_dir: Path, back: str, boxes: list[str]) -> str:
+    """Thumbnails of the frames, each enlarged by a click (a ``:target`` box appended to ``boxes``,
+    which a click closes, back to the row ``back``)."""
+    thumbs = []
+    for name in files:
+        if not (run_dir / "episodes" / name).is_file():
+            thumbs.append(f'<span class="muted">{_e(name)} (missing)</span>')
+            continue
+        anchor = "frame-" + "".join(ch if ch.isalnum() else "-" for ch in name)
+        src = _e("../episodes/" + quote(name))
+        thumbs.append(f'<a class="thumb" href="#{anchor}"><img loading="lazy" src="{src}" alt="{_e(name)}"></a>')
+        boxes.append(f'<a class="lightbox" id="{anchor}" href="#{back}"><span>{_e(name)} — click to close</span>'
+                     f'<img loading="lazy" src="{src}" alt="{_e(name)}"></a>')
+    return "".join(thumbs)
+
+
+def _call_row(i: int, call: dict[str, Any], marks: list[tuple[dict, bool]], run_dir: Path, boxes: list[str]) -> str:
+    result = (f'<span class="err">error: {_e(call["error"])}</span>' if call.get("error")
+              else _folded(call.get("data")))
+    events = "".join(f"<div>{_num(e.get('t'))} s {_e(e['kind'])} <span class='muted'>({_e(e['source'])})</span>"
+                     f"</div>" for e in call.get("events", []))
+    row_class = "violation" if any(not ok for _, ok in marks) else ("witness" if marks else "")
+    frames = _frames(capture_files(call.get("data")), run_dir, f"call-{i}", boxes)
+    return (f'<tr id="call-{i}" class="call {row_class}"><td>{i}</td><td>{_num(call["t_start"])}–{_num(call["t_end"])}'
+            f'</td><td>{_e(call.get("units", ""))}</td><td><div><b>{_e(call["tool"])}</b> '
+            f'{_folded(call.get("arguments"), 160)}</div><div class="res">{result}</div></td><td>{frames}</td>'
+            f'<td>{"".join(_mark_html(c, ok) for c, ok in marks)}{events}</td></tr>')
+
+
+def _end_row(record: dict[str, Any], marks: list[tuple[dict, bool]]) -> str:
+    """The end: how the episode ended, the agent's summary, events after its last call, final checks."""
+    lines = []
+    for entry in record.get("trace", []):
+        if entry["kind"] == "stop":
+            lines.append(f"<div>{_num(entry.get('t'))} s <b>stop</b>: {_folded(entry.get('summary') or '')}</div>")
+        elif entry["kind"] == "end":
+            lines.append(f"<div>{_num(entry.get('t'))} s <b>ended: {_e(entry.get('reason'))}</b> "
+                         f"{_folded(entry.get('detail') or '')}</div>")
+        elif entry["kind"] == "event":
+            lines.append(f"<div>{_num(entry.get('t'))} s {_e(entry.get('kind'))} "
+                         f"<span class='muted'>({_e(entry.get('source'))})</span></div>")
+    row_class = "violation" if any(not ok for _, ok in marks) else ("witness" if marks else "")
+    return (f'<tr id="call-{len(record["calls"])}" class="end {row_class}"><td>end</td><td></td><td></td>'
+            f'<td colspan="2">ended by <b>{_e(record["ended_by"])}</b>{"".join(lines)}</td>'
+            f'<td>{"".join(_mark_html(c, ok) for c, ok in marks)}</td></tr>')
+
+
+def timeline_html(record: dict[str, Any], run_dir: Path, boxes: list[str]) -> str:
+    marks = check_marks(record)
+    rows = [_call_row(i, call, marks.get(i, []), run_dir, boxes) for i, call in enumerate(record["calls"])]
+    rows.append(_end_row(record, marks.get(len(record["calls"]), [])))
+    return ('<table class="timeline"><colgroup><col style="width:3em"><col style="width:5.6em"><col style="width:3.2em">'
+            '<col><col style="width:140px"><col style="width:24%"></colgroup><tr><th>#</th><th>t (s)</th>'
+            '<th>units</th><th>call → result</th><th>frames</th><th>checks, events</th></tr>' + "".join(rows)
+            + "</table>")
+
+
+def replies_html(record: dict[str, Any]) -> str:
+    """The model's replies in order (agents that talk to a model): its text and the calls it asked for."""
     rows = []
-    for i, call in enumerate(calls):
-        result = f'<span class="err">{_e(call["error"])}</span>' if call.get("error") else _e(_short(call.get("data")))
-        events = "; ".join(f"{e['kind']} ({e['source']})" for e in call.get("events", []))
-        images = "".join(f'<img src="{_e(img)}" width="160">' for img in _images(call, run_dir, record))
-        mark = "".join(f'<div class="mark">▶ {_e(m)}</div>' for m in marks.get(i, []))
-        rows.append(f"<tr><td>{call['t_start']:.1f}–{call['t_end']:.1f}</td><td><code>{_e(call['tool'])}"
-                    f"({_e(_short(call['arguments'], 160))})</code>{mark}</td><td><code>{result}</code>{images}</td>"
-                    f"<td>{_e(events)}</td><td>{call['units']}</td></tr>")
-    return ('<table class="timeline"><tr><th>t (s)</th><th>call</th><th>result</th><th>events</th><th>units</th></tr>'
-            + "".join(rows) + "</table>")
+    for entry in record.get("model_calls") or []:
+        reply, tokens = entry.get("reply") or {}, entry.get("tokens") or {}
+        asked = "".join(f'<div><b>{_e((c.get("function") or {}).get("name"))}</b> '
+                        f'{_folded((c.get("function") or {}).get("arguments"), 160)}</div>'
+                        for c in reply.get("tool_calls") or [])
+        problem = f'<div class="err">malformed: {_e(entry["malformed"])}</div>' if entry.get("malformed") else ""
+        rows.append(f'<tr class="reply"><td>{_e(entry.get("request", ""))}</td><td>{_num(entry.get("t"))}</td>'
+                    f'<td>{_e(tokens.get("total", ""))}</td><td>{_folded(reply.get("content") or "")}</td>'
+                    f'<td>{asked}{problem}</td></tr>')
+    if not rows:
+        return ""
+    return ('<h2>Model replies</h2><table class="timeline"><colgroup><col style="width:3em"><col style="width:5.6em">'
+            '<col style="width:5em"><col><col style="width:40%"></colgroup><tr><th>#</th><th>t (s)</th>'
+            '<th>tokens</th><th>text</th><th>tool calls</th></tr>' + "".join(rows) + "</table>")
 
 
-def _images(call: dict[str, Any], run_dir: Path, record: dict[str, Any]) -> list[str]:
-    data = call.get("data")
-    names = []
-    if isinstance(data, dict) and data.get("image_file"):
-        names.append(f"episodes/{data['image_file']}")
-    return [n for n in names if (run_dir / n).exists()]
+def _checks_table(record: dict[str, Any]) -> str:
+    rows = "".join(
+        f'<tr class="check {"pass" if c["passed"] else "fail"}"><td><b>{_e(c["id"])}</b><div class="muted">'
+        f'{_e(c.get("description", ""))}</div></td><td>{_e(c["kind"])}</td><td>{"pass" if c["passed"] else "FAIL"}'
+        f'{"" if c["passed"] else " · " + _e(c.get("failure_class") or "")}</td><td>{_num(c.get("at"))}</td>'
+        f'<td>{"—" if c.get("evidence") is None else _folded(c["evidence"], 120)}</td></tr>' for c in record["checks"])
+    return ('<table class="checks"><tr><th>check</th><th>kind</th><th>result</th><th>at (s)</th><th>witness</th></tr>'
+            + rows + "</table>")
 
 
-def _check_row(c: dict[str, Any]) -> str:
-    at = "" if c.get("at") is None else f"{c['at']:.1f}"
-    verdict = "pass" if c["passed"] else "FAIL"
-    return (f'<tr class="{"pass" if c["passed"] else "fail"}"><td>{_e(c["id"])}</td><td>{_e(c["kind"])}</td>'
-            f'<td>{verdict}</td><td>{at}</td><td>{_e(_short(c.get("evidence"), 160))}</td></tr>')
+def _usage_text(record: dict[str, Any]) -> str:
+    tokens, cost = record.get("tokens") or {}, record.get("cost_usd")
+    parts = [f"{tokens['total']:,} tokens"] if isinstance(tokens, dict) and tokens.get("total") is not None else []
+    if cost is not None:
+        parts.append(f"${float(cost):.4f}")
+    return "; " + ", ".join(parts) if parts else ""
 
 
-def _episode_section(record: dict[str, Any], run_dir: Path) -> str:
+def episode_page(record: dict[str, Any], run_dir: Path, shapes: PlanShapes) -> str:
+    w, agent = record["world"], record["agent"]
+    title = f'{w["task"]} — {w["home"]}, seed {w["seed"]}'
+    verdict = "passed" if record["passed"] else "failed"
+    failures = "".join(f'<span class="cls">{_e(c)}</span>' for c in record.get("failures", []))
+    route = record.get("route", [])
+    boxes: list[str] = []
+    timeline = timeline_html(record, run_dir, boxes)
+    head = (f'<p><a href="../index.html">← all episodes</a></p><h1>{_e(title)}: <span class="'
+            f'{"pass" if record["passed"] else "fail"}">{verdict}</span></h1><p>{_e(record["task"].get("description", ""))}'
+            f'</p><p>agent <b>{_e(agent.get("model") or agent.get("name"))}</b>; robot {_e(w["robot"])}; '
+            f'flags {_e(w.get("flags_label") or "none")}; ended by <b>{_e(record["ended_by"])}</b>; '
+            f'{_e(record["units_spent"])}/{_e(record["budget"])} units; {len(record["calls"])} calls'
+            f'{_e(_usage_text(record))} {failures}</p>')
+    side = (f'<div class="side">{plan_svg(shapes, route, len(route) - len(record["calls"]))}{LEGEND}'
+            f'{_checks_table(record)}</div>')
+    return _page(title, head + f'<div class="cols">{side}<div>{timeline}{replies_html(record)}</div></div>'
+                 + "".join(boxes))
+
+
+def _page(title: str, body: str) -> str:
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>"
+            f"<style>{STYLE}</style></head><body>{body}</body></html>\n")
+
+
+# --- the index -----------------------------------------------------------------------------------
+
+
+def _check_pills(record: dict[str, Any]) -> str:
+    return "".join(f'<span class="chk {"pass" if c["passed"] else "fail"}" data-check="{_e(c["id"])}">'
+                   f'{"✓" if c["passed"] else "✗"} {_e(c["id"])}</span>' for c in record["checks"])
+
+
+def index_row(record: dict[str, Any]) -> str:
+    w, agent = record["world"], record["agent"]
+    href = _e(f"{PAGES_DIR}/{quote(record['episode_id'])}.html")
+    verdict = "pass" if record["passed"] else "fail"
+    failures = "".join(f'<span class="cls">{_e(c)}</span>' for c in record.get("failures", []))
+    return (f'<tr class="episode-row" id="{_e(record["episode_id"])}"><td><a href="{href}">{_e(w["task"])}</a></td>'
+            f'<td>{_e(w["home"])}</td><td>{_e(w["robot"])}</td><td>{_e(w["seed"])}</td>'
+            f'<td>{_e(w.get("flags_label") or "")}</td><td>{_e(agent.get("model") or agent.get("name"))}</td>'
+            f'<td class="{verdict}">{verdict}</td><td>{_e(record["ended_by"])}</td>'
+            f'<td>{_e(record["units_spent"])}/{_e(record["budget"])}</td><td>{_check_pills(record)}</td>'
+            f'<td>{failures}</td></tr>')
+
+
+@dataclass
+class _CheckTally:
+    failure_class: str
+    runs: int = 0
+    passed: int = 0
+    failed_in: list[tuple[str, str]] = field(default_factory=list)  # (episode id, label)
+
+
+def _tally_checks(tallies: dict[str, _CheckTally], record: dict[str, Any]) -> None:
     w = record["world"]
-    checks = "".join(_check_row(c) for c in record["checks"])
-    return (f'<div class="ep" id="{_e(record["episode_id"])}"><h2>{_e(w["task"])} — {_e(w["home"])}, '
-            f'{_e(w["robot"])}, seed {w["seed"]}: {"passed" if record["passed"] else "failed"}</h2>'
-            f'<p>agent {_e(record["agent"].get("model") or record["agent"]["name"])}; ended by '
-            f'<b>{_e(record["ended_by"])}</b>; {record["units_spent"]}/{record["budget"]} units; '
-            f'failures: {_e(", ".join(record.get("failures", [])) or "none")}</p>'
-            f'<div class="cols"><div>{plan_svg(_home_polygons(run_dir, w["home"]), record.get("route", []))}'
-            f'<table><tr><th>check</th><th>kind</th><th>result</th><th>at (s)</th><th>evidence</th></tr>{checks}</table>'
-            f'</div><div>{_timeline(record, run_dir)}</div></div></div>')
+    for c in record["checks"]:
+        t = tallies.setdefault(c["id"], _CheckTally(c.get("failure_class") or ""))
+        t.runs += 1
+        t.passed += bool(c["passed"])
+        if not c["passed"]:
+            t.failed_in.append((record["episode_id"], f'{w["task"]} s{w["seed"]}'))
+
+
+def _checks_summary(tallies: dict[str, _CheckTally]) -> str:
+    rows = []
+    for check_id in sorted(tallies):
+        t = tallies[check_id]
+        links = ", ".join(f'<a href="{_e(PAGES_DIR + "/" + quote(eid) + ".html")}">{_e(label)}</a>'
+                          for eid, label in t.failed_in)
+        rows.append(f'<tr class="check-row"><td>{_e(check_id)}</td><td>{_e(t.failure_class)}</td><td>{t.runs}</td>'
+                    f'<td class="{"pass" if t.passed == t.runs else "fail"}">{t.passed}</td><td>{links}</td></tr>')
+    return ('<h2>Checks</h2><table id="checks"><tr><th>check</th><th>class when failed</th><th>runs</th>'
+            '<th>passed</th><th>failed in</th></tr>' + "".join(rows) + "</table>")
+
+
+def index_page(run_dir: Path, rows: list[str], tallies: dict[str, _CheckTally], endings: dict[str, int],
+               passed: int, rejected: list[tuple[Path, str]]) -> str:
+    ended = ", ".join(f"{_e(ending)} {n}" for ending, n in sorted(endings.items()))
+    skipped = "".join(f"<li>{_e(why)}</li>" for _, why in rejected)
+    body = (f"<h1>HomeLoop run: {_e(run_dir.resolve().name)}</h1><p>{len(rows)} episodes, "
+            f"{passed} passed; ended by: {ended or '—'}.</p>"
+            + (f"<p>Records not shown:</p><ul>{skipped}</ul>" if skipped else "")
+            + "<table id='episodes'><tr><th>task</th><th>home</th><th>robot</th><th>seed</th><th>flags</th>"
+              "<th>agent</th><th>result</th><th>ended by</th><th>units</th><th>checks</th><th>failure classes</th>"
+              "</tr>" + "".join(rows) + "</table>" + _checks_summary(tallies))
+    return _page(f"HomeLoop run {run_dir.resolve().name}", body)
 
 
 def write_viewer(run_dir: Path) -> Path:
-    """Write ``run_dir/index.html`` for every record in the run; returns its path."""
+    """Write ``run_dir/index.html`` and a page per readable record under ``run_dir/view/``;
+    returns the index's path. Records are read one at a time, so memory stays flat."""
     run_dir = Path(run_dir)
-    result = read_records([run_dir])
-    records = sorted(result.records, key=lambda r: r["episode_id"])
-    check_ids = sorted({c["id"] for r in records for c in r["checks"]})
-    head = "".join(f"<th>{_e(c)}</th>" for c in check_ids)
-    rows = []
-    for r in records:
-        by_id = {c["id"]: c["passed"] for c in r["checks"]}
-        cells = "".join("<td></td>" if c not in by_id else
-                        f'<td class="{"pass" if by_id[c] else "fail"}">{"✓" if by_id[c] else "✗"}</td>' for c in check_ids)
-        w = r["world"]
-        rows.append(f'<tr class="episode-row"><td><a href="#{_e(r["episode_id"])}">{_e(w["task"])}</a></td>'
-                    f'<td>{_e(w["home"])}</td><td>{w["seed"]}</td><td class="{"pass" if r["passed"] else "fail"}">'
-                    f'{"pass" if r["passed"] else "fail"}</td><td>{_e(r["ended_by"])}</td>{cells}</tr>')
-    skipped = "".join(f"<li>{_e(why)}</li>" for _, why in result.rejected)
-    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>HomeLoop run {_e(run_dir.name)}</title>"
-            f"<style>{STYLE}</style></head><body><h1>HomeLoop run: {_e(run_dir.name)}</h1>"
-            f"<p>{len(records)} episodes, {sum(r['passed'] for r in records)} passed.</p>"
-            + (f"<p>Records not shown:</p><ul>{skipped}</ul>" if skipped else "")
-            + f"<table id='episodes'><tr><th>task</th><th>home</th><th>seed</th><th>result</th><th>ended by</th>{head}</tr>"
-            + "".join(rows) + "</table>" + "".join(_episode_section(r, run_dir) for r in records) + "</body></html>")
-    return write_text(run_dir / "index.html", page)
+    pages = run_dir / PAGES_DIR
+    pages.mkdir(exist_ok=True)
+    plans: dict[str, PlanShapes] = {}
+    rows: list[str] = []
+    tallies: dict[str, _CheckTally] = {}
+    endings: dict[str, int] = {}
+    rejected: list[tuple[Path, str]] = []
+    written: set[str] = set()
+    passed = 0
+    for path, record, why in iter_records([run_dir]):
+        if record is None:
+            rejected.append((path, why))
+            continue
+        home = record["world"]["home"]
+        if home not in plans:
+            plans[home] = read_plan(run_dir, home)
+        name = f"{record['episode_id']}.html"
+        write_text(pages / name, episode_page(record, run_dir, plans[home]))
+        written.add(name)
+        rows.append(index_row(record))
+        _tally_checks(tallies, record)
+        passed += bool(record["passed"])
+        endings[record["ended_by"]] = endings.get(record["ended_by"], 0) + 1
+    _remove_stale(pages, written)
+    return write_text(run_dir / "index.html", index_page(run_dir, rows, tallies, endings, passed, rejected))
+
+
+def _remove_stale(pages: Path, keep: Iterable[str]) -> None:
+    """Pages of episodes whose records are gone (this folder holds only the viewer's pages)."""
+    keep = set(keep)
+    for page in pages.glob("*.html"):
+        if page.name not in keep:
+            page.unlink()

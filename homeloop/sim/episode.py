@@ -120,6 +120,9 @@ class Episode:
         self.wake_time = 0.0
         self.wake_event = self._preroll()
         self._seen_events = len(self.world.events)
+        if self.world.robot is not None:  # the route starts where the robot stands at the wake
+            r = self.world.robot
+            r.route.append((0.0, r.x, r.y, bool(r.holding())))
         self.state: dict[str, Any] = {}  # per-episode registries (captures, detections) kept by services
         if images:  # captures carry rendered pixels, and what a frame shows is read from them
             from homeloop.sim.render import attach

@@ -107,7 +107,7 @@ class PersonState:
 
 @dataclass
 class RobotState:
-    """The robot body's pose and hands; ``route`` holds its position after each skill call."""
+    """The robot body's pose and hands; ``route`` holds its position at the wake and after each skill call."""
 
     body: RobotEntry
     room: str

@@ -363,7 +363,7 @@ def test_the_same_moment_renders_to_the_same_bytes(house_home):
 def test_the_runner_writes_each_captured_image_beside_the_record(tmp_path):
     from homeloop.bench.records import record_path
     from homeloop.bench.runner import write_capture_images
-    from homeloop.bench.viewer import _images
+    from homeloop.bench.viewer import capture_files
 
     buffer = io.BytesIO()
     Image.fromarray(np.full((4, 6, 3), 90, np.uint8)).save(buffer, format="PNG")
@@ -378,4 +378,4 @@ def test_the_runner_writes_each_captured_image_beside_the_record(tmp_path):
     assert scanned["image_file"] == "ep_1/cap_2.png"
     folder = record_path(tmp_path, "ep_1").parent
     assert (folder / "ep_1" / "cap_1.png").read_bytes() == buffer.getvalue()
-    assert _images(trace[0], tmp_path, {}) == ["episodes/ep_1/cap_1.png"]
+    assert [capture_files(entry["data"]) for entry in trace] == [["ep_1/cap_1.png"], ["ep_1/cap_2.png"], []]
