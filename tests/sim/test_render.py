@@ -323,6 +323,29 @@ def test_a_moved_object_is_drawn_where_it_now_is(house_home):
 DEVICE = new_device()
 
 
+def test_an_opened_door_swings_out_of_its_doorway(house_home):
+    ep = Episode(house_home, "handle_smoke_alarm", seed=0, images=False)
+    living = room_of_type(ep, "LIVING_ROOM")
+    camera = agent_camera_in(ep, living)
+    view = Viewpoint.of(camera)
+    view = Viewpoint(view.x, view.y, view.z, view.yaw, view.pitch, view.hfov_deg, 480, 270)
+    renderer = Renderer(ep.world)
+
+    def leaf_pixels(door_id: str) -> set[int]:
+        hits = renderer.buffers(ep.world, view, (camera.id,)).hits
+        leaf = [i for i, c in enumerate(renderer.scene.codes) if c.entity == door_id and c.part == "leaf"]
+        return set(np.flatnonzero(np.isin(hits.code, leaf)).tolist())
+
+    doors = [o.id for o in ep.home.openings if o.kind == "door" and living in o.connects
+             and not ep.world.openings[o.id].open]
+    door = max(doors, key=lambda d: len(leaf_pixels(d)))
+    shut = leaf_pixels(door)
+    assert len(shut) > 100
+    ep.world.openings[door].open = True
+    ep.world.advance(0.1)
+    assert len(leaf_pixels(door) & shut) < len(shut) / 2
+
+
 @settings(max_examples=60, deadline=None)
 @given(corners=st.lists(st.tuples(st.floats(-2, 2), st.floats(-2, 2), st.floats(-1, 3)), min_size=3, max_size=3),
        yaw=st.floats(-math.pi, math.pi), pitch=st.floats(-1.0, 0.5))

@@ -9,14 +9,15 @@ The scene's triangles sit in three Embree scenes (``embreex``, called
 directly): the static architecture and furniture, the window glass, and the
 movers. A frame
 
-1. casts every ray against the static scene; for a fixed camera pose (a
-   dome camera) this result is cached, since nothing in it moves;
+1. casts every ray against the static scene (with the doors and furniture
+   parts as they stand); for a fixed camera pose (a dome camera) this result
+   is cached until a door or a part moves;
 2. casts the rays inside the projected boxes of the window panes against
    the glass, up to the static hit (glass is seen through: it is kept as a
    separate layer, not as what the pixel shows);
-3. casts the rays inside the projected boxes of the movers (doors, parts,
-   objects, people, the robot) against the moving scene, rebuilt only when
-   something moved, up to the static hit; nearer hits win.
+3. casts the rays inside the projected boxes of the movers (objects, people,
+   the robot, the camera housings) against the moving scene, rebuilt only
+   when something moved, up to the static hit; nearer hits win.
 
 The result, :class:`Hits`, is per pixel: the distance along the ray to the
 first opaque surface (inf where the ray leaves the home), that triangle's
@@ -172,12 +173,13 @@ class Caster:
     def __init__(self, scene: Scene):
         self.scene = scene
         self.device = new_device()
-        self.static = Geometry(self.device, scene.static)
+        self.static = Geometry(self.device, scene.opaque())
+        self._settled = scene.settled_version
         self.glass = Geometry(self.device, scene.glass)
         self._panes = [(scene.glass.subset(idx)) for idx in scene.entity_faces["glass"].values()]
         self._dynamic: tuple[Any, Geometry] | None = None
         self._rays: OrderedDict[Any, np.ndarray] = OrderedDict()
-        self._static_hits: OrderedDict[Viewpoint, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._static_hits: OrderedDict[Viewpoint, tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
         self._alone: dict[tuple[str, str | None], tuple[Any, Geometry]] = {}
 
     # -- rays
@@ -196,6 +198,10 @@ class Caster:
     def hits(self, view: Viewpoint, hide: Iterable[str] = ()) -> Hits:
         """What every pixel of ``view`` sees now (the scene must be up to date)."""
         rays = self.directions(view)
+        if self._settled != self.scene.settled_version:  # a door or a part moved: the static rays are stale
+            self.static = Geometry(self.device, self.scene.opaque())
+            self._settled = self.scene.settled_version
+            self._static_hits.clear()
         static = _lru_get(self._static_hits, view)
         if static is None:
             static = self._static(view, rays)

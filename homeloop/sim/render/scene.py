@@ -28,7 +28,9 @@ item's bounding box, with one warning naming the asset.
 :meth:`Scene.update` re-poses only the movers whose state changed (their
 world vertices are rewritten in place) and bumps :attr:`Scene.version`, so
 the ray caster rebuilds the small moving part of its acceleration structure
-only when something moved.
+only when something moved. Doors and furniture parts move seldom: they are
+*settled* movers, cast with the static triangles (:meth:`Scene.opaque`), and
+moving one bumps :attr:`Scene.settled_version` instead.
 """
 
 from __future__ import annotations
@@ -121,6 +123,7 @@ class Mover:
     codes: np.ndarray
     state: Callable[[Any], Any]
     pose: Callable[[Any], np.ndarray]
+    settled: bool = False  # moves seldom (a door, a drawer): cast with the static scene
     shape: Any = None  # what the local shape was made for (a person's posture)
     key: Any = None
     world: np.ndarray | None = None
@@ -241,7 +244,8 @@ class Scene:
         self.glass = Mesh.concat(panes)
         self.entity_faces = {name: _faces_by_entity(self, mesh) for name, mesh in
                               (("static", self.static), ("glass", self.glass))}
-        self.version = 0
+        self.version = 0  # bumped when a mover that is not settled moves
+        self.settled_version = 0  # bumped when a door or a part moves
         self._dynamic: tuple[Any, Mesh] | None = None
         self.update(world, {})
 
@@ -342,7 +346,7 @@ class Scene:
         self.movers[f"leaf:{o.id}"] = Mover(
             o.id, np.asarray(leaf.vertices, dtype=float), faces, np.full(len(faces), code),
             state=lambda world, oid=o.id: world.openings[oid].open,
-            pose=lambda is_open, at=at, opened=opened: at @ opened if is_open else at)
+            pose=lambda is_open, at=at, opened=opened: at @ opened if is_open else at, settled=True)
 
     def _fixtures(self, home: Home) -> list[Mesh]:
         """Fixtures less the footprints of furniture standing in them (a range in the counter run),
@@ -392,7 +396,8 @@ class Scene:
         key = (f.id, part.name)
         self.movers[f"part:{f.id}/{part.name}"] = Mover(
             f.id, np.asarray(panel.vertices, dtype=float), faces, np.full(len(faces), code),
-            state=lambda world, key=key, closed=part.range[0]: float(world.parts.get(key, closed)), pose=pose)
+            state=lambda world, key=key, closed=part.range[0]: float(world.parts.get(key, closed)), pose=pose,
+            settled=True)
 
     def _solids(self, entities: Iterable[Entity]) -> list[Mesh]:
         """Devices and places, as the geometric backend's solids; camera housings move with nothing
@@ -416,10 +421,15 @@ class Scene:
         """Re-pose what moved since the last call: doors, parts, objects, people, the robot.
         ``bases``: the height each lying person lies at (the geometric backend's solids say it)."""
         moved = self._sync_objects(world) | self._sync_people(world, bases) | self._sync_robot(world)
+        settled = False
         for mover in self.movers.values():
-            moved |= mover.place(world)
+            if mover.place(world):
+                settled |= mover.settled
+                moved |= not mover.settled
         if moved:
             self.version += 1
+        if settled:
+            self.settled_version += 1
 
     def _sync_objects(self, world: Any) -> bool:
         changed = False
@@ -495,12 +505,17 @@ class Scene:
 
     # -- meshes for the ray caster
 
+    def opaque(self) -> Mesh:
+        """The static triangles with the settled movers (doors, parts) as they stand now."""
+        return Mesh.concat([self.static, *(m.mesh() for m in self.movers.values() if m.settled)])
+
     def dynamic(self, hide: Iterable[str] = ()) -> Mesh:
-        """The movers' triangles now, less those ``hide`` names (cached per version and hide set)."""
+        """The other movers' triangles now, less those ``hide`` names (cached per version and hide set)."""
         key = (self.version, frozenset(hide))
         if self._dynamic is None or self._dynamic[0] != key:
             hidden = key[1]
-            self._dynamic = (key, Mesh.concat(m.mesh() for m in self.movers.values() if m.hide_as not in hidden))
+            self._dynamic = (key, Mesh.concat(m.mesh() for m in self.movers.values()
+                                              if not m.settled and m.hide_as not in hidden))
         return self._dynamic[1]
 
     def entity_mesh(self, entity: str, part: str | None = None) -> Mesh:
