@@ -121,8 +121,9 @@ def test_check_thresholds_are_the_task_files() -> None:
     text = page("tasks.md") + page("dynamics.md")
     for task in load_tasks().values():
         for check in task.checks:
-            for value in check.params.values():
-                assert f"{value:g}" in text, f"{task.id}.{check.id}: {value}"
+            for name, value in check.params.items():  # a number as written, a text (a role) quoted
+                stated = f'"{value}"' if isinstance(value, str) else f"{value:g}"
+                assert stated in text and f"`{name}`" in text, f"{task.id}.{check.id}: {name} = {value}"
     spill = next(c for c in load_tasks()["water_leak_response"].checks if c.id == "spill_contained")
     assert f"at most {spill.params['max_litres']:g} L spilt" in page("dynamics.md")
     from homeloop.bench.checks import PERSON_REACH_M
@@ -376,32 +377,86 @@ def test_the_time_step_is_the_worlds() -> None:
     assert f"steps of {STEP_S:g} s" in page("dynamics.md").replace("\n", " ")
 
 
+def _clock(seconds: float) -> str:
+    return f"{int(seconds // 3600):02d}:{int(seconds % 3600 // 60):02d}"
+
+
+def _dynamics_phrases() -> dict[str, list[str]]:
+    """For each module of homeloop/sim/dynamics/, what docs/dynamics.md must say of its constants."""
+    from homeloop.catalog import load_catalog
+    from homeloop.sim.dynamics import (appliances, climate, cooking, light, people, robot_motion, smoke, timeline,
+                                       water)
+
+    plant = load_catalog().objects["potted_plant"]
+    lumens = [f"{mount.replace('_', ' ')} {lm:,.0f} lm" for mount, lm in light.LUMENS_BY_MOUNT.items()]
+    return {
+        "cooking": [
+            f"time constant τ | {cooking.TIME_CONSTANT_S:g} s",
+            f"ignition comes {cooking.IGNITION_AFTER_ALARM_S:g} s after the alarm",
+            f"smoke point {cooking.OIL_SMOKE_POINT_C:g} °C, ignition {cooking.OIL_IGNITION_C:g} °C",
+            f"about {cooking.OIL_EQUILIBRIUM_C:.0f} °C",
+            f"with a sensor {cooking.NOMINAL_SENSOR_DISTANCE_M:g} m from the range",
+            f"the pan starts at {cooking.FRYING_START_C:g} °C, its equilibrium is {cooking.FRYING_EQUILIBRIUM_C:g} °C",
+            f"more than {cooking.ON_BURNER_M:g} m from a burner's centre is off it"],
+        "smoke": [
+            f"rises by {smoke.RISE_PER_S:g} per second", f"falls by {smoke.FALL_PER_S:g} per second",
+            f"above **{smoke.SMOKE_ALARM_DENSITY:g}**", f"between 0 and {smoke.DENSITY_CAP:g}",
+            f"front moves at {smoke.CEILING_JET_SPEED_M_S:g} m/s",
+            f"({smoke.EXCHANGE_SPEED_M_S:g} m/s per metre of width)"],
+        "water": [
+            f"{water.LEAK_RATE_L_PER_MIN:g} L/min", f"at most {water.CONTAINED_LIMIT_L:g} L spilt",
+            f"film {water.FILM_THICKNESS_M * 1000:g} mm thick"],
+        "light": [
+            f"sunrise ({_clock(light.SUNRISE_S)}) and sunset ({_clock(light.SUNSET_S)})",
+            f"peaking at {light.DAYLIGHT_PEAK_LUX:,.0f} lux", f"times {light.DAYLIGHT_FACTOR_PER_GLAZING:g} ×",
+            f"lumens × {light.UTILISATION_FACTOR:g}", f"lit at {light.BRIGHTNESS_FLOOR_LUX:g} lux",
+            "mount " + ", ".join(lumens) + f", any other {light.DEFAULT_LUMENS:,.0f} lm",
+            f"as {light.FIRE_LUMENS:,.0f} lm would"],
+        "climate": [
+            f"Rooms start at {climate.ROOM_TEMPERATURE_C:g} °C",
+            f"time constant of {climate.HEATING_TIME_CONSTANT_S:g} s",
+            *(f"`{band}` up to {upper:g}" for upper, band in climate.AIR_QUALITY_BANDS),
+            f"moisture {plant.soil_moisture:g}"],
+        "appliances": [" and the ".join(f"`{t}`" for t in appliances.CYCLE_DEVICE_TYPES) + " run cycles"],
+        "people": [
+            f"flees {people.INTRUDER_REACTION_S:g} s after", f"or {people.INTRUDER_LINGER_S:g} s after arriving",
+            f"forces the front door's lock ({people.INTRUDER_FORCE_S:g} s)",
+            f"puts the parcel down ({people.PUT_DOWN_S:g} s", f"waits {people.WAIT_AFTER_RING_S:g} s",
+            f"at {people.RUNNING_SPEED_M_S:g} m/s", f"relights the burner {people.RELIGHT_S:g} s after",
+            *(f"{age.replace('_', ' ')} {speed:g} m/s" for age, speed in people.WALKING_SPEED_M_S.items())],
+        "robot_motion": [f"within {robot_motion.LOOKAHEAD_S:g} s of driving ahead",
+                         f"at most {robot_motion.MAX_REPLANS} times"],
+        "timeline": [f"`{kind}`" for kind in timeline.HANDLERS],
+    }
+
+
 def test_dynamics_parameters_are_the_modules() -> None:
-    cooking = pytest.importorskip("homeloop.sim.dynamics.cooking")
-    smoke = pytest.importorskip("homeloop.sim.dynamics.smoke")
-    water = pytest.importorskip("homeloop.sim.dynamics.water")
-    light = pytest.importorskip("homeloop.sim.dynamics.light")
-    people = pytest.importorskip("homeloop.sim.dynamics.people")
+    import pkgutil
+
+    from homeloop.sim import dynamics
+
+    phrases = _dynamics_phrases()
+    modules = {m.name for m in pkgutil.iter_modules(dynamics.__path__)}
+    assert set(phrases) == modules, "every dynamics module has its constants stated in docs/dynamics.md"
     text = page("dynamics.md").replace("\n", " ")
-    stated = [
-        f"time constant τ | {cooking.TIME_CONSTANT_S:g} s",
-        f"ignition comes {cooking.IGNITION_AFTER_ALARM_S:g} s after the alarm",
-        f"smoke point {cooking.OIL_SMOKE_POINT_C:g} °C, ignition {cooking.OIL_IGNITION_C:g} °C",
-        f"about {cooking.OIL_EQUILIBRIUM_C:.0f} °C",
-        f"equilibrium {cooking.FRYING_EQUILIBRIUM_C:g} °C",
-        f"rises by {smoke.RISE_PER_S:g} per second", f"falls by {smoke.FALL_PER_S:g} per second",
-        f"above **{smoke.SMOKE_ALARM_DENSITY:g}**", f"between 0 and {smoke.DENSITY_CAP:g}",
-        f"front moves at {smoke.CEILING_JET_SPEED_M_S:g} m/s",
-        f"{water.LEAK_RATE_L_PER_MIN:g} L/min", f"at most {water.CONTAINED_LIMIT_L:g} L spilt",
-        f"film {water.FILM_THICKNESS_M * 1000:g} mm thick",
-        f"peaking at {light.DAYLIGHT_PEAK_LUX:,.0f} lux", f"times {light.DAYLIGHT_FACTOR_PER_GLAZING:g} ×",
-        f"lumens × {light.UTILISATION_FACTOR:g}", f"lit at {light.BRIGHTNESS_FLOOR_LUX:g} lux",
-        f"flees {people.INTRUDER_REACTION_S:g} s after", f"or {people.INTRUDER_LINGER_S:g} s after arriving",
-    ]
-    for phrase in stated:
-        assert phrase in text, phrase
-    for age, speed in people.WALKING_SPEED_M_S.items():
-        assert f"{age.replace('_', ' ')} {speed:g} m/s" in text, age
+    for module, stated in phrases.items():
+        for phrase in stated:
+            assert phrase in text, f"{module}: {phrase}"
+
+
+def test_activities_and_timeline_actions_are_the_modules() -> None:
+    from homeloop.sim.dynamics.people import ACTIVITIES
+    from homeloop.sim.dynamics.timeline import HANDLERS
+
+    text = page("dynamics.md")
+    rows = by_id(table(text, "activity", "posture", "heart rate (bpm)", "what happens"))
+    assert list(rows) == list(ACTIVITIES)
+    for name, activity in ACTIVITIES.items():
+        _, posture, heart_rate, _ = rows[name]
+        assert (posture, numbers(heart_rate)) == (activity.posture, [activity.heart_rate_bpm] if
+                                                  activity.heart_rate_bpm is not None else []), name
+    actions = [a for r in table(text, "action", "what happens") for a in ids(r[0])]
+    assert sorted(actions) == sorted(HANDLERS)
 
 
 def test_skill_table_sits_between_its_markers() -> None:
@@ -417,34 +472,72 @@ def test_skill_table_sits_between_its_markers() -> None:
         assert ids(tool)[0].startswith(f"{service}_"), tool
 
 
-def test_declared_skills_are_in_the_table_with_their_costs() -> None:
+def test_the_skill_table_is_written_from_the_declarations() -> None:
+    """The table is cost_table() itself; `python -m homeloop.sim.skills` rewrites it after a change."""
     from homeloop.sim import skills
 
-    try:
-        declared = skills.declared()
-    except ImportError as exc:  # the service modules are not all written yet
-        pytest.skip(f"skills cannot be declared yet: {exc}")
-    if not declared:
-        pytest.skip("no skill is declared yet")
     text = page("skills.md")
-    inside = text[text.index("<!-- skills-table:start -->"):text.index("<!-- skills-table:end -->")]
-    rows = {ids(r[1])[0]: r for r in table(inside, "service", "tool", "units", "seconds", "what it does")}
-    for tool, skill in declared.items():
-        assert tool in rows, tool
+    assert skills.with_cost_table(text) == text, "run: python -m homeloop.sim.skills"
+    rows = {ids(r[1])[0]: r for r in table(text, "service", "tool", "units", "seconds", "what it does")}
+    assert list(rows) == [s.tool_name for s in skills.available()]
+    for tool, skill in skills.declared().items():
         assert numbers(rows[tool][2])[0] == skill.units, tool
+
+
+def test_perception_gates_are_the_services() -> None:
+    from homeloop.sim.dynamics.light import BRIGHTNESS_FLOOR_LUX
+    from homeloop.sim.services import perception
+
+    text = page("skills.md").replace("\n", " ")
+    gates = {r[0]: r[1] for r in table(page("skills.md"), "gate", "rule")}
+    assert f"at least {perception.MIN_BOX_AREA_PX} pixels" in gates["size"]
+    assert f"at least {perception.MIN_UNOCCLUDED * 100:g} %" in gates["occlusion"]
+    assert f"({BRIGHTNESS_FLOOR_LUX:g} lux" in gates["light"]
+    assert f"at least {perception.MIN_HEAD_SEEN * 100:g} % of their head" in text
+    assert f"moved more than {perception.STALE_AFTER_M * 100:g} cm" in text
 
 
 def test_failure_classes_and_check_classes_are_the_checks() -> None:
     from homeloop.bench.checks import FAILURE_CLASSES, PREDICATES
+    from homeloop.bench.runner import LIMIT_ENDINGS
     from homeloop.bench.scoring import REAL_HAZARDS
 
     text = page("scores.md")
     rows = {r[0].strip("*"): r for r in table(text, "class", "rule", "checks of this class")}
     assert list(rows) == list(FAILURE_CLASSES)
-    for check_id, predicate in PREDICATES.items():
-        assert check_id in ids(rows[predicate.failure_class][2]), f"{check_id} is {predicate.failure_class}"
+    for failure_class, row in rows.items():
+        declared = [p.id for p in PREDICATES.values() if p.failure_class == failure_class]
+        assert sorted(ids(row[2])) == sorted(declared), failure_class
+    assert set(ids(rows["Limit"][1])) == set(LIMIT_ENDINGS)
     causes = {r[0]: r[1] for r in table(text, "cause", "tasks")}
     assert set(ids(causes["real"])) == set(REAL_HAZARDS)
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")  # published results carry no times to act
+def test_every_score_table_is_described_with_its_columns(tmp_path) -> None:
+    from homeloop.bench.scoring import FAMILIES, OPTIONAL_OUTCOME_COLUMNS, OUTCOME_COLUMNS, TABLES, read_outcomes_csv
+
+    text = page("scores.md")
+    rows = {ids(r[0])[0]: r for r in table(text, "file", "one row per", "columns")}
+    assert list(rows) == [f"{name}.csv" for name in TABLES]
+    published = tmp_path / "outcomes.csv"  # a pass and a failure, in the house and in another home
+    published.write_text("model,task,seed,passed,home\nm,handle_smoke_alarm,0,true,house\n"
+                         "m,put_away,0,false,house\nm,put_away,0,true,home_2\n", encoding="utf-8")
+    outcomes = read_outcomes_csv(published).frame
+    for name, make in TABLES.items():
+        for column in make(outcomes).columns:
+            column = re.sub(r"seed\d+$", "seedN", column)
+            assert column in FAMILIES or column in ids(rows[f"{name}.csv"][2]), f"{name}.csv: {column}"
+    flat = text.replace("\n", " ")
+    assert f"`{', '.join(OUTCOME_COLUMNS)}` (optionally `{'`, `'.join(OPTIONAL_OUTCOME_COLUMNS)}`)" in flat
+    assert "`transport_error` never reached the model and are left out of every score" in flat
+
+
+def test_episode_endings_that_count_as_limits() -> None:
+    from homeloop.bench.runner import LIMIT_ENDINGS
+
+    rows = {ids(r[0])[0]: r for r in table(page("episodes.md"), "ending", "when", "scored")}
+    assert {e for e, r in rows.items() if "(Limit)" in r[2]} == set(LIMIT_ENDINGS)
 
 
 def test_routes_and_checks_name_real_tasks() -> None:
@@ -455,3 +548,68 @@ def test_routes_and_checks_name_real_tasks() -> None:
     for row in table(page("tasks.md"), "check", "holds when"):
         for check_id in ids(row[0]):
             assert check_id in check_ids or check_id.startswith("*"), check_id
+
+
+def test_every_agent_is_documented() -> None:
+    from homeloop.bench.agents import AGENTS, make_agent
+
+    make_agent("do-nothing")  # the agent modules register themselves when one is made
+    rows = [ids(r[0])[0] for r in table(page("agents.md"), "agent", "what it does")]
+    assert sorted(rows) == sorted(AGENTS)
+
+
+def test_the_role_prompt_file_and_its_image_paragraphs_are_as_described() -> None:
+    from importlib import resources
+
+    text = page("agents.md")
+    assert "`homeloop/bench/agents/role_prompt.md`" in text
+    prompt = resources.files("homeloop.bench.agents").joinpath("role_prompt.md").read_text(encoding="utf-8")
+    markers = ("<!-- images on -->", "<!-- images off -->", "<!-- end -->")
+    assert [prompt.index(m) for m in markers] == sorted(prompt.index(m) for m in markers)
+    for marker in markers:
+        assert f"`{marker}`" in text, marker
+
+
+def test_a_models_limits_are_the_agents() -> None:
+    from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, IMAGE_MODES, INCOMPLETE_REASONS,
+                                                    MALFORMED_LIMIT, MAX_ARGUMENT_CHARS)
+    from homeloop.bench.agents.openai_agent import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
+
+    rows = {r[0]: r for r in table(page("agents.md"), "limit", "value", "the episode ends")}
+    assert f"{DEFAULT_MAX_REQUESTS} by default" in rows["requests to the model"][1]
+    malformed = next(r for k, r in rows.items() if k.startswith("malformed replies in a row"))
+    assert numbers(malformed[1])[0] == MALFORMED_LIMIT
+    assert f"{MAX_ARGUMENT_CHARS:,} characters" in rows["a tool call's arguments"][1]
+    assert set(ids(rows["a reply the provider cut off"][1])) == set(INCOMPLETE_REASONS)
+    retries = next(r for k, r in rows.items() if k.startswith("retries of a request"))
+    assert numbers(retries[1])[0] == DEFAULT_MAX_RETRIES
+    assert f"{DEFAULT_TIMEOUT_S:g} s" in rows["one request"][1]
+    text = page("agents.md")
+    for mode in IMAGE_MODES:
+        assert f"`--images-in {mode}`" in text, mode
+
+
+def test_the_price_list_fields_are_described() -> None:
+    from homeloop.bench.agents.pricing import PRICING_FILE, Price
+
+    text = page("agents.md")
+    assert f"`catalog/{PRICING_FILE}`" in text
+    for name in Price.model_fields:
+        assert f"`{name}`" in text, name
+
+
+def test_episode_set_up_is_the_episodes(tmp_path) -> None:
+    from homeloop.bench.runner import write_capture_images
+    from homeloop.sim.episode import DEFAULT_ROBOT, MAX_PREROLL_S
+    from homeloop.sim.skills import SERVICES
+
+    text = page("episodes.md")
+    flat = text.replace("\n", " ")
+    assert f"at most {MAX_PREROLL_S:,.0f} s" in flat
+    assert f"the {load_catalog().robots[DEFAULT_ROBOT].name} unless another is named" in flat
+    arguments = {r[0]: r[1] for r in table(text, "argument", "effect")}
+    assert ids(arguments["withheld services"]) == list(SERVICES)
+    assert "`episodes/<episode id>/<capture id>.png`" in flat
+    trace = [{"kind": "call", "data": {"capture_id": "cap_1", "image": "iVBORw0KGgo="}}]
+    write_capture_images(tmp_path, "ep_1", trace)
+    assert (tmp_path / "episodes" / "ep_1" / "cap_1.png").is_file()

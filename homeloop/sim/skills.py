@@ -201,3 +201,32 @@ def cost_table() -> str:
     for s in available():
         rows.append(f"| {s.service} | `{s.tool_name}` | {s.cost_text()} | {s.seconds_text()} | {s.summary} |")
     return "\n".join(rows)
+
+
+#: The markers docs/skills.md keeps :func:`cost_table` between.
+COST_TABLE_MARKERS = ("<!-- skills-table:start -->", "<!-- skills-table:end -->")
+
+
+def with_cost_table(page: str) -> str:
+    """``page`` (the text of docs/skills.md) with the table between its markers made :func:`cost_table`."""
+    start, end = COST_TABLE_MARKERS
+    if page.count(start) != 1 or page.count(end) != 1 or page.index(start) > page.index(end):
+        raise ValueError(f"the page needs one {start} followed by one {end}")
+    head, rest = page.split(start)
+    tail = rest.split(end)[1]
+    return f"{head}{start}\n{cost_table()}\n{end}{tail}"
+
+
+if __name__ == "__main__":  # python -m homeloop.sim.skills [PAGE]: rewrite the cost table of docs/skills.md
+    import sys
+    from pathlib import Path
+
+    from homeloop.io import write_text
+    from homeloop.sim import skills as declared_here  # the services declare into the imported module
+
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/skills.md")
+    old = target.read_text(encoding="utf-8")
+    new = declared_here.with_cost_table(old)
+    if new != old:
+        write_text(target, new)
+    print(f"{target}: {'table rewritten' if new != old else 'table already matches the skills'}")
