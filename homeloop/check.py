@@ -48,6 +48,11 @@ lists them as the code registers them):
 - ``device_outside_room``: a device's position is not in its room.
 - ``camera_privacy``: a bathroom camera not image-blocked, a bedroom camera
   without privacy, or a dome camera device disagreeing with its camera.
+- ``object_inside_furniture``: a carryable object's box reaches more than
+  :data:`OBJECT_PENETRATION` into the solid of a piece of furniture (a shelf
+  board, a drum's wall, a TV's panel, a closed door), as
+  :func:`homeloop.geometry_assets.furniture_solids` models it: objects on a
+  surface rest on it, objects in a container lie in its cavity.
 """
 
 from __future__ import annotations
@@ -73,6 +78,7 @@ from homeloop.geometry import (
     open_connections,
     oriented_boxes,
 )
+from homeloop.geometry_assets import OrientedBoxes, furniture_solids, object_box, overlapping
 from homeloop.home import Camera, Furniture, Home, Opening, polygon_from_rings
 from homeloop.plan import BEDROOM_SUBTYPES
 
@@ -98,6 +104,8 @@ ENTRANCE_INSIDE_DEPTH = 0.5
 DEVICE_ROOM_TOLERANCE = 0.05
 #: A device on an opening lies within this distance (m) of the opening rectangle.
 DEVICE_OPENING_TOLERANCE = 0.35
+#: An object may reach this far (m) into furniture: poses are rounded to the millimetre.
+OBJECT_PENETRATION = 0.002
 #: The experiments' robot body, whose width decides reachability.
 EXPERIMENT_ROBOT = "unitree_g1_d_ultimate"
 #: The catalog's device types and the distance rule of the smoke sensor.
@@ -675,6 +683,26 @@ def _privacy_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
         if d is not None and d.agent_visible != c.agent_visible:
             out.append(CheckFinding("camera_privacy", (c.id,),
                                     f"dome camera {c.id}: device and camera disagree on agent visibility"))
+    return out
+
+
+@checks(object_inside_furniture="a carryable object's box reaches into the solid of a piece of furniture")
+def _object_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
+    out: list[CheckFinding] = []
+    items = [f for f in home.furniture if f.catalog_id in catalog.furniture]
+    if not home.objects or not items:
+        return out
+    parts = [furniture_solids(catalog.furniture[f.catalog_id], f) for f in items]
+    owner = np.repeat(np.arange(len(items)), [len(p) for p in parts])
+    solids = OrientedBoxes.concat(parts)
+    for obj in home.objects:
+        hit = overlapping(object_box(obj), solids, OBJECT_PENETRATION)
+        for i in np.unique(owner[hit]):
+            f = items[int(i)]
+            where = f"{obj.location.kind} {obj.location.name}" if obj.location.name else obj.location.kind
+            out.append(CheckFinding("object_inside_furniture", (obj.id, f.id),
+                                    f"{obj.semantic_class} {obj.id} ({where}) lies inside {f.semantic_class} "
+                                    f"{f.id}: put it on a surface or in a cavity of the item"))
     return out
 
 

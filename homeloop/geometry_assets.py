@@ -1,36 +1,216 @@
-"""Simple meshes of catalog entries, from their dimensions.
+"""Meshes and solids of catalog entries, from their dimensions, surfaces and containers.
 
-Each furniture or object entry becomes a box of its dimensions, or an upright
-cylinder where the entry's ``shape`` says so, in the item frame of
+Each furniture or object entry becomes a solid in the item frame of
 :mod:`homeloop.catalog` (origin at the centre of the footprint on the floor,
-+x the front, z up). :func:`placed_mesh` moves it to a pose in a home. These
-stand in for artist meshes in the USD export and the previews.
++x the front, z up): a box of its dimensions, or an upright cylinder where the
+entry's ``shape`` says so. A box-shaped piece of furniture is hollowed where
+its catalog entry says things go (docs/catalog.md), so what stands on a shelf
+or lies in a drum is in free space, visible and graspable:
+
+- **shelves**: above every support surface lower than the item's top, the
+  space up to the next surface above (less a board of
+  :data:`SHELF_BOARD_THICKNESS`) or to the top board is open to the front; a
+  seat (an item one sits or lies on) is open to the top instead, leaving its
+  back and arms;
+- **containers**: each inner space (a drawer, a drum, a fridge compartment)
+  is a cavity, with a mouth through the front face where the part that opens
+  it (a door, a drawer front) closes it; a container no part opens (a basket)
+  is open to the top;
+- **screens** (:data:`SCREEN_STANDS`): a panel on two feet, with a clear
+  gap under it, so a remote on the unit below it is not swallowed.
+
+:func:`solid_boxes` gives the solid as axis-aligned boxes (the grid cells the
+cavities leave); :func:`mesh_for` its closed surface. The USD export
+(pipeline/usd.py), the CPU renderer (homeloop/sim/render) and the home check
+(homeloop/check.py: objects clear of furniture) all read them.
+:func:`placed_mesh` moves a mesh to a pose in a home.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Iterable, NamedTuple
 
 import numpy as np
 import trimesh
 
 from homeloop.catalog import FurnitureEntry, ObjectEntry
-from homeloop.home import Pose
+from homeloop.home import Furniture, HomeObject, Pose
 
 #: Facets around a cylinder: round enough for previews, small for USD files.
 CYLINDER_SECTIONS = 32
+#: Thickness (m) of the board over the top shelf of shelving and under a shelf above another.
+SHELF_BOARD_THICKNESS = 0.02
+#: Affordances of seats: the space above their seat or mattress is open to the top.
+SEAT_AFFORDANCES = frozenset({"sit", "lie"})
+#: Lengths closer than this (m) are the same coordinate.
+EPSILON = 1e-6
+
+
+@dataclass(frozen=True)
+class ScreenStand:
+    """A flat screen on two feet: its panel (``panel_depth`` thick, centred in the
+    item's depth) starts ``clearance`` above the item's base; the feet, ``foot_width``
+    wide, stand at its two ends across the whole depth."""
+
+    panel_depth: float
+    clearance: float
+    foot_width: float
+
+
+#: Furniture classes drawn as a screen on feet (a 55-inch TV: 6 cm panel, 8 cm under it).
+SCREEN_STANDS: dict[str, ScreenStand] = {"television": ScreenStand(panel_depth=0.06, clearance=0.08,
+                                                                   foot_width=0.04)}
+
+
+class Box(NamedTuple):
+    """An axis-aligned box (m): its low and high corners."""
+
+    x0: float
+    y0: float
+    z0: float
+    x1: float
+    y1: float
+    z1: float
+
+
+# --- cavities ---------------------------------------------------------------------------------------
+
+
+def _bounds(entry: FurnitureEntry | ObjectEntry) -> Box:
+    d = entry.dimensions
+    return Box(-d.depth / 2, -d.width / 2, 0.0, d.depth / 2, d.width / 2, d.height)
+
+
+def _shelf_spaces(entry: FurnitureEntry) -> list[Box]:
+    """The open space above each support surface below the item's top."""
+    d, out = entry.dimensions, []
+    seat = bool(SEAT_AFFORDANCES.intersection(entry.affordances))
+    for s in entry.surfaces:
+        if s.height >= d.height - EPSILON:
+            continue
+        y0, y1 = s.offset.y - s.width / 2, s.offset.y + s.width / 2
+        above = [t.height for t in entry.surfaces if t.height > s.height + EPSILON
+                 and t.offset.y - t.width / 2 < y1 and y0 < t.offset.y + t.width / 2]
+        top = d.height if seat and not above else min(above, default=d.height) - SHELF_BOARD_THICKNESS
+        out.append(Box(s.offset.x - s.depth / 2, y0, s.height, d.depth / 2, y1, top))
+    return out
+
+
+def _container_spaces(entry: FurnitureEntry) -> list[Box]:
+    """Each container's inner space, and its mouth: through the front face as far as the
+    part that opens it covers, or up through the top where no part opens it."""
+    d, out = entry.dimensions, []
+    parts = {p.name: p for p in entry.parts}
+    for c in entry.containers:
+        o, i = c.offset, c.inner
+        inner = Box(o.x - i.depth / 2, o.y - i.width / 2, o.z, o.x + i.depth / 2, o.y + i.width / 2, o.z + i.height)
+        out.append(inner)
+        part = parts.get(c.opened_by) if c.opened_by else None
+        if part is None:
+            out.append(inner._replace(z1=d.height))
+        elif inner.x1 < d.depth / 2 - EPSILON:
+            _, py0, pz0, _, py1, pz1 = part_panel_bounds(entry, part)
+            h = part.hinge
+            y0, y1 = max(inner.y0, py0 + h.y), min(inner.y1, py1 + h.y)
+            z0, z1 = max(inner.z0, pz0 + h.z), min(inner.z1, pz1 + h.z)
+            if y1 > y0 + EPSILON and z1 > z0 + EPSILON:
+                out.append(Box(inner.x1, y0, z0, d.depth / 2, y1, z1))
+    return out
+
+
+def _screen_spaces(entry: FurnitureEntry) -> list[Box]:
+    """Round a screen on feet: under the panel between the feet, in front of and behind it."""
+    stand = SCREEN_STANDS.get(entry.semantic_class)
+    if stand is None:
+        return []
+    b, half = _bounds(entry), stand.panel_depth / 2
+    return [Box(b.x0, b.y0 + stand.foot_width, 0.0, b.x1, b.y1 - stand.foot_width, stand.clearance),
+            Box(half, b.y0, stand.clearance, b.x1, b.y1, b.z1),
+            Box(b.x0, b.y0, stand.clearance, -half, b.y1, b.z1)]
+
+
+def cavities(entry: FurnitureEntry | ObjectEntry) -> list[Box]:
+    """The open spaces of a box-shaped piece of furniture, in its item frame (none for objects
+    and cylinders)."""
+    if not isinstance(entry, FurnitureEntry) or entry.shape != "box":
+        return []
+    return _shelf_spaces(entry) + _container_spaces(entry) + _screen_spaces(entry)
+
+
+# --- the solid as grid cells ---------------------------------------------------------------------------
+
+
+def _cell_grid(bounds: Box, holes: list[Box]) -> tuple[list[np.ndarray], np.ndarray]:
+    """The grid the holes' faces cut the bounds into (coordinates per axis) and which cells
+    are solid (not inside any hole)."""
+    lo, hi = np.array(bounds[:3]), np.array(bounds[3:])
+    axes = []
+    for a in range(3):
+        cuts = [lo[a], hi[a]] + [v for h in holes for v in (h[a], h[a + 3]) if lo[a] < v < hi[a]]
+        axes.append(np.unique(np.round(cuts, 6)))
+    mids = np.meshgrid(*[(g[:-1] + g[1:]) / 2 for g in axes], indexing="ij")
+    solid = np.ones(mids[0].shape, dtype=bool)
+    for h in holes:
+        inside = np.ones_like(solid)
+        for a in range(3):
+            inside &= (mids[a] > h[a]) & (mids[a] < h[a + 3])
+        solid &= ~inside
+    return axes, solid
+
+
+def solid_boxes(entry: FurnitureEntry | ObjectEntry) -> list[Box]:
+    """The entry's solid as boxes in its item frame: the grid cells its cavities leave (one box
+    when it has none; a cylinder's bounding box)."""
+    holes = cavities(entry)
+    if not holes:
+        return [_bounds(entry)]
+    axes, solid = _cell_grid(_bounds(entry), holes)
+    return [Box(axes[0][i], axes[1][j], axes[2][k], axes[0][i + 1], axes[1][j + 1], axes[2][k + 1])
+            for i, j, k in np.argwhere(solid)]
+
+
+def _grid_surface(axes: list[np.ndarray], solid: np.ndarray) -> trimesh.Trimesh:
+    """The closed surface between solid and empty cells of a grid, faces outward."""
+    shape = np.array(solid.shape) + 1  # lattice points per axis
+    padded = np.pad(solid, 1).astype(np.int8)
+    quads = []
+    for a in range(3):
+        b, c = (a + 1) % 3, (a + 2) % 3
+        step = np.diff(padded, axis=a)[tuple(slice(None) if k == a else slice(1, -1) for k in range(3))]
+        at = np.argwhere(step != 0)
+        outward = step[tuple(at.T)] < 0  # solid below the face, empty above: it faces +a
+        corners = []
+        for ob, oc in ((0, 0), (1, 0), (1, 1), (0, 1)):
+            p = at.copy()
+            p[:, b] += ob
+            p[:, c] += oc
+            corners.append((p[:, 0] * shape[1] + p[:, 1]) * shape[2] + p[:, 2])
+        q = np.stack(corners, axis=1)
+        q[~outward] = q[~outward][:, ::-1]
+        quads.append(q)
+    q = np.concatenate(quads)
+    faces = np.concatenate([q[:, [0, 1, 2]], q[:, [0, 2, 3]]])
+    vertices = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
+    mesh = trimesh.Trimesh(vertices, faces, process=False)
+    mesh.remove_unreferenced_vertices()
+    return mesh
 
 
 def mesh_for(entry: FurnitureEntry | ObjectEntry) -> trimesh.Trimesh:
-    """The entry's mesh in its own frame, standing on z = 0."""
+    """The entry's mesh in its own frame, standing on z = 0: its solid's closed surface."""
     d = entry.dimensions
+    holes = cavities(entry)
     if entry.shape == "cylinder":
         mesh = trimesh.creation.cylinder(radius=min(d.width, d.depth) / 2, height=d.height,
                                          sections=CYLINDER_SECTIONS)
+        mesh.apply_translation((0.0, 0.0, d.height / 2))
+    elif holes:
+        mesh = _grid_surface(*_cell_grid(_bounds(entry), holes))
     else:
         mesh = trimesh.creation.box(extents=(d.depth, d.width, d.height))
-    mesh.apply_translation((0.0, 0.0, d.height / 2))
+        mesh.apply_translation((0.0, 0.0, d.height / 2))
     mesh.metadata["catalog_id"] = entry.id
     return mesh
 
@@ -92,3 +272,96 @@ def part_panel_bounds(entry: FurnitureEntry, part: Any) -> tuple[float, float, f
         return (x0, y0 - h.y, z0 - h.z, x0 + t, y1 - h.y, z1 - h.z)
     top = d.height - 0.05 if d.height - 0.05 > h.z + 0.05 else d.height
     return (x0, -d.width / 2 + 0.01 - h.y, 0.0, x0 + t, d.width / 2 - 0.01 - h.y, top - h.z)
+
+
+# --- placed solids as oriented boxes ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OrientedBoxes:
+    """Boxes in home coordinates: centres (n x 3), unit axes (n x 3 x 3, one per row) and half
+    extents along them (n x 3)."""
+
+    centres: np.ndarray
+    axes: np.ndarray
+    halves: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.centres)
+
+    @staticmethod
+    def of(boxes: Iterable[Box], transform: np.ndarray) -> "OrientedBoxes":
+        """Item-frame boxes moved by a 4x4 transform (a rotation and a translation)."""
+        b = np.asarray(list(boxes), dtype=float).reshape(-1, 6)
+        rot, shift = transform[:3, :3], transform[:3, 3]
+        centres = (b[:, :3] + b[:, 3:]) / 2 @ rot.T + shift
+        axes = np.repeat(rot.T[None], len(b), axis=0)
+        return OrientedBoxes(centres, axes, (b[:, 3:] - b[:, :3]) / 2)
+
+    @staticmethod
+    def concat(parts: Iterable["OrientedBoxes"]) -> "OrientedBoxes":
+        parts = list(parts)
+        if not parts:
+            return OrientedBoxes(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)))
+        return OrientedBoxes(*(np.concatenate([getattr(p, k) for p in parts])
+                               for k in ("centres", "axes", "halves")))
+
+
+def _axis_rotation(axis: str, angle: float) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    i, j = {"x": (1, 2), "y": (2, 0), "z": (0, 1)}[axis]
+    m = np.eye(4)
+    m[i, i], m[i, j], m[j, i], m[j, j] = c, -s, s, c
+    return m
+
+
+def part_transform(part: Any, state: float) -> np.ndarray:
+    """A catalog part's frame in its item's frame at ``state`` (rad or m): at the hinge,
+    turned about or slid along its axis."""
+    at = np.eye(4)
+    at[:3, 3] = (part.hinge.x, part.hinge.y, part.hinge.z)
+    if part.kind == "revolute":
+        return at @ _axis_rotation(part.axis, state)
+    slide = np.eye(4)
+    slide["xyz".index(part.axis), 3] = state
+    return at @ slide
+
+
+def furniture_solids(entry: FurnitureEntry, item: Furniture) -> OrientedBoxes:
+    """A placed piece of furniture's solid in home coordinates: its body's boxes and each
+    articulated part's panel at the part's present state."""
+    place = pose_matrix(item.pose)
+    states = {p.name: p.state for p in item.parts}
+    panels = [OrientedBoxes.of([Box(*part_panel_bounds(entry, p))],
+                               place @ part_transform(p, states.get(p.name, p.range[0])))
+              for p in entry.parts]
+    return OrientedBoxes.concat([OrientedBoxes.of(solid_boxes(entry), place), *panels])
+
+
+def object_box(obj: HomeObject) -> OrientedBoxes:
+    """A placed object's box (its catalog size, base centre at its pose) in home coordinates."""
+    width, depth, height = obj.size
+    return OrientedBoxes.of([Box(-depth / 2, -width / 2, 0.0, depth / 2, width / 2, height)],
+                            pose_matrix(obj.pose))
+
+
+def overlapping(box: OrientedBoxes, others: OrientedBoxes, tolerance: float) -> np.ndarray:
+    """Which of ``others`` the one ``box`` overlaps by more than ``tolerance`` (m) along every
+    separating axis of the two (the 15 axes of the separating axis theorem): boxes that only
+    touch, such as a book lying on a shelf, do not."""
+    if not len(others):
+        return np.zeros(0, dtype=bool)
+    a, h = box.axes[0], box.halves[0]
+    t = others.centres - box.centres[0]
+    candidates = [np.broadcast_to(a[i], t.shape) for i in range(3)]
+    candidates += [others.axes[:, j] for j in range(3)]
+    candidates += [np.cross(a[i], others.axes[:, j]) for i in range(3) for j in range(3)]
+    apart = np.zeros(len(t), dtype=bool)
+    for axis in candidates:
+        length = np.linalg.norm(axis, axis=1)
+        usable = length > 1e-9
+        unit = axis / np.where(usable, length, 1.0)[:, None]
+        r0 = np.abs(unit @ a.T) @ h
+        r1 = np.sum(np.abs(np.einsum("nk,njk->nj", unit, others.axes)) * others.halves, axis=1)
+        apart |= usable & (np.abs(np.sum(t * unit, axis=1)) >= r0 + r1 - tolerance)
+    return ~apart

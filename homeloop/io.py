@@ -1,5 +1,10 @@
 """Atomic, deterministic writes: every output goes to a temporary name in the
-same folder and is renamed into place, so a reader never sees half a file."""
+same folder and is renamed into place, so a reader never sees half a file.
+
+Every output gets the mode an ordinary ``open()`` would give it (0666 less
+the process umask: 0644 under the usual 022), not the owner-only 0600 of the
+temporary file, so a container or a shared server running under another user
+can read a build (docs/pipeline.md)."""
 
 from __future__ import annotations
 
@@ -13,11 +18,15 @@ from typing import Any, Iterator
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it onto ``path`` on success."""
+def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it onto ``path`` on success.
+
+    ``suffix`` ends the temporary name: writers that pick the format by the
+    extension (USD's ``Export``) pass the target's own.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     try:
@@ -31,6 +40,14 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
 
 
 def _umask() -> int:
+    """The process umask: read from /proc where it is shown (no window in which
+    another thread would create files with none), else set and restored."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0)
     os.umask(mask)
     return mask

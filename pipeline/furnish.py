@@ -713,7 +713,8 @@ class _Furnisher:
         self.counts: dict[str, int] = {}
         self.objects: list[HomeObject] = []
         self.object_counts: dict[str, int] = {}
-        self.surface_use: dict[tuple[str, str], list[tuple[float, float, float, float]]] = {}
+        #: Per (furniture, surface or container): the boxes taken, (u0, u1, v0, v1, top) in its frame.
+        self.surface_use: dict[tuple[str, str], list[tuple[float, float, float, float, float]]] = {}
         self.failures: list[FurnishFailure] = []
 
     # -- ids
@@ -1161,12 +1162,14 @@ class _Furnisher:
             return None
         for u, v in positions:
             box = (u - od / 2, u + od / 2, v - ow / 2, v + ow / 2)
-            if not stack and any(box[0] < b[1] - 1e-6 and b[0] < box[1] - 1e-6 and box[2] < b[3] - 1e-6
-                                 and b[2] < box[3] - 1e-6 for b in use):
+            under = [b for b in use if box[0] < b[1] - 1e-6 and b[0] < box[1] - 1e-6 and box[2] < b[3] - 1e-6
+                     and b[2] < box[3] - 1e-6]
+            if under and not stack:
                 continue
-            z = height + (0.06 * len(use) if stack else 0.0)
+            # In a container an object rests on the floor of the space or on the top of what lies under it.
+            z = max((b[4] for b in under), default=height)
             x, y, _ = host.pose.to_world(u, v)
-            use.append(box)
+            use.append((*box, z + entry.dimensions.height))
             pose = Pose(x=x, y=y, z=host.pose.z + z, yaw=host.pose.yaw + yaw_offset)
             loc = ObjectLocation(kind=kind, room=host.room, furniture=host.id, name=name)  # type: ignore[arg-type]
             return self._add_object(entry, loc, pose)

@@ -8,40 +8,74 @@ Two kinds of files come out of a build::
 **Assets** (:func:`write_catalog_assets`). Each catalog furniture or object
 entry becomes one file whose default prim is the item, in the catalog's item
 frame (origin at the centre of the footprint on the floor, +x the front, z
-up, metres):
+up, metres). The geometry is :func:`homeloop.geometry_assets.mesh_for`, the
+same the CPU renderer draws: shelving has its shelves, a drum or a drawer is
+a cavity, a TV is a panel on feet (docs/catalog.md).
 
-- furniture: an ``Xform`` root (static body) with a ``body`` mesh (box or
-  cylinder of the catalog dimensions) carrying ``PhysicsCollisionAPI``;
-  ``PhysicsMassAPI`` on the root with the catalog mass. Each articulated part
-  (a fridge door, a drawer) is a child ``Xform`` placed at its hinge, with a
-  ``panel`` mesh, ``PhysicsRigidBodyAPI`` + ``PhysicsMassAPI``, and a
-  ``PhysicsRevoluteJoint`` (limits in degrees) or ``PhysicsPrismaticJoint``
-  (limits in metres) joining it to the root about the catalog axis. The
-  part's own transform is ``translate`` (the hinge) then ``rotateX/Y/Z:joint``
-  or ``translate:joint``: a home sets the joint op to show a part open.
-- carryable objects: an ``Xform`` root with ``PhysicsRigidBodyAPI``,
-  ``PhysicsMassAPI`` (catalog mass) and a ``geom`` mesh with
-  ``PhysicsCollisionAPI`` (convex hull); grasp points as child ``Xform``\\ s.
+- furniture is **static**: it stands where the home puts it and does not move
+  when pushed, so its root carries neither ``PhysicsRigidBodyAPI`` nor
+  ``PhysicsMassAPI`` (a mass on a body that cannot move means nothing to a
+  simulator; the catalog mass stays readable as ``homeloop:mass``), and its
+  body collides as the exact triangle mesh (approximation ``none``, valid for
+  static colliders), cavities included. An item without articulated parts is
+  one ``Mesh`` prim: the prim carries the mesh, so an importer that turns
+  prims into named objects keeps the item's name. An articulated item is an
+  ``Xform`` root with its body mesh (named after the catalog entry) and, per
+  part (a fridge door, a drawer), a child ``Xform`` at its hinge with a
+  ``panel`` mesh, ``PhysicsRigidBodyAPI`` + ``PhysicsMassAPI`` (the moving
+  parts are the only furniture bodies with a mass: their share of the catalog
+  mass by volume) and a ``PhysicsRevoluteJoint`` (limits in degrees) or
+  ``PhysicsPrismaticJoint`` (limits in metres) joining it to the static root
+  about the catalog axis. The part's own transform is ``translate`` (the
+  hinge) then ``rotateX/Y/Z:joint`` or ``translate:joint``: a home sets the
+  joint op to show a part open.
+- carryable objects are dynamic: an ``Xform`` root with
+  ``PhysicsRigidBodyAPI``, ``PhysicsMassAPI`` (catalog mass) and a ``geom``
+  mesh with ``PhysicsCollisionAPI`` (convex hull); grasp points as child
+  ``Xform``\\ s.
 
 **Homes** (:func:`export_home`): stage metadata ``metersPerUnit = 1``,
 ``upAxis = Z``, ``defaultPrim = /Home``, and::
 
     /Home
+      PhysicsScene          gravity -Z, 9.81 m/s² (metres)
+      Looks/<name>          one UsdPreviewSurface material per semantic class
       Rooms/<room>          Xform; floor (Mesh), ceiling (Mesh, rooms with a roof)
       Walls/<wall>          Mesh: the wall footprint extruded, cut where openings are
-      Openings/<opening>    Xform at the opening; lintel / sill pieces of wall; a door
-                            leaf (rigid body) with a revolute joint at the hinge
-                            (0-90 deg), a garage door leaf with a prismatic joint
-                            (lifts by its height), a window pane
+      Openings/<opening>    Xform at the opening; lintel / sill pieces of wall; the floor
+                            under it (threshold: the floor runs on through every opening
+                            at floor level); a door leaf (rigid body) with a revolute joint
+                            at the hinge (0-90 deg), a garage door leaf with a prismatic
+                            joint (lifts by its height), a window pane
       Fixtures/<fixture>    Mesh: the plan's built-in fixture (sink, counter, shower ...)
                             extruded from its room's floor to its height, a static collider
-      Furniture/<item>      Xform referencing ../../assets/<catalog id>.usdc
-      Objects/<object>      Xform referencing the object asset (a rigid body)
-      Devices/<device>      Xform with a small cube and homeloop:* attributes
+      Furniture/<item>      the furniture asset by reference (../../assets/<catalog id>.usdc)
+      Objects/<object>      the object asset by reference (a rigid body)
+      Devices/<device>      Mesh: the device's body resting on its mount, homeloop:* attributes
+      Lights/<light>        SphereLight under each ceiling light, on or off as the home says
       Cameras/<camera>      Camera with the home file's FOV and resolution
 
 Furniture, objects and devices stand at their pose: ``translate`` (x, y, z)
 then ``rotateZ`` (yaw, degrees).
+
+**Device bodies** (:func:`device_body`). A device's pose is the point where
+it is fixed; its body (:data:`DEVICE_BODY_SIZE` across) rests on that mount
+and does not cross it: a ceiling device hangs below the room's ceiling, a
+floor or furniture device stands on its surface, a wall device (and one on a
+door or window frame) is a plate :data:`DEVICE_WALL_DEPTH` deep standing out
+of the wall face it is fixed to. A dome camera's housing reaches from the
+ceiling to :data:`CAMERA_LENS_CLEARANCE` above its lens, the camera prim,
+so the camera sees out of it. A built-in device (the stove of a range) is its
+appliance: it has no body of its own and is an ``Xform``.
+
+**Lights, materials.** Each ceiling light device gets a ``SphereLight``
+(:data:`LIGHT_RADIUS`) just under its body, its flux that of the simulator's
+ceiling fitting (homeloop.sim.dynamics.light) at the device's brightness when
+it is on (its ``on`` field, or a light switch bound to it), intensity 0 when
+off. Each thing's top prim binds the ``Looks`` material of its semantic
+class (objects with a colour word: of class and colour), coloured as the CPU
+renderer colours it (homeloop.sim.render.materials); window glass is
+translucent. Meshes carry the same colour as ``primvars:displayColor``.
 
 **Semantic labels** (``UsdSemantics.LabelsAPI``). Every prim the export
 authors carries labels. A thing's prim and every prim below it carry its
@@ -49,11 +83,13 @@ authors carries labels. A thing's prim and every prim below it carry its
 the fixture kind, the catalog class of furniture and objects, the device type, camera) and,
 where it lies in rooms, ``room`` (the rooms' Swiss Dwellings subtypes,
 lower case) and ``room_id`` (the home file room ids). Articulated parts add
-``part`` (the part name). Grouping prims (``/Home``, ``/Home/Walls`` ...)
-and room prims carry a ``group`` label only, so a segmentation that merges a
-prim's labels with its ancestors' sees no extra classes. A *thing* is the
-top-most prim of its class: :func:`semantic_class_counts` counts those (so the wall
-pieces above a door or around a window count as walls of their own).
+``part`` (the part name). Grouping prims (``/Home``, ``/Home/Walls`` ...),
+room prims, the physics scene, materials and lights carry a ``group`` label
+only, so a segmentation that merges a prim's labels with its ancestors' sees
+no extra classes. A *thing* is the top-most prim of its class:
+:func:`semantic_class_counts` counts those (so the wall pieces above a door or
+around a window, and the floor through an opening, count as walls and floors
+of their own).
 
 **Device and camera attributes.** ``homeloop:id``, ``homeloop:type``,
 ``homeloop:room`` and the device's other home-file facts; each field as
@@ -70,9 +106,11 @@ yaw - 90)`` degrees, which turns -Z to the pose's heading and pitch.
 ``focalLength = horizontalAperture / (2 tan(hfov / 2))`` and
 ``verticalAperture = horizontalAperture * height / width``.
 
-Files are written atomically and deterministically: the same home, catalog
-and usd-core version give the same bytes, in ``.usdc`` and ``.usda`` alike
-(no timestamps or paths are written; references are relative).
+Files are written atomically (homeloop.io, readable as any output: 0644
+under the usual umask) and deterministically: the same home, catalog and
+usd-core version give the same bytes, in ``.usdc`` and ``.usda`` alike (no
+timestamps or paths are written; references are relative). docs/pipeline.md
+("USD homes") says how they load in Isaac Sim and Blender.
 """
 
 from __future__ import annotations
@@ -80,7 +118,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -99,6 +136,9 @@ from homeloop.catalog import Catalog, FurnitureEntry, ObjectEntry
 from homeloop.geometry import opening_axes
 from homeloop.geometry_assets import mesh_for, part_panel_bounds
 from homeloop.home import Camera, Device, Home, Opening, Wall, polygon_from_rings
+from homeloop.io import atomic_path
+from homeloop.sim.dynamics.light import DEFAULT_LUMENS, LUMENS_BY_MOUNT
+from homeloop.sim.render import materials
 
 #: The home's root prim (the stage's default prim).
 HOME_ROOT = "Home"
@@ -111,31 +151,60 @@ DOOR_LEAF_GAP = 0.005
 DOOR_LEAF_KG_PER_M2 = {"door": 10.0, "entrance_door": 25.0, "garage_door": 15.0}
 #: Window pane thickness (m).
 WINDOW_PANE_THICKNESS = 0.02
+#: An opening whose sill is this low (m) is at floor level: the floor runs on through it.
+FLOOR_LEVEL_SILL = 1e-6
 #: Opening angle (deg) of a house door's revolute joint: 0 closed, 90 open.
 DOOR_OPEN_DEG = 90.0
-#: Edge (m) of the cube standing for a device.
-DEVICE_CUBE_SIZE = 0.08
-#: Camera clipping range (m): from a dome camera's housing to beyond any room.
+#: Edge (m) of a device's body; a wall device's body stands this far (m) out of its wall.
+DEVICE_BODY_SIZE = 0.08
+DEVICE_WALL_DEPTH = 0.03
+#: A device this close (m) to its room's boundary is fixed to that wall (devices sit 1-10 cm
+#: off the wall face, pipeline/devices.py); one farther out stands free, centred on its pose.
+DEVICE_WALL_REACH = 0.15
+#: Mounts whose device is fixed to a wall or an opening's frame, and those that stand on a surface.
+WALL_MOUNTS = frozenset({"wall", "at_door", "on_window", "on_opening"})
+STANDING_MOUNTS = frozenset({"floor", "on_furniture"})
+#: Gap (m) between a dome camera's lens (the camera prim) and the bottom of its housing.
+CAMERA_LENS_CLEARANCE = 0.02
+#: Camera clipping range (m): from just outside a dome camera's housing to beyond any room.
 CAMERA_CLIPPING = (0.01, 100.0)
 #: Horizontal aperture of every exported camera (USD's default, a 35 mm film
 #: back's width in tenths of a unit); the focal length follows from the FOV.
 CAMERA_HORIZONTAL_APERTURE = 20.955
+#: Ceiling light emitters: radius (m), gap (m) under the fitting's body, colour temperature (K).
+LIGHT_RADIUS = 0.05
+LIGHT_GAP = 0.01
+LIGHT_COLOUR_TEMPERATURE = 3000.0
+#: Standard gravity (m/s²) of the physics scene, along -Z.
+GRAVITY = 9.81
+#: Materials: roughness of every surface, opacity of window glass.
+MATERIAL_ROUGHNESS = 0.8
+GLASS_OPACITY = 0.25
 
 #: Layer metadata written on every file (and nothing else: no doc string, no timestamps).
 STAGE_METERS_PER_UNIT = 1.0
 STAGE_UP_AXIS = "Z"
 
-#: Display colours (linear RGB) by kind of geometry; catalog items get a colour
-#: from their class.
-_COLOURS = {
-    "floor": (0.55, 0.45, 0.35),
-    "ceiling": (0.92, 0.92, 0.9),
-    "wall": (0.85, 0.84, 0.8),
-    "door": (0.45, 0.3, 0.18),
-    "window": (0.6, 0.8, 0.95),
-    "device": (0.95, 0.95, 0.95),
-    "fixture": (0.78, 0.76, 0.72),
-}
+RGB = tuple[float, float, float]
+#: Colour (and material) of the architecture's classes: the CPU renderer's.
+_ARCHITECTURE_LOOK = {"floor": "floor", "ceiling": "ceiling", "wall": "wall", "door": "door",
+                      "entrance_door": "door", "garage_door": "garage_door", "window": "glass"}
+
+
+def look_of(cls: str, kind: str, colour: str | None = None) -> tuple[str, RGB]:
+    """The material name and colour of a thing of semantic class ``cls`` and ``kind``
+    (architecture, fixture, furniture, object or device), as the CPU renderer colours it."""
+    if kind == "architecture":
+        return cls, materials.ARCHITECTURE[_ARCHITECTURE_LOOK.get(cls, "wall")]
+    if kind == "fixture":
+        return cls, materials.fixture_colour(cls)
+    if kind == "furniture":
+        return cls, materials.furniture_colour(cls)
+    if kind == "object":
+        word = (colour or "").strip().lower()
+        name = f"{cls}_{word}" if word in materials.COLOUR_WORDS else cls
+        return name, materials.object_colour(cls, colour)
+    return "device", materials.ARCHITECTURE["device"]
 
 
 class UsdExportError(RuntimeError):
@@ -242,21 +311,12 @@ class _MeshData:
                          np.concatenate([p.indices + o for p, o in zip(parts, offsets)]))
 
 
-def _mesh(parent: Sdf.PrimSpec, name: str, data: _MeshData, *, colour: tuple[float, float, float] | None,
+def _mesh(parent: Sdf.PrimSpec, name: str, data: _MeshData, *, colour: RGB | None,
           double_sided: bool = False) -> Sdf.PrimSpec:
     prim = _prim(parent, name, "Mesh")
-    pts = np.round(np.asarray(data.points, dtype=np.float64), 5).astype(np.float32)
-    _attr(prim, "points", _TYPES.Point3fArray, Vt.Vec3fArray.FromNumpy(pts))
-    _attr(prim, "faceVertexCounts", _TYPES.IntArray, Vt.IntArray.FromNumpy(data.counts.astype(np.int32)))
-    _attr(prim, "faceVertexIndices", _TYPES.IntArray, Vt.IntArray.FromNumpy(data.indices.astype(np.int32)))
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
-    _attr(prim, "extent", _TYPES.Float3Array, Vt.Vec3fArray.FromNumpy(np.stack([lo, hi])))
-    _attr(prim, "subdivisionScheme", _TYPES.Token, "none", uniform=True)
+    _mesh_data(prim, data, colour)
     if double_sided:
         _attr(prim, "doubleSided", _TYPES.Bool, True, uniform=True)
-    if colour is not None:
-        c = _attr(prim, "primvars:displayColor", _TYPES.Color3fArray, Vt.Vec3fArray([colour]))
-        c.SetInfo("interpolation", "constant")
     return prim
 
 
@@ -303,18 +363,12 @@ def _new_layer(default_prim: str) -> Sdf.Layer:
 
 
 def _export_layer(layer: Sdf.Layer, path: Path) -> int:
-    """Write ``layer`` to ``path`` atomically (a temporary file with the same
-    extension, as USD picks the format by extension, then a rename); its size."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
-        if not layer.Export(tmp):
+    """Write ``layer`` to ``path`` atomically (homeloop.io: a temporary file with the same
+    extension, as USD picks the format by extension, then a rename; the mode of any output);
+    its size."""
+    with atomic_path(path, suffix=path.suffix) as tmp:
+        if not layer.Export(str(tmp)):
             raise UsdExportError(f"could not write {path}")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     # A layer already open for this path (from an earlier export) must not shadow the new file.
     opened = Sdf.Layer.Find(str(path))
     if opened is not None:
@@ -409,12 +463,6 @@ def _opening_frame(poly: Polygon) -> _Frame:
     return _Frame((float(centre[0]), float(centre[1])), (float(u[0]), float(u[1])), width, depth)
 
 
-def _colour_of(name: str) -> tuple[float, float, float]:
-    """A stable, muted colour for a class name."""
-    h = int.from_bytes(name.encode("utf-8")[:8].ljust(8, b"\0"), "little") ^ len(name) * 2654435761
-    return tuple(round(0.35 + 0.5 * ((h >> s) & 0xFF) / 255, 3) for s in (0, 8, 16))  # type: ignore[return-value]
-
-
 # --- assets ----------------------------------------------------------------------------------------------
 
 
@@ -430,11 +478,12 @@ def joint_op_name(kind: str, axis: str) -> str:
     return _JOINT_OP[axis] if kind == "revolute" else "xformOp:translate:joint"
 
 
-def _asset_root(entry: FurnitureEntry | ObjectEntry) -> tuple[Sdf.Layer, Sdf.PrimSpec, dict[str, list[str]]]:
+def _asset_root(entry: FurnitureEntry | ObjectEntry, type_name: str = "Xform"
+                ) -> tuple[Sdf.Layer, Sdf.PrimSpec, dict[str, list[str]]]:
     """A new asset layer with its labelled root prim (the layer's default prim)."""
     name = _valid_name(entry.id, "item")
     layer = _new_layer(name)
-    root = _prim(layer, name)
+    root = _prim(layer, name, type_name)
     root.kind = "component"
     labels = {"class": [entry.semantic_class]}
     _labels(root, labels)
@@ -442,57 +491,78 @@ def _asset_root(entry: FurnitureEntry | ObjectEntry) -> tuple[Sdf.Layer, Sdf.Pri
     return layer, root, labels
 
 
+def _mesh_data(prim: Sdf.PrimSpec, data: _MeshData, colour: RGB | None) -> None:
+    """Mesh attributes on a prim made as a ``Mesh`` (a furniture root that carries its mesh)."""
+    pts = np.round(np.asarray(data.points, dtype=np.float64), 5).astype(np.float32)
+    _attr(prim, "points", _TYPES.Point3fArray, Vt.Vec3fArray.FromNumpy(pts))
+    _attr(prim, "faceVertexCounts", _TYPES.IntArray, Vt.IntArray.FromNumpy(data.counts.astype(np.int32)))
+    _attr(prim, "faceVertexIndices", _TYPES.IntArray, Vt.IntArray.FromNumpy(data.indices.astype(np.int32)))
+    _attr(prim, "extent", _TYPES.Float3Array, Vt.Vec3fArray.FromNumpy(np.stack([pts.min(axis=0), pts.max(axis=0)])))
+    _attr(prim, "subdivisionScheme", _TYPES.Token, "none", uniform=True)
+    if colour is not None:
+        c = _attr(prim, "primvars:displayColor", _TYPES.Color3fArray, Vt.Vec3fArray([colour]))
+        c.SetInfo("interpolation", "constant")
+
+
 def _furniture_asset(entry: FurnitureEntry) -> Sdf.Layer:
-    layer, root, labels = _asset_root(entry)
-    cls = entry.semantic_class
-    _attr(root, "homeloop:category", _TYPES.String, entry.category, custom=True)
-    _api(root, "PhysicsMassAPI")
-    _attr(root, "physics:mass", _TYPES.Float, round(float(entry.mass), 4))
+    """A static piece of furniture: one Mesh prim, or an Xform with its body and parts."""
+    colour = materials.furniture_colour(entry.semantic_class)
     body_data = _from_trimesh(mesh_for(entry))
-    body = _mesh(root, "body", body_data, colour=_colour_of(cls))
-    _collider(body, "convexHull")
-    _labels(body, labels)
-    body_volume = entry.dimensions.width * entry.dimensions.depth * entry.dimensions.height
+    layer, root, labels = _asset_root(entry, "Xform" if entry.parts else "Mesh")
+    _attr(root, "homeloop:category", _TYPES.String, entry.category, custom=True)
+    _attr(root, "homeloop:mass", _TYPES.Float, round(float(entry.mass), 4), custom=True)
+    if not entry.parts:
+        _mesh_data(root, body_data, colour)
+        _collider(root, "none")
+        return layer
     names = _Names()
-    names("body", "part")
+    body = _mesh(root, names(entry.id, "body"), body_data, colour=colour)
+    _collider(body, "none")
+    _labels(body, labels)
     for part in entry.parts:
-        pname = names(part.name, "part")
-        xf = _prim(root, pname)
-        h = part.hinge
-        _attr(xf, "xformOp:translate", _TYPES.Double3, (float(h.x), float(h.y), float(h.z)))
-        op = joint_op_name(part.kind, part.axis)
-        if part.kind == "revolute":
-            _attr(xf, op, _TYPES.Float, 0.0)
-        else:
-            _attr(xf, op, _TYPES.Double3, (0.0, 0.0, 0.0))
-        _attr(xf, "xformOpOrder", _TYPES.TokenArray, Vt.TokenArray(["xformOp:translate", op]), uniform=True)
-        panel_data = _box(*part_panel_bounds(entry, part))  # the panel the previews draw too
-        lo, hi = panel_data.points.min(axis=0), panel_data.points.max(axis=0)
-        volume = float(np.prod(hi - lo))
-        part_labels = {"class": [cls], "part": [part.name]}
-        _rigid_body(xf, max(0.1, entry.mass * volume / body_volume))
-        _labels(xf, part_labels)
-        _attr(xf, "homeloop:part", _TYPES.String, part.name, custom=True)
-        _attr(xf, "homeloop:range", _TYPES.Float2, tuple(float(v) for v in part.range), custom=True)
-        if part.opens:
-            _attr(xf, "homeloop:opens", _TYPES.String, part.opens, custom=True)
-        panel = _mesh(xf, "panel", panel_data, colour=_colour_of(cls + ":" + part.name))
-        _collider(panel, "convexHull")
-        _labels(panel, part_labels)
-        lower, upper = sorted(part.range)
-        if part.kind == "revolute":
-            lower, upper = math.degrees(lower), math.degrees(upper)
-        _joint(root, f"{pname}_joint", part.kind, body0=root.path, body1=xf.path, axis=part.axis,
-               lower=lower, upper=upper, local_pos0=(h.x, h.y, h.z), labels=part_labels)
+        _part(root, names(part.name, "part"), entry, part)
     return layer
+
+
+def _part(root: Sdf.PrimSpec, pname: str, entry: FurnitureEntry, part: Any) -> None:
+    """An articulated part: a rigid body at its hinge with its panel, jointed to the static root."""
+    cls = entry.semantic_class
+    xf = _prim(root, pname)
+    h = part.hinge
+    _attr(xf, "xformOp:translate", _TYPES.Double3, (float(h.x), float(h.y), float(h.z)))
+    op = joint_op_name(part.kind, part.axis)
+    if part.kind == "revolute":
+        _attr(xf, op, _TYPES.Float, 0.0)
+    else:
+        _attr(xf, op, _TYPES.Double3, (0.0, 0.0, 0.0))
+    _attr(xf, "xformOpOrder", _TYPES.TokenArray, Vt.TokenArray(["xformOp:translate", op]), uniform=True)
+    panel_data = _box(*part_panel_bounds(entry, part))  # the panel the previews and the renderer draw too
+    lo, hi = panel_data.points.min(axis=0), panel_data.points.max(axis=0)
+    d = entry.dimensions
+    part_labels = {"class": [cls], "part": [part.name]}
+    _rigid_body(xf, max(0.1, entry.mass * float(np.prod(hi - lo)) / (d.width * d.depth * d.height)))
+    _labels(xf, part_labels)
+    _attr(xf, "homeloop:part", _TYPES.String, part.name, custom=True)
+    _attr(xf, "homeloop:range", _TYPES.Float2, tuple(float(v) for v in part.range), custom=True)
+    if part.opens:
+        _attr(xf, "homeloop:opens", _TYPES.String, part.opens, custom=True)
+    colour = tuple(0.8 * c for c in materials.furniture_colour(cls))  # as the renderer shades panels
+    panel = _mesh(xf, "panel", panel_data, colour=colour)  # type: ignore[arg-type]
+    _collider(panel, "convexHull")
+    _labels(panel, part_labels)
+    lower, upper = sorted(part.range)
+    if part.kind == "revolute":
+        lower, upper = math.degrees(lower), math.degrees(upper)
+    _joint(root, f"{pname}_joint", part.kind, body0=root.path, body1=xf.path, axis=part.axis,
+           lower=lower, upper=upper, local_pos0=(h.x, h.y, h.z), labels=part_labels)
 
 
 def _object_asset(entry: ObjectEntry) -> Sdf.Layer:
     layer, root, labels = _asset_root(entry)
-    cls = entry.semantic_class
     _attr(root, "homeloop:label", _TYPES.String, entry.label, custom=True)
     _rigid_body(root, entry.mass)
-    geom = _mesh(root, "geom", _from_trimesh(mesh_for(entry)), colour=_colour_of(cls))
+    _, colour = look_of(entry.semantic_class, "object", entry.colour)
+    geom = _mesh(root, "geom", _from_trimesh(mesh_for(entry)), colour=colour)
     _collider(geom, "convexHull")
     _labels(geom, labels)
     names = _Names()
@@ -503,6 +573,12 @@ def _object_asset(entry: ObjectEntry) -> Sdf.Layer:
         _attr(gp, "homeloop:approach", _TYPES.Float3, tuple(float(v) for v in g.approach), custom=True)
         _labels(gp, labels)
     return layer
+
+
+def furniture_body_name(entry: FurnitureEntry) -> str | None:
+    """The name of an articulated item's body mesh below its root (its catalog id); None
+    where the root prim is the mesh."""
+    return _valid_name(entry.id, "body") if entry.parts else None
 
 
 def write_catalog_assets(catalog: Catalog, assets_dir: str | os.PathLike[str]) -> dict[str, Path]:
@@ -564,7 +640,8 @@ def _door_leaf(prim: Sdf.PrimSpec, o: Opening, w: float, labels: dict[str, list[
     _attr(leaf, "xformOpOrder", _TYPES.TokenArray, Vt.TokenArray([op]), uniform=True)
     _rigid_body(leaf, DOOR_LEAF_KG_PER_M2.get(o.kind, 10.0) * w * o.height)
     _labels(leaf, labels)
-    panel = _mesh(leaf, "panel", _box(gap, -half, o.sill + gap, w - gap, half, head - gap), colour=_COLOURS["door"])
+    _, colour = look_of(o.kind, "architecture")
+    panel = _mesh(leaf, "panel", _box(gap, -half, o.sill + gap, w - gap, half, head - gap), colour=colour)
     _collider(panel, "convexHull")
     _labels(panel, labels)
     if garage:
@@ -575,6 +652,48 @@ def _door_leaf(prim: Sdf.PrimSpec, o: Opening, w: float, labels: dict[str, list[
                lower=0.0, upper=DOOR_OPEN_DEG, local_pos0=(0.0, 0.0, 0.0), labels=labels)
 
 
+def device_body(home: Home, d: Device) -> tuple[float, float, float, float, float, float] | None:
+    """A device's body as a box (x0, y0, z0, x1, y1, z1) in its pose's frame, resting on its
+    mount (module docstring, "Device bodies"); None for a built-in device (its appliance)."""
+    s, half = DEVICE_BODY_SIZE, DEVICE_BODY_SIZE / 2
+    room = home.room(d.room) if d.room is not None else None
+    if d.mount == "built_in":
+        return None
+    if d.mount == "ceiling" and room is not None:
+        top = room.floor_height + room.ceiling_height - d.pose.z
+        bottom = top - s
+        if any(c.id == d.id for c in home.cameras):  # the housing stays clear of the lens
+            bottom = max(bottom, CAMERA_LENS_CLEARANCE)
+            top = max(top, bottom + CAMERA_LENS_CLEARANCE)
+        return (-half, -half, bottom, half, half, top)
+    if d.mount in STANDING_MOUNTS:
+        return (-half, -half, 0.0, half, half, s)
+    if d.mount in WALL_MOUNTS and room is not None:
+        gap = polygon_from_rings(room.polygon).exterior.distance(shapely.Point(d.pose.x, d.pose.y))
+        gap = gap if gap <= DEVICE_WALL_REACH else 0.0
+        return (-gap, -half, -half, DEVICE_WALL_DEPTH - gap, half, half)
+    return (-half, -half, -half, half, half, half)
+
+
+def light_is_on(home: Home, d: Device) -> bool:
+    """Whether a light is lit in the home file: its ``on`` field, or a light switch bound to it
+    that is on (as the simulator's light model reads them, homeloop.sim.dynamics.light)."""
+    if d.fields.get("on") is not None and d.value("on"):
+        return True
+    return any(s.type == "light_switch" and d.id in s.controls and "on" in s.fields and s.value("on")
+               for s in home.devices)
+
+
+def light_intensity(d: Device, lit: bool) -> float:
+    """The SphereLight intensity (nits) of a light device's emitter: its fitting's flux at the
+    device's brightness spread over a sphere of :data:`LIGHT_RADIUS` (Lambertian: L = Φ / (4π² r²))."""
+    if not lit:
+        return 0.0
+    brightness = float(d.value("brightness")) / 100.0 if "brightness" in d.fields else 1.0
+    flux = LUMENS_BY_MOUNT.get(d.mount, DEFAULT_LUMENS) * brightness
+    return round(flux / (4.0 * math.pi ** 2 * LIGHT_RADIUS ** 2), 1)
+
+
 class _HomeWriter:
     """Authors one home into an Sdf layer."""
 
@@ -583,19 +702,27 @@ class _HomeWriter:
         self.layer = _new_layer(HOME_ROOT)
         self.counts: Counter[str] = Counter()
         self.rooms = {r.id: r for r in home.rooms}
+        self.looks: dict[str, RGB] = {}
+        self.looks_path = Sdf.Path(f"/{HOME_ROOT}/Looks")
 
-    # -- labels
+    # -- labels and looks
 
     def _room_labels(self, room_ids: Iterable[str | None]) -> dict[str, list[str]]:
         rooms = [self.rooms[r] for r in dict.fromkeys(room_ids) if r is not None and r in self.rooms]
         return {"room": list(dict.fromkeys(r.type.lower() for r in rooms)), "room_id": [r.id for r in rooms]}
 
     def _thing(self, prim: Sdf.PrimSpec, cls: str, room_ids: Iterable[str | None] = (),
-               counted: bool = True) -> dict[str, list[str]]:
+               counted: bool = True, look: tuple[str, RGB] | None = None) -> dict[str, list[str]]:
+        """Label a thing's top prim; with ``look``, bind it the material of that name and colour."""
         labels = {"class": [cls], **self._room_labels(room_ids)}
         _labels(prim, labels)
         if counted:
             self.counts[cls] += 1
+        if look is not None:
+            name = _valid_name(look[0], "look")
+            self.looks.setdefault(name, look[1])
+            _api(prim, "MaterialBindingAPI")
+            _rel(prim, "material:binding", self.looks_path.AppendChild(name))
         return labels
 
     def _group(self, parent: Sdf.PrimSpec | Sdf.Layer, name: str) -> Sdf.PrimSpec:
@@ -618,6 +745,8 @@ class _HomeWriter:
             _attr(root, "homeloop:schema_version", _TYPES.String, home.schema_version, custom=True)
             _attr(root, "homeloop:source", _TYPES.String,
                   json.dumps(home.source.model_dump(mode="json"), sort_keys=True), custom=True)
+            _physics_scene(root)
+            looks = self._group(root, "Looks")
             self._rooms(self._group(root, "Rooms"))
             self._walls(self._group(root, "Walls"))
             self._openings(self._group(root, "Openings"))
@@ -625,7 +754,10 @@ class _HomeWriter:
             self._furniture(self._group(root, "Furniture"))
             self._objects(self._group(root, "Objects"))
             self._devices(self._group(root, "Devices"))
+            self._lights(self._group(root, "Lights"))
             self._cameras(self._group(root, "Cameras"))
+            for name, colour in sorted(self.looks.items()):
+                _material(looks, name, colour)
         return self.layer
 
     def _rooms(self, group: Sdf.PrimSpec) -> None:
@@ -640,16 +772,17 @@ class _HomeWriter:
             polys = _polygons(polygon_from_rings(room.polygon).buffer(0))
             if not polys:
                 continue
-            floor = _MeshData.concat(_cap(_rings(p), room.floor_height, up=True) for p in polys)
-            mesh = _mesh(prim, "floor", floor, colour=_COLOURS["floor"])
-            _collider(mesh, "none")
-            self._thing(mesh, "floor", [room.id])
+            self._surface(prim, "floor", polys, room.floor_height, True, [room.id])
             if room.space_class in ("indoor", "ancillary"):
-                top = room.floor_height + room.ceiling_height
-                ceiling = _MeshData.concat(_cap(_rings(p), top, up=False) for p in polys)
-                mesh = _mesh(prim, "ceiling", ceiling, colour=_COLOURS["ceiling"])
-                _collider(mesh, "none")
-                self._thing(mesh, "ceiling", [room.id])
+                self._surface(prim, "ceiling", polys, room.floor_height + room.ceiling_height, False, [room.id])
+
+    def _surface(self, prim: Sdf.PrimSpec, cls: str, polys: list[Polygon], z: float, up: bool,
+                 room_ids: list[str]) -> None:
+        """A floor (facing up) or ceiling (facing down) at height ``z``: a static triangle collider."""
+        look = look_of(cls, "architecture")
+        mesh = _mesh(prim, cls, _MeshData.concat(_cap(_rings(p), z, up=up) for p in polys), colour=look[1])
+        _collider(mesh, "none")
+        self._thing(mesh, cls, room_ids, look=look)
 
     def _opening_polygons(self) -> list[Polygon]:
         return [polygon_from_rings(o.polygon).buffer(0) for o in self.home.openings]
@@ -658,6 +791,7 @@ class _HomeWriter:
         openings = self._opening_polygons()
         tree = shapely.STRtree(openings) if openings else None
         names = _Names()
+        look = look_of("wall", "architecture")
         for wall in self.home.walls:
             poly = polygon_from_rings(wall.polygon).buffer(0)
             near = [openings[i] for i in tree.query(poly, predicate="intersects")] if tree is not None else []
@@ -666,9 +800,9 @@ class _HomeWriter:
             data = _MeshData.concat(_prism(p, base, base + wall.height) for p in _polygons(solid))
             if not len(data.counts):
                 continue
-            prim = _mesh(group, names(wall.id, "wall"), data, colour=_COLOURS["wall"])
+            prim = _mesh(group, names(wall.id, "wall"), data, colour=look[1])
             _collider(prim, "none")
-            self._thing(prim, "wall")
+            self._thing(prim, "wall", look=look)
             _attr(prim, "homeloop:id", _TYPES.String, wall.id, custom=True)
             _attr(prim, "homeloop:kind", _TYPES.String, wall.kind, custom=True)
 
@@ -682,12 +816,12 @@ class _HomeWriter:
 
     def _opening(self, group: Sdf.PrimSpec, name: str, o: Opening, poly: Polygon, walls: list[Wall]) -> None:
         """A door or window: its prim at the hinge (doors) or centre (windows), the wall
-        around it, and a pane or a hinged (garage doors: sliding) leaf."""
+        around it, the floor through it, and a pane or a hinged (garage doors: sliding) leaf."""
         frame = _opening_frame(poly)
         base = self._floor_z(o.connects)
         cls = "window" if o.kind == "window" else o.kind
         prim = _prim(group, name)
-        labels = self._thing(prim, cls, o.connects)
+        labels = self._thing(prim, cls, o.connects, look=look_of(cls, "architecture"))
         is_door = o.kind != "window"
         # Doors stand at the hinge (one end of the opening, mid-thickness); windows at the centre.
         origin = frame.end(-1.0) if is_door else frame.centre
@@ -703,15 +837,26 @@ class _HomeWriter:
         local = affinity.rotate(affinity.translate(poly, -origin[0], -origin[1]),
                                 -frame.yaw, origin=(0, 0), use_radians=True)
         self._opening_surround(prim, o, local, walls)
+        if o.sill <= FLOOR_LEVEL_SILL and _polygons(local):
+            self._threshold(prim, o, local)
         if is_door:
             _door_leaf(prim, o, frame.width, labels)
         else:
             half = WINDOW_PANE_THICKNESS / 2
             w, gap = frame.width, DOOR_LEAF_GAP
             pane = _mesh(prim, "pane", _box(-w / 2 + gap, -half, o.sill, w / 2 - gap, half, o.sill + o.height),
-                         colour=_COLOURS["window"])
+                         colour=look_of("window", "architecture")[1])
             _collider(pane, "convexHull")
             _labels(pane, labels)
+
+    def _threshold(self, prim: Sdf.PrimSpec, o: Opening, local: Polygon) -> None:
+        """The floor through an opening at floor level (its footprint at the prim's base, the
+        lower room's floor), part of the floor collider: no slot the wall's thickness deep."""
+        look = look_of("floor", "architecture")
+        mesh = _mesh(prim, "threshold", _MeshData.concat(_cap(_rings(p), 0.0, up=True) for p in _polygons(local)),
+                     colour=look[1])
+        _collider(mesh, "none")
+        self._thing(mesh, "floor", o.connects, look=look)
 
     def _opening_surround(self, prim: Sdf.PrimSpec, o: Opening, local: Polygon, walls: list[Wall]) -> None:
         """The wall around an opening (footprint ``local``, in its prim's frame): above the head
@@ -727,9 +872,10 @@ class _HomeWriter:
                 pieces.append(_prism(p, 0.0, o.sill))
         surround = _MeshData.concat(pieces)
         if len(surround.counts):
-            mesh = _mesh(prim, "wall", surround, colour=_COLOURS["wall"])
+            look = look_of("wall", "architecture")
+            mesh = _mesh(prim, "wall", surround, colour=look[1])
             _collider(mesh, "none")
-            self._thing(mesh, "wall", o.connects)
+            self._thing(mesh, "wall", o.connects, look=look)
 
     def _fixtures(self, group: Sdf.PrimSpec) -> None:
         names = _Names()
@@ -739,9 +885,10 @@ class _HomeWriter:
                                     for p in _polygons(polygon_from_rings(x.polygon).buffer(0)))
             if not len(data.counts):
                 continue
-            prim = _mesh(group, names(x.id, "fixture"), data, colour=_COLOURS["fixture"])
+            look = look_of(x.kind, "fixture")
+            prim = _mesh(group, names(x.id, "fixture"), data, colour=look[1])
             _collider(prim, "none")
-            self._thing(prim, x.kind, [x.room])
+            self._thing(prim, x.kind, [x.room], look=look)
             _attr(prim, "homeloop:id", _TYPES.String, x.id, custom=True)
             _attr(prim, "homeloop:kind", _TYPES.String, x.kind, custom=True)
             _attr(prim, "homeloop:room", _TYPES.String, x.room, custom=True)
@@ -750,7 +897,7 @@ class _HomeWriter:
         if catalog_id not in self.assets:
             raise UsdExportError(f"home {self.home.home_id}: no USD asset for catalog id {catalog_id!r}")
         rel = os.path.relpath(self.assets[catalog_id], self.out_path.parent).replace(os.sep, "/")
-        prim = _prim(group, name)
+        prim = _prim(group, name, "")
         prim.referenceList.Prepend(Sdf.Reference(rel if rel.startswith(".") else f"./{rel}"))
         return prim
 
@@ -759,52 +906,77 @@ class _HomeWriter:
         for f in self.home.furniture:
             prim = self._reference(group, names(f.id, "item"), f.catalog_id)
             _pose_ops(prim, (f.pose.x, f.pose.y, f.pose.z), f.pose.yaw)
-            self._thing(prim, f.semantic_class, [f.room])
+            self._thing(prim, f.semantic_class, [f.room], look=look_of(f.semantic_class, "furniture"))
             _attr(prim, "homeloop:id", _TYPES.String, f.id, custom=True)
             _attr(prim, "homeloop:room", _TYPES.String, f.room, custom=True)
             entry = self.catalog.furniture.get(f.catalog_id)
-            part_names = _Names()
-            part_names("body", "part")
-            for part in f.parts:
-                spec = next((p for p in entry.parts if p.name == part.name), None) if entry else None
-                pname = part_names(part.name, "part")
-                if spec is None:
-                    continue
-                over = _prim(prim, pname, "", Sdf.SpecifierOver)
-                _attr(over, "homeloop:state", _TYPES.Float, float(part.state), custom=True)
-                if part.is_open:
-                    op = joint_op_name(spec.kind, spec.axis)
-                    if spec.kind == "revolute":
-                        _attr(over, op, _TYPES.Float, _deg(part.state))
-                    else:
-                        axis = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}[spec.axis]
-                        _attr(over, op, _TYPES.Double3, tuple(a * float(part.state) for a in axis))
+            if entry is not None:
+                self._part_states(prim, entry, f)
+
+    def _part_states(self, prim: Sdf.PrimSpec, entry: FurnitureEntry, f: Any) -> None:
+        """Each articulated part's present state, over the asset's part prims (named as there)."""
+        part_names = _Names()
+        part_names(entry.id, "body")
+        for part in f.parts:
+            spec = next((p for p in entry.parts if p.name == part.name), None)
+            pname = part_names(part.name, "part")
+            if spec is None:
+                continue
+            over = _prim(prim, pname, "", Sdf.SpecifierOver)
+            _attr(over, "homeloop:state", _TYPES.Float, float(part.state), custom=True)
+            if part.is_open:
+                op = joint_op_name(spec.kind, spec.axis)
+                if spec.kind == "revolute":
+                    _attr(over, op, _TYPES.Float, _deg(part.state))
+                else:
+                    axis = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}[spec.axis]
+                    _attr(over, op, _TYPES.Double3, tuple(a * float(part.state) for a in axis))
 
     def _objects(self, group: Sdf.PrimSpec) -> None:
         names = _Names()
         for obj in self.home.objects:
             prim = self._reference(group, names(obj.id, "item"), obj.catalog_id)
             _pose_ops(prim, (obj.pose.x, obj.pose.y, obj.pose.z), obj.pose.yaw)
-            self._thing(prim, obj.semantic_class, [obj.location.room])
+            self._thing(prim, obj.semantic_class, [obj.location.room],
+                        look=look_of(obj.semantic_class, "object", obj.colour))
             _attr(prim, "homeloop:id", _TYPES.String, obj.id, custom=True)
             _attr(prim, "homeloop:room", _TYPES.String, obj.location.room, custom=True)
             _attr(prim, "homeloop:location", _TYPES.String,
                   json.dumps(obj.location.model_dump(mode="json"), sort_keys=True), custom=True)
 
     def _devices(self, group: Sdf.PrimSpec) -> None:
+        """Each device as its body (a Mesh prim named after it), or an Xform where it has none."""
         names = _Names()
         for d in self.home.devices:
-            prim = _prim(group, names(d.id, "device"))
+            body = device_body(self.home, d)
+            look = look_of(d.type, "device")
+            if body is None:
+                prim = _prim(group, names(d.id, "device"))
+            else:
+                prim = _mesh(group, names(d.id, "device"), _box(*body), colour=look[1])
             _pose_ops(prim, (d.pose.x, d.pose.y, d.pose.z), d.pose.yaw)
-            labels = self._thing(prim, d.type, [d.room])
+            self._thing(prim, d.type, [d.room], look=look if body is not None else None)
             _device_attrs(prim, d)
-            cube = _prim(prim, "body", "Cube")
-            s = DEVICE_CUBE_SIZE
-            _attr(cube, "size", _TYPES.Double, s)
-            _attr(cube, "extent", _TYPES.Float3Array, Vt.Vec3fArray([(-s / 2,) * 3, (s / 2,) * 3]))
-            c = _attr(cube, "primvars:displayColor", _TYPES.Color3fArray, Vt.Vec3fArray([_COLOURS["device"]]))
-            c.SetInfo("interpolation", "constant")
-            _labels(cube, labels)
+
+    def _lights(self, group: Sdf.PrimSpec) -> None:
+        """A SphereLight just under each ceiling light's body, lit as the home file says."""
+        names = _Names()
+        for d in self.home.devices:
+            if d.type != "light" or d.mount != "ceiling":
+                continue
+            body = device_body(self.home, d)
+            below = (body[2] if body is not None else 0.0) - LIGHT_GAP - LIGHT_RADIUS
+            prim = _prim(group, names(d.id, "light"), "SphereLight")
+            _pose_ops(prim, (d.pose.x, d.pose.y, d.pose.z + below))
+            _labels(prim, {"group": ["light"], **self._room_labels([d.room])})
+            lit = light_is_on(self.home, d)
+            _attr(prim, "inputs:radius", _TYPES.Float, LIGHT_RADIUS)
+            _attr(prim, "inputs:intensity", _TYPES.Float, light_intensity(d, lit))
+            _attr(prim, "inputs:enableColorTemperature", _TYPES.Bool, True)
+            _attr(prim, "inputs:colorTemperature", _TYPES.Float, LIGHT_COLOUR_TEMPERATURE)
+            _attr(prim, "homeloop:device", _TYPES.String, d.id, custom=True)
+            _attr(prim, "homeloop:room", _TYPES.String, d.room or "", custom=True)
+            _attr(prim, "homeloop:on", _TYPES.Bool, lit, custom=True)
 
     def _cameras(self, group: Sdf.PrimSpec) -> None:
         names = _Names()
@@ -813,6 +985,30 @@ class _HomeWriter:
             _camera(prim, cam)
             self._thing(prim, "camera", [cam.room])
             _attr(prim, "homeloop:room", _TYPES.String, cam.room, custom=True)
+
+
+def _physics_scene(root: Sdf.PrimSpec) -> None:
+    """The home's physics scene: gravity along -Z at :data:`GRAVITY` (the stage is in metres)."""
+    scene = _prim(root, "PhysicsScene", "PhysicsScene")
+    _attr(scene, "physics:gravityDirection", _TYPES.Vector3f, (0.0, 0.0, -1.0))
+    _attr(scene, "physics:gravityMagnitude", _TYPES.Float, GRAVITY)
+    _labels(scene, {"group": ["physics"]})
+
+
+def _material(looks: Sdf.PrimSpec, name: str, colour: RGB) -> None:
+    """A UsdPreviewSurface material of one colour (translucent for glass)."""
+    material = _prim(looks, name, "Material")
+    shader = _prim(material, "surface", "Shader")
+    _attr(shader, "info:id", _TYPES.Token, "UsdPreviewSurface", uniform=True)
+    _attr(shader, "inputs:diffuseColor", _TYPES.Color3f, tuple(float(c) for c in colour))
+    _attr(shader, "inputs:roughness", _TYPES.Float, MATERIAL_ROUGHNESS)
+    if name == "window":
+        _attr(shader, "inputs:opacity", _TYPES.Float, GLASS_OPACITY)
+    out = _attr(shader, "outputs:surface", _TYPES.Token)
+    surface = _attr(material, "outputs:surface", _TYPES.Token)
+    surface.connectionPathList.explicitItems = [out.path]
+    for prim in (material, shader):
+        _labels(prim, {"group": ["material"]})
 
 
 def _field_value(spec_type: str, value: Any) -> tuple[Sdf.ValueTypeName, Any]:

@@ -9,11 +9,22 @@ from typing import Callable
 import numpy as np
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import box
 
 from homeloop import check
 from homeloop.check import RULES, CheckFinding, check_home, rule_counts, smoke_distance_rule
-from homeloop.home import Home, PlacementException, Pose, Wall, furniture_from_catalog, rings_from_polygon
+from homeloop.home import (
+    Home,
+    ObjectLocation,
+    PlacementException,
+    Pose,
+    Wall,
+    furniture_from_catalog,
+    object_from_catalog,
+    rings_from_polygon,
+)
 from test_devices import CAT, E, N, S, W, build, crafted, furniture_of, rooms_of_type
 
 from homeloop.pipeline.devices import equip
@@ -244,6 +255,16 @@ def bathroom_camera_without_privacy(clean: Home) -> Home:
     return with_update(clean, cameras=cams)
 
 
+def book_sunk_into_the_nightstand(clean: Home) -> Home:
+    # A book "on" the nightstand's top, 5 cm lower than the top: inside the nightstand's solid.
+    stand = clean.furniture_item(furniture_of("nightstand"))
+    top = stand.surface("top")
+    book = object_from_catalog(CAT.objects["book"], "book_sunk",
+                               ObjectLocation(kind="surface", room=stand.room, furniture=stand.id, name=top.name),
+                               Pose(x=stand.pose.x, y=stand.pose.y, z=top.height - 0.05, yaw=stand.pose.yaw))
+    return with_update(clean, objects=[*clean.objects, book])
+
+
 #: rule id -> a crafted home that breaks it and no other rule.
 FAILING_CASES: dict[str, Callable[[Home], Home]] = {
     "furniture_overlap": overlapping_furniture,
@@ -267,6 +288,7 @@ FAILING_CASES: dict[str, Callable[[Home], Home]] = {
     "entrance_not_covered": entrance_camera_turned_away,
     "device_outside_room": plug_outside_its_room,
     "camera_privacy": bathroom_camera_without_privacy,
+    "object_inside_furniture": book_sunk_into_the_nightstand,
 }
 
 
@@ -477,3 +499,71 @@ def test_a_door_walled_in_by_wardrobes_is_an_equip_failure_naming_the_distance()
     assert [f for f in result.failures if "light switch" in f] == [
         f"room b: no wall place within {limit} m of its doors (hb) for a light switch"]
     assert not [d for d in result.home.devices_of_type("light_switch") if d.room == "b"]
+
+
+# --- objects clear of furniture ---------------------------------------------------------------------
+
+
+def test_an_object_inside_furniture_is_named_with_its_host(clean):
+    (f,) = check_home(book_sunk_into_the_nightstand(clean), CAT)
+    assert f.elements == ("book_sunk", furniture_of("nightstand")) and "surface top" in f.message
+    # Resting on the top instead, it is clean.
+    book = book_sunk_into_the_nightstand(clean).object("book_sunk")
+    rested = with_update(clean, objects=[*clean.objects, book.model_copy(
+        update={"pose": book.pose.model_copy(update={"z": book.pose.z + 0.05})})])
+    assert check_home(rested, CAT) == []
+
+
+def _tv_on_its_unit(clean: Home):
+    """A TV standing on the crafted living room's TV unit, its back to the unit's back (as
+    furnishing stands it), and the unit's top surface."""
+    unit = clean.furniture_item(furniture_of("tv_unit"))
+    top = CAT.furniture["tv_unit"].surfaces[0]
+    tv_entry = CAT.furniture["television"]
+    x, y, _ = unit.pose.to_world(top.offset.x - (top.depth - tv_entry.dimensions.depth) / 2, top.offset.y)
+    tv = furniture_from_catalog(tv_entry, "television_1", unit.room,
+                                Pose(x=x, y=y, z=unit.pose.z + top.height, yaw=unit.pose.yaw))
+    return unit, top, tv
+
+
+@settings(max_examples=60, deadline=None)
+@given(u=st.floats(-1.0, 1.0), v=st.floats(-1.0, 1.0))
+def test_a_remote_on_the_tv_unit_meets_the_tv_only_at_its_feet(clean, u, v):
+    from homeloop.geometry_assets import SCREEN_STANDS, furniture_solids, object_box, overlapping
+
+    unit, top, tv = _tv_on_its_unit(clean)
+    remote = CAT.objects["remote_control"]
+    d = remote.dimensions
+    # Anywhere on the unit's top (u, v: fractions of the free travel along its depth and width).
+    du, dv = u * (top.depth - d.depth) / 2, v * (top.width - d.width) / 2
+    x, y, _ = unit.pose.to_world(top.offset.x + du, top.offset.y + dv)
+    obj = object_from_catalog(remote, "remote_1", ObjectLocation(kind="surface", room=unit.room,
+                                                                  furniture=unit.id, name=top.name),
+                              Pose(x=x, y=y, z=unit.pose.z + top.height, yaw=unit.pose.yaw))
+    hit = overlapping(object_box(obj), furniture_solids(CAT.furniture["television"], tv),
+                      check.OBJECT_PENETRATION).any()
+    # The TV's panel stands clear above the remote; only its two feet reach down to the top.
+    stand, tv_d = SCREEN_STANDS["television"], CAT.furniture["television"].dimensions
+    assert d.height < stand.clearance
+    tv_u = top.offset.x - (top.depth - tv_d.depth) / 2
+    along = abs(du - tv_u) < (tv_d.depth + d.depth) / 2 - check.OBJECT_PENETRATION
+    feet = abs(abs(dv) - (tv_d.width / 2 - stand.foot_width / 2)) < (stand.foot_width + d.width) / 2 - \
+        check.OBJECT_PENETRATION
+    assert hit == (along and feet)
+
+
+def test_remotes_where_furnishing_puts_them_never_meet_the_tv(clean):
+    # The furnisher's grid over the unit's top (pipeline/furnish.py: 5 x 7 positions) avoids the feet.
+    unit, top, tv = _tv_on_its_unit(clean)
+    remote = CAT.objects["remote_control"]
+    d = remote.dimensions
+    objects = []
+    for i, du in enumerate(np.linspace(-(top.depth - d.depth) / 2, (top.depth - d.depth) / 2, 5)):
+        for j, dv in enumerate(np.linspace(-(top.width - d.width) / 2, (top.width - d.width) / 2, 7)):
+            x, y, _ = unit.pose.to_world(top.offset.x + du, top.offset.y + dv)
+            objects.append(object_from_catalog(
+                remote, f"remote_{i}_{j}", ObjectLocation(kind="surface", room=unit.room, furniture=unit.id,
+                                                           name=top.name),
+                Pose(x=x, y=y, z=unit.pose.z + top.height, yaw=unit.pose.yaw)))
+    home = with_update(clean, furniture=[*clean.furniture, tv], objects=[*clean.objects, *objects])
+    assert [f for f in check_home(home, CAT) if f.rule == "object_inside_furniture"] == []

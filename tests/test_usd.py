@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 
+import numpy as np
 import pytest
-from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+import shapely
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdLux, UsdPhysics, UsdShade
 from shapely.geometry import box
 
 from homeloop.catalog import load_catalog
@@ -27,6 +30,7 @@ from homeloop.home import (
     rings_from_polygon,
 )
 from homeloop.pipeline.usd import (
+    CAMERA_LENS_CLEARANCE,
     HOME_ROOT,
     camera_rotate_xyz,
     export_home,
@@ -120,9 +124,12 @@ def test_fridge_asset_has_a_jointed_door(build):
     stage = _open(assets["fridge"])
     root = stage.GetDefaultPrim()
     assert labels_of(root) == ["fridge"]
-    assert root.HasAPI(UsdPhysics.MassAPI) and UsdPhysics.MassAPI(root).GetMassAttr().Get() == pytest.approx(
-        load_catalog().furniture["fridge"].mass)
-    assert root.GetChild("body").HasAPI(UsdPhysics.CollisionAPI)
+    # Furniture is static: no rigid body, so no mass to simulate; the catalog mass stays readable.
+    assert not root.HasAPI(UsdPhysics.RigidBodyAPI) and not root.HasAPI(UsdPhysics.MassAPI)
+    assert root.GetAttribute("homeloop:mass").Get() == pytest.approx(load_catalog().furniture["fridge"].mass)
+    body = root.GetChild("fridge")  # the body mesh is named after the catalog entry
+    assert body.IsA(UsdGeom.Mesh) and body.HasAPI(UsdPhysics.CollisionAPI)
+    assert UsdPhysics.MeshCollisionAPI(body).GetApproximationAttr().Get() == "none"  # exact, cavity and all
     door = root.GetChild("door")
     assert door.HasAPI(UsdPhysics.RigidBodyAPI) and door.GetChild("panel").HasAPI(UsdPhysics.CollisionAPI)
     assert labels_of(door, "part") == ["door"]
@@ -162,7 +169,8 @@ def test_home_round_trip(build):
     assert stage.GetDefaultPrim().GetPath() == Sdf.Path(f"/{HOME_ROOT}")
     counts = semantic_class_counts(stage)
     assert counts == result.prim_counts
-    assert counts == {"camera": 5, "ceiling": 2, "dome_camera": 5, "door": 1, "floor": 2, "fridge": 1,
+    # Floors: two rooms, and the floor through the door and the garage door (not the window, 0.5 m up).
+    assert counts == {"camera": 5, "ceiling": 2, "dome_camera": 5, "door": 1, "floor": 4, "fridge": 1,
                       "garage_door": 1, "mug": 1, "smoke_sensor": 1, "sofa": 1, "wall": 6, "window": 1}
     assert result.bytes == result.path.stat().st_size > 0 and result.seconds > 0
 
@@ -199,7 +207,8 @@ def test_devices_carry_their_fields(build):
     assert accepts["values"] == ["none", "people_masked", "image_blocked"] and "settable" in accepts
     xf = UsdGeom.Xformable(smoke).ComputeLocalToWorldTransform(Usd.TimeCode.Default())
     assert tuple(xf.ExtractTranslation()) == pytest.approx((3.0, 1.5, 2.6))
-    assert smoke.GetChild("body").GetTypeName() == "Cube"
+    # The device prim carries its body: an importer naming objects after prims keeps "smoke_1".
+    assert smoke.IsA(UsdGeom.Mesh) and smoke.GetName() == "smoke_1"
 
 
 def test_cameras_match_the_home_file(build):
@@ -426,3 +435,213 @@ def test_fixtures_are_exported_as_labelled_static_colliders(build, tmp_path):
     lo, hi = UsdGeom.Mesh(prim).GetExtentAttr().Get()
     assert (lo[2], hi[2]) == pytest.approx((kitchen.floor_height, kitchen.floor_height + counter.height))
     assert semantic_class_counts(stage)[counter.kind] == 1
+
+
+# --- homes that load cleanly: readable files, floors, cameras, objects, devices, physics, looks ---------
+
+
+def test_outputs_are_readable_as_the_umask_allows(build, tmp_path):
+    import stat
+
+    import pandas as pd
+
+    from homeloop.io import write_json, write_parquet
+    from homeloop.pipeline.render_home import render_home
+
+    _, assets, _ = build
+    cat, home = load_catalog(), small_home()
+    for umask, mode in ((0o022, 0o644), (0o027, 0o640)):
+        out = tmp_path / oct(umask)
+        previous = os.umask(umask)
+        try:
+            files = [export_home(home, cat, out / "home.usdc", assets=assets, validate=False).path,
+                     export_home(home, cat, out / "home.usda", assets=assets, usda=True, validate=False).path,
+                     *write_catalog_assets(cat, out / "assets").values(),
+                     write_json(out / "home.json", {"home": home.home_id}),
+                     write_parquet(out / "table.parquet", pd.DataFrame({"home": [home.home_id]})),
+                     render_home(home, out / "preview.png")]
+        finally:
+            os.umask(previous)
+        assert {f.suffix for f in files} == {".usdc", ".usda", ".json", ".parquet", ".png"}
+        assert {oct(stat.S_IMODE(f.stat().st_mode)) for f in files} == {oct(mode)}
+        assert not [p.name for p in out.rglob(".*")]  # no temporary file left behind
+
+
+@pytest.fixture(scope="module")
+def house(build, tmp_path_factory, house_home):
+    """The benchmark house exported against the module's assets: (home, its stage's path)."""
+    _, assets, _ = build
+    out = tmp_path_factory.mktemp("house") / "homes" / "house" / "home.usdc"
+    result = export_home(house_home, load_catalog(), out, assets=assets)
+    assert result.errors == []
+    return house_home, result.path
+
+
+def _session_edit(path, edit) -> Usd.Stage:
+    """The stage at ``path`` with ``edit(stage)`` made in its session layer (the file is untouched)."""
+    stage = _open(path)
+    stage.SetEditTarget(stage.GetSessionLayer())
+    edit(stage)
+    return stage
+
+
+def test_the_floor_runs_on_under_every_door(house):
+    from homeloop.pipeline.usd_inspect import floor_gaps
+
+    home, path = house
+    doors = [o for o in home.openings if o.sill == 0.0]
+    assert len(doors) >= 10 and floor_gaps(_open(path), home) == []
+    thresholds = [f"/Home/Openings/{o.id}/threshold" for o in doors]
+    stage = _open(path)
+    for p in thresholds:  # each is a static floor collider labelled floor
+        prim = stage.GetPrimAtPath(p)
+        assert prim.HasAPI(UsdPhysics.CollisionAPI) and labels_of(prim) == ["floor"], p
+    # Without them, the rays cast down through each door find the slot the walls leave.
+    cut = _session_edit(path, lambda s: [s.GetPrimAtPath(p).SetActive(False) for p in thresholds])
+    assert floor_gaps(cut, home) == [o.id for o in doors]
+
+
+def test_every_camera_sees_out_of_its_housing(house):
+    from homeloop.pipeline.usd_inspect import cameras_in_solids, near_plane_points
+
+    home, path = house
+    stage = _open(path)
+    cameras = [p for p in stage.Traverse() if p.IsA(UsdGeom.Camera)]
+    assert len(cameras) == len(home.cameras) and cameras_in_solids(stage) == {}
+    for cam in home.cameras:  # the camera prim is the lens, just under the dome's housing
+        housing = stage.GetPrimAtPath(f"/Home/Devices/{cam.id}")
+        if not housing:
+            continue
+        bottom = min(p[2] for p in _world_points(housing))
+        assert bottom == pytest.approx(cam.pose.z + CAMERA_LENS_CLEARANCE, abs=1e-4)
+        assert near_plane_points(stage.GetPrimAtPath(f"/Home/Cameras/{cam.id}"))[:, 2].max() < bottom
+    # A camera raised into its housing is caught.
+    cam = next(c for c in home.cameras if stage.GetPrimAtPath(f"/Home/Devices/{c.id}"))
+    raised = _session_edit(path, lambda s: s.GetPrimAtPath(f"/Home/Cameras/{cam.id}").GetAttribute(
+        "xformOp:translate").Set(Gf.Vec3d(cam.pose.x, cam.pose.y, cam.pose.z + 0.05)))
+    assert cameras_in_solids(raised) == {f"/Home/Cameras/{cam.id}": [f"/Home/Devices/{cam.id}"]}
+
+
+def test_objects_rest_on_shelves_and_in_cavities_clear_of_furniture(house):
+    from homeloop.check import check_home
+    from homeloop.pipeline.usd_inspect import objects_in_furniture
+
+    home, path = house
+    stage = _open(path)
+    assert objects_in_furniture(stage) == []
+    assert not [f for f in check_home(home, load_catalog()) if f.rule == "object_inside_furniture"]
+    book = home.object("book_1")
+    shelf = home.furniture_item(book.location.furniture).surface(book.location.name)
+    assert book.pose.z == pytest.approx(shelf.height)  # on the board, not in it
+    # A vertical ray under the book meets the shelf board's top right at the book's base.
+    body = UsdGeom.Mesh(stage.GetPrimAtPath(f"/Home/Furniture/{book.location.furniture}"))
+    assert body and round(book.pose.z, 3) in {round(p[2], 3) for p in _world_points(body.GetPrim())}
+    sunk = _session_edit(path, lambda s: s.GetPrimAtPath("/Home/Objects/book_1").GetAttribute(
+        "xformOp:translate").Set(Gf.Vec3d(book.pose.x, book.pose.y, book.pose.z - 0.01)))
+    assert objects_in_furniture(sunk) == [("/Home/Objects/book_1", f"/Home/Furniture/{book.location.furniture}")]
+    garments = [o for o in home.objects if o.location.kind == "container"]
+    assert garments and all(o.location.name == "drum" for o in garments)
+
+
+def test_device_bodies_rest_on_their_mounts(house):
+    home, path = house
+    stage = _open(path)
+    rooms = home.room_polygons()
+    for d in home.devices:
+        prim = stage.GetPrimAtPath(f"/Home/Devices/{d.id}")
+        if d.mount == "built_in":  # its appliance is its body
+            assert prim.GetTypeName() == "Xform" and not prim.GetChildren()
+            continue
+        pts = np.array(_world_points(prim))
+        room = home.room(d.room) if d.room else None
+        if d.mount == "ceiling":
+            assert pts[:, 2].max() == pytest.approx(room.floor_height + room.ceiling_height, abs=1e-4), d.id
+        elif d.mount in ("floor", "on_furniture"):
+            assert pts[:, 2].min() == pytest.approx(d.pose.z, abs=1e-4), d.id
+        elif d.mount in ("wall", "at_door", "on_window", "on_opening"):
+            # Its back lies on the wall face (the room's edge), the rest stands out of it.
+            back = min(rooms[d.room].exterior.distance(shapely.Point(p[:2])) for p in pts)
+            assert back == pytest.approx(0.0, abs=2e-3), d.id
+
+
+def test_one_light_per_ceiling_fitting_lit_as_the_home_says(house, build, tmp_path):
+    from homeloop.pipeline.usd import LIGHT_RADIUS, light_intensity
+    from homeloop.sim.dynamics.light import LUMENS_BY_MOUNT
+
+    home, path = house
+    stage = _open(path)
+    fittings = [d for d in home.devices if d.type == "light" and d.mount == "ceiling"]
+    lights = {p.GetAttribute("homeloop:device").Get(): p for p in stage.GetPrimAtPath("/Home/Lights").GetChildren()}
+    assert sorted(lights) == sorted(d.id for d in fittings)
+    assert all(p.IsA(UsdLux.SphereLight) for p in lights.values())
+    for d in fittings:
+        light = lights[d.id]
+        assert UsdLux.SphereLight(light).GetIntensityAttr().Get() == 0.0  # every light off, as built
+        at = UsdGeom.Xformable(light).ComputeLocalToWorldTransform(Usd.TimeCode.Default()).ExtractTranslation()
+        body = min(p[2] for p in _world_points(stage.GetPrimAtPath(f"/Home/Devices/{d.id}")))
+        assert at[2] + LIGHT_RADIUS < body and home.room_at(at[0], at[1]) == d.room
+    # The kitchen's switch turned on lights its fitting at the simulator's ceiling flux.
+    kitchen = next(d for d in fittings if home.room(d.room).type == "KITCHEN")
+    switch = next(s for s in home.devices_of_type("light_switch") if kitchen.id in s.controls)
+    devices = [s.model_copy(update={"fields": {**s.fields, "on": s.fields["on"].model_copy(update={"value": True})}})
+               if s.id == switch.id else s for s in home.devices]
+    lit = home.model_copy(update={"devices": devices})
+    result = export_home(lit, load_catalog(), tmp_path / "lit" / "home.usdc", assets=build[1])
+    lit_stage = _open(result.path)
+    on = UsdLux.SphereLight(lit_stage.GetPrimAtPath(f"/Home/Lights/{kitchen.id}"))
+    brightness = kitchen.value("brightness") / 100
+    flux = on.GetIntensityAttr().Get() * 4 * math.pi ** 2 * LIGHT_RADIUS ** 2  # L = flux / (4 pi^2 r^2)
+    assert flux == pytest.approx(LUMENS_BY_MOUNT["ceiling"] * brightness, rel=1e-3)
+    assert light_intensity(kitchen, True) == pytest.approx(on.GetIntensityAttr().Get())
+
+
+def test_physics_scene_and_only_moving_bodies_have_mass(house):
+    home, path = house
+    stage = _open(path)
+    (scene,) = [p for p in stage.Traverse() if p.IsA(UsdPhysics.Scene)]
+    scene = UsdPhysics.Scene(scene)
+    assert tuple(scene.GetGravityDirectionAttr().Get()) == (0.0, 0.0, -1.0)
+    assert scene.GetGravityMagnitudeAttr().Get() == pytest.approx(9.81)
+    massive = [p for p in stage.Traverse() if p.HasAPI(UsdPhysics.MassAPI)]
+    assert massive and all(p.HasAPI(UsdPhysics.RigidBodyAPI) for p in massive)
+    for f in home.furniture:  # static furniture; its parts move on joints
+        prim = stage.GetPrimAtPath(f"/Home/Furniture/{f.id}")
+        assert not prim.HasAPI(UsdPhysics.RigidBodyAPI) and not prim.HasAPI(UsdPhysics.MassAPI), f.id
+        for part in f.parts:
+            assert prim.GetChild(part.name).HasAPI(UsdPhysics.RigidBodyAPI), (f.id, part.name)
+    for obj in home.objects:
+        assert stage.GetPrimAtPath(f"/Home/Objects/{obj.id}").HasAPI(UsdPhysics.RigidBodyAPI)
+
+
+def test_every_surface_has_a_material_of_its_class(house):
+    from homeloop.sim.render import materials
+
+    home, path = house
+    stage = _open(path)
+    unbound = []
+    for prim in stage.Traverse():
+        if not prim.IsA(UsdGeom.Mesh):
+            continue
+        material, _ = UsdShade.MaterialBindingAPI(prim).ComputeBoundMaterial()
+        if not material:
+            unbound.append(str(prim.GetPath()))
+            continue
+        shader = material.ComputeSurfaceSource()[0]
+        assert shader.GetIdAttr().Get() == "UsdPreviewSurface"
+    assert unbound == []
+    for f in home.furniture:
+        material, _ = UsdShade.MaterialBindingAPI(stage.GetPrimAtPath(f"/Home/Furniture/{f.id}")).ComputeBoundMaterial()
+        colour = material.ComputeSurfaceSource()[0].GetInput("diffuseColor").Get()
+        assert tuple(colour) == pytest.approx(materials.furniture_colour(f.semantic_class), abs=1e-6)
+
+
+def test_furniture_names_survive_importers_that_merge_single_children(house):
+    home, path = house
+    stage = _open(path)
+    cat = load_catalog()
+    for f in home.furniture:
+        prim = stage.GetPrimAtPath(f"/Home/Furniture/{f.id}")
+        if prim.IsA(UsdGeom.Mesh):  # the prim carries the mesh
+            assert not cat.furniture[f.catalog_id].parts and not prim.GetChildren()
+        else:  # an articulated item: several children, its body named after the catalog entry
+            assert len(prim.GetChildren()) >= 2 and prim.GetChild(f.catalog_id).IsA(UsdGeom.Mesh), f.id
