@@ -4,7 +4,9 @@ Each stage of a build records, under ``<build>/.stages/<stage>.json``, the key
 it ran with and the hashes of the files it wrote. The key is a hash of the
 stage's parameters, of every input file — named by its path relative to the
 build folder (``homes/<id>/home.json``, not ``home.json``) and hashed by its
-bytes — and of the project's code and catalog. A rerun skips a stage whose key
+bytes — and of the code the stage runs (:func:`stage_code_hash`: the project
+modules it imports, transitively) and the project's data files, so editing
+the command line or the report reruns only what depends on it. A rerun skips a stage whose key
 is unchanged and whose outputs are still on disk unaltered, so an unchanged
 rerun is nearly free, and a build killed in the middle resumes at the stage it
 was in. More homes, another seed, an edited, added or deleted input, or a
@@ -15,13 +17,17 @@ See docs/pipeline.md.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
+import inspect
 import json
+import sys
+import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from homeloop.io import sha256_file, write_json
 
@@ -44,7 +50,8 @@ def package_dirs(names: Iterable[str] = CODE_PACKAGES) -> dict[str, list[Path]]:
     return found
 
 
-def code_files(names: Iterable[str] = CODE_PACKAGES) -> dict[str, Path]:
+@lru_cache(maxsize=4)
+def code_files(names: tuple[str, ...] = CODE_PACKAGES) -> dict[str, Path]:
     """Source and data files of the packages, by a name that does not depend on the
     install layout: ``homeloop.pipeline/stages.py`` in a checkout (where the package
     lives in ``pipeline/``) and in a wheel (``homeloop/pipeline/``) alike."""
@@ -73,6 +80,105 @@ def code_hash() -> str:
     return h.hexdigest()
 
 
+# --- the code one stage runs ------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _module_files() -> dict[str, str]:
+    """Module name -> code-file name (of :func:`code_files`) for every Python module of the project."""
+    modules = {}
+    for name in code_files():
+        package, _, rel = name.partition("/")
+        if not rel.endswith(".py"):
+            continue
+        parts = [package] + rel[:-3].split("/")
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = name
+    return modules
+
+
+def _imports(tree: ast.AST, modules: dict[str, str]) -> set[str]:
+    """Project modules an AST imports anywhere in it (function-level imports included), with the
+    packages whose ``__init__`` importing them runs."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in modules)
+    return found
+
+
+@lru_cache(maxsize=None)
+def _module_imports(module: str) -> frozenset[str]:
+    modules = _module_files()
+    return frozenset(_imports(ast.parse(code_files()[modules[module]].read_bytes()), modules))
+
+
+def module_closure(start: Iterable[str]) -> set[str]:
+    """The project modules ``start`` imports, transitively (``start`` included)."""
+    seen: set[str] = set()
+    todo = [m for m in start if m in _module_files()]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo.extend(_module_imports(module) - seen)
+    return seen
+
+
+@lru_cache(maxsize=64)
+def _code_hash_of(modules: frozenset[str]) -> str:
+    files = code_files()
+    module_files = _module_files()
+    chosen = {module_files[m] for m in modules}
+    # Data files (catalog, task and scenario YAML, the house's CSV) count for every stage: cheap to
+    # hash, and a stage that reads one through a library function still reruns when it changes.
+    chosen |= {name for name in files if not name.endswith(".py")}
+    h = hashlib.sha256()
+    for name in sorted(chosen):
+        h.update(name.encode() + b"\0")
+        h.update(files[name].read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _stage_reach(module: Any, outer: Callable[..., Any]) -> set[str]:
+    """Project modules a stage function imports, also through the functions of its own module it
+    calls (``run_generate`` imports the generator for the source stage), and its module's top."""
+    tree = ast.parse(inspect.getsource(module))
+    local = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    modules = _module_files()
+    found = _imports(ast.Module(body=[n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))],
+                                type_ignores=[]), modules)
+    todo, seen = [outer.__name__], set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in local:
+            continue
+        seen.add(name)
+        found |= _imports(local[name], modules)
+        todo.extend(n.id for n in ast.walk(local[name]) if isinstance(n, ast.Name) and n.id in local)
+    return found
+
+
+def stage_code_hash(function: Callable[..., Any]) -> str:
+    """sha256 over the code a stage runs: the module defining the stage (its bytes and the modules it
+    imports at its top), the stage's own function (found from ``function``: the stage function or a
+    closure defined in it) and the functions of that module it calls, with the modules they import,
+    transitively, and the project's data files. Editing a module a stage does not reach (the command
+    line, another stage's worker) leaves that stage's key unchanged."""
+    module = sys.modules[function.__module__]
+    outer = getattr(module, function.__qualname__.split(".<locals>")[0])
+    return _code_hash_of(frozenset(module_closure(_stage_reach(module, outer)) | {module.__name__}))
+
+
 def input_name(path: Path, root: Path | None) -> str:
     """An input's name in a key: its path relative to the build folder when it lies
     inside it, else its absolute path (a ``--source`` file elsewhere)."""
@@ -97,14 +203,16 @@ def input_hashes(inputs: Iterable[Path], root: Path | None) -> dict[str, str | N
     return dict(sorted(hashes.items()))
 
 
-def stage_key(stage: str, params: dict[str, Any], inputs: Iterable[Path], root: Path | None = None) -> str:
+def stage_key(stage: str, params: dict[str, Any], inputs: Iterable[Path], root: Path | None = None,
+              code: str | None = None) -> str:
     """The hash that decides whether ``stage`` runs again: its parameters, its inputs
-    (by path relative to ``root``, the build folder, and by content) and the code."""
+    (by path relative to ``root``, the build folder, and by content) and its code
+    (``code``: :func:`stage_code_hash`; by default all of the project's code)."""
     payload = {
         "stage": stage,
         "params": params,
         "inputs": input_hashes(inputs, root),
-        "code": code_hash(),
+        "code": code or code_hash(),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -116,8 +224,8 @@ class StageCache:
     def _record_path(self, stage: str) -> Path:
         return self.out / RECORDS / f"{stage}.json"
 
-    def key(self, stage: str, params: dict[str, Any], inputs: Iterable[Path]) -> str:
-        return stage_key(stage, params, inputs, self.out)
+    def key(self, stage: str, params: dict[str, Any], inputs: Iterable[Path], code: str | None = None) -> str:
+        return stage_key(stage, params, inputs, self.out, code)
 
     def lookup(self, stage: str, key: str) -> dict[str, Any] | None:
         """The stage's recorded result when its key matches and its outputs are intact."""

@@ -228,3 +228,46 @@ def test_a_deleted_input_is_rebuilt_and_the_build_ends_as_before(copy_of):
     assert {"select", "homes"}.isdisjoint(reused(log))
     assert again["outputs"] == manifest["outputs"]
     assert_coherent(out, TINY["homes"])
+
+
+def _stage_hashes():
+    from homeloop.pipeline import cache, stages
+
+    for f in (cache.code_files, cache._module_files, cache._module_imports, cache._code_hash_of):
+        f.cache_clear()
+    names = [n for n in dir(stages) if n.startswith("stage_") and callable(getattr(stages, n))]
+    return {n: cache.stage_code_hash(getattr(stages, n)) for n in names}
+
+
+def _edited(monkeypatch, tmp_path, module_file: str):
+    """Pretend ``module_file`` (a code-file name such as ``homeloop/cli.py``) was edited."""
+    from homeloop.pipeline import cache
+
+    files = dict(cache.code_files())
+    copy = tmp_path / Path(module_file).name
+    copy.write_bytes(files[module_file].read_bytes() + b"\n# edited\n")
+    files[module_file] = copy
+    monkeypatch.setattr(cache, "code_files", lambda names=CODE_PACKAGES: files)
+    for f in (cache._module_files, cache._module_imports, cache._code_hash_of):
+        f.cache_clear()
+
+
+def test_editing_the_command_line_reruns_no_stage(monkeypatch, tmp_path):
+    before = _stage_hashes()
+    _edited(monkeypatch, tmp_path, "homeloop/cli.py")
+    from homeloop.pipeline import cache, stages
+
+    after = {n: cache.stage_code_hash(getattr(stages, n)) for n in before}
+    assert after == before
+
+
+def test_editing_the_report_reruns_only_the_stages_that_reach_it(monkeypatch, tmp_path):
+    from homeloop.pipeline import cache, stages
+
+    before = _stage_hashes()
+    reach = {n for n in before
+             if "homeloop.pipeline.report" in cache.module_closure(cache._stage_reach(stages, getattr(stages, n)))}
+    assert "stage_report" in reach and len(reach) < len(before)
+    _edited(monkeypatch, tmp_path, "homeloop.pipeline/report.py")
+    after = {n: cache.stage_code_hash(getattr(stages, n)) for n in before}
+    assert {n for n in before if after[n] != before[n]} == reach
