@@ -396,7 +396,8 @@ def _dynamics_phrases() -> dict[str, list[str]]:
             f"smoke point {cooking.OIL_SMOKE_POINT_C:g} °C, ignition {cooking.OIL_IGNITION_C:g} °C",
             f"about {cooking.OIL_EQUILIBRIUM_C:.0f} °C",
             f"with a sensor {cooking.NOMINAL_SENSOR_DISTANCE_M:g} m from the range",
-            f"the pan starts at {cooking.FRYING_START_C:g} °C, its equilibrium is {cooking.FRYING_EQUILIBRIUM_C:g} °C",
+            f"the pan starts at {cooking.FRYING_START_C:g} °C, "
+            f"its equilibrium is {cooking.FRYING_EQUILIBRIUM_C:g} °C",
             f"more than {cooking.ON_BURNER_M:g} m from a burner's centre is off it"],
         "smoke": [
             f"rises by {smoke.RISE_PER_S:g} per second", f"falls by {smoke.FALL_PER_S:g} per second",

@@ -55,7 +55,8 @@ th{{background:#f3f3f3}}.pass{{background:#e2f4e2}}.fail{{background:#fadddd}}.m
 .cols{{display:grid;grid-template-columns:{PLAN_PX + 20}px minmax(0,1fr);gap:1.2em;align-items:start}}
 .side{{position:sticky;top:.5em}}.side table{{font-size:12px;margin-top:.6em;width:100%}}
 .legend{{font-size:12px;color:#444;margin:.3em 0}}.legend svg{{vertical-align:middle}}
-.timeline{{width:100%;font-size:12px;table-layout:fixed}}.res{{margin-top:2px;padding-left:.8em;border-left:2px solid #ddd}}.timeline td{{word-break:break-word}}
+.timeline{{width:100%;font-size:12px;table-layout:fixed}}.timeline td{{word-break:break-word}}
+.res{{margin-top:2px;padding-left:.8em;border-left:2px solid #ddd}}
 .timeline tr.witness td:first-child{{border-left:4px solid #2e7d32}}
 .timeline tr.violation td:first-child{{border-left:4px solid #c62828}}
 code{{font-size:12px;white-space:pre-wrap;word-break:break-all}}.err{{color:#b00020}}
@@ -158,7 +159,7 @@ def plan_svg(shapes: PlanShapes, route: list[list[Any]], call_of_point: int = 0)
     parts += [f.polygon(r, "fixture") for r in shapes.fixtures] + [f.polygon(r, "furn") for r in shapes.furniture]
     parts += [f.polygon(r, "wall") for r in shapes.walls] + [f.polygon(r, "door") for r in shapes.doors]
     parts += [f.polygon(r, "window") for r in shapes.windows] + _room_labels(f, shapes)
-    parts += _route_lines(f, route, call_of_point) + _route_ends(f, route)
+    parts += _route_lines(f, route, call_of_point) + _route_ends(f, route, "start" if call_of_point else "after call 0")
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="plan" width="{f.width}" height="{f.height}" '
             f'viewBox="0 0 {f.width} {f.height}"><style>{PLAN_STYLE}</style>{"".join(parts)}</svg>')
 
@@ -187,16 +188,18 @@ def _route_lines(f: _Frame, route: list[list[Any]], call_of_point: int) -> list[
     return lines
 
 
-def _route_ends(f: _Frame, route: list[list[Any]]) -> list[str]:
+def _route_ends(f: _Frame, route: list[list[Any]], first: str) -> list[str]:
+    """The first point (the start, or, in a record without the position at the wake, where the
+    first call left the robot) and the last."""
     if not route:
         return []
     (sx, sy), (ex, ey) = f.xy(route[0][1], route[0][2]), f.xy(route[-1][1], route[-1][2])
     return [f'<rect class="route-end" x="{float(ex) - 4.5:.1f}" y="{float(ey) - 4.5:.1f}" width="9" height="9" '
             f'style="fill:#fff;stroke:{ROUTE_COLOUR};stroke-width:2"><title>end, {_num(route[-1][0])} s</title></rect>',
             f'<circle class="route-start" cx="{sx}" cy="{sy}" r="6" style="fill:#2e7d32;stroke:#fff;stroke-width:2">'
-            f'<title>start, {_num(route[0][0])} s</title></circle>',
+            f'<title>{first}, {_num(route[0][0])} s</title></circle>',
             f'<text x="{float(sx) + 8:.1f}" y="{float(sy) - 6:.1f}" style="fill:#2e7d32;font-weight:700;font-size:11px;'
-            'paint-order:stroke;stroke:#fff;stroke-width:3px">start</text>']
+            f'paint-order:stroke;stroke:#fff;stroke-width:3px">{first}</text>']
 
 
 LEGEND = (f'<div class="legend"><svg width="28" height="8"><line x1="1" y1="4" x2="27" y2="4" '
@@ -236,7 +239,8 @@ def _mark_html(check: dict[str, Any], passed: bool) -> str:
         what = "violated" if kind in ("never", "always") else ("fails" if kind == "final" else "never happened")
     when = f" at {at:.1f} s" if at is not None else ""
     klass = "" if passed else f" ({check.get('failure_class') or '—'})"
-    return f'<span class="mark {"pass" if passed else "fail"}">{"✓" if passed else "✗"} {_e(check["id"])} {what}{when}{_e(klass)}</span>'
+    sign = "✓" if passed else "✗"
+    return f'<span class="mark {"pass" if passed else "fail"}">{sign} {_e(check["id"])} {what}{when}{_e(klass)}</span>'
 
 
 def capture_files(value: Any) -> list[str]:
@@ -276,8 +280,9 @@ def _call_row(i: int, call: dict[str, Any], marks: list[tuple[dict, bool]], run_
                      f"</div>" for e in call.get("events", []))
     row_class = "violation" if any(not ok for _, ok in marks) else ("witness" if marks else "")
     frames = _frames(capture_files(call.get("data")), run_dir, f"call-{i}", boxes)
-    return (f'<tr id="call-{i}" class="call {row_class}"><td>{i}</td><td>{_num(call["t_start"])}–{_num(call["t_end"])}'
-            f'</td><td>{_e(call.get("units", ""))}</td><td><div><b>{_e(call["tool"])}</b> '
+    return (f'<tr id="call-{i}" class="call {row_class}"><td>{i}</td>'
+            f'<td>{_num(call["t_start"])}–{_num(call["t_end"])}</td><td>{_e(call.get("units", ""))}</td>'
+            f'<td><div><b>{_e(call["tool"])}</b> '
             f'{_folded(call.get("arguments"), 160)}</div><div class="res">{result}</div></td><td>{frames}</td>'
             f'<td>{"".join(_mark_html(c, ok) for c, ok in marks)}{events}</td></tr>')
 
@@ -304,10 +309,10 @@ def timeline_html(record: dict[str, Any], run_dir: Path, boxes: list[str]) -> st
     marks = check_marks(record)
     rows = [_call_row(i, call, marks.get(i, []), run_dir, boxes) for i, call in enumerate(record["calls"])]
     rows.append(_end_row(record, marks.get(len(record["calls"]), [])))
-    return ('<table class="timeline"><colgroup><col style="width:3em"><col style="width:5.6em"><col style="width:3.2em">'
-            '<col><col style="width:140px"><col style="width:24%"></colgroup><tr><th>#</th><th>t (s)</th>'
-            '<th>units</th><th>call → result</th><th>frames</th><th>checks, events</th></tr>' + "".join(rows)
-            + "</table>")
+    return ('<table class="timeline"><colgroup><col style="width:3em"><col style="width:5.6em">'
+            '<col style="width:3.2em"><col><col style="width:140px"><col style="width:24%"></colgroup>'
+            '<tr><th>#</th><th>t (s)</th><th>units</th><th>call → result</th><th>frames</th><th>checks, events</th>'
+            '</tr>' + "".join(rows) + "</table>")
 
 
 def replies_html(record: dict[str, Any]) -> str:
@@ -334,7 +339,8 @@ def _checks_table(record: dict[str, Any]) -> str:
         f'<tr class="check {"pass" if c["passed"] else "fail"}"><td><b>{_e(c["id"])}</b><div class="muted">'
         f'{_e(c.get("description", ""))}</div></td><td>{_e(c["kind"])}</td><td>{"pass" if c["passed"] else "FAIL"}'
         f'{"" if c["passed"] else " · " + _e(c.get("failure_class") or "")}</td><td>{_num(c.get("at"))}</td>'
-        f'<td>{"—" if c.get("evidence") is None else _folded(c["evidence"], 120)}</td></tr>' for c in record["checks"])
+        f'<td>{"—" if c.get("evidence") is None else _folded(c["evidence"], 120)}</td></tr>'
+        for c in record["checks"])
     return ('<table class="checks"><tr><th>check</th><th>kind</th><th>result</th><th>at (s)</th><th>witness</th></tr>'
             + rows + "</table>")
 
@@ -356,8 +362,9 @@ def episode_page(record: dict[str, Any], run_dir: Path, shapes: PlanShapes) -> s
     boxes: list[str] = []
     timeline = timeline_html(record, run_dir, boxes)
     head = (f'<p><a href="../index.html">← all episodes</a></p><h1>{_e(title)}: <span class="'
-            f'{"pass" if record["passed"] else "fail"}">{verdict}</span></h1><p>{_e(record["task"].get("description", ""))}'
-            f'</p><p>agent <b>{_e(agent.get("model") or agent.get("name"))}</b>; robot {_e(w["robot"])}; '
+            f'{"pass" if record["passed"] else "fail"}">{verdict}</span></h1>'
+            f'<p>{_e(record["task"].get("description", ""))}</p>'
+            f'<p>agent <b>{_e(agent.get("model") or agent.get("name"))}</b>; robot {_e(w["robot"])}; '
             f'flags {_e(w.get("flags_label") or "none")}; ended by <b>{_e(record["ended_by"])}</b>; '
             f'{_e(record["units_spent"])}/{_e(record["budget"])} units; {len(record["calls"])} calls'
             f'{_e(_usage_text(record))} {failures}</p>')
