@@ -294,6 +294,7 @@ def test_home_check_rules_are_documented() -> None:
     text = page("pipeline.md")
     for rule_id in rules:
         assert f"`{rule_id}`" in text, rule_id
+    assert f"more than {check.OBJECT_PENETRATION * 1000:g} mm into" in text.replace("\n", " ")
 
 
 # --- data formats --------------------------------------------------------------------------
