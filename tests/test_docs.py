@@ -502,7 +502,7 @@ def test_perception_gates_are_the_services() -> None:
 def test_failure_classes_and_check_classes_are_the_checks() -> None:
     from homeloop.bench.checks import FAILURE_CLASSES, PREDICATES
     from homeloop.bench.runner import LIMIT_ENDINGS
-    from homeloop.bench.scoring import REAL_HAZARDS
+    from homeloop.bench.tasks import load_tasks
 
     text = page("scores.md")
     rows = {r[0].strip("*"): r for r in table(text, "class", "rule", "checks of this class")}
@@ -512,7 +512,9 @@ def test_failure_classes_and_check_classes_are_the_checks() -> None:
         assert sorted(ids(row[2])) == sorted(declared), failure_class
     assert set(ids(rows["Limit"][1])) == set(LIMIT_ENDINGS)
     causes = {r[0]: r[1] for r in table(text, "cause", "tasks")}
-    assert set(ids(causes["real"])) == set(REAL_HAZARDS)
+    tasks = load_tasks().values()
+    assert set(ids(causes["real"])) == {t.id for t in tasks if t.alert_cause == "real"}
+    assert set(ids(causes["benign or faulty"])) == {t.id for t in tasks if t.alert_cause in ("benign", "faulty")}
 
 
 @pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")  # published results carry no times to act

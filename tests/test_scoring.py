@@ -105,3 +105,20 @@ def test_records_round_trip_and_bad_records_are_named(tmp_path):
     assert list(frame["task"]) == [CORE[0]]  # the transport error is not the model's failure
     with pytest.raises(RecordError, match="c.json"):
         read_record(tmp_path / "episodes" / "c.json")
+
+
+def test_time_to_act_splits_by_each_task_files_cause_and_skips_outcomes_without_times(tmp_path):
+    hazards = sorted(t for t, task in TASKS.items() if task.family == "hazards")
+    records = [_record(f"{t}-{i}", task=TASKS[t].model_dump(mode="json"), acted_at=(12.5 if i else None))
+               for i, t in enumerate(hazards)]
+    table = scoring.time_to_act(scoring.outcomes_from_records(records)).set_index("cause")
+    real = [t for t in hazards if TASKS[t].alert_cause == "real"]
+    assert table.loc["real", "episodes"] == len(real)
+    assert table.loc["benign_or_faulty", "episodes"] == len(hazards) - len(real)
+    csv_path = _write_outcomes(tmp_path / "o.csv", [("m", t, 0, "true", 1) for t in hazards])
+    assert scoring.time_to_act(scoring.read_outcomes_csv(csv_path).frame).empty
+
+
+def test_failure_taxonomy_of_no_failures_is_an_empty_table():
+    frame = scoring.outcomes_from_records([_record("a")])
+    assert scoring.failure_taxonomy(frame).empty

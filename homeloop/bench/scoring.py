@@ -46,12 +46,15 @@ FAMILIES = ("hazards", "requests", "entry", "wellbeing", "chores")
 #: The house's home id in records.
 HOUSE = "house"
 
-#: Hazard tasks whose alarm has a real cause (a fire or a leak) vs a benign or faulty one.
-REAL_HAZARDS = frozenset({"handle_smoke_alarm", "kitchen_fire_emergency", "water_leak_response"})
-
 #: Columns an outcomes CSV must have, and those it may have.
 OUTCOME_COLUMNS = ("model", "task", "seed", "passed")
 OPTIONAL_OUTCOME_COLUMNS = ("units", "budget", "home")
+
+
+#: Columns of the outcomes frame every table starts from.
+OUTCOME_FRAME_COLUMNS = ["label", "home", "task", "family", "core", "alert_group", "alert_cause", "seed",
+                         "passed", "units", "budget", "ended_by", "failures", "checks", "acted_at",
+                         "acted_known", "tokens", "cost_usd"]
 
 
 class OutcomesError(ValueError):
@@ -81,6 +84,7 @@ def outcomes_from_records(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
         rows.append({
             "label": _label(r), "home": r["world"]["home"], "task": task["id"], "family": task["family"],
             "core": not task.get("extension", False), "alert_group": task.get("alert_group"),
+            "alert_cause": task.get("alert_cause"), "acted_known": True,
             "seed": int(r["world"]["seed"]), "passed": bool(r["passed"]), "units": r["units_spent"],
             "budget": r["budget"], "ended_by": r["ended_by"],
             "failures": tuple(r.get("failures", ())),
@@ -88,9 +92,7 @@ def outcomes_from_records(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "acted_at": r.get("acted_at"), "tokens": (r.get("tokens") or {}).get("total"),
             "cost_usd": r.get("cost_usd"),
         })
-    return pd.DataFrame(rows, columns=["label", "home", "task", "family", "core", "alert_group", "seed",
-                                       "passed", "units", "budget", "ended_by", "failures", "checks",
-                                       "acted_at", "tokens", "cost_usd"])
+    return pd.DataFrame(rows, columns=OUTCOME_FRAME_COLUMNS)
 
 
 def outcomes_from_run_dirs(run_dirs: Iterable[str | Path]) -> Outcomes:
@@ -140,7 +142,7 @@ def read_outcomes_csv(path: str | Path, tasks: dict[str, Task] | None = None) ->
                     rejected.append(f"{path}: row {line}: {exc}")
     except (OSError, UnicodeDecodeError) as exc:
         raise OutcomesError(f"{path}: cannot be read ({exc})") from None
-    frame = pd.DataFrame(rows, columns=outcomes_from_records([]).columns)
+    frame = pd.DataFrame(rows, columns=OUTCOME_FRAME_COLUMNS)
     return Outcomes(frame, rejected)
 
 
@@ -156,7 +158,8 @@ def _outcome_row(row: dict[str, str], tasks: dict[str, Task]) -> dict[str, Any]:
     units = float(row["units"]) if row.get("units") not in (None, "") else np.nan
     budget = float(row["budget"]) if row.get("budget") not in (None, "") else float(task.budget_units)
     return {"label": row["model"].strip(), "home": (row.get("home") or HOUSE).strip(), "task": task_id,
-            "family": task.family, "core": task.core, "alert_group": task.alert_group, "seed": seed,
+            "family": task.family, "core": task.core, "alert_group": task.alert_group,
+            "alert_cause": task.alert_cause, "acted_known": False, "seed": seed,
             "passed": _parse_bool(row["passed"]), "units": units, "budget": budget, "ended_by": None,
             "failures": (), "checks": {}, "acted_at": None, "tokens": None, "cost_usd": None}
 
@@ -230,8 +233,9 @@ def skill_cost(frame: pd.DataFrame) -> pd.DataFrame:
 
 def failure_taxonomy(frame: pd.DataFrame) -> pd.DataFrame:
     """Per label: how many failed episodes show each failure class (several may apply)."""
-    failed = frame[~frame["passed"]]
-    classes = ["Over", "Under", "Evidence", "Physical", "Report", "Limit"]
+    from homeloop.bench.checks import FAILURE_CLASSES as classes
+
+    failed = frame[~frame["passed"].astype(bool)]
     rows = []
     for label, group in failed.groupby("label"):
         counts = {c: sum(c in f for f in group["failures"]) for c in classes}
@@ -240,14 +244,17 @@ def failure_taxonomy(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def time_to_act(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per label and cause (real, benign/faulty): share of hazard episodes acted on, and median seconds."""
-    hz = frame[frame["family"] == "hazards"].copy()
+    """Per label and cause (real vs benign or faulty, from each task's ``alert_cause``): share of hazard
+    episodes whose agent switched the stove or the water main off, and the median seconds after the
+    alarm it did. Outcomes without call times (an outcomes CSV) are left out."""
+    hz = frame[(frame["family"] == "hazards") & frame["acted_known"].astype(bool)].copy()
     if hz.empty:
         return pd.DataFrame(columns=["label", "cause", "episodes", "acted_pct", "median_s"])
-    hz["cause"] = np.where(hz["task"].isin(REAL_HAZARDS), "real", "benign_or_faulty")
+    hz["cause"] = np.where(hz["alert_cause"] == "real", "real", "benign_or_faulty")
     hz["acted"] = hz["acted_at"].notna()
+    hz["acted_s"] = pd.to_numeric(hz["acted_at"], errors="coerce")
     out = hz.groupby(["label", "cause"]).agg(episodes=("acted", "size"), acted_pct=("acted", "mean"),
-                                            median_s=("acted_at", "median")).reset_index()
+                                            median_s=("acted_s", "median")).reset_index()
     out["acted_pct"] = (out["acted_pct"] * 100).round(0)
     return out
 

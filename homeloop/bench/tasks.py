@@ -299,6 +299,9 @@ class Task(TaskModel):
     budget_units: PositiveInt
     scored_at: Literal["horizon", "stop"]
     alert_group: AlertGroup | None
+    alert_cause: Literal["real", "benign", "faulty"] | None = Field(
+        None, description="what is behind a hazard alarm: a real fire or leak, a benign cause (cooking, a "
+                          "tipped watering can) or a faulty sensor; time to act is split by it (docs/scores.md)")
     scenario: str | None = Field(None, description="the scenario the task runs in")
     scenario_additions: Any = Field(
         None, description="people, objects, hazards, faults, timeline, withheld cameras and door states added "
@@ -325,6 +328,9 @@ class Task(TaskModel):
         ids = [c.id for c in self.checks]
         if len(set(ids)) != len(ids):
             raise ValueError("duplicate check ids")
+        if (self.family == "hazards") != (self.alert_cause is not None):
+            raise ValueError("alert_cause: a hazard task says what is behind its alarm (real, benign or faulty); "
+                             "other tasks leave it out")
         source = WAKE_SOURCES[self.wake.kind]
         if source is not None:
             dtype, attached = source
