@@ -9,6 +9,12 @@ workers and leaves only complete records.
 
 Each run folder holds ``run.json`` (the parameters), ``homes/<home>.json``
 (a copy of each home file, for the viewer) and ``episodes/<id>.json``.
+
+Episodes run in this process (``workers=1``), in a pool of worker processes,
+or on a Dask cluster (``client``: a ``distributed.Client``; its workers need
+HomeLoop installed and the run folder and home files at the same absolute
+paths). :func:`play` is one episode without a record: the build's verify
+stage calls it for every pair it checks.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import base64
 import concurrent.futures as cf
 import hashlib
+import json
 import multiprocessing
 import subprocess
 from dataclasses import asdict, dataclass, field
@@ -25,6 +32,7 @@ from typing import Any, Callable, Iterable
 
 from homeloop.bench.records import RecordError, episode_id, read_record, record_path, write_record
 from homeloop.bench.tasks import load_tasks
+from homeloop.errors import HomeLoopError
 from homeloop.home import Home
 from homeloop.io import write_bytes, write_json, write_text
 
@@ -69,8 +77,18 @@ class EpisodeSpec:
 def plan(homes: dict[str, Path], tasks: Iterable[str], robot: str, seeds: Iterable[int],
          flags: Flags = Flags()) -> list[EpisodeSpec]:
     """Every episode of a run, in a stable order (home, task, seed)."""
-    return [EpisodeSpec(h, str(path), t, robot, s, flags)
-            for h, path in sorted(homes.items()) for t in tasks for s in seeds]
+    task_list = list(tasks)
+    return plan_pairs([(h, t) for h in sorted(homes) for t in task_list], homes, robot, seeds, flags)
+
+
+def plan_pairs(pairs: Iterable[tuple[str, str]], home_files: dict[str, Path], robot: str, seeds: Iterable[int],
+               flags: Flags = Flags()) -> list[EpisodeSpec]:
+    """The episodes of some (home, task) pairs at every seed, in a stable order (home, task, seed).
+
+    Home files are named by absolute path, so a worker elsewhere finds the same file."""
+    seed_list = list(seeds)
+    files = {h: str(Path(p).resolve()) for h, p in home_files.items()}
+    return [EpisodeSpec(h, files[h], t, robot, s, flags) for h, t in sorted(pairs) for s in seed_list]
 
 
 @lru_cache(maxsize=1)
@@ -97,16 +115,39 @@ def _home(path: str) -> tuple[Home, str]:
     return Home.from_json(data.decode("utf-8"), where=path), hashlib.sha256(data).hexdigest()
 
 
-def run_episode(spec: EpisodeSpec, agent_name: str, agent_options: dict[str, Any], run_dir: str) -> dict[str, Any]:
-    """Run one episode and write its record; returns a short summary for the progress display."""
+@dataclass
+class Played:
+    """An episode an agent has played: the episode, the agent, the checks' outcomes and the
+    error the agent raised, if it did."""
+
+    episode: Any
+    agent: Any
+    checks: list[Any]
+    error: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return episode_passed(self.checks, self.episode.ended_by)
+
+
+def episode_passed(checks: Iterable[Any], ended_by: str | None) -> bool:
+    """A run passes when every check holds (docs/scores.md) and the agent neither failed
+    nor lost its model's endpoint."""
+    return all(c.passed for c in checks) and ended_by not in ("agent_error", "transport_error")
+
+
+def play(home: Home, task: str, robot: str, seed: int, flags: Flags, agent_name: str,
+         agent_options: dict[str, Any]) -> Played:
+    """Set up an episode, let the agent play it under the task's monitor, and read the checks.
+
+    A home where the scenario cannot be set up raises the simulator's EpisodeError or
+    ScenarioError before any agent runs."""
     from homeloop.bench.agents import make_agent
     from homeloop.bench.monitor import Monitor
     from homeloop.sim.episode import Episode
 
-    home, home_hash = _home(spec.home_file)
     agent = make_agent(agent_name, **agent_options)
-    ep = Episode(home, spec.task, spec.robot, spec.seed, withheld=spec.flags.withheld,
-                 show_costs=spec.flags.show_costs, images=spec.flags.images)
+    ep = Episode(home, task, robot, seed, withheld=flags.withheld, show_costs=flags.show_costs, images=flags.images)
     monitor = Monitor(ep)
     ep.world.add_module(monitor)
     ep.on_call = monitor.observe
@@ -118,9 +159,28 @@ def run_episode(spec: EpisodeSpec, agent_name: str, agent_options: dict[str, Any
         ep.end("agent_error", error)
     if not ep.done:
         ep.end("agent_error", "the agent returned without stopping")
-    checks = monitor.results()
-    write_capture_images(Path(run_dir), spec.id, ep.trace)
-    record = _record(spec, ep, agent, checks, home_hash, error)
+    return Played(ep, agent, monitor.results(), error)
+
+
+#: ``ended_by`` of a summary for an episode that could not be set up (no record is written).
+NOT_SET_UP = "not_set_up"
+
+
+def run_episode(spec: EpisodeSpec, agent_name: str, agent_options: dict[str, Any], run_dir: str) -> dict[str, Any]:
+    """Run one episode and write its record; returns a short summary for the progress display.
+
+    An episode whose scenario cannot be set up in its home gets no record (a rerun tries it
+    again); its summary says why."""
+    from homeloop.sim.episode import EpisodeError
+    from homeloop.sim.roles import ScenarioError
+
+    home, home_hash = _home(spec.home_file)
+    try:
+        played = play(home, spec.task, spec.robot, spec.seed, spec.flags, agent_name, agent_options)
+    except (EpisodeError, ScenarioError) as exc:
+        return {"id": spec.id, "passed": False, "ended_by": NOT_SET_UP, "error": str(exc)}
+    write_capture_images(Path(run_dir), spec.id, played.episode.trace)
+    record = _record(spec, played, home_hash)
     write_record(Path(run_dir), record)
     return {"id": spec.id, "passed": record["passed"], "ended_by": record["ended_by"]}
 
@@ -152,8 +212,9 @@ def write_capture_images(run_dir: Path, eid: str, trace: list[dict[str, Any]]) -
     return written
 
 
-def _record(spec: EpisodeSpec, ep: Any, agent: Any, checks: list[Any], home_hash: str, error: str) -> dict[str, Any]:
-    passed = all(c.passed for c in checks) and ep.ended_by not in ("agent_error", "transport_error")
+def _record(spec: EpisodeSpec, played: Played, home_hash: str) -> dict[str, Any]:
+    ep, agent, checks, error = played.episode, played.agent, played.checks, played.error
+    passed = played.passed
     failures = sorted({c.failure_class for c in checks if not c.passed and c.failure_class})
     if not passed and ep.ended_by in LIMIT_ENDINGS:
         failures.append("Limit")
@@ -216,14 +277,19 @@ def _complete(run_dir: Path, spec: EpisodeSpec) -> bool:
 
 
 def run(specs: list[EpisodeSpec], agent_name: str, run_dir: Path, *, agent_options: dict[str, Any] | None = None,
-        workers: int = 1, progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Run every episode not already recorded in ``run_dir``; returns the summaries of those run."""
-    run_dir = Path(run_dir)
+        workers: int = 1, client: Any = None,
+        progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Run every episode not already recorded in ``run_dir``; returns the summaries of those run.
+
+    ``client``, a Dask client, runs them on its cluster instead of here (``workers`` is then unused)."""
+    run_dir = Path(run_dir).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     _write_run_files(run_dir, specs, agent_name, agent_options or {})
     todo = [s for s in specs if not _complete(run_dir, s)]
     options = agent_options or {}
     done: list[dict[str, Any]] = []
+    if client is not None:
+        return _run_on_dask(client, todo, agent_name, options, run_dir, progress)
     if workers <= 1:
         for s in todo:
             done.append(run_episode(s, agent_name, options, str(run_dir)))
@@ -245,7 +311,43 @@ def run(specs: list[EpisodeSpec], agent_name: str, run_dir: Path, *, agent_optio
     return done
 
 
+def _run_on_dask(client: Any, todo: list[EpisodeSpec], agent_name: str, options: dict[str, Any], run_dir: Path,
+                 progress: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
+    """Each episode a task on the Dask cluster; summaries in the order they finish."""
+    from distributed import as_completed
+
+    futures = [client.submit(run_episode, s, agent_name, options, str(run_dir), pure=False) for s in todo]
+    done: list[dict[str, Any]] = []
+    try:
+        for future in as_completed(futures):
+            done.append(future.result())
+            if progress:
+                progress(done[-1])
+    except BaseException:
+        client.cancel(futures)
+        raise
+    return done
+
+
+def _same_agent(run_dir: Path, agent_name: str, options: dict[str, Any]) -> None:
+    """Refuse to mix agents in one run folder: records are named by episode, not by agent, so a second
+    agent's run would silently keep the first one's records."""
+    path = run_dir / "run.json"
+    if not path.is_file():
+        return
+    try:
+        before = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return
+    now = {"agent": agent_name, "model": options.get("model")}
+    was = {"agent": before.get("agent"), "model": (before.get("agent_options") or {}).get("model")}
+    if was != now:
+        who = was["agent"] + (f" ({was['model']})" if was["model"] else "")
+        raise HomeLoopError(f"{run_dir} holds episodes of {who}; give this run another --out folder")
+
+
 def _write_run_files(run_dir: Path, specs: list[EpisodeSpec], agent_name: str, options: dict[str, Any]) -> None:
+    _same_agent(run_dir, agent_name, options)
     homes_dir = run_dir / "homes"
     homes_dir.mkdir(exist_ok=True)
     for home, path in sorted({(s.home, s.home_file) for s in specs}):

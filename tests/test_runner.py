@@ -1,0 +1,28 @@
+"""The runner: one folder per agent, resume keeps finished episodes."""
+
+from __future__ import annotations
+
+import pytest
+
+from homeloop.bench import runner
+from homeloop.bench.records import read_records
+from homeloop.errors import HomeLoopError
+
+
+@pytest.fixture
+def house_file(house_home, tmp_path):
+    path = tmp_path / "house.json"
+    house_home.write(path)
+    return {"house": path}
+
+
+def test_a_rerun_keeps_finished_episodes_and_another_agent_needs_its_own_folder(house_file, tmp_path):
+    specs = runner.plan(house_file, ["fall_false_alarm"], "unitree_g1_d_ultimate", [0, 1],
+                        runner.Flags(images=False))
+    out = tmp_path / "run"
+    first = runner.run(specs, "do-nothing", out)
+    assert sorted(s["id"] for s in first) == sorted(s.id for s in specs)
+    assert runner.run(specs, "do-nothing", out) == []  # everything recorded: nothing runs again
+    assert len(read_records([out]).records) == len(specs)
+    with pytest.raises(HomeLoopError, match="holds episodes of do-nothing"):
+        runner.run(specs, "over-reactor", out)
