@@ -52,6 +52,7 @@ a cavity, a TV is a panel on feet (docs/catalog.md).
       Furniture/<item>      the furniture asset by reference (../../assets/<catalog id>.usdc)
       Objects/<object>      the object asset by reference (a rigid body)
       Devices/<device>      Mesh: the device's body resting on its mount, homeloop:* attributes
+                            (a dome camera: an Xform with its <id>_housing mesh)
       Lights/<light>        SphereLight under each ceiling light, on or off as the home says
       Cameras/<camera>      Camera with the home file's FOV and resolution
 
@@ -164,6 +165,8 @@ DEVICE_WALL_REACH = 0.15
 #: Mounts whose device is fixed to a wall or an opening's frame, and those that stand on a surface.
 WALL_MOUNTS = frozenset({"wall", "at_door", "on_window", "on_opening"})
 STANDING_MOUNTS = frozenset({"floor", "on_furniture"})
+#: The name ending of a dome camera device's housing mesh (``<id>_housing``).
+DOME_HOUSING = "housing"
 #: Gap (m) between a dome camera's lens (the camera prim) and the bottom of its housing.
 CAMERA_LENS_CLEARANCE = 0.02
 #: Camera clipping range (m): from just outside a dome camera's housing to beyond any room.
@@ -945,18 +948,24 @@ class _HomeWriter:
                   json.dumps(obj.location.model_dump(mode="json"), sort_keys=True), custom=True)
 
     def _devices(self, group: Sdf.PrimSpec) -> None:
-        """Each device as its body (a Mesh prim named after it), or an Xform where it has none."""
+        """Each device as its body (a Mesh prim named after it), or an Xform where it has none.
+        A dome camera's id names its camera, so its device is an Xform holding ``<id>_housing``:
+        importers that give objects unique names keep the camera's."""
         names = _Names()
+        cameras = {c.id for c in self.home.cameras}
         for d in self.home.devices:
             body = device_body(self.home, d)
             look = look_of(d.type, "device")
-            if body is None:
-                prim = _prim(group, names(d.id, "device"))
+            name = names(d.id, "device")
+            if body is None or d.id in cameras:
+                prim = _prim(group, name)
             else:
-                prim = _mesh(group, names(d.id, "device"), _box(*body), colour=look[1])
+                prim = _mesh(group, name, _box(*body), colour=look[1])
             _pose_ops(prim, (d.pose.x, d.pose.y, d.pose.z), d.pose.yaw)
-            self._thing(prim, d.type, [d.room], look=look if body is not None else None)
+            labels = self._thing(prim, d.type, [d.room], look=look if body is not None else None)
             _device_attrs(prim, d)
+            if body is not None and d.id in cameras:
+                _labels(_mesh(prim, f"{name}_{DOME_HOUSING}", _box(*body), colour=look[1]), labels)
 
     def _lights(self, group: Sdf.PrimSpec) -> None:
         """A SphereLight just under each ceiling light's body, lit as the home file says."""

@@ -103,7 +103,8 @@ def world_meshes(stage: Usd.Stage) -> list[WorldMesh]:
 
 def _opening_samples(home: Home, opening) -> np.ndarray:
     """Points over an opening's footprint (a grid inside its edges) and along the line across it
-    from one room into the other."""
+    into the rooms it connects (an apartment's entrance door opens onto a stair hall the home
+    does not hold: no point is cast there)."""
     poly = polygon_from_rings(opening.polygon)
     inner = poly.buffer(-FLOOR_SAMPLE_INSET, join_style="mitre")
     x0, y0, x1, y1 = inner.bounds if not inner.is_empty else poly.bounds
@@ -120,7 +121,9 @@ def _opening_samples(home: Home, opening) -> np.ndarray:
     depth = float(np.linalg.norm(edges[short]))
     reach = depth / 2 + FLOOR_CROSSING_REACH
     line = centre + np.outer(np.linspace(-reach, reach, 21), across)
-    return np.concatenate([grid[keep], line])
+    rooms = {r.id: r for r in home.rooms}
+    ground = shapely.union_all([poly] + [polygon_from_rings(rooms[r].polygon) for r in opening.connects if r in rooms])
+    return np.concatenate([grid[keep], line[shapely.covers(ground.buffer(1e-6), shapely.points(line))]])
 
 
 def _hits_floor(points: np.ndarray, level: float, floors: list[WorldMesh]) -> np.ndarray:

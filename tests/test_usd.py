@@ -509,8 +509,8 @@ def test_every_camera_sees_out_of_its_housing(house):
     cameras = [p for p in stage.Traverse() if p.IsA(UsdGeom.Camera)]
     assert len(cameras) == len(home.cameras) and cameras_in_solids(stage) == {}
     for cam in home.cameras:  # the camera prim is the lens, just under the dome's housing
-        housing = stage.GetPrimAtPath(f"/Home/Devices/{cam.id}")
-        if not housing:
+        housing = stage.GetPrimAtPath(f"/Home/Devices/{cam.id}/{cam.id}_housing")
+        if not housing:  # a doorbell camera: no housing of its own
             continue
         bottom = min(p[2] for p in _world_points(housing))
         assert bottom == pytest.approx(cam.pose.z + CAMERA_LENS_CLEARANCE, abs=1e-4)
@@ -519,7 +519,7 @@ def test_every_camera_sees_out_of_its_housing(house):
     cam = next(c for c in home.cameras if stage.GetPrimAtPath(f"/Home/Devices/{c.id}"))
     raised = _session_edit(path, lambda s: s.GetPrimAtPath(f"/Home/Cameras/{cam.id}").GetAttribute(
         "xformOp:translate").Set(Gf.Vec3d(cam.pose.x, cam.pose.y, cam.pose.z + 0.05)))
-    assert cameras_in_solids(raised) == {f"/Home/Cameras/{cam.id}": [f"/Home/Devices/{cam.id}"]}
+    assert cameras_in_solids(raised) == {f"/Home/Cameras/{cam.id}": [f"/Home/Devices/{cam.id}/{cam.id}_housing"]}
 
 
 def test_objects_rest_on_shelves_and_in_cavities_clear_of_furniture(house):
@@ -552,6 +552,8 @@ def test_device_bodies_rest_on_their_mounts(house):
         if d.mount == "built_in":  # its appliance is its body
             assert prim.GetTypeName() == "Xform" and not prim.GetChildren()
             continue
+        if d.type == "dome_camera":  # the camera owns the id: the device holds its housing
+            prim = prim.GetChild(f"{d.id}_housing")
         pts = np.array(_world_points(prim))
         room = home.room(d.room) if d.room else None
         if d.mount == "ceiling":
@@ -645,3 +647,34 @@ def test_furniture_names_survive_importers_that_merge_single_children(house):
             assert not cat.furniture[f.catalog_id].parts and not prim.GetChildren()
         else:  # an articulated item: several children, its body named after the catalog entry
             assert len(prim.GetChildren()) >= 2 and prim.GetChild(f.catalog_id).IsA(UsdGeom.Mesh), f.id
+
+
+@pytest.mark.slow
+def test_a_built_home_set_loads_cleanly(tmp_path_factory):
+    """Every home of the small reference build: readable files, floor under every door, cameras
+    outside every mesh, no object in furniture, no validation error."""
+    import stat
+    from pathlib import Path
+
+    import pandas as pd
+
+    from build_fixtures import reference_build
+    from homeloop.pipeline.usd_inspect import cameras_in_solids, floor_gaps, objects_in_furniture, world_meshes
+
+    out = Path(reference_build(tmp_path_factory)["out"])
+    umask = os.umask(0o022)
+    os.umask(umask)
+    modes = {oct(stat.S_IMODE(p.stat().st_mode)) for p in out.rglob("*") if p.is_file()}
+    assert modes == {oct(0o666 & ~umask)} and list(out.rglob("*.usdc"))  # as open() makes them
+    table = pd.read_parquet(out / "usd.parquet")
+    assert table["valid"].all() and (table["errors"] == "").all()
+    doors = 0
+    for file in table["file"]:
+        stage = _open(out / file)
+        home = Home.read((out / file).with_name("home.json"))
+        meshes = world_meshes(stage)
+        doors += sum(1 for o in home.openings if o.sill == 0.0)
+        assert floor_gaps(stage, home, meshes) == [], file
+        assert cameras_in_solids(stage, meshes) == {}, file
+        assert objects_in_furniture(stage, meshes) == [], file
+    assert doors > len(table)

@@ -10,8 +10,8 @@ environment does not share), from the repository root::
 See tools/isaac/README.md. Nothing here imports Omniverse modules at module
 level: Isaac Sim requires the ``SimulationApp`` to exist first, so
 :func:`main` creates it and imports the rest afterwards. The helpers that only
-read the stage (:func:`entrance_pose`, :func:`devices`, :func:`cameras`) take a
-``pxr.Usd.Stage`` and work with any OpenUSD.
+read the stage (:func:`entrance_pose`, :func:`physics_scene_path`, :func:`devices`,
+:func:`cameras`) take a ``pxr.Usd.Stage`` and work with any OpenUSD.
 """
 
 from __future__ import annotations
@@ -156,6 +156,13 @@ def entrance_pose(stage: Any, clearance: float = ENTRANCE_CLEARANCE) -> Placemen
     return Placement(cx + nx * clearance, cy + ny * clearance, float(origin[2]), math.atan2(ny, nx))
 
 
+def physics_scene_path(stage: Any) -> str | None:
+    """The path of the stage's physics scene (the home's ``/Home/PhysicsScene``), if it has one."""
+    from pxr import UsdPhysics
+
+    return next((str(p.GetPath()) for p in stage.Traverse() if p.IsA(UsdPhysics.Scene)), None)
+
+
 def devices(stage: Any) -> list[dict[str, Any]]:
     """Every device prim's homeloop attributes: id, type, room, and its fields
     (present value and accepted values)."""
@@ -255,9 +262,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.list_only:
             return 0
 
-        # The home file holds no physics scene; the World adds one (gravity -Z, 9.81 m/s²).
-        world = World(stage_units_in_meters=1.0)
-        if not any(p.IsA(UsdPhysics.Scene) for p in stage.Traverse()):
+        # The home holds its physics scene (/Home/PhysicsScene: gravity -Z, 9.81 m/s²); the World
+        # drives that one rather than adding a second. Homes exported before it had none.
+        scene_path = physics_scene_path(stage)
+        world = World(stage_units_in_meters=1.0, physics_prim_path=scene_path or "/physicsScene")
+        if scene_path is None:
             scene = UsdPhysics.Scene.Define(stage, "/physicsScene")
             scene.CreateGravityDirectionAttr(Gf.Vec3f(0.0, 0.0, -1.0))
             scene.CreateGravityMagnitudeAttr(9.81)
