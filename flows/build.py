@@ -108,10 +108,17 @@ def build_home_set(
     dask_address: str | None = None,
     workers: int | None = None,
     usda: bool = False,
+    verify: bool = True,
+    verify_robots: list[str] | None = None,
+    verify_seeds: list[int] | None = None,
+    verify_homes: int | None = stages.DEFAULT_VERIFY_HOMES,
 ) -> dict[str, Any]:
     """source: a Swiss Dwellings geometries.csv (default: generate `plans` plans on
     `sites` sites); out: the build folder (default outputs/<build name>);
-    dask_address: a running Dask scheduler (default: a local cluster)."""
+    dask_address: a running Dask scheduler (default: a local cluster);
+    verify: play the screened pairs with the scripted reference agent, for the bodies
+    `verify_robots` at `verify_seeds` in the house and `verify_homes` further homes
+    (null: every home)."""
     logger = get_run_logger()
     config = stages.BuildConfig(
         source=Path(source) if source else None,
@@ -123,6 +130,10 @@ def build_home_set(
         dask_address=dask_address,
         workers=workers,
         usda=usda,
+        verify=verify,
+        verify_robots=tuple(verify_robots) if verify_robots is not None else None,
+        verify_seeds=tuple(verify_seeds) if verify_seeds is not None else None,
+        verify_homes=verify_homes,
     )
     try:
         manifest = stages.run_build(config, runner=_stage_runner, log=logger.info)

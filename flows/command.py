@@ -63,11 +63,16 @@ def prefect_api() -> contextlib.AbstractContextManager[Any]:
 
 
 def build_command(*, source: Path | None, plans: int, sites: int, homes: int, seed: int, out: Path | None,
-                  dask_address: str | None, workers: int | None, usda: bool,
+                  dask_address: str | None, workers: int | None, usda: bool, verify: bool = True,
+                  verify_robots: list[str] | None = None, verify_seeds: list[int] | None = None,
+                  verify_homes: int | None = stages.DEFAULT_VERIFY_HOMES,
                   say: Callable[[str], None] = print) -> dict[str, Any]:
     """Run the build-home-set flow with these parameters; return its manifest."""
+    verification = {"verify": verify, "verify_robots": verify_robots, "verify_seeds": verify_seeds,
+                     "verify_homes": verify_homes}
     config = stages.BuildConfig(source=source, plans=plans, sites=sites, homes=homes, seed=seed, out=out,
-                                dask_address=dask_address, workers=workers, usda=usda)
+                                dask_address=dask_address, workers=workers, usda=usda, **verification)
+    config.verify_settings().check()  # a body the catalog lacks: one line before anything starts
     with stop_signals_interrupt():
         api = prefect_api()  # checks a configured server before the folder is created
         folder = stages.ensure_writable(config.out_dir)
@@ -77,7 +82,7 @@ def build_command(*, source: Path | None, plans: int, sites: int, homes: int, se
             state = build_home_set(
                 source=str(source) if source else None, plans=plans, sites=sites, homes=homes, seed=seed,
                 out=str(out) if out else None, dask_address=dask_address, workers=workers, usda=usda,
-                return_state=True,
+                **verification, return_state=True,
             )
             if state.is_cancelled():
                 raise KeyboardInterrupt(state.message)

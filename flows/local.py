@@ -6,8 +6,8 @@
 The server listens on 127.0.0.1 and keeps its state in ``.prefect/`` inside
 the project (``--state`` picks another folder). Both processes run in the
 background; their pids and logs are in that folder, and its ``env.sh`` sets up
-a shell to talk to them. ``start`` returns once the server answers and both
-deployments are registered, so ``prefect deployment run`` works right after
+a shell to talk to them. ``start`` returns once the server answers and every
+deployment is registered, so ``prefect deployment run`` works right after
 it; otherwise it stops with one line. See docs/pipeline.md.
 """
 
@@ -30,10 +30,10 @@ from homeloop.pipeline.lock import pid_running
 
 STATE = PROJECT_ROOT / ".prefect"
 #: The deployments ``homeloop.flows.serve`` registers (flow name / deployment name).
-DEPLOYMENTS = ("build-home-set/default", "audit-source/default")
+DEPLOYMENTS = ("build-home-set/default", "audit-source/default", "evaluate/default")
 #: A fresh server migrates its database first: give it time on a small machine.
 STARTUP_TIMEOUT_S = 180
-#: Serving imports the pipeline and registers both deployments.
+#: Serving imports the pipeline and registers every deployment.
 DEPLOYMENTS_TIMEOUT_S = 180
 STOP_TIMEOUT_S = 30
 
@@ -138,6 +138,7 @@ def start(port: int, state: ServeState = ServeState(STATE)) -> int:
         f"\nUI: http://{DEFAULT_HOST}:{port}\nIn a shell:\n  . {state.folder / 'env.sh'}\n"
         "  prefect deployment run 'build-home-set/default'\n"
         "  prefect deployment run 'audit-source/default' --param source=path/to/geometries.csv\n"
+        "  prefect deployment run 'evaluate/default' --param agent=scripted --param sample=5\n"
         "Stop with: make stop"
     )
     return 0

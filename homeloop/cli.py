@@ -14,6 +14,7 @@ import typer
 from rich.table import Table
 
 from homeloop.errors import INTERRUPTED, INTERRUPTED_EXIT_CODE, HomeLoopError, user_error
+from homeloop.pipeline.stages import DEFAULT_VERIFY_HOMES
 from homeloop.progress import console, stage_progress
 
 app = typer.Typer(
@@ -174,13 +175,25 @@ def build(
     ),
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Local Dask workers (default: one per core; 1 = no cluster)."),
     usda: bool = typer.Option(False, "--usda", help="Write homes as text .usda (for reading) instead of .usdc."),
+    verify: bool = typer.Option(True, "--verify/--no-verify", help="Play the screened pairs with the scripted "
+                                "reference agent (the verify stage)."),
+    verify_robots: Optional[str] = typer.Option(None, "--verify-robots", help="Robot bodies to verify, "
+                                                "comma-separated (default: unitree_g1_d_ultimate)."),
+    verify_seeds: Optional[str] = typer.Option(None, "--verify-seeds", help="Seeds to verify at, comma-separated "
+                                               "(default: 0); a pair is verified when it passes at each."),
+    verify_homes: str = typer.Option(str(DEFAULT_VERIFY_HOMES), "--verify-homes", help="Further homes to verify "
+                                     "besides the house (a sample stratified by task), or 'all'."),
 ) -> None:
-    """Build the home set: source → ingest → audit → features → selection → homes → USD → applicability → report."""
+    """Build the home set: source → ingest → audit → features → selection → homes → USD → applicability → verify → report."""
+    from homeloop.bench.commands import parse_seeds
     from homeloop.flows.command import build_command
 
     manifest = build_command(
         source=source, plans=plans, sites=sites, homes=homes, seed=seed, out=out,
-        dask_address=dask_address, workers=workers, usda=usda,
+        dask_address=dask_address, workers=workers, usda=usda, verify=verify,
+        verify_robots=[r.strip() for r in verify_robots.split(",") if r.strip()] if verify_robots else None,
+        verify_seeds=parse_seeds(verify_seeds, "--verify-seeds") if verify_seeds else None,
+        verify_homes=parse_verify_homes(verify_homes),
         say=lambda line: console.print(line, highlight=False, soft_wrap=True),
     )
     counts = manifest["counts"]
@@ -193,6 +206,19 @@ def build(
     console.print(f"outputs in {manifest['out']}")
 
 
+def parse_verify_homes(text: str) -> Optional[int]:
+    """``--verify-homes``: a positive number of further homes, or ``all`` (None)."""
+    if text.strip().lower() == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise HomeLoopError(f"--verify-homes takes a positive number of homes or 'all', got {text!r}")
+    return value
+
+
 @app.command()
 @_guard
 def applicability(
@@ -202,18 +228,24 @@ def applicability(
     robot: Optional[str] = typer.Option(None, "--robot", help="A robot body id, e.g. hello_robot_stretch_4."),
     family: Optional[str] = typer.Option(None, "--family", help="hazards, requests, entry, wellbeing or chores."),
     min_applicable: Optional[int] = typer.Option(None, "--min-applicable", min=0, max=20, help="Homes with at least this many core tasks applicable."),
-    sql: Optional[str] = typer.Option(None, "--sql", help="DuckDB SQL over the build's tables (plans, audit, features, selection, applicability, applicability_summary)."),
+    sql: Optional[str] = typer.Option(None, "--sql", help="DuckDB SQL over the build's tables (plans, audit, features, selection, applicability, applicability_summary; episodes with --runs)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write the result to a .csv or .parquet file instead of printing it."),
     limit: int = typer.Option(30, "--limit", min=1, help="Rows to print (the file gets them all)."),
+    verified: bool = typer.Option(False, "--verified", help="Count a task only where the scripted reference agent passed it (the verify stage)."),
+    runs: Optional[list[Path]] = typer.Option(None, "--runs", help="With --sql: a run folder of `homeloop bench run` whose records form the episodes table (repeatable)."),
 ) -> None:
     """Which homes suit an experiment: filter the build's task applicability, or ask in SQL."""
     from homeloop.pipeline.queries import query_applicability, run_sql
 
+    if runs and not sql:
+        raise HomeLoopError("--runs adds the episodes table to --sql queries; give --sql too")
     if sql:
-        result = run_sql(from_dir, sql)
+        result = run_sql(from_dir, sql, runs=runs or (),
+                         warn=lambda line: console.print(line, highlight=False, soft_wrap=True))
     else:
         result = query_applicability(
-            from_dir, tasks=task, robot=robot, family=family, min_applicable=min_applicable, all_tasks=not any_task
+            from_dir, tasks=task, robot=robot, family=family, min_applicable=min_applicable, all_tasks=not any_task,
+            verified=verified,
         )
     if out is not None:
         write_result(result, out)
@@ -361,10 +393,18 @@ def build_house_home(folder: Path) -> Path:
     return write_house_home(folder)
 
 
+def dask_cluster_client(address: str):
+    """A client of the Dask scheduler at ``address`` (one line when it does not answer)."""
+    from homeloop.pipeline.parallel import dask_client
+
+    return dask_client(address)
+
+
 def _mount_bench() -> None:
     from homeloop.bench import commands
 
     commands.HOUSE_BUILDER = build_house_home
+    commands.DASK_CLIENT = dask_cluster_client
     app.add_typer(commands.bench_app, name="bench")
 
 

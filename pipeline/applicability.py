@@ -507,21 +507,24 @@ def reasons_of(cell: str) -> list[str]:
 
 def summary_per_home(table: pd.DataFrame) -> pd.DataFrame:
     """Per home and robot: applicable_count (core tasks that apply, of 20),
-    extension_count (extension tasks that apply, of 4), tasks_total."""
+    extension_count (extension tasks that apply, of 4), tasks_total; and, for a
+    table with a ``verified`` column (the verify stage's), verified_count and
+    verified_extension_count (core and extension tasks the scripted reference
+    agent passed there)."""
+    counted = {"applicable_count": ("applicable", False), "extension_count": ("applicable", True)}
+    if "verified" in table.columns:
+        counted |= {"verified_count": ("verified", False), "verified_extension_count": ("verified", True)}
+    columns = ["applicable_count", "extension_count", "tasks_total", *(c for c in counted if c.startswith("verified"))]
     if table.empty:
         return pd.DataFrame({"home": pd.Series(dtype=str), "robot": pd.Series(dtype=str),
-                             "applicable_count": pd.Series(dtype="int64"),
-                             "extension_count": pd.Series(dtype="int64"),
-                             "tasks_total": pd.Series(dtype="int64")})
-    t = table.assign(core_ok=table["applicable"] & ~table["extension"],
-                     ext_ok=table["applicable"] & table["extension"])
+                             **{c: pd.Series(dtype="int64") for c in columns}})
+    t = table.assign(**{c: table[flag] & (table["extension"] == ext) for c, (flag, ext) in counted.items()})
     out = (t.groupby(["home", "robot"], sort=False)
-           .agg(applicable_count=("core_ok", "sum"), extension_count=("ext_ok", "sum"),
-                tasks_total=("task", "size"))
+           .agg(**{c: (c, "sum") for c in counted}, tasks_total=("task", "size"))
            .reset_index())
-    for c in ("applicable_count", "extension_count", "tasks_total"):
+    for c in columns:
         out[c] = out[c].astype("int64")
-    return out
+    return out[["home", "robot", *columns]]
 
 
 def write_applicability(table: pd.DataFrame, out_dir: str | Path) -> tuple[Path, Path]:

@@ -8,6 +8,12 @@ them::
     SELECT home, count(*) FROM applicability
     WHERE robot = 'hello_robot_stretch_4' AND applicable GROUP BY home
 
+``applicability`` carries ``verified`` and ``verify_reason`` (the verify
+stage, docs/pipeline.md), ``applicability_summary`` the verified counts per
+home; given run folders (``--runs``), an ``episodes`` table holds one row per
+episode record: home, task, robot, seed, agent, model, passed, units,
+ended_by, episode_id (:func:`episodes_table`).
+
 Queries only read those tables (docs/pipeline.md): once they are loaded the
 connection loses access to files (``enable_external_access = false``) and its
 settings are locked, and only SELECT (and EXPLAIN) statements run. COPY TO,
@@ -21,7 +27,7 @@ Bad input (an unknown task, robot, family, table or column) raises
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import duckdb
 import pandas as pd
@@ -56,7 +62,8 @@ def _check(kind: str, given: Iterable[str], valid: Iterable[str]) -> None:
 
 def query_applicability(build_dir: str | Path, *, tasks: Iterable[str] | str | None = None,
                         robot: str | None = None, family: str | None = None,
-                        min_applicable: int | None = None, all_tasks: bool = True) -> pd.DataFrame:
+                        min_applicable: int | None = None, all_tasks: bool = True,
+                        verified: bool = False) -> pd.DataFrame:
     """Homes (per robot) where the given tasks apply.
 
     - ``tasks``: task ids; with ``all_tasks`` a home qualifies when every one of
@@ -65,9 +72,13 @@ def query_applicability(build_dir: str | Path, *, tasks: Iterable[str] | str | N
     - ``robot``: one robot id (default: every robot screened).
     - ``min_applicable``: keep homes whose ``applicable_count`` (core tasks that
       apply for that robot) is at least this.
+    - ``verified``: a task counts only where it is verified (the scripted
+      reference agent passed it there, docs/pipeline.md): for ``matched`` and
+      ``min_applicable`` alike, which then reads ``verified_count``.
 
     Returns one row per home and robot: home, robot, applicable_count (core
-    tasks that apply), extension_count, matched (the selected tasks that apply),
+    tasks that apply), extension_count, with ``verified`` verified_count and
+    verified_extension_count, then matched (the selected tasks that apply),
     selected (how many tasks were selected), sorted by home and robot.
     """
     table = _read_applicability(build_dir)
@@ -79,11 +90,11 @@ def query_applicability(build_dir: str | Path, *, tasks: Iterable[str] | str | N
         _check("robot", [robot], sorted(set(table["robot"])) or [robot])
     if family is not None:
         _check("family", [family], FAMILIES)
-
-    counts = (table.assign(core=table["applicable"] & ~table["extension"],
-                           ext=table["applicable"] & table["extension"])
-              .groupby(["home", "robot"], sort=True)
-              .agg(applicable_count=("core", "sum"), extension_count=("ext", "sum")))
+    if verified and "verified" not in table.columns:
+        raise QueryError(f"{Path(build_dir) / 'applicability.parquet'} has no verified column (a build from "
+                         "before the verify stage); rebuild it to query verified pairs")
+    flag = "verified" if verified else "applicable"
+    counts = _counts_per_home(table, verified)
     selected = table
     if robot is not None:
         selected = selected[selected["robot"] == robot]
@@ -93,18 +104,28 @@ def query_applicability(build_dir: str | Path, *, tasks: Iterable[str] | str | N
         selected = selected[selected["family"] == family]
     n_selected = selected["task"].nunique() if (task_list or family is not None) else 0
     if task_list or family is not None:
-        matched = selected.groupby(["home", "robot"], sort=True)["applicable"].agg(["sum", "size"])
+        matched = selected.groupby(["home", "robot"], sort=True)[flag].agg(["sum", "size"])
         keep = matched["sum"] == matched["size"] if all_tasks else matched["sum"] > 0
         out = counts.join(matched.rename(columns={"sum": "matched", "size": "selected"}), how="inner")[keep]
     else:
         out = counts if robot is None else counts[counts.index.get_level_values("robot") == robot]
         out = out.assign(matched=0, selected=n_selected)
     if min_applicable is not None:
-        out = out[out["applicable_count"] >= min_applicable]
+        out = out[out["verified_count" if verified else "applicable_count"] >= min_applicable]
     out = out.reset_index()
-    for c in ("applicable_count", "extension_count", "matched", "selected"):
+    for c in out.columns[2:]:
         out[c] = out[c].astype("int64")
-    return out[["home", "robot", "applicable_count", "extension_count", "matched", "selected"]]
+    return out[["home", "robot", *counts.columns, "matched", "selected"]]
+
+
+def _counts_per_home(table: pd.DataFrame, verified: bool) -> pd.DataFrame:
+    """Core and extension tasks that apply per home and robot (and, with ``verified``, that are
+    verified), as applicability_summary.parquet counts them; indexed and sorted by home and robot."""
+    from homeloop.pipeline.applicability import summary_per_home
+
+    summary = summary_per_home(table).set_index(["home", "robot"]).sort_index()
+    columns = ["applicable_count", "extension_count"]
+    return summary[columns + (["verified_count", "verified_extension_count"] if verified else [])]
 
 
 def available_tables(build_dir: str | Path) -> dict[str, Path]:
@@ -117,12 +138,45 @@ def available_tables(build_dir: str | Path) -> dict[str, Path]:
 READ_ONLY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
 
 
-def run_sql(build_dir: str | Path, sql: str) -> pd.DataFrame:
-    """Run DuckDB SQL over the build's tables, read-only (see the module doc)."""
+#: Columns of the ``episodes`` table, one row per episode record.
+EPISODE_COLUMNS = ("home", "task", "robot", "seed", "agent", "model", "passed", "units", "ended_by", "episode_id")
+
+
+def episodes_table(run_dirs: Iterable[str | Path]) -> tuple[pd.DataFrame, list[str]]:
+    """One row per readable episode record of the run folders (:data:`EPISODE_COLUMNS`),
+    and one line per record that cannot be read."""
+    from homeloop.bench.records import iter_records
+
+    rows, unreadable = [], []
+    for folder in run_dirs:
+        if not (Path(folder) / "episodes").is_dir():
+            raise QueryError(f"--runs {folder}: not a run folder (no episodes/); run `homeloop bench run --out "
+                             f"{folder}` first")
+    for _, record, why in iter_records(run_dirs):
+        if record is None:
+            unreadable.append(why)
+            continue
+        world = record["world"]
+        rows.append((world["home"], record["task"]["id"], world["robot"], int(world["seed"]),
+                     record["agent"].get("name"), record["agent"].get("model"), bool(record["passed"]),
+                     record["units_spent"], record["ended_by"], record["episode_id"]))
+    frame = pd.DataFrame.from_records(rows, columns=list(EPISODE_COLUMNS))
+    return frame.astype({"seed": "int64", "passed": bool, "units": "int64"}), unreadable
+
+
+def run_sql(build_dir: str | Path, sql: str, *, runs: Iterable[str | Path] = (),
+            warn: Callable[[str], None] | None = None) -> pd.DataFrame:
+    """Run DuckDB SQL over the build's tables, read-only (see the module doc); with run
+    folders, over their ``episodes`` too (each unreadable record is one ``warn`` line)."""
     root = Path(build_dir)
     if not root.is_dir():
         raise QueryError(f"build folder {root} not found")
-    tables = available_tables(root)
+    tables: dict[str, Path | pd.DataFrame] = dict(available_tables(root))
+    run_list = list(runs)
+    if run_list:
+        tables["episodes"], unreadable = episodes_table(run_list)
+        for line in unreadable:
+            (warn or (lambda _: None))(f"skipped: {line}")
     con = duckdb.connect(database=":memory:")
     try:
         _load_tables(con, tables)
@@ -138,11 +192,16 @@ def run_sql(build_dir: str | Path, sql: str) -> pd.DataFrame:
         con.close()
 
 
-def _load_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, Path]) -> None:
-    """Copy the build's tables into the in-memory database, then cut it off from
-    every file and lock its settings, so no statement can reach outside it."""
-    for name, path in tables.items():
-        literal = str(path).replace("'", "''")
+def _load_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, Path | pd.DataFrame]) -> None:
+    """Copy the build's tables (parquet files, or frames) into the in-memory database, then
+    cut it off from every file and lock its settings, so no statement can reach outside it."""
+    for name, source in tables.items():
+        if isinstance(source, pd.DataFrame):
+            con.register("frame_to_copy", source)
+            con.execute(f"CREATE TABLE {name} AS SELECT * FROM frame_to_copy")
+            con.unregister("frame_to_copy")
+            continue
+        literal = str(source).replace("'", "''")
         con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_parquet('{literal}')")
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")

@@ -1,5 +1,7 @@
 """``report.html``: one static page per build — stage counts, diversity plots,
-device and camera statistics, and a gallery of homes linked to their files."""
+device and camera statistics, screened against verified pairs (per robot body,
+per task, and the commonest reasons a screened pair fails, docs/pipeline.md),
+and a gallery of homes linked to their files."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from homeloop.io import write_text
 
 #: Homes shown in the gallery (the first of the selection order).
 GALLERY_HOMES = 48
+#: Reasons listed among the commonest a screened pair fails for.
+TOP_REASONS = 12
 DIVERSITY_PLOTS = ("selection_groups.png", "selection_nn_distance.png", "selection_site_share.png")
 
 
@@ -34,7 +38,8 @@ def _fmt(value: Any) -> str:
 def _stage_rows(results: dict[str, dict[str, Any]]) -> list[list[Any]]:
     rows = []
     labels = {"ingest": "rows (ingest)", "audit": "plans (audit)", "select": "plans (selection)",
-              "homes": "plans (furnish, equip, check)", "usd": "homes (USD export)"}
+              "homes": "plans (furnish, equip, check)", "usd": "homes (USD export)",
+              "verify": "pairs played (verify: kept = passed)"}
     for stage, result in results.items():
         counts = result.get("counts")
         if stage == "ingest":
@@ -49,6 +54,60 @@ def _stats(series: pd.Series) -> list[Any]:
     if series.empty:
         return [0, 0, 0, 0.0]
     return [int(series.min()), float(series.median()), int(series.max()), float(series.mean())]
+
+
+def _verify_sections(build: Path, result: dict[str, Any]) -> list[str]:
+    """Screened against verified pairs: per robot body, per task, and the commonest reasons
+    a screened pair fails (the verify stage, docs/pipeline.md)."""
+    from homeloop.bench.pairs import NOT_RUN_PREFIX
+
+    path = build / "applicability.parquet"
+    if not path.exists():
+        return []
+    table = pd.read_parquet(path)
+    if "verified" not in table.columns:
+        return []
+    out = ["<h2>Verified pairs: screened, and passed by the scripted reference agent</h2>"]
+    settings = result.get("settings")
+    if not settings:
+        return out + ["<p>Not verified: this build was made with <code>--no-verify</code>.</p>"]
+    played = table[table["applicable"] & ~table["verify_reason"].str.startswith(NOT_RUN_PREFIX)]
+    homes = "every home" if settings["homes"] is None else f"the house and a sample of {settings['homes']:,} homes"
+    out.append(f"<p>The scripted reference agent played every pair screened applicable for "
+               f"{html.escape(', '.join(settings['robots']))} at seed(s) {', '.join(map(str, settings['seeds']))}, in "
+               f"{homes} ({played['home'].nunique():,} played); a pair counts for evaluation only where it passed "
+               "at every seed.</p>")
+    rows = []
+    for robot, group in table.groupby("robot", sort=True):
+        mine = played[played["robot"] == robot]
+        rows.append([robot, int(group["applicable"].sum()), len(mine), int(mine["verified"].sum()),
+                     _share(mine["verified"])])
+    out.append(_table(["robot", "screened (all homes)", "played", "verified", "verified share of played"], rows))
+    rows = [[task, group["family"].iloc[0], len(group), int(group["verified"].sum()), _share(group["verified"])]
+            for task, group in played.groupby("task", sort=False)]
+    out.append(_table(["task", "family", "played", "verified", "verified share"], rows))
+    out.extend(_reason_section(played[~played["verified"]]))
+    return out
+
+
+def _share(flags: pd.Series) -> str:
+    return f"{flags.mean():.0%}" if len(flags) else ""
+
+
+def _reason_section(failed: pd.DataFrame) -> list[str]:
+    from homeloop.pipeline.verify_pairs import reason_key
+
+    if failed.empty:
+        return ["<p>Every pair played passed.</p>"]
+    keyed = failed.assign(key=[reason_key(r, h) for r, h in zip(failed["verify_reason"], failed["home"])])
+    rows = []
+    for key, group in sorted(keyed.groupby("key"), key=lambda kv: (-len(kv[1]), kv[0]))[:TOP_REASONS]:
+        tasks = group["task"].value_counts()
+        first = group.iloc[0]
+        rows.append([key, len(group), ", ".join(f"{t} ({n})" for t, n in tasks.head(3).items()),
+                     f"{first['home']}, {first['task']}: {first['verify_reason']}"])
+    return [f"<h3>Why screened pairs fail (the {len(rows)} commonest of {keyed['key'].nunique():,} reasons)</h3>",
+            _table(["reason", "pairs", "tasks", "for example"], rows)]
 
 
 def write_report(build_dir: Path, name: str, results: dict[str, dict[str, Any]]) -> Path:
@@ -92,6 +151,7 @@ def write_report(build_dir: Path, name: str, results: dict[str, dict[str, Any]])
                     for robot, g in others.groupby("robot", sort=True)]
             sections.append(_table(["robot", "median applicable tasks per home", "applicable share"], rows))
 
+        sections.extend(_verify_sections(build, results.get("verify", {})))
         sections.append(f"<h2>Homes (first {min(GALLERY_HOMES, len(kept))} of {len(kept):,})</h2><div>")
         for home_id in ["house", *kept["plan"].head(GALLERY_HOMES)]:
             folder = f"homes/{home_id}"

@@ -1,6 +1,6 @@
 """The build, stage by stage.
 
-    source → ingest → audit → features → select → homes → usd → applicability → report
+    source → ingest → audit → features → select → homes → usd → applicability → verify → report
 
 Each stage is a function of a :class:`Build` (the folder, the parameters, the
 Dask client, the cache); it writes its tables under the build folder
@@ -30,7 +30,15 @@ OUTPUTS = Path("outputs")
 PREVIEW_SHEET_PLANS = 24
 #: The default build: the paper's pool of ~3,400 plans from ~900 sites, 2,100 homes (SPEC §1).
 DEFAULT_PLANS, DEFAULT_SITES, DEFAULT_HOMES = 3400, 900, 2100
-STAGES = ("source", "ingest", "audit", "features", "select", "homes", "house", "usd", "applicability", "report")
+#: Further homes the verify stage plays besides the house, by default: verifying every home
+#: of the default build (~42,000 pairs) would take longer than the rest of the build
+#: (docs/pipeline.md gives the measured times); ``--verify-homes all`` does.
+DEFAULT_VERIFY_HOMES = 100
+STAGES = ("source", "ingest", "audit", "features", "select", "homes", "house", "usd", "applicability", "verify",
+          "report")
+#: The screening the applicability stage writes and the verify stage completes into
+#: applicability.parquet (hidden: the build's table is the verified one).
+SCREENING_FILE = ".screening.parquet"
 
 
 @dataclass
@@ -47,6 +55,12 @@ class BuildConfig:
     workers: int | None = None
     usda: bool = False
     progress: bool = True
+    #: The verify stage: off, or which bodies and seeds (None: the stage's defaults) in how many
+    #: further homes (None: all).
+    verify: bool = True
+    verify_robots: tuple[str, ...] | None = None
+    verify_seeds: tuple[int, ...] | None = None
+    verify_homes: int | None = DEFAULT_VERIFY_HOMES
 
     @property
     def name(self) -> str:
@@ -69,7 +83,20 @@ class BuildConfig:
             "homes": self.homes,
             "seed": self.seed,
             "usda": self.usda,
+            "verify": self.verify_settings().parameters(),
         }
+
+    def verify_settings(self):
+        """The verify stage's settings; a field left unset takes the stage's default."""
+        from homeloop.pipeline.verify_pairs import VerifySettings
+
+        default = VerifySettings()
+        return VerifySettings(
+            enabled=self.verify,
+            robots=tuple(self.verify_robots) if self.verify_robots is not None else default.robots,
+            seeds=tuple(sorted(set(self.verify_seeds))) if self.verify_seeds is not None else default.seeds,
+            homes=self.verify_homes,
+        )
 
 
 @dataclass
@@ -452,8 +479,8 @@ def stage_usd(build: Build, home_ids: list[str]) -> dict[str, Any]:
 
 
 def stage_applicability(build: Build, home_ids: list[str]) -> dict[str, Any]:
-    """Which tasks apply to which home for which robot body."""
-    from homeloop.pipeline.applicability import write_applicability
+    """Which tasks apply to which home for which robot body, screened from requirements
+    (written to SCREENING_FILE; the verify stage completes it into applicability.parquet)."""
     from homeloop.pipeline.homes import screen_homes_partition
     from homeloop.pipeline.parallel import map_partitions
 
@@ -466,11 +493,41 @@ def stage_applicability(build: Build, home_ids: list[str]) -> dict[str, Any]:
             rows = map_partitions(screen_homes_partition, ids, str(build.out),
                                   client=build.client, partition_size=100, progress=advance)
         table = pd.DataFrame.from_records(rows)
-        written = write_applicability(table, build.out)
+        written = write_parquet(build.path(SCREENING_FILE), table)
         share = float(table.loc[table["home"] != HOUSE_ID, "applicable"].mean()) if len(table) > 1 else 0.0
-        return list(written), {"rows": len(table), "applicable_share": round(share, 4)}
+        return [written], {"rows": len(table), "applicable_share": round(share, 4)}
 
     return cached_stage(build, "applicability", {"homes": ids}, inputs, run)
+
+
+def stage_verify(build: Build, home_ids: list[str]) -> dict[str, Any]:
+    """Play every screened-applicable pair of the verified homes and bodies with the scripted
+    reference agent; write applicability.parquet with verified and verify_reason (docs/pipeline.md)."""
+    from homeloop.pipeline.applicability import write_applicability
+    from homeloop.pipeline.parallel import map_partitions
+    from homeloop.pipeline.verify_pairs import (HOMES_PER_PARTITION, home_keys, verified_table, verify_counts,
+                                                verify_homes_partition, verify_plan)
+
+    cfg = build.config
+    settings = cfg.verify_settings()
+    screened_at = build.path(SCREENING_FILE)
+    inputs = [screened_at, *(build.path("homes", h, "home.json") for h in [HOUSE_ID, *home_ids])]
+
+    def run():
+        screened = pd.read_parquet(screened_at)
+        work = verify_plan(screened, settings, cfg.seed)
+        keys = home_keys(build.out, work, settings.seeds)
+        with stage_progress("verify", len(work), enabled=cfg.progress) as advance:
+            rows = map_partitions(verify_homes_partition, list(work), str(build.out), work, list(settings.seeds),
+                                  keys, client=build.client, partition_size=HOMES_PER_PARTITION, progress=advance)
+        build.work["verify"] = work_summary([r["seconds"] for r in rows])
+        table = verified_table(screened, rows, settings)
+        written = write_applicability(table, build.out)
+        played, verified, by_kind = verify_counts(table)
+        counts = reconciled(played, verified, played - verified, by_kind)
+        return list(written), {"counts": counts, "homes": len(work), "settings": settings.parameters()}
+
+    return cached_stage(build, "verify", {"settings": settings.parameters(), "seed": cfg.seed}, inputs, run)
 
 
 def stage_report(build: Build) -> dict[str, Any]:
@@ -480,8 +537,8 @@ def stage_report(build: Build) -> dict[str, Any]:
         path = write_report(build.out, build.config.name, {k: v for k, v in build.results.items()})
         return [path], {"report": path.name}
 
-    inputs = [build.path(n) for n in ("homes.parquet", "usd.parquet", "applicability_summary.parquet",
-                                      "selection_report.json", "audit.parquet")]
+    inputs = [build.path(n) for n in ("homes.parquet", "usd.parquet", "applicability.parquet",
+                                      "applicability_summary.parquet", "selection_report.json", "audit.parquet")]
     params = {"name": build.config.name, "results": build.results}
     return cached_stage(build, "report", params, inputs, run)
 
@@ -497,6 +554,7 @@ def run_build(config: BuildConfig, *, runner: Callable[[str, Callable[[], Any]],
     from homeloop.pipeline.lock import build_lock
     from homeloop.pipeline.parallel import dask_client
 
+    config.verify_settings().check()  # a bad body or seed list stops the build before any work
     # Absolute, so that workers of a Dask cluster started elsewhere write to the same folder.
     out = ensure_writable(config.out_dir).resolve()
     say = log or (lambda msg: console.print(msg, highlight=False))
@@ -520,6 +578,7 @@ def run_build(config: BuildConfig, *, runner: Callable[[str, Callable[[], Any]],
             built = run_stage("usd", lambda: stage_usd(build, homes))["valid"]
             built_homes = [h for h in homes if h in set(built)]
             run_stage("applicability", lambda: stage_applicability(build, built_homes))
+            run_stage("verify", lambda: stage_verify(build, built_homes))
             run_stage("report", lambda: stage_report(build))
             return as_user_errors(lambda: write_manifest(build, source), out)
 

@@ -2,19 +2,21 @@
 
 The house (``--homes house``) is built by the pipeline; the library does not
 import the pipeline, so the top-level command line hands a builder in through
-:data:`HOUSE_BUILDER` when it mounts this sub-command.
+:data:`HOUSE_BUILDER` when it mounts this sub-command, and the way to reach
+a Dask cluster through :data:`DASK_CLIENT`. A build folder (``--homes
+BUILD_DIR``) gives the pairs its tables name (:mod:`homeloop.bench.pairs`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, ContextManager, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from homeloop.bench import runner, scoring
+from homeloop.bench import pairs, runner, scoring
 from homeloop.bench.records import read_records
 from homeloop.bench.tasks import load_tasks
 from homeloop.errors import HomeLoopError
@@ -25,6 +27,9 @@ bench_app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 #: Writes the house's home file into a folder and returns its path (set by homeloop.cli).
 HOUSE_BUILDER: Optional[Callable[[Path], Path]] = None
+#: ``DASK_CLIENT(address)``: a context manager yielding a client of the Dask scheduler at that
+#: address, or one line saying it does not answer (set by homeloop.cli).
+DASK_CLIENT: Optional[Callable[[str], ContextManager[Any]]] = None
 
 HOUSE = scoring.HOUSE
 
@@ -54,33 +59,47 @@ def parse_tasks(text: str) -> list[str]:
     return chosen
 
 
-def parse_seeds(text: str) -> list[int]:
+def parse_seeds(text: str, flag: str = "--seeds") -> list[int]:
     try:
-        return sorted({int(s) for s in text.split(",") if s.strip()})
+        seeds = sorted({int(s) for s in text.split(",") if s.strip()})
     except ValueError:
-        raise HomeLoopError(f"--seeds takes whole numbers separated by commas, got {text!r}") from None
+        raise HomeLoopError(f"{flag} takes whole numbers separated by commas, got {text!r}") from None
+    if not seeds:
+        raise HomeLoopError(f"{flag} names no seed; give whole numbers separated by commas, e.g. 0,1")
+    return seeds
 
 
 def resolve_homes(spec: str, run_dir: Path) -> dict[str, Path]:
-    """``house``, or ``BUILD_DIR`` (every built home), or ``BUILD_DIR:id,id``: home id -> home file."""
-    if spec == HOUSE:
-        if HOUSE_BUILDER is None:
-            raise HomeLoopError("the house cannot be built here; pass a build folder with --homes")
-        return {HOUSE: HOUSE_BUILDER(run_dir / "homes" / HOUSE)}
-    folder, _, ids = spec.partition(":")
-    homes_dir = Path(folder) / "homes"
-    if not homes_dir.is_dir():
+    """``house``: the house's home file, written into the run folder."""
+    if spec != HOUSE:
+        raise HomeLoopError(f"{spec}: give the house, or a build folder (BUILD_DIR or BUILD_DIR:id,id)")
+    if HOUSE_BUILDER is None:
+        raise HomeLoopError("the house cannot be built here; pass a build folder with --homes")
+    return {HOUSE: HOUSE_BUILDER(run_dir / "homes" / HOUSE)}
+
+
+def plan_episodes(homes: str, run_dir: Path, tasks: list[str], robot: str, seeds: list[int], flags: runner.Flags,
+                  *, verified_only: bool = True, sample: Optional[int] = None, stratify: str = "task",
+                  sample_seed: int = 0) -> tuple[list[runner.EpisodeSpec], list[str]]:
+    """The episodes of a run, and lines worth saying about how its pairs were chosen.
+
+    ``house``: every task in the house. ``BUILD_DIR`` or ``BUILD_DIR:id,id``: the build's
+    verified pairs (or screened ones) of the robot and tasks, in those homes or a sample."""
+    if homes == HOUSE:
+        if sample is not None:
+            raise HomeLoopError("--sample draws homes from a build; pass --homes BUILD_DIR")
+        return runner.plan(resolve_homes(homes, run_dir), tasks, robot, seeds, flags), []
+    folder, _, ids = homes.partition(":")
+    if not (Path(folder) / "homes").is_dir():
         raise HomeLoopError(f"{folder}: no homes/ folder; run `homeloop build --out {folder}` first, or use --homes house")
-    found = {p.parent.name: p for p in sorted(homes_dir.glob("*/home.json"))}
-    if ids:
-        wanted = [i.strip() for i in ids.split(",") if i.strip()]
-        missing = [i for i in wanted if i not in found]
-        if missing:
-            raise HomeLoopError(f"{folder}: no home(s) {', '.join(missing)} (it has {len(found)} homes)")
-        found = {i: found[i] for i in wanted}
-    if not found:
-        raise HomeLoopError(f"{folder}: the build holds no home files")
-    return found
+    wanted = [i.strip() for i in ids.split(",") if i.strip()] or None
+    chosen = pairs.select_pairs(folder, robot, tasks, verified_only=verified_only, homes=wanted, sample=sample,
+                                stratify=stratify, seed=sample_seed)
+    specs = runner.plan_pairs(chosen.pairs, chosen.home_files, robot, seeds, flags)
+    homes_run = len(chosen.home_files)
+    kind = "verified" if verified_only else "screened"
+    return specs, [*chosen.notes, f"{len(chosen.pairs):,} {kind} pairs in {homes_run:,} homes × {len(seeds)} seeds "
+                                  f"= {len(specs):,} episodes"]
 
 
 @bench_app.command("run")
@@ -111,33 +130,55 @@ def run_command(
                                             "messages (tool, the default) or in a user message after them (user)."),
     replies: Optional[Path] = typer.Option(None, "--replies", help="replay: a transcript, one assistant reply "
                                            "per line (JSONL), or an episode record."),
+    verified_only: bool = typer.Option(True, "--verified-only/--no-verified-only", help="With a build: only the "
+                                       "pairs the scripted reference agent passed (or every screened pair)."),
+    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="With a build: a fixed sample of this many "
+                                         "homes besides the house."),
+    stratify: str = typer.Option("task", "--stratify", help="What the sample covers evenly: task or family."),
+    sample_seed: int = typer.Option(0, "--seed", "--sample-seed", help="Seed of the sample of homes."),
+    dask_address: Optional[str] = typer.Option(None, "--dask-address", help="Run the episodes on this running Dask "
+                                               "scheduler's workers (they need the run folder and the homes at "
+                                               "the same paths)."),
 ) -> None:
     """Run an agent on tasks and keep one record per episode."""
-    from homeloop.catalog import load_catalog
-    from homeloop.sim.skills import SERVICES
-
     try:
-        if robot not in load_catalog().robots:
-            raise HomeLoopError(f"unknown robot {robot!r}; bodies: {', '.join(load_catalog().robots)}")
-        bad = [s for s in withhold if s not in SERVICES]
-        if bad:
-            raise HomeLoopError(f"unknown service(s) {', '.join(bad)}; services: {', '.join(SERVICES)}")
-        from homeloop.bench.agents import make_agent
-
         options = agent_options(agent, out, model=model, base_url=base_url, api_key_env=api_key_env,
                                 max_requests=max_requests, rate_limit=rate_limit, temperature=temperature,
                                 image_mode=images_in, replies=replies)
-        make_agent(agent, **options)
-        task_ids, seed_list = parse_tasks(tasks), parse_seeds(seeds)
-        if agent == "openai":  # before any episode: an endpoint that does not answer or refuses the key
-            from homeloop.bench.agents.openai_agent import preflight
-
-            preflight(**{k: options[k] for k in ("model", "base_url", "api_key_env") if k in options})
-        specs = runner.plan(resolve_homes(homes, out), task_ids, robot, seed_list,
-                            runner.Flags(tuple(sorted(withhold)), show_costs, not no_images))
+        specs, notes = prepare_run(agent, options, tasks=tasks, homes=homes, robot=robot, seeds=seeds, out=out,
+                                   flags=runner.Flags(tuple(sorted(withhold)), show_costs, not no_images),
+                                   verified_only=verified_only, sample=sample, stratify=stratify,
+                                   sample_seed=sample_seed)
     except (HomeLoopError, KeyError, ValueError) as exc:
         _fail(str(exc).strip("'\""))
-    _run_with_progress(specs, agent, out, workers, options)
+    for line in notes:
+        console.print(line, highlight=False, soft_wrap=True)
+    _run_with_progress(specs, agent, out, workers, options, dask_address)
+
+
+def prepare_run(agent: str, options: dict[str, Any], *, tasks: str, homes: str, robot: str, seeds: str, out: Path,
+                flags: runner.Flags = runner.Flags(), verified_only: bool = True, sample: Optional[int] = None,
+                stratify: str = "task", sample_seed: int = 0) -> tuple[list[runner.EpisodeSpec], list[str]]:
+    """Check a run's arguments and list its episodes (``homeloop bench run`` and the evaluate
+    flow): an unknown robot, service, agent or task, or an endpoint that does not answer, is
+    one line before any episode runs. Returns the episodes and lines worth saying."""
+    from homeloop.bench.agents import make_agent
+    from homeloop.catalog import load_catalog
+    from homeloop.sim.skills import SERVICES
+
+    if robot not in load_catalog().robots:
+        raise HomeLoopError(f"unknown robot {robot!r}; bodies: {', '.join(load_catalog().robots)}")
+    bad = [s for s in flags.withheld if s not in SERVICES]
+    if bad:
+        raise HomeLoopError(f"unknown service(s) {', '.join(bad)}; services: {', '.join(SERVICES)}")
+    make_agent(agent, **options)
+    task_ids, seed_list = parse_tasks(tasks), parse_seeds(seeds)
+    if agent == "openai":  # before any episode: an endpoint that does not answer or refuses the key
+        from homeloop.bench.agents.openai_agent import preflight
+
+        preflight(**{k: options[k] for k in ("model", "base_url", "api_key_env") if k in options})
+    return plan_episodes(homes, out, task_ids, robot, seed_list, flags, verified_only=verified_only,
+                         sample=sample, stratify=stratify, sample_seed=sample_seed)
 
 
 #: The run options each agent that talks to a model takes (docs/agents.md).
@@ -167,7 +208,7 @@ def agent_options(agent: str, out: Path, **given: object) -> dict[str, object]:
 
 
 def _run_with_progress(specs: list[runner.EpisodeSpec], agent: str, out: Path, workers: int,
-                       options: Optional[dict] = None) -> None:
+                       options: Optional[dict] = None, dask_address: Optional[str] = None) -> None:
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.fields[passed]} passed"))
     with Progress(*columns, console=console) as bar:
@@ -180,16 +221,33 @@ def _run_with_progress(specs: list[runner.EpisodeSpec], agent: str, out: Path, w
             bar.update(job, advance=1, passed=passed)
 
         try:
-            done = runner.run(specs, agent, out, agent_options=options, workers=workers, progress=tick)
+            done = run_episodes(specs, agent, out, options, workers=workers, dask_address=dask_address, progress=tick)
         except KeyboardInterrupt:
             console.print("interrupted; finished episodes are kept — rerun the same command to resume")
             raise typer.Exit(code=130)
+        except HomeLoopError as exc:
+            _fail(str(exc))
         bar.update(job, completed=len(specs))
+    for summary in done:
+        if summary["ended_by"] == runner.NOT_SET_UP:
+            console.print(f"[yellow]not run:[/] {summary['id']}: {summary['error']}", highlight=False, soft_wrap=True)
     kept = len(specs) - len(done)
     records = read_records([out]).records
     total_passed = sum(r["passed"] for r in records if r["episode_id"] in {s.id for s in specs})
     console.print(f"{len(done)} episodes run, {kept} kept from before; {total_passed}/{len(specs)} passed. "
                   f"Records: {out / 'episodes'}")
+
+
+def run_episodes(specs: list[runner.EpisodeSpec], agent: str, out: Path, options: Optional[dict] = None, *,
+                 workers: int = 1, dask_address: Optional[str] = None,
+                 progress: Optional[Callable[[dict], None]] = None) -> list[dict]:
+    """:func:`runner.run`, on the Dask scheduler at ``dask_address`` when one is given."""
+    if dask_address is None:
+        return runner.run(specs, agent, out, agent_options=options, workers=workers, progress=progress)
+    if DASK_CLIENT is None:
+        raise HomeLoopError("--dask-address: no way to reach Dask here; run through the homeloop command")
+    with DASK_CLIENT(dask_address) as client:
+        return runner.run(specs, agent, out, agent_options=options, client=client, progress=progress)
 
 
 @bench_app.command("score")
