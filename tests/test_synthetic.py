@@ -172,7 +172,7 @@ def assert_valid(plan: Plan) -> None:
     assert any(s.subtype in ("BATHROOM",) for s in spaces)
     assert plan.count_spaces(BEDROOM_SUBTYPES) >= 1
     assert plan.count_spaces({"LIVING_ROOM", "LIVING_DINING"}) == 1
-    assert plan.count_spaces({"CORRIDOR"}) <= 1
+    assert plan.count_spaces({"CORRIDOR"}) <= 2
     assert not blocked_doorways(plan)
     for s in plan.spaces:
         if s.subtype in BEDROOM_SUBTYPES:
@@ -312,6 +312,88 @@ def test_layouts_vary(default_like):
             dy = o.polygon.centroid.y - living.polygon.centroid.y
             sides.add(("E" if dx > 0 else "W") if abs(dx) > abs(dy) else ("N" if dy > 0 else "S"))
     assert sides == {"N", "S", "E", "W"}
+
+
+def layout_variants(plan: Plan) -> set[str]:
+    """The layout variants of docs/pipeline.md ("The generated plans") a plan shows, read off
+    its spaces, room–door graph and footprint."""
+    g = plan.room_door_graph()
+    sub = {s.id: s.subtype for s in plan.spaces}
+    halls = {s.id for s in plan.spaces if s.subtype == "CORRIDOR"} or set(plan.entrance_space_ids())
+    found = set()
+    if len(halls) == 2:
+        found.add("two corridors")
+    for s in plan.indoor_spaces:
+        if s.id not in halls and not set(g[s.id]) & halls and s.subtype not in ("LIVING_ROOM", "LIVING_DINING"):
+            found.add("reached through another room")
+        if s.subtype == "BATHROOM" and {sub[o] for o in g[s.id]} <= BEDROOM_SUBTYPES:
+            found.add("en-suite bathroom")
+        wet = {f.kind for f in plan.features_in(s.id)} & {"SHOWER", "BATHTUB"}
+        if s.subtype == "BATHROOM" and not wet:
+            found.add("guest WC")
+        if s.subtype in ("OFFICE", "DINING"):
+            found.add(s.subtype.lower())
+    for u, v, attrs in g.edges(data=True):
+        if attrs["open"] and {sub[u], sub[v]} == {"KITCHEN", "CORRIDOR"}:
+            found.add("kitchen open to the hall")
+        if {sub[u], sub[v]} & BEDROOM_SUBTYPES and (g.nodes[u]["space_class"] == "outdoor"
+                                                    or g.nodes[v]["space_class"] == "outdoor"):
+            found.add("bedroom with an outdoor space")
+    footprint = shapely.union_all([s.polygon.buffer(0.4, join_style="mitre") for s in plan.indoor_spaces])
+    footprint = footprint.buffer(-0.4, join_style="mitre")
+    if footprint.area < 0.93 * footprint.envelope.area:
+        found.add("L or U")
+    x0, y0, x1, y1 = footprint.bounds
+    if max(x1 - x0, y1 - y0) > 3.2 * min(x1 - x0, y1 - y0):
+        found.add("long")
+    return found
+
+
+def test_layout_variants_all_appear(default_like):
+    """Every layout variant the generator draws turns up (and the plans holding them are the
+    sound ones test_many_valid_plans_are_sound checks)."""
+    path, _ = default_like
+    seen = Counter(v for p in canonical(load_fixture_plans(path)) for v in layout_variants(p))
+    expected = {"two corridors", "reached through another room", "en-suite bathroom", "guest WC", "office",
+                "dining", "kitchen open to the hall", "bedroom with an outdoor space", "L or U", "long"}
+    assert set(seen) == expected
+    assert min(seen.values()) >= 10, seen
+
+
+def test_room_door_graphs_vary(default_like):
+    """Most plans have a room–door graph of their own (3-round WL hash), though about a third of
+    floors repeat a floor template drawn earlier."""
+    from homeloop.pipeline.features import features_table
+
+    path, _ = default_like
+    table = features_table(canonical(load_fixture_plans(path)))
+    assert table["wl_hash"].nunique() > 0.62 * len(table)
+
+
+def test_the_variants_page_states_the_generators_shares():
+    """docs/pipeline.md ("The generated plans") lists each variant's share and each pair of
+    neighbours a door may join with the values the generator draws from."""
+    from homeloop.pipeline.sources import apartments
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "pipeline.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+
+    def rows(header: str) -> list[list[str]]:
+        body = []
+        for line in lines[lines.index(header) + 2:]:
+            if not line.startswith("|"):
+                return body
+            body.append([c.strip() for c in line.strip("|").split("|")])
+        return body
+
+    for _, share, constant in rows("| variant | share | constant |"):
+        name, _, key = constant.strip("`").partition("[")
+        value = getattr(apartments, name)
+        value = value[key.strip('"]')] if key else value
+        assert float(share) == value, constant
+    stated = {(h, i): (float(a), float(b)) for h, i, a, b in
+              rows("| host | inner room | door between them | reached only through the host |")}
+    assert stated == apartments.LINKS
 
 
 def shape_signature(plan: Plan) -> tuple:
