@@ -2,7 +2,7 @@
 
 An open kitchen is drawn as a KITCHEN feature (the counter block) inside a
 living or dining space, so either one counts. Note that KITCHEN is both an
-area and a feature subtype (SPEC.md §1); both are looked at with their entity
+area and a feature subtype (docs/pipeline.md); both are looked at with their entity
 type. No threshold.
 """
 

@@ -1,6 +1,6 @@
 """Rule ``no_shower_or_bath``: the unit has no SHOWER and no BATHTUB feature.
 
-A home needs somewhere to wash (SPEC.md §1, step 2 of the pipeline). The
+A home needs somewhere to wash (docs/pipeline.md, the audit). The
 rule looks only at features drawn in the plan; it has no threshold.
 """
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from homeloop.pipeline.sources.synthetic import DEFAULT_DEFECT_RATE, generate
 
-#: Full Swiss Dwellings v3 scale (SPEC.md §1): ~45,000 apartments on ~1,470 sites.
+#: Full Swiss Dwellings v3 scale (docs/data-format.md): ~45,000 apartments on ~1,470 sites.
 FULL_PLANS, FULL_SITES = 45_000, 1_470
 
 

@@ -1,4 +1,4 @@
-"""Ingest benchmark: a full-size Swiss Dwellings file (SPEC.md §1: ~3.26 M rows,
+"""Ingest benchmark: a full-size Swiss Dwellings file (docs/data-format.md: ~3.26 M rows,
 ~45,000 apartments, ~1,470 sites) read into plan tables; prints rows, plans,
 wall time, rows/s and peak memory (RSS).
 

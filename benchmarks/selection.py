@@ -1,4 +1,4 @@
-"""Time the features and selection stages (SPEC.md §1 steps 3–5); prints figures.
+"""Time the features and selection stages (docs/pipeline.md); prints figures.
 
     .venv/bin/python benchmarks/select.py [--full] [--seed N]
 

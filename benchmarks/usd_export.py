@@ -10,7 +10,7 @@ Dwellings plans (:func:`homeloop.pipeline.sources.synthetic.generate`, read by
 ``furnish(plan, catalog, rng)``, homes are furnished by it; plans it cannot
 furnish (or all, without it) by a stand-in that puts each room rule's first choices on a grid inside the room
 (overlaps allowed: only the export cost matters here) and equips each home
-with devices and cameras in the ranges of SPEC.md §1 (52-118 devices,
+with devices and cameras in the ranges of docs/pipeline.md (52-118 devices,
 6-10 agent cameras).
 """
 

@@ -24,7 +24,7 @@ app = typer.Typer(
     help="HomeLoop: furnished, device-equipped homes from floor plans, and a benchmark that runs agents in them.",
 )
 
-# The default build: the paper's pool of ~3,400 plans from ~900 sites, 2,100 homes (SPEC §1).
+# The default build: the paper's pool of ~3,400 plans from ~900 sites, 2,100 homes (docs/pipeline.md).
 DEFAULT_PLANS, DEFAULT_SITES, DEFAULT_HOMES = 3400, 900, 2100
 
 

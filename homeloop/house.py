@@ -1,4 +1,4 @@
-"""The house: the one hand-designed home of the main benchmark (SPEC.md §1).
+"""The house: the one hand-designed home of the main benchmark (docs/pipeline.md).
 
 The house is kept as Swiss Dwellings v3 rows in ``homeloop/data/house.csv``, so
 it flows through the same stages as every other plan. It is a single-storey
@@ -34,7 +34,7 @@ interior walls 0.12 m; area ids in brackets)::
   north wall (its 4.2 m west wall is left free for fridge and range); the
   laundry's WASHING_MACHINE against its west wall, with free wall beside it for
   a dryer and a basket; a BUILT_IN_FURNITURE wardrobe in the bedroom.
-- Element heights follow SPEC.md §1 defaults (wall 2.6, door 2.0, window top
+- Element heights follow docs/pipeline.md defaults (wall 2.6, door 2.0, window top
   2.4, counter 0.9, sink 0.85, bathtub 0.6, washing machine 1.3); every row's
   elevation is the floor's, 0.
 

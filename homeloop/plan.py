@@ -1,7 +1,7 @@
 """A floor plan in metres: one apartment on one floor, as Swiss Dwellings draws it.
 
 A :class:`Plan` holds the four kinds of Swiss Dwellings elements of one
-apartment on one floor (SPEC.md §1): spaces (``area`` rows), separators
+apartment on one floor (docs/data-format.md): spaces (``area`` rows), separators
 (walls, columns, railings), openings (doors, entrance doors, windows) and
 features (sinks, counters, showers ...). Geometry is shapely, in the site's
 local frame (+x east, +y north), metres.
@@ -33,7 +33,7 @@ DOOR, ENTRANCE_DOOR, WINDOW = "DOOR", "ENTRANCE_DOOR", "WINDOW"
 PASSAGE_KINDS = frozenset({DOOR, ENTRANCE_DOOR})
 WALL, COLUMN, RAILING = "WALL", "COLUMN", "RAILING"
 
-#: The 13 columns of Swiss Dwellings v3 ``geometries.csv``, in file order (SPEC.md §1).
+#: The 13 columns of Swiss Dwellings v3 ``geometries.csv``, in file order (docs/data-format.md).
 SWISS_DWELLINGS_COLUMNS = (
     "apartment_id",
     "site_id",
@@ -50,7 +50,7 @@ SWISS_DWELLINGS_COLUMNS = (
     "height",
 )
 
-#: Apartment id of rows that belong to no apartment: md5("") (SPEC.md §1).
+#: Apartment id of rows that belong to no apartment: md5("") (docs/data-format.md).
 EMPTY_APARTMENT_ID = "d41d8cd98f00b204e9800998ecf8427e"
 
 # Space classes. "indoor" spaces make up the dwelling (rooms, circulation,
@@ -61,7 +61,7 @@ INDOOR, OUTDOOR, ANCILLARY, SERVICE = "indoor", "outdoor", "ancillary", "service
 
 #: Outdoor area subtypes. WINTERGARTEN (an unheated glazed veranda) counts as
 #: outdoor space, as the Swiss Dwellings documentation groups it with balconies.
-#: PORCH and DRIVEWAY are not in Swiss Dwellings; the house (SPEC.md §1) uses them.
+#: PORCH and DRIVEWAY are not in Swiss Dwellings; the house (docs/data-format.md) uses them.
 OUTDOOR_SUBTYPES = frozenset(
     {"BALCONY", "LOGGIA", "TERRACE", "GARDEN", "PATIO", "WINTERGARTEN", "PORCH", "DRIVEWAY"}
 )

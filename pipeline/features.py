@@ -1,4 +1,4 @@
-"""Plan features: the vector, the group key and the room-door graph hash (SPEC.md §1,
+"""Plan features: the vector, the group key and the room-door graph hash (docs/pipeline.md,
 pipeline steps 3 and 4).
 
 Each plan becomes one row of ``features.parquet``:
@@ -78,7 +78,7 @@ _COLUMN_OF_SUBTYPE: dict[str, str] = {
 
 # --- the group key ---------------------------------------------------------------
 
-#: Bedroom counts above this fall in one group (SPEC.md §1 step 4).
+#: Bedroom counts above this fall in one group (docs/pipeline.md).
 BEDROOM_CAP = 5
 
 #: The outdoor kind of each outdoor subtype, for ``outdoor_type``. A wintergarten
@@ -106,7 +106,7 @@ WASH_AND_DRY_ROOM = "WASH_AND_DRY_ROOM"
 
 # --- the structure hash -------------------------------------------------------------
 
-#: Weisfeiler–Lehman rounds (SPEC.md §1 step 5). networkx is pinned to 3.4.2
+#: Weisfeiler–Lehman rounds (docs/pipeline.md). networkx is pinned to 3.4.2
 #: because the hashes ``weisfeiler_lehman_graph_hash`` returns changed in 3.5.
 WL_ITERATIONS = 3
 #: Suffix of the node label of a space an entrance door opens into.

@@ -1,4 +1,4 @@
-"""The greedy diverse ordering of the audit-passing plans (SPEC.md §1, step 5).
+"""The greedy diverse ordering of the audit-passing plans (docs/pipeline.md).
 
 :func:`select` ranks plans one pick at a time. At step *k* (*k* plans picked so
 far) the candidates are narrowed by these rules, in this order:
@@ -70,7 +70,7 @@ SELECTION_COLUMNS = (
     "relaxed",
 )
 
-#: Default share of picks a site may supply (SPEC.md §1 step 5: "under 1%").
+#: Default share of picks a site may supply (docs/pipeline.md: "under 1%").
 SITE_SHARE = 0.01
 
 #: The working set is compacted only while larger than this many plans.

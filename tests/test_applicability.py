@@ -360,7 +360,7 @@ def test_bathroom_with_washer_is_a_laundry(catalog):
 
 
 def test_equipped_house_applies_to_every_task_for_the_g1_d(catalog, tasks):
-    """The house (SPEC.md §1), furnished and equipped, applies to all 24 tasks for the G1-D."""
+    """The house (docs/pipeline.md), furnished and equipped, applies to all 24 tasks for the G1-D."""
     from homeloop.pipeline.devices import equip_house
     from homeloop.pipeline.furnish import furnish_house
 

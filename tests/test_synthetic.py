@@ -227,7 +227,7 @@ def test_columns_ids_and_levels(default_like):
     assert (df[df.entity_type == "feature"].area_id != "").all()
     assert (df[df.entity_type.isin(["separator", "opening"])].area_id == "").all()
     assert set(df[df.entity_type == "feature"].area_id) <= set(areas.area_id)
-    # elevation = floor elevation + the element's own sill; heights per SPEC.md §1
+    # elevation = floor elevation + the element's own sill; heights per docs/data-format.md
     floor_elev = df[df.entity_type == "area"].groupby("floor_id").elevation.first().astype(float)
     assert set((floor_elev / 2.9).round(6) % 1) == {0.0}
     rel = df.elevation.astype(float) - df.floor_id.map(floor_elev)

@@ -1,4 +1,4 @@
-"""Task files: one per SPEC.md §6 task, validated; unknown keys are rejected naming file and field."""
+"""Task files: one per docs/tasks.md task, validated; unknown keys are rejected naming file and field."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from homeloop.bench.tasks import (
 from homeloop.catalog import load_catalog
 from homeloop.errors import HomeLoopError
 
-#: SPEC.md §6 check table: task -> [(check, kind)].
+#: docs/tasks.md check table: task -> [(check, kind)].
 SPEC_CHECKS = {
     "handle_smoke_alarm": [("stove_off", "final"), ("resident_told", "ever"), ("pan_never_burned", "never"),
                            ("no_false_alarm", "never")],

@@ -1,8 +1,8 @@
-"""Benchmark tasks (SPEC.md §6), one YAML file each under ``homeloop/bench/tasks/``.
+"""Benchmark tasks (docs/tasks.md), one YAML file each under ``homeloop/bench/tasks/``.
 
 A task file says what wakes the agent, how long and how much it may spend,
 which checks score it and when, and what a home and a robot body must offer
-for the task to apply there (SPEC.md §6: "a task applies to a home that has the
+for the task to apply there (docs/tasks.md: "a task applies to a home that has the
 rooms, devices and objects it names, and where the robot can reach and carry
 what it must")::
 
@@ -75,10 +75,10 @@ from homeloop.errors import HomeLoopError
 #: The folder holding one YAML file per task.
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 
-#: Task families in SPEC.md §6 order.
+#: Task families in docs/tasks.md order.
 FAMILIES: tuple[str, ...] = ("hazards", "requests", "entry", "wellbeing", "chores")
 
-#: The 20 core tasks in SPEC.md §6 order.
+#: The 20 core tasks in docs/tasks.md order.
 CORE_TASK_IDS: tuple[str, ...] = (
     "handle_smoke_alarm", "kitchen_fire_emergency", "smoke_while_cooking", "smoke_sensor_fault",
     "water_leak_response", "watering_can_spill", "leak_sensor_fault",
@@ -88,13 +88,13 @@ CORE_TASK_IDS: tuple[str, ...] = (
     "close_up_after_leaving", "empty_the_dryer",
 )
 
-#: The 4 extension tasks in SPEC.md §6 order.
+#: The 4 extension tasks in docs/tasks.md order.
 EXTENSION_TASK_IDS: tuple[str, ...] = (
     "kitchen_fire_with_delivery", "smoke_fault_with_delivery",
     "housemate_down_emergency", "housemate_fall_false_alarm",
 )
 
-#: Every task id: the 20 core tasks, then the 4 extensions (SPEC.md §6 order).
+#: Every task id: the 20 core tasks, then the 4 extensions (docs/tasks.md order).
 TASK_IDS: tuple[str, ...] = CORE_TASK_IDS + EXTENSION_TASK_IDS
 
 WakeKind = Literal["smoke_alarm", "leak_alarm", "message", "doorbell", "front_door_opening",
@@ -147,7 +147,7 @@ class RoomRole(TaskModel):
     description: str
 
 
-#: Room roles task files may name (types are Swiss Dwellings area subtypes, SPEC.md §1).
+#: Room roles task files may name (types are Swiss Dwellings area subtypes, docs/data-format.md).
 ROOM_ROLES: dict[str, RoomRole] = {r.name: r for r in (
     RoomRole(name="kitchen", any_of=(RoomMatch(types=("KITCHEN", "KITCHEN_DINING")),),
              description="a kitchen or kitchen-dining room"),
@@ -472,7 +472,7 @@ def _load_cached(folder: str) -> tuple[Task, ...]:
 
 
 def load_tasks(folder: str | os.PathLike[str] | None = None) -> dict[str, Task]:
-    """Every task, by id, in SPEC.md §6 order (cached per folder)."""
+    """Every task, by id, in docs/tasks.md order (cached per folder)."""
     root = Path(folder).resolve() if folder is not None else TASKS_DIR
     return {t.id: t for t in _load_cached(str(root))}
 
@@ -481,5 +481,5 @@ load_tasks.cache_clear = _load_cached.cache_clear  # type: ignore[attr-defined]
 
 
 def tasks_of_family(family: str) -> tuple[str, ...]:
-    """Ids of the tasks of a family, in SPEC.md §6 order."""
+    """Ids of the tasks of a family, in docs/tasks.md order."""
     return tuple(t.id for t in load_tasks().values() if t.family == family)

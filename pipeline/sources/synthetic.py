@@ -1,7 +1,7 @@
 """Synthetic apartments in the Swiss Dwellings v3 ``geometries.csv`` format.
 
 :func:`generate` writes a file with the 13 Swiss Dwellings v3 columns
-(SPEC.md §1) holding ``plans`` apartments spread over ``sites`` sites. The
+(docs/data-format.md) holding ``plans`` apartments spread over ``sites`` sites. The
 same arguments always give the same bytes.
 
 What a file holds
@@ -54,7 +54,7 @@ the apartment's place on its floor); all other ids are integers counted from
 rows (the containing area) and empty on separators and openings.
 ``elevation`` is absolute: the floor's elevation (floor index × 2.9 m) plus
 the element's own height above the floor (window sill 0.5 m, sink 0.6 m,
-everything else 0); ``height`` is the element's own height (SPEC.md §1).
+everything else 0); ``height`` is the element's own height (docs/data-format.md).
 
 Defects
 -------
@@ -139,7 +139,7 @@ INVALID_GEOMETRY = "invalid_geometry"
 #: The defect kinds a plan may carry, one at most.
 DEFECT_KINDS = (BLOCKED_DOORWAY, NO_SHOWER_OR_BATH, NO_FRIDGE_SPACE, UNREACHABLE_SPACE, INVALID_GEOMETRY)
 
-#: Default share of plans with a defect: ~600 of ~3,400 rejected (SPEC.md §1).
+#: Default share of plans with a defect: ~600 of ~3,400 rejected (docs/data-format.md).
 DEFAULT_DEFECT_RATE = 600 / 3400
 
 # All lengths below are integer millimetres; coordinates are written in metres.
@@ -157,7 +157,7 @@ REPEATED_FLOOR_SHARE = 0.2
 #: flat however many plans are written.
 TEMPLATE_POOL_SIZE = 64
 
-# (elevation above the floor, height) in mm of each element kind (SPEC.md §1).
+# (elevation above the floor, height) in mm of each element kind (docs/data-format.md).
 _LEVELS = {
     "area": (0, 2600),
     "WALL": (0, 2600),
