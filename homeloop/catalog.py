@@ -8,6 +8,7 @@ Each YAML file is a mapping of one or more *sections* to a list of entries::
 
     furniture: [...]   objects: [...]   devices: [...]
     robots: [...]      people: [...]    room_rules: [...]
+    possessions: [...]
 
 so a section may be split over several files. Every entry has an ``id``,
 unique within its section.
@@ -22,7 +23,7 @@ lengths in metres, angles in radians, masses in kilograms.
 
 Lookups: ``catalog.furniture[id]``, ``catalog.objects[id]``,
 ``catalog.devices[type]``, ``catalog.robots[id]``, ``catalog.people[id]``,
-``catalog.room_rules[area_subtype]``.
+``catalog.room_rules[area_subtype]``, ``catalog.possessions[id]``.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ DEFAULT_CATALOG_DIR = Path(importlib.util.find_spec("homeloop.catalog_data").ori
 FEATURE_KINDS = frozenset({"SINK", "WASHING_MACHINE", "BUILT_IN_FURNITURE", "KITCHEN", "SHOWER",
                            "BATHTUB", "STAIRS", "RAMP", "TOILET", "ELEVATOR"})
 
-SECTIONS = ("furniture", "objects", "devices", "robots", "people", "room_rules")
+SECTIONS = ("furniture", "objects", "devices", "robots", "people", "room_rules", "possessions")
 
 
 class CatalogError(HomeLoopError, ValueError):
@@ -701,6 +702,24 @@ class RoomRule(CatalogModel):
         return self
 
 
+class Possession(CatalogModel):
+    """Something a household has or lacks, drawn per home (docs/catalog.md, "Household
+    possessions"): a home has it with probability ``share``, and furnishing places its ``items``
+    (catalog ids, furniture or objects) only in homes that have it.
+
+    ``basis`` says where the share comes from: ``survey`` (a household or population survey,
+    named with its year and figure in ``source``) or ``assumption`` (no survey counts it; ``source``
+    names the assumption and why).
+    """
+
+    id: str
+    share: float = Field(ge=0.0, le=1.0)
+    items: list[str] = Field(min_length=1)
+    basis: Literal["survey", "assumption"]
+    source: str = Field(min_length=20)
+    note: str | None = None
+
+
 # --- the catalog ------------------------------------------------------------------------
 
 _SECTION_MODELS: dict[str, type[CatalogModel]] = {
@@ -710,6 +729,7 @@ _SECTION_MODELS: dict[str, type[CatalogModel]] = {
     "robots": RobotEntry,
     "people": PersonEntry,
     "room_rules": RoomRule,
+    "possessions": Possession,
 }
 
 
@@ -729,6 +749,8 @@ class Catalog:
     room_rules: dict[str, RoomRule] = field(default_factory=dict)
     #: The file (relative to ``path``) each entry comes from, by (section, id).
     origins: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: What a household has or lacks, drawn per home, in file order.
+    possessions: dict[str, Possession] = field(default_factory=dict)
 
     @property
     def device_types(self) -> tuple[str, ...]:
@@ -836,6 +858,7 @@ def _parse(root: Path) -> Catalog:
         rules=sections["room_rules"],
         room_rules=by_subtype,
         origins=origin,
+        possessions=sections["possessions"],
     )
 
 
@@ -883,7 +906,8 @@ def _read_entries(rel: str, section: str, entries: list[Any], known: dict[str, A
 
 def _cross_check(sections: dict[str, dict[str, Any]], origin: dict[tuple[str, str], str]) -> list[str]:
     """References between entries: rule items, built-in devices, subtypes claimed twice."""
-    errors = _device_references(sections, origin) + _furniture_references(sections, origin)
+    errors = (_device_references(sections, origin) + _furniture_references(sections, origin)
+              + _possession_references(sections, origin))
     rules = sections["room_rules"]
     for rule_id in list(rules):
         try:
@@ -937,6 +961,21 @@ def _furniture_references(sections: dict[str, dict[str, Any]], origin: dict[tupl
             for cls in c.fits:
                 if cls not in object_classes:
                     errors.append(f"{where}: field containers[{i}].fits: unknown object class {cls!r}")
+    return errors
+
+
+def _possession_references(sections: dict[str, dict[str, Any]], origin: dict[tuple[str, str], str]) -> list[str]:
+    """Possessions naming catalog ids the catalog has, each id in one possession at most."""
+    errors: list[str] = []
+    owner: dict[str, str] = {}
+    for p in sections["possessions"].values():
+        where = f"{origin[('possessions', p.id)]}: possessions entry {p.id!r}"
+        for i, cid in enumerate(p.items):
+            if cid not in sections["furniture"] and cid not in sections["objects"]:
+                errors.append(f"{where}: field items[{i}]: unknown catalog id {cid!r}")
+            elif cid in owner:
+                errors.append(f"{where}: field items[{i}]: {cid!r} is already an item of possession {owner[cid]!r}")
+            owner.setdefault(cid, p.id)
     return errors
 
 

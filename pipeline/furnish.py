@@ -6,6 +6,17 @@ say (``catalog/rooms.yaml``), then the carryable objects the tasks need
 (docs/tasks.md: a pan on the range, a watering can in the kitchen, a mug, glasses,
 red/blue/white pill boxes, garments in the dryer ...).
 
+What the household owns
+-----------------------
+First the home draws which of the catalog's household possessions it has
+(houseplants, a dishwasher, a tumble dryer, a coffee table, reading glasses,
+daily medication ...; ``possessions`` in ``catalog/rooms.yaml``, docs/catalog.md):
+each with its ``share``, in catalog order, from the furnishing generator. The
+items of a possession it lacks are left out: a room rule's item drops them from
+its ``one_of`` (and is skipped when none is left, with every item placed
+relative to it), and task objects among them are not placed. The house
+(:func:`furnish_house`) lacks nothing.
+
 How one item is placed
 ----------------------
 Candidate poses come from generators, one per constraint kind of the item
@@ -303,7 +314,8 @@ def furnish_house(catalog: Catalog, seed: int = 0) -> Home:
     """
     plan = load_house()
     rng = np.random.default_rng(seed)
-    result = furnish(plan, catalog, rng, fixed=load_house_furnishing(), source_kind="house", seed=seed)
+    result = furnish(plan, catalog, rng, fixed=load_house_furnishing(), source_kind="house", seed=seed,
+                     lacking=frozenset())
     if not result.ok:
         raise ValueError("the house does not furnish: " + "; ".join(str(f) for f in result.failures))
     return result.home  # type: ignore[return-value]
@@ -701,11 +713,20 @@ class _Stats:
                 "room's doors or to an appliance or table")
 
 
+def lacking_items(catalog: Catalog, rng: np.random.Generator) -> frozenset[str]:
+    """The catalog ids a home lacks: the items of each possession it does not draw (each
+    drawn with its ``share``, in catalog order)."""
+    draws = rng.random(len(catalog.possessions))
+    return frozenset(cid for p, u in zip(catalog.possessions.values(), draws) if u >= p.share for cid in p.items)
+
+
 class _Furnisher:
-    def __init__(self, catalog: Catalog, rng: np.random.Generator, home: Home) -> None:
+    def __init__(self, catalog: Catalog, rng: np.random.Generator, home: Home,
+                 lacking: frozenset[str] = frozenset()) -> None:
         self.catalog = catalog
         self.rng = rng
         self.home = home
+        self.lacking = lacking
         self.body = navigation.widest_body_width(catalog)
         self.radius = self.body / 2
         self.geo = _HomeGeometry(home)
@@ -803,7 +824,11 @@ class _Furnisher:
             for item in items:
                 if p.entry.id in item.one_of and item.key not in keyed:
                     keyed[item.key] = p
+        skipped: set[str] = set()  # keys of items the household lacks
         for item in items:
+            item = self._owned(item, skipped)
+            if item is None:
+                continue
             if item.min_room_area is not None and geom.area < item.min_room_area:
                 continue
             if item.requires_feature is not None and item.requires_feature not in feature_kinds:
@@ -845,6 +870,16 @@ class _Furnisher:
             if item.required and placed_here < min(need, item.count.min - len(already)):
                 failures.append(FurnishFailure(geom.id, geom.subtype, _failure_name(item), last_reason))
         return failures
+
+    def _owned(self, item: ItemRule, skipped: set[str]) -> ItemRule | None:
+        """The item with the ids the household lacks left out of ``one_of``; None (its key
+        added to ``skipped``) when none is left or it is placed relative to a skipped item."""
+        ids = [cid for cid in item.one_of if cid not in self.lacking]
+        targets = {c.target for c in item.place if c.kind in ("beside", "in_front_of", "facing", "around", "on")}
+        if not ids or targets & skipped:
+            skipped.add(item.key)
+            return None
+        return item if len(ids) == len(item.one_of) else item.model_copy(update={"one_of": ids})
 
     # -- one furniture item
 
@@ -1205,7 +1240,8 @@ class _Furnisher:
         present = {o.catalog_id for o in self.objects}
         furniture = [p.model for rid in self._room_order() for p in self.placed.get(rid, [])]
         for spec in TASK_OBJECTS:
-            todo = [cid for cid in spec.catalog_ids if cid not in present and cid in self.catalog.objects]
+            todo = [cid for cid in spec.catalog_ids
+                    if cid not in present and cid in self.catalog.objects and cid not in self.lacking]
             if not todo:
                 continue
             done = False
@@ -1541,20 +1577,22 @@ def _gen_beside_counter(geom: _RoomGeometry, width: float, depth: float) -> _Can
 
 
 def furnish(plan: Plan, catalog: Catalog, rng: np.random.Generator, *, fixed: HouseFurnishing | None = None,
-            source_kind: str = "swiss_dwellings", seed: int | None = None) -> FurnishResult:
+            source_kind: str = "swiss_dwellings", seed: int | None = None,
+            lacking: frozenset[str] | None = None) -> FurnishResult:
     """Furnish a plan: rooms, walls and openings from the plan, furniture by the
     catalog's room rules, then the objects the tasks need.
 
     ``rng`` is the only source of randomness (seed it from the build seed, the
-    plan key and "furnish"). ``fixed`` items are placed first, verbatim; the
-    rules complete the rest. ``source_kind`` and ``seed`` are recorded in the
-    home's ``source``.
+    plan key and "furnish"); its first draws say what the household lacks
+    (:func:`lacking_items`), unless ``lacking`` names the catalog ids to leave out.
+    ``fixed`` items are placed first, verbatim; the rules complete the rest.
+    ``source_kind`` and ``seed`` are recorded in the home's ``source``.
     """
     try:
         home = home_shell(plan, source_kind=source_kind, seed=seed, catalog_hash=catalog.version_hash)
     except ValueError as exc:
         return FurnishResult(None, [FurnishFailure("", "", "", f"plan cannot become a home: {exc}")])
-    f = _Furnisher(catalog, rng, home)
+    f = _Furnisher(catalog, rng, home, lacking_items(catalog, rng) if lacking is None else lacking)
     geoms: dict[str, _RoomGeometry] = {}
     rooms = {r.id: r for r in home.rooms}
     failures: list[FurnishFailure] = []
@@ -1664,6 +1702,7 @@ __all__ = [
     "furnish",
     "furnish_house",
     "home_shell",
+    "lacking_items",
     "load_house_furnishing",
     "opening_kind",
 ]

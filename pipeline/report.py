@@ -1,5 +1,6 @@
 """``report.html``: one static page per build — stage counts, diversity plots,
-device and camera statistics, screened against verified pairs (per robot body,
+device and camera statistics, task applicability (per robot body, and the share
+of homes each task applies to), screened against verified pairs (per robot body,
 per task, and the commonest reasons a screened pair fails, docs/pipeline.md),
 and a gallery of homes linked to their files."""
 
@@ -90,6 +91,25 @@ def _verify_sections(build: Path, result: dict[str, Any]) -> list[str]:
     return out
 
 
+def _task_share_section(build: Path) -> list[str]:
+    """Per task, the share of generated homes (the house left out) it applies to, per robot
+    body: what the homes have (rooms, devices, furniture, objects) sets them apart."""
+    path = build / "applicability.parquet"
+    if not path.exists():
+        return []
+    table = pd.read_parquet(path, columns=["home", "task", "family", "extension", "robot", "applicable"])
+    table = table[table["home"] != "house"]
+    if table.empty:
+        return []
+    robots = sorted(table["robot"].unique())
+    shares = table.groupby(["task", "robot"], sort=False)["applicable"].mean()
+    rows = [[task, group["family"].iloc[0] + (" (extension)" if group["extension"].iloc[0] else ""),
+             *(f"{shares[(task, r)]:.0%}" for r in robots)]
+            for task, group in table.groupby("task", sort=False)]
+    homes = table["home"].nunique()
+    return [f"<h3>Share of the {homes:,} homes each task applies to</h3>", _table(["task", "family", *robots], rows)]
+
+
 def _share(flags: pd.Series) -> str:
     return f"{flags.mean():.0%}" if len(flags) else ""
 
@@ -150,6 +170,7 @@ def write_report(build_dir: Path, name: str, results: dict[str, dict[str, Any]])
             rows = [[robot, float(g["applicable_count"].median()), float(g["applicable_count"].mean() / 20)]
                     for robot, g in others.groupby("robot", sort=True)]
             sections.append(_table(["robot", "median applicable tasks per home", "applicable share"], rows))
+        sections.extend(_task_share_section(build))
 
         sections.extend(_verify_sections(build, results.get("verify", {})))
         sections.append(f"<h2>Homes (first {min(GALLERY_HOMES, len(kept))} of {len(kept):,})</h2><div>")

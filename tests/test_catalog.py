@@ -1,6 +1,8 @@
 """The catalog: what it holds, and how it reports a bad entry."""
 
+import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -253,3 +255,60 @@ def test_the_fridge_rule_is_the_catalog_fridge_everywhere(tmp_path, monkeypatch)
     assert fridge_mm()[2] == round(deeper * 1000)
     (finding,) = audit_plan(kitchen, ["no_fridge_space"]).findings
     assert f"{deeper} m free floor in front" in finding.message
+
+
+# --- household possessions -------------------------------------------------------------------
+
+
+def test_possessions_state_a_share_and_where_it_comes_from(catalog):
+    """Each possession names catalog items, a share and its basis; a survey's source states the
+    share's own figure and a year, an assumption says so."""
+    assert catalog.possessions, "the catalog declares what a household may lack"
+    for p in catalog.possessions.values():
+        assert 0.0 <= p.share <= 1.0
+        assert all(cid in catalog.furniture or cid in catalog.objects for cid in p.items)
+        source = " ".join(p.source.split())
+        if p.basis == "survey":
+            assert f"{p.share * 100:g} %" in source, (p.id, p.share, source)
+            assert re.search(r"\b(19|20)\d\d\b", source), p.id
+        else:
+            assert "assum" in source.lower(), p.id
+    owned = [cid for p in catalog.possessions.values() for cid in p.items]
+    assert len(owned) == len(set(owned))
+
+
+def test_possession_naming_an_unknown_item_is_rejected(tmp_path):
+    root = _bad_catalog(tmp_path, "rooms.yaml", "items: [dishwasher]", "items: [dish_washer]")
+    with pytest.raises(CatalogError, match=r"rooms.yaml: possessions entry 'dishwasher': field items\[0\]: "
+                                           r"unknown catalog id 'dish_washer'"):
+        load_catalog(root)
+
+
+def test_an_item_belongs_to_one_possession_only(tmp_path):
+    root = _bad_catalog(tmp_path, "rooms.yaml", "items: [coffee_table]", "items: [coffee_table, glasses]")
+    with pytest.raises(CatalogError, match=r"possessions entry 'reading_glasses': field items\[0\]: 'glasses' is "
+                                           r"already an item of possession 'coffee_table'"):
+        load_catalog(root)
+
+
+@pytest.mark.parametrize(("old", "new", "field"), [
+    ("share: 0.74", "share: 1.2", "share"),
+    ("basis: assumption", "basis: guess", "basis"),
+])
+def test_possession_share_and_basis_are_checked(tmp_path, old, new, field):
+    root = _bad_catalog(tmp_path, "rooms.yaml", old, new)
+    with pytest.raises(CatalogError, match=rf"rooms.yaml: possessions entry '\w+': field {field}"):
+        load_catalog(root)
+
+
+def test_the_catalog_page_states_each_possessions_share_items_and_basis(catalog):
+    """docs/catalog.md ("Household possessions") lists the catalog's possessions as they are."""
+    lines = (Path(__file__).resolve().parent.parent / "docs" / "catalog.md").read_text(encoding="utf-8").splitlines()
+    start = lines.index("| possession | share | items | basis | source |") + 2
+    stated = {}
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        name, share, items, basis, _ = (c.strip() for c in line.strip("|").split("|"))
+        stated[name.strip("`")] = (float(share), [i.strip(" `") for i in items.split(",")], basis)
+    assert stated == {p.id: (p.share, p.items, p.basis) for p in catalog.possessions.values()}

@@ -17,8 +17,10 @@ from homeloop.pipeline.furnish import (
     GARAGE_DOOR_MIN_WIDTH,
     furnish,
     furnish_house,
+    lacking_items,
     load_house_furnishing,
 )
+from homeloop.pipeline.homes import stage_rng
 from tests.conftest import load_fixture_plans
 
 
@@ -185,3 +187,51 @@ def test_generated_plans_mostly_furnish_and_are_sound(generated, catalog):
             ok += 1
             _check_layout(result.home, catalog)
     assert ok >= 0.9 * len(generated)
+
+
+# --- what the household owns ------------------------------------------------------------------
+
+
+def _catalog_ids(home) -> set[str]:
+    return {f.catalog_id for f in home.furniture} | {o.catalog_id for o in home.objects}
+
+
+def test_the_house_lacks_no_possession(house, catalog):
+    present = _catalog_ids(house)
+    for p in catalog.possessions.values():
+        assert set(p.items) <= present, p.id
+
+
+def test_a_home_lacks_the_items_of_every_possession_it_does_not_draw(generated, catalog):
+    """The furnishing generator's first draws decide what the household lacks; none of those
+    items is placed, and the home furnishes without them."""
+    lacked = 0
+    for i, plan in enumerate(generated[:12]):
+        lacking = lacking_items(catalog, np.random.default_rng([2, i]))
+        result = furnish(plan, catalog, np.random.default_rng([2, i]))
+        if result.ok:
+            assert not _catalog_ids(result.home) & lacking, plan.key
+            lacked += bool(lacking)
+    assert lacked >= 6
+
+
+def test_possessions_come_out_at_their_declared_shares(catalog):
+    """Over 4,000 homes (generators seeded as the build seeds them), each possession is drawn
+    within four standard errors of its share."""
+    n = 4000
+    drawn = [lacking_items(catalog, stage_rng(0, f"plan-{i}", "furnish")) for i in range(n)]
+    for p in catalog.possessions.values():
+        had = sum(not set(p.items) & lacking for lacking in drawn) / n
+        assert abs(had - p.share) <= 4 * math.sqrt(p.share * (1 - p.share) / n), (p.id, had, p.share)
+
+
+def test_what_stands_by_a_lacking_item_is_left_out_without_failing(generated, catalog):
+    """Without a coffee table there is no armchair facing it; without a plant stand no plant
+    on it; the home still furnishes."""
+    plan = generated[0]
+    full = furnish(plan, catalog, np.random.default_rng(0), lacking=frozenset())
+    assert full.ok and {"coffee_table", "armchair", "plant_stand", "potted_plant"} <= _catalog_ids(full.home)
+    lacking = frozenset({"coffee_table", "plant_stand"})
+    result = furnish(plan, catalog, np.random.default_rng(0), lacking=lacking)
+    assert result.ok, result.failures
+    assert not _catalog_ids(result.home) & (lacking | {"armchair", "potted_plant"})
