@@ -1,6 +1,6 @@
 """Task applicability: which benchmark tasks apply to which homes, for which robot body.
 
-SPEC.md §6: "a task applies to a home that has the rooms, devices and objects
+docs/tasks.md: "a task applies to a home that has the rooms, devices and objects
 it names, and where the robot can reach and carry what it must". Each task
 file declares what it needs (:mod:`homeloop.bench.tasks`); :func:`screen`
 checks one home, task and body against it and returns *every* reason the
@@ -39,7 +39,9 @@ home, task, family, extension, robot, applicable, reasons (the reasons joined
 with ``"; "``, empty when the task applies; a plain string column keeps the
 file readable by every parquet tool), and ``applicability_summary.parquet``
 one row per home and robot: applicable_count (of the 20 core tasks),
-extension_count (of the 4 extensions), tasks_total.
+extension_count (of the 4 extensions), tasks_total. A build's verify stage
+adds ``verified`` and ``verify_reason`` to the first and the verified counts
+to the second (:mod:`homeloop.pipeline.verify_pairs`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,123 @@
+"""Time the verify stage (docs/pipeline.md): episodes of the scripted reference agent per pair,
+and the whole stage on a local Dask cluster.
+
+    .venv/bin/python benchmarks/verify.py                        # outputs/default
+    .venv/bin/python benchmarks/verify.py --build outputs/small --pairs 500 --stage-homes 40
+
+1. **Per episode, one core.** Homes of the build in a seeded order, until ``--pairs``
+   pairs screened applicable for the body: each home read once, then its pairs
+   played one after another in this process, as a partition of the stage plays
+   them (:func:`homeloop.pipeline.verify_pairs.verify_pair`, images off, no
+   record). Prints the median and 90th percentile of wall and CPU time per
+   episode, the share that passed, and the stage's time for every screened pair
+   of the build extrapolated from the mean (one core, and ``--workers`` cores).
+2. **The whole stage.** ``--stage-homes`` homes (their every pair) through the
+   stage's own partitions on a local Dask cluster of ``--workers`` processes,
+   into a scratch folder (the build is not written to). Prints the wall time,
+   pairs per second, and that rate extrapolated to 40,000 pairs and to the
+   build's own count.
+
+Times are wall-clock on this machine, shared with whatever else runs; CPU time
+is what the episodes themselves cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from homeloop.bench.pairs import HOUSE, home_order
+from homeloop.home import Home
+from homeloop.pipeline.stages import SCREENING_FILE
+from homeloop.pipeline.verify_pairs import VerifySettings, verify_pair
+from homeloop.sim.episode import DEFAULT_ROBOT
+
+#: The pair count the stage's goal is stated for: about the default build's, for one body at one seed.
+GOAL_PAIRS = 40_000
+
+
+def screened_pairs(build: Path, robot: str) -> pd.DataFrame:
+    """The build's screened-applicable pairs for the body (from the screening, or the table)."""
+    source = build / SCREENING_FILE
+    table = pd.read_parquet(source if source.is_file() else build / "applicability.parquet")
+    return table[table["applicable"] & (table["robot"] == robot) & (table["home"] != HOUSE)]
+
+
+def time_episodes(build: Path, pairs: pd.DataFrame, wanted: int, seed: int) -> pd.DataFrame:
+    """Play the pairs of homes in seeded order until ``wanted``; wall and CPU seconds per episode."""
+    rows = []
+    by_home = {h: list(g["task"]) for h, g in pairs.groupby("home")}
+    for home_id in home_order(by_home, seed):
+        if len(rows) >= wanted:
+            break
+        home = Home.read(build / "homes" / home_id / "home.json")
+        for task in by_home[home_id]:
+            wall, cpu = time.perf_counter(), time.process_time()
+            result = verify_pair(home, task, pairs["robot"].iloc[0], 0)
+            rows.append({"home": home_id, "task": task, "passed": result["passed"],
+                         "wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu})
+    return pd.DataFrame(rows)
+
+
+def time_stage(build: Path, pairs: pd.DataFrame, homes: int, workers: int, seed: int) -> tuple[float, int]:
+    """The stage's partitions over ``homes`` homes on a local cluster; (wall seconds, pairs)."""
+    from homeloop.pipeline.parallel import dask_client, map_partitions
+    from homeloop.pipeline.verify_pairs import HOMES_PER_PARTITION, home_keys, verify_homes_partition, verify_plan
+
+    chosen = set(home_order(set(pairs["home"]), seed + 1)[:homes])
+    screened = pairs[pairs["home"].isin(chosen)]
+    settings = VerifySettings(robots=(screened["robot"].iloc[0],), homes=None)
+    work = verify_plan(screened, settings, seed)
+    with tempfile.TemporaryDirectory() as scratch, dask_client(workers=workers) as client:
+        (Path(scratch) / "homes").symlink_to((build / "homes").resolve())
+        keys = home_keys(scratch, work, settings.seeds)
+        t = time.perf_counter()
+        rows = map_partitions(verify_homes_partition, list(work), scratch, work, [0], keys, client=client,
+                              partition_size=HOMES_PER_PARTITION)
+        return time.perf_counter() - t, len(rows)
+
+
+def ms(values: pd.Series, q: float) -> str:
+    return f"{np.percentile(values, q) * 1000:,.0f} ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", type=Path, default=Path("outputs/default"))
+    parser.add_argument("--robot", default=DEFAULT_ROBOT)
+    parser.add_argument("--pairs", type=int, default=1000, help="pairs timed one by one (whole homes)")
+    parser.add_argument("--stage-homes", type=int, default=100, help="homes the whole stage is timed over (0: skip)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if not (args.build / "applicability.parquet").is_file():
+        print(f"{args.build}: no build there; make one first (`make run`, or `homeloop build --out {args.build}`)")
+        return 2
+
+    pairs = screened_pairs(args.build, args.robot)
+    total = len(pairs)
+    print(f"{args.build}: {total:,} screened pairs for {args.robot} in {pairs['home'].nunique():,} homes")
+    timed = time_episodes(args.build, pairs, args.pairs, args.seed)
+    print(f"per episode, one core, {len(timed):,} episodes in {timed['home'].nunique()} homes: "
+          f"wall median {ms(timed['wall_s'], 50)}, p90 {ms(timed['wall_s'], 90)}; "
+          f"CPU median {ms(timed['cpu_s'], 50)}, p90 {ms(timed['cpu_s'], 90)}; passed {timed['passed'].mean():.0%}")
+    for label, column in (("wall", "wall_s"), ("CPU", "cpu_s")):
+        core_s = timed[column].mean() * total
+        print(f"  all {total:,} pairs from the mean {label} time: {core_s / 60:,.1f} min on one core, "
+              f"{core_s / 60 / args.workers:,.1f} min on {args.workers}")
+    if args.stage_homes:
+        wall, played = time_stage(args.build, pairs, args.stage_homes, args.workers, args.seed)
+        rate = played / wall
+        print(f"whole stage, {played:,} pairs in {args.stage_homes} homes on {args.workers} workers: {wall:,.1f} s, "
+              f"{rate:,.1f} pairs/s → {GOAL_PAIRS:,} pairs in {GOAL_PAIRS / rate / 60:,.1f} min, "
+              f"this build's {total:,} in {total / rate / 60:,.1f} min")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
