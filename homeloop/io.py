@@ -81,3 +81,39 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def read_yaml_file(path: Path, model: Any, what: str, error: type[Exception]) -> Any:
+    """A YAML file validated as pydantic ``model``; ``error`` carries one line per problem, each
+    naming the file and the field (``<file>: field a.b: <message>``)."""
+    import yaml
+    from pydantic import ValidationError
+
+    name = Path(path).name
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise error(f"{name}: cannot read: {' '.join(str(exc).split())}") from None
+    if not isinstance(data, dict):
+        raise error(f"{name}: a {what} file is a mapping")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise error("\n".join(validation_lines(name, exc))) from None
+
+
+def validation_lines(where: str, exc: Any) -> list[str]:
+    """One line per pydantic error: ``where: field <path>: <message>``."""
+    lines = []
+    for e in exc.errors():
+        msg = "unknown field" if e["type"] == "extra_forbidden" else e["msg"].removeprefix("Value error, ")
+        lines.append(f"{where}: field {field_path(tuple(e['loc']))}: {msg}")
+    return lines
+
+
+def field_path(loc: tuple[Any, ...]) -> str:
+    """A pydantic error location as a field path: ``checks[2].kind``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
+    return out or "(file)"

@@ -66,11 +66,11 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import (BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveInt, ValidationError, field_validator,
                       model_validator)
 
 from homeloop.errors import HomeLoopError
+from homeloop.io import read_yaml_file, validation_lines
 
 #: The folder holding one YAML file per task.
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
@@ -313,7 +313,7 @@ class Task(TaskModel):
     @classmethod
     def _additions(cls, value: Any) -> Any:
         """Validated with the scenario file's own schema (imported here: the simulator imports this module)."""
-        from homeloop.sim.scenario import ScenarioPieces, validation_lines
+        from homeloop.sim.scenario import ScenarioPieces
 
         if value is None or isinstance(value, ScenarioPieces):
             return value
@@ -350,13 +350,6 @@ class Task(TaskModel):
 
 
 # --- loading -------------------------------------------------------------------------------
-
-
-def _loc(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
-    return out or "(task)"
 
 
 def _references(task: Task, catalog: Any | None) -> list[str]:
@@ -422,20 +415,7 @@ def read_task(path: str | os.PathLike[str], catalog: Any | None = None) -> Task:
     """Read and validate one task file; :class:`TaskFileError` names the file and each bad field."""
     path = Path(path)
     name = path.name
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise TaskFileError(f"{name}: cannot read: {' '.join(str(exc).split())}") from None
-    if not isinstance(data, dict):
-        raise TaskFileError(f"{name}: a task file is a mapping")
-    try:
-        task = Task.model_validate(data)
-    except ValidationError as exc:
-        lines = []
-        for e in exc.errors():
-            msg = "unknown field" if e["type"] == "extra_forbidden" else e["msg"]
-            lines.append(f"{name}: field {_loc(tuple(e['loc']))}: {msg}")
-        raise TaskFileError("\n".join(lines)) from None
+    task = read_yaml_file(path, Task, "task", TaskFileError)
     errors = [f"{name}: {e}" for e in _references(task, catalog)]
     if task.id != path.stem:
         errors.append(f"{name}: field id: {task.id!r} differs from the file name")

@@ -64,12 +64,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import numpy as np
 import shapely
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, model_validator
 
 from homeloop.catalog import Catalog
 from homeloop.errors import HomeLoopError
 from homeloop.home import Furniture, HomeObject, polygon_from_rings
+from homeloop.io import read_yaml_file
 from homeloop.sim.dynamics.cooking import RECIPES
 from homeloop.sim.dynamics.people import ACTIVITIES, STREET_DISTANCE, DoorWay
 from homeloop.sim.dynamics.timeline import HANDLERS, Action
@@ -698,35 +698,10 @@ def _grid(poly: Any, step: float) -> list[tuple[float, float]]:
 # --- files -----------------------------------------------------------------------------------------
 
 
-def _loc(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
-    return out or "(scenario)"
-
-
-def validation_lines(where: str, exc: ValidationError) -> list[str]:
-    """One line per error: ``where: field <path>: <message>``."""
-    lines = []
-    for e in exc.errors():
-        msg = "unknown field" if e["type"] == "extra_forbidden" else e["msg"].removeprefix("Value error, ")
-        lines.append(f"{where}: field {_loc(tuple(e['loc']))}: {msg}")
-    return lines
-
-
 def read_scenario(path: str | Path) -> Scenario:
     """Read and validate one scenario file; :class:`ScenarioFileError` names the file and each bad field."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ScenarioFileError(f"{path.name}: cannot read: {' '.join(str(exc).split())}") from None
-    if not isinstance(data, dict):
-        raise ScenarioFileError(f"{path.name}: a scenario file is a mapping")
-    try:
-        scenario = Scenario.model_validate(data)
-    except ValidationError as exc:
-        raise ScenarioFileError("\n".join(validation_lines(path.name, exc))) from None
+    scenario = read_yaml_file(path, Scenario, "scenario", ScenarioFileError)
     if scenario.name != path.stem:
         raise ScenarioFileError(f"{path.name}: field name: {scenario.name!r} differs from the file name")
     return scenario
