@@ -798,21 +798,32 @@ class _Furnisher:
         if not items:
             return
         fixed = list(self.placed.get(room.id, []))
-        best: tuple[list[_Placed], list[FurnishFailure]] | None = None
+        start = self._snapshot()
+        best: tuple[list[_Placed], list[FurnishFailure], tuple] | None = None
         for attempt in range(ROOM_ATTEMPTS):
+            # Each attempt starts afresh: no furniture, ids or objects of the attempt before.
+            self._restore(start)
             self.placed[room.id] = list(fixed)
-            counts = dict(self.counts)
             failures = self._furnish_items(geom, items, attempt)
             if best is None or len(failures) < len(best[1]):
-                best = (list(self.placed[room.id]), failures)
-                best_counts = dict(self.counts)
+                best = (list(self.placed[room.id]), failures, self._snapshot())
             if not failures:
                 break
-            self.counts = counts
         assert best is not None
         self.placed[room.id] = best[0]
-        self.counts = best_counts
+        self._restore(best[2])
         self.failures.extend(best[1])
+
+    def _snapshot(self) -> tuple:
+        """What furnishing a room changes besides its furniture: ids counted, objects placed and
+        the room they take on surfaces."""
+        return (dict(self.counts), list(self.objects), dict(self.object_counts),
+                {k: list(v) for k, v in self.surface_use.items()})
+
+    def _restore(self, state: tuple) -> None:
+        counts, objects, object_counts, surface_use = state
+        self.counts, self.objects, self.object_counts = dict(counts), list(objects), dict(object_counts)
+        self.surface_use = {k: list(v) for k, v in surface_use.items()}
 
     def _furnish_items(self, geom: _RoomGeometry, items: list[ItemRule], attempt: int) -> list[FurnishFailure]:
         failures: list[FurnishFailure] = []

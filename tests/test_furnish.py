@@ -235,3 +235,33 @@ def test_what_stands_by_a_lacking_item_is_left_out_without_failing(generated, ca
     result = furnish(plan, catalog, np.random.default_rng(0), lacking=lacking)
     assert result.ok, result.failures
     assert not _catalog_ids(result.home) & (lacking | {"armchair", "potted_plant"})
+
+
+def test_a_room_furnished_again_keeps_no_object_of_the_attempt_before(generated, catalog, monkeypatch):
+    """A room whose first attempt fails is furnished afresh: the objects that attempt put on its
+    furniture go with it, so every object rests on the furniture it names. (The first attempt
+    of each living room is made to place only its later items, so the plant stand takes
+    another place than it does in the full attempt after it.)"""
+    from shapely import Point
+
+    from homeloop.pipeline import furnish as furnishing
+
+    original = furnishing._Furnisher._furnish_items
+    first = {"sofa", "coffee_table", "tv_unit", "television", "armchair", "side_table"}
+
+    def first_attempt_fails(self, geom, items, attempt):
+        if attempt or geom.subtype not in ("LIVING_ROOM", "LIVING_DINING"):
+            return original(self, geom, items, attempt)
+        failures = original(self, geom, [i for i in items if i.key not in first], attempt)
+        return [*failures, furnishing.FurnishFailure(geom.id, geom.subtype, "sofa", "made to fail")]
+
+    monkeypatch.setattr(furnishing._Furnisher, "_furnish_items", first_attempt_fails)
+    for plan in generated[:6]:
+        result = furnish(plan, catalog, np.random.default_rng(0), lacking=frozenset())
+        home = result.home or result.partial
+        for o in home.objects:
+            if o.location.kind in ("surface", "container"):
+                host = polygon_from_rings(home.furniture_item(o.location.furniture).footprint)
+                assert host.buffer(0.01).contains(Point(o.pose.x, o.pose.y)), (plan.key, o.id, o.location.furniture)
+        stands = [f for f in home.furniture if f.semantic_class == "plant_stand"]
+        assert len([o for o in home.objects if o.catalog_id == "potted_plant"]) == len(stands), plan.key
