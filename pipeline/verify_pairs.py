@@ -137,20 +137,20 @@ def _short(text: str) -> str:
     return line if len(line) <= MAX_ERROR_CHARS else line[: MAX_ERROR_CHARS - 1] + "…"
 
 
+def _first_part(reason: str) -> str:
+    """The first part of a reason (of its first failing seed), without the seed prefix."""
+    first = reason.split("; ")[0]
+    return first.split(": ", 1)[-1] if first.startswith("seed ") else first
+
+
 def reason_kind(reason: str) -> str:
     """The kind of a reason, for counts: ``checks failed``, ``scenario``, ``error``, ``not run``."""
-    first = reason.split("; ")[0]
-    if first.startswith("seed "):
-        first = first.split(": ", 1)[-1]
-    return first.split(":", 1)[0]
+    return _first_part(reason).split(":", 1)[0]
 
 
 def reason_key(reason: str, home: str) -> str:
-    """A reason with its home's id and seed prefix taken out: what pairs of many homes share."""
-    first = reason.split("; ")[0]
-    if first.startswith("seed "):
-        first = first.split(": ", 1)[-1]
-    return first.replace(home, "<home>")
+    """A reason's first part with its home's id taken out: what pairs of many homes share."""
+    return _first_part(reason).replace(home, "<home>")
 
 
 # --- a partition of homes -----------------------------------------------------------------------

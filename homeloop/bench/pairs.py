@@ -127,7 +127,8 @@ def select_pairs(build_dir: str | Path, robot: str, tasks: Iterable[str], *, ver
                      + (" and the house" if (rows["home"] == HOUSE).any() else ""))
     if rows.empty:
         kind = "verified" if verified_only else "screened applicable"
-        raise HomeLoopError(f"{build}: no {kind} pair for robot {robot} and the tasks asked for")
+        raise HomeLoopError(f"{build}: no {kind} pair for robot {robot} and the tasks asked for"
+                            + "".join(f"; {n}" for n in notes))
     pairs = sorted(zip(rows["home"], rows["task"]))
     files = {h: build / "homes" / h / "home.json" for h in sorted({h for h, _ in pairs})}
     absent = [str(p) for p in files.values() if not p.is_file()]
