@@ -23,12 +23,12 @@ import pandas as pd
 from homeloop.errors import HomeLoopError, user_error
 from homeloop.io import sha256_file, write_json, write_parquet
 from homeloop.progress import console, stage_progress
-from homeloop.pipeline.cache import StageCache
+from homeloop.pipeline.cache import StageCache, stage_code_hash
 
 OUTPUTS = Path("outputs")
 #: Plans drawn on the preview sheet of a build (the first of the selection).
 PREVIEW_SHEET_PLANS = 24
-#: The default build: the paper's pool of ~3,400 plans from ~900 sites, 2,100 homes (SPEC §1).
+#: The default build: the paper's pool of ~3,400 plans from ~900 sites, 2,100 homes (docs/pipeline.md).
 DEFAULT_PLANS, DEFAULT_SITES, DEFAULT_HOMES = 3400, 900, 2100
 #: Further homes the verify stage plays besides the house, by default: verifying every home
 #: of the default build (~42,000 pairs) would take longer than the rest of the build
@@ -154,7 +154,7 @@ def cached_stage(build: Build, stage: str, params: dict[str, Any], inputs: list[
                  run: Callable[[], tuple[list[Path], dict[str, Any]]]) -> dict[str, Any]:
     """Run ``run`` unless the cache holds this stage with the same key; record it after."""
     t = time.perf_counter()
-    key = build.cache.key(stage, params, inputs)
+    key = build.cache.key(stage, params, inputs, stage_code_hash(run))
     result = build.cache.lookup(stage, key)
     if result is not None:
         build.log(f"{stage}: unchanged, reused ({_counts_line(result)})")
@@ -388,7 +388,7 @@ def stage_homes(build: Build) -> dict[str, Any]:
 
     def run():
         order = list(pd.read_parquet(build.path("selection.parquet"))["plan"])
-        key = build.cache.key("homes-work", params, inputs)
+        key = build.cache.key("homes-work", params, inputs, stage_code_hash(run))
         outcomes: list[dict[str, Any]] = []
         kept = 0
         pos = 0
