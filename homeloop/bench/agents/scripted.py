@@ -281,8 +281,10 @@ class Household:
     def robot(self) -> Any:
         return self.world.robot
 
-    def go(self, room: str) -> None:
-        if self.robot.room != room:
+    def go(self, room: str | None) -> None:
+        """Drive to ``room``; a place outside every room of the plan (a parcel spot beyond a
+        plan with no porch drawn) is reached from where the robot stands, at the door."""
+        if room is not None and self.robot.room != room:
             self.call("robot_navigate_to", room=room)
 
     def aim(self, thing: Thing) -> None:
@@ -439,10 +441,32 @@ def carry_in(h: Household, obj: Any) -> None:
     h.swing(door, True, inside)
     h.pick(h.thing("object", obj.id))
     h.go(inside)
+    back_away_from(h, door)
     h.call("robot_place")
     h.swing(door, False, inside)
     h.lock_front_door(True)
     h.note(f"brought the {label(obj)} in and locked the door")
+
+
+#: How far (m) the robot keeps from a doorway when it puts something down, so the door still shuts.
+DOORWAY_CLEARANCE_M = 1.5
+
+
+def back_away_from(h: Household, opening: Any) -> None:
+    """Back away from a doorway the robot stands in (having reached out of it for something), so what
+    it puts down in front of it does not block the door."""
+    from homeloop.home import polygon_from_rings
+    from shapely import Point
+
+    robot = h.robot
+    gap = polygon_from_rings(opening.polygon).distance(Point(robot.x, robot.y))
+    if gap >= DOORWAY_CLEARANCE_M:
+        return
+    try:
+        h.call("robot_move", distance=-round(DOORWAY_CLEARANCE_M - gap, 2))
+    except ActionFailed as exc:  # stopped short by furniture: as far as it goes is fine
+        h.note(str(exc))
+    h.call("robot_turn", degrees=90.0)  # put it down beside the way to the door, not on it
 
 
 def wait_until(h: Household, condition: Callable[[], bool], limit_s: float, step_s: float = WAIT_STEP_S) -> bool:

@@ -124,6 +124,11 @@ class Light:
         """Whether a room is bright enough for perception (:data:`BRIGHTNESS_FLOOR_LUX`)."""
         return self.lux(room_id) >= BRIGHTNESS_FLOOR_LUX
 
+    def lit_outside(self) -> bool:
+        """Whether the open air beyond the plan (a doorstep no room of the plan covers) is bright
+        enough for perception: daylight alone lights it."""
+        return outdoor_lux(self._bound().clock_of_day()) >= BRIGHTNESS_FLOOR_LUX
+
     def _bound(self) -> World:
         if self._world is None:
             raise RuntimeError("light: read before the world's first step")

@@ -117,7 +117,7 @@ def capture_view(ctx: Any, viewpoint: Any, source: str, *, privacy: str = "none"
     entities = []
     for seen in frame.entities:
         entry = seen.to_dict()
-        entry["lit"] = any(lit(r) for r in seen.rooms)
+        entry["lit"] = any(lit(r) for r in seen.rooms) if seen.rooms else lit(None)
         if masked and seen.kind == "person":
             entry["masked"] = True
         entities.append(entry)
@@ -136,6 +136,9 @@ def capture_view(ctx: Any, viewpoint: Any, source: str, *, privacy: str = "none"
 
 
 def _lighting(world: Any) -> Any:
-    """``room -> lit?`` from the light module (every room counts as lit in a world without one)."""
+    """``room -> lit?`` from the light module, ``None`` standing for the open air beyond the plan
+    (everything counts as lit in a world without a light module)."""
     light = next((m for m in world.modules if m.name == "light"), None)
-    return light.lit if light is not None else (lambda room: True)
+    if light is None:
+        return lambda room: True
+    return lambda room: light.lit(room) if room is not None else light.lit_outside()
