@@ -50,3 +50,26 @@ def catalog():
     from homeloop.catalog import load_catalog
 
     return load_catalog()
+
+
+@pytest.fixture(scope="session")
+def generated_homes(tmp_path_factory, catalog):
+    """Up to three furnished, equipped homes from generated plans (built once per test session)."""
+    import numpy as np
+
+    from homeloop.pipeline.devices import equip
+    from homeloop.pipeline.furnish import furnish
+    from homeloop.pipeline.sources.swiss_dwellings import read_plans
+    from homeloop.pipeline.sources.synthetic import generate
+
+    path = tmp_path_factory.mktemp("plans") / "plans.csv"
+    generate(path, plans=6, sites=2, seed=5, defect_rate=0.0)
+    homes = []
+    for plan in read_plans(path)[0]:
+        furnished = furnish(plan, catalog, np.random.default_rng(0))
+        if furnished.ok:
+            equipped = equip(furnished.home, catalog, np.random.default_rng(0))
+            if not equipped.failures:
+                homes.append(equipped.home)
+    assert len(homes) >= 2
+    return homes[:3]

@@ -332,26 +332,6 @@ def test_a_walk_covers_its_path_at_its_speed_and_ends_at_the_goal(path, speed, d
 # --- generated homes -------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def generated_homes(tmp_path_factory, catalog) -> list[Home]:
-    from homeloop.pipeline.devices import equip
-    from homeloop.pipeline.furnish import furnish
-    from homeloop.pipeline.sources.swiss_dwellings import read_plans
-    from homeloop.pipeline.sources.synthetic import generate
-
-    path = tmp_path_factory.mktemp("plans") / "plans.csv"
-    generate(path, plans=6, sites=2, seed=5, defect_rate=0.0)
-    homes = []
-    for plan in read_plans(path)[0]:
-        furnished = furnish(plan, catalog, np.random.default_rng(0))
-        if furnished.ok:
-            equipped = equip(furnished.home, catalog, np.random.default_rng(0))
-            if not equipped.failures:
-                homes.append(equipped.home)
-    assert len(homes) >= 2
-    return homes[:3]
-
-
 def test_scenarios_apply_in_generated_homes_wherever_their_task_applies(generated_homes, catalog):
     from homeloop.pipeline.applicability import screen
 
