@@ -24,7 +24,9 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 #: The small build every build test uses: ~60 plans, 10 homes, well under a minute.
-SMALL = {"plans": 60, "sites": 20, "homes": 10, "seed": 0}
+#: The small build of the tests; its verify stage plays the house and two further homes (the
+#: default plays a hundred, which would make every test build slow).
+SMALL = {"plans": 60, "sites": 20, "homes": 10, "seed": 0, "verify_homes": 2}
 
 T = TypeVar("T")
 _shared: dict[str, Any] = {}
@@ -33,8 +35,8 @@ _shared: dict[str, Any] = {}
 def small_build_args(out: Path, *extra: str) -> list[str]:
     """``homeloop build`` arguments for the small build into ``out``."""
     args = [str(BIN / "homeloop"), "build", "--out", str(out)]
-    for name in ("plans", "sites", "homes", "seed"):
-        args += [f"--{name}", str(SMALL[name])]
+    for name in ("plans", "sites", "homes", "seed", "verify_homes"):
+        args += [f"--{name.replace('_', '-')}", str(SMALL[name])]
     return args + list(extra)
 
 

@@ -124,7 +124,7 @@ def test_the_code_hash_is_the_same_for_a_package_installed_from_a_wheel(tmp_path
 
 # --- builds -----------------------------------------------------------------------------
 
-TINY = {"plans": 40, "sites": 10, "homes": 4, "seed": 0}
+TINY = {"plans": 40, "sites": 10, "homes": 4, "seed": 0, "verify_homes": 1}
 
 
 def run_tiny(out: Path, **changes) -> tuple[dict, dict[str, str]]:

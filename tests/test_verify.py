@@ -17,7 +17,7 @@ from homeloop.io import sha256_file
 pytestmark = pytest.mark.slow
 
 runner = CliRunner()
-TINY = {"plans": 40, "sites": 10, "homes": 4, "seed": 0}
+TINY = {"plans": 40, "sites": 10, "homes": 4, "seed": 0, "verify_homes": 1}
 
 
 def verify(folder):
