@@ -41,6 +41,7 @@ for every variant.
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field
 
@@ -107,9 +108,16 @@ WINDOWED = frozenset({"bed", "living", "kitchen", "kitchen_dining", "office", "d
 def fridge_mm() -> tuple[int, int, int]:
     """Width, depth and front clearance (mm) of the catalog's fridge, which a valid
     kitchen leaves room for (catalog/furniture.yaml: 600, 650, 1000)."""
+    from homeloop.catalog import catalog_dir
+
+    return _fridge_mm(str(catalog_dir()))
+
+
+@functools.lru_cache(maxsize=8)
+def _fridge_mm(folder: str) -> tuple[int, int, int]:
     from homeloop.catalog import load_catalog
 
-    fridge = load_catalog().fridge
+    fridge = load_catalog(folder).fridge
     return tuple(round(v * 1000) for v in (fridge.dimensions.width, fridge.dimensions.depth,
                                            fridge.clearance_front))  # type: ignore[return-value]
 
@@ -225,6 +233,28 @@ class _Door:
 
 
 @dataclass
+class _Near:
+    """What is in the way within a search's envelope (:meth:`_Layout.near`)."""
+
+    solid: list[Rect]  # walls, columns, railings, fixtures, openings, floor kept free
+    zones: list[Rect]  # the clear zones of the doors
+    openings: list[Rect]
+
+    def blocked(self, rect: Rect) -> bool:
+        return any(overlaps(rect, r) for r in self.solid)
+
+    def in_door_zone(self, rect: Rect) -> bool:
+        return any(overlaps(rect, z) for z in self.zones)
+
+    def door_fits(self, rect: Rect, rooms: tuple[_Room, ...]) -> bool:
+        """Whether a door may go at ``rect``: no door's clear zone reaches it, and each of its own
+        clear zones lies inside one of ``rooms``, clear of everything drawn."""
+        if self.in_door_zone(rect):
+            return False
+        return all(any(_inside(z, r.rect) for r in rooms) and not self.blocked(z) for z in clear_zones(rect))
+
+
+@dataclass
 class _Apartment:
     """One apartment in its own frame: elements plus what defects need to know."""
 
@@ -317,22 +347,16 @@ class _Layout:
         return i
 
     # what is in the way
-    def blocked(self, rect: Rect) -> bool:
-        """Whether a wall, column, railing, fixture or opening drawn so far, or floor kept
-        free (:attr:`reserved`), overlaps ``rect``."""
-        if any(e[0] != AREA and overlaps(rect, e[2]) for e in self.elements):
-            return True
-        return any(overlaps(rect, r) for r in self.reserved)
-
-    def in_door_zone(self, rect: Rect) -> bool:
-        return any(overlaps(rect, z) for d in self.doors for z in d.zones())
-
-    def door_fits(self, rect: Rect, rooms: tuple[_Room, ...]) -> bool:
-        """Whether a door may go at ``rect``: no door's clear zone reaches it, and each of its own
-        clear zones lies inside one of ``rooms``, clear of everything drawn."""
-        if self.in_door_zone(rect):
-            return False
-        return all(any(_inside(z, r.rect) for r in rooms) and not self.blocked(z) for z in clear_zones(rect))
+    def near(self, envelope: Rect) -> _Near:
+        """What is in the way within ``envelope`` (the whole extent of a search): the walls,
+        columns, railings, fixtures and openings drawn so far and the floor kept free
+        (:attr:`reserved`) that reach into it, and the doors' clear zones that do. Every
+        candidate of the search lies inside the envelope, so it is tested against these few."""
+        solid = [e[2] for e in self.elements if e[0] != AREA and overlaps(envelope, e[2])]
+        solid += [r for r in self.reserved if overlaps(envelope, r)]
+        zones = [z for d in self.doors for z in d.zones() if overlaps(envelope, z)]
+        openings = [e[2] for e in self.elements if e[0] == OPENING and overlaps(envelope, e[2])]
+        return _Near(solid, zones, openings)
 
     # the whole apartment
     def build(self) -> _Apartment:
@@ -867,10 +891,11 @@ class _Layout:
         rng, ti = self.rng, self.ti
         dw = _mm(rng, 800, 900)
         offsets = _rotated(list(range(0, (yb - ya) - 300 - dw + 1, 50)), rng, first=6)
+        near = self.near((x_p - DOOR_CLEAR_DEPTH_MM, ya, x_p + ti + DOOR_CLEAR_DEPTH_MM, yb))
         for off in offsets:
             y = yb - 150 - dw - off if north else ya + 150 + off
             rect = (x_p, y, x_p + ti, y + dw)
-            if self.door_fits(rect, (left, right)):
+            if near.door_fits(rect, (left, right)):
                 return rect
         return None
 
@@ -883,9 +908,10 @@ class _Layout:
         x0, y0, x1, y1 = self.corridor.rect
         dw = _mm(rng, 800, min(900, y1 - y0 - 300))
         p = _mm(rng, 150, y1 - y0 - 150 - dw)
+        near = self.near(self.corridor.rect)  # the cross wall and its door's clear zones lie in it
         for x in _rotated(list(range(x0 + MIN_CORRIDOR_PART, x1 - MIN_CORRIDOR_PART - ti + 1, 50)), rng):
             cross, door = (x, y0, x + ti, y1), (x, y0 + p, x + ti, y0 + p + dw)
-            if not self.in_door_zone(cross) and not self.blocked(cross) and self.door_fits(door, (self.corridor,)):
+            if not near.in_door_zone(cross) and not near.blocked(cross) and near.door_fits(door, (self.corridor,)):
                 inner = self.corridor
                 i = next(i for i, e in enumerate(self.elements) if e[0] == AREA and e[3] == inner.area)
                 inner.rect = (x0, y0, x, y1)
@@ -921,11 +947,12 @@ class _Layout:
         if hi - lo < 1000:
             return
         width = _mm(rng, 1000, min(1600, hi - lo))
+        near = self.near((x0 - 600, y0 - 600, x1 + 600, y1 + 600))
         for s in _rotated(list(range(lo, hi - width + 1, 50)), rng):
             rect = (s, y0, s + width, y1) if along_x else (x0, s, x1, s + width)
-            if any(e[0] == OPENING and overlaps(rect, e[2]) for e in self.elements):
+            if any(overlaps(rect, o) for o in near.openings):
                 continue
-            if not self.in_door_zone(rect) and not self.blocked(_front(rect, r, 600)):
+            if not near.in_door_zone(rect) and not near.blocked(_front(rect, r, 600)):
                 self.add(OPENING, "WINDOW", rect)
                 return
 
@@ -1074,8 +1101,10 @@ class _Layout:
         dw = _mm(rng, 800, 900)
         out = r.map(a, d + self.te, a + ow, d + self.te + depth)
         probe = _Room("outdoor", kind, rect=out)
+        c = DOOR_CLEAR_DEPTH_MM
+        near = self.near(r.map(a, d - c, a + ow, d + self.te + c))
         for du in _rotated(list(range(a + 200, a + ow - 200 - dw + 1, 50)), rng):
-            if self.door_fits(r.map(du, d, du + dw, d + self.te), (r, probe)):
+            if near.door_fits(r.map(du, d, du + dw, d + self.te), (r, probe)):
                 self._outdoor_space(r, kind, (a, ow, depth), (du, dw))
                 return True
         return False
