@@ -1,6 +1,6 @@
 """Time the features and selection stages (docs/pipeline.md); prints figures.
 
-    .venv/bin/python benchmarks/select.py [--full] [--seed N]
+    .venv/bin/python benchmarks/selection.py [--full] [--seed N]
 
 (a) 2,100 picks from the ~2,800 plans of ~3,400 on ~900 sites that pass the audit:
     features of real plans when the built-in plan generator
