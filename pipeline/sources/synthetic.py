@@ -112,7 +112,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from homeloop.io import atomic_path
-from homeloop.pipeline.sources.apartments import (  # noqa: F401  (COUNTER_DEPTH, fridge_mm: re-exported)
+from homeloop.pipeline.sources.apartments import (  # noqa: F401  (DOOR_CLEAR_DEPTH_MM, fridge_mm: re-exported)
     AREA,
     COUNTER_DEPTH,
     DOOR_CLEAR_DEPTH_MM,
@@ -120,7 +120,6 @@ from homeloop.pipeline.sources.apartments import (  # noqa: F401  (COUNTER_DEPTH
     Element,
     Rect,
     _Apartment,
-    _Door,
     _mm,
     _Room,
     apartment,
