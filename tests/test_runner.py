@@ -1,4 +1,4 @@
-"""The runner: one folder per agent, resume keeps finished episodes."""
+"""The runner: resume keeps finished episodes; no agent takes over another's records."""
 
 from __future__ import annotations
 
@@ -24,5 +24,7 @@ def test_a_rerun_keeps_finished_episodes_and_another_agent_needs_its_own_folder(
     assert sorted(s["id"] for s in first) == sorted(s.id for s in specs)
     assert runner.run(specs, "do-nothing", out) == []  # everything recorded: nothing runs again
     assert len(read_records([out]).records) == len(specs)
-    with pytest.raises(HomeLoopError, match="holds episodes of do-nothing"):
+    with pytest.raises(HomeLoopError, match="is recorded by do-nothing"):
         runner.run(specs, "over-reactor", out)
+    other = runner.plan(house_file, ["person_down_emergency"], "unitree_g1_d_ultimate", [0], runner.Flags(images=False))
+    assert len(runner.run(other, "over-reactor", out)) == 1  # another agent, other episodes: fine

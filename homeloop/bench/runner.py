@@ -329,25 +329,27 @@ def _run_on_dask(client: Any, todo: list[EpisodeSpec], agent_name: str, options:
     return done
 
 
-def _same_agent(run_dir: Path, agent_name: str, options: dict[str, Any]) -> None:
-    """Refuse to mix agents in one run folder: records are named by episode, not by agent, so a second
-    agent's run would silently keep the first one's records."""
-    path = run_dir / "run.json"
-    if not path.is_file():
-        return
-    try:
-        before = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return
-    now = {"agent": agent_name, "model": options.get("model")}
-    was = {"agent": before.get("agent"), "model": (before.get("agent_options") or {}).get("model")}
-    if was != now:
-        who = was["agent"] + (f" ({was['model']})" if was["model"] else "")
-        raise HomeLoopError(f"{run_dir} holds episodes of {who}; give this run another --out folder")
+def _recorded_by_another(run_dir: Path, specs: list[EpisodeSpec], agent_name: str, options: dict[str, Any]) -> None:
+    """Refuse to let a second agent's run keep the first one's records: records are named by episode,
+    not by agent, so an episode already recorded by another agent (or model) stops the run with one
+    line. Agents may share a folder on different episodes (the viewer then shows them together)."""
+    model = options.get("model")
+    for spec in specs:
+        path = record_path(run_dir, spec.id)
+        if not path.is_file():
+            continue
+        try:
+            agent = read_record(path)["agent"]
+        except RecordError:
+            continue
+        if (agent.get("name"), agent.get("model")) != (agent_name, model):
+            who = agent.get("name", "?") + (f" ({agent['model']})" if agent.get("model") else "")
+            raise HomeLoopError(f"{run_dir}: episode {spec.id} is recorded by {who}; "
+                                "give this run another --out folder")
 
 
 def _write_run_files(run_dir: Path, specs: list[EpisodeSpec], agent_name: str, options: dict[str, Any]) -> None:
-    _same_agent(run_dir, agent_name, options)
+    _recorded_by_another(run_dir, specs, agent_name, options)
     homes_dir = run_dir / "homes"
     homes_dir.mkdir(exist_ok=True)
     for home, path in sorted({(s.home, s.home_file) for s in specs}):
