@@ -53,6 +53,11 @@ lists them as the code registers them):
   board, a drum's wall, a TV's panel, a closed door), as
   :func:`homeloop.geometry_assets.furniture_solids` models it: objects on a
   surface rest on it, objects in a container lie in its cavity.
+- ``device_overlaps_object``: a device's body
+  (:func:`homeloop.geometry_assets.device_body`) reaches more than
+  :data:`OBJECT_PENETRATION` into a carryable object or into the solid of a
+  piece of furniture, other than the one it is mounted on (a lamp stands on
+  its nightstand beside what lies there, a soil probe is in its plant).
 """
 
 from __future__ import annotations
@@ -78,7 +83,7 @@ from homeloop.geometry import (
     open_connections,
     oriented_boxes,
 )
-from homeloop.geometry_assets import OrientedBoxes, furniture_solids, object_box, overlapping
+from homeloop.geometry_assets import OrientedBoxes, device_solid, furniture_solids, object_box, overlapping
 from homeloop.home import Camera, Furniture, Home, Opening, polygon_from_rings
 from homeloop.plan import BEDROOM_SUBTYPES
 
@@ -703,6 +708,29 @@ def _object_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
             out.append(CheckFinding("object_inside_furniture", (obj.id, f.id),
                                     f"{obj.semantic_class} {obj.id} ({where}) lies inside {f.semantic_class} "
                                     f"{f.id}: put it on a surface or in a cavity of the item"))
+    return out
+
+
+@checks(device_overlaps_object="a device's body reaches into a carryable object or a piece of furniture "
+                               "it is not mounted on")
+def _device_body_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
+    out: list[CheckFinding] = []
+    items = [f for f in home.furniture if f.catalog_id in catalog.furniture]
+    parts = [furniture_solids(catalog.furniture[f.catalog_id], f) for f in items]
+    parts += [object_box(o) for o in home.objects]
+    names = [(f.id, f.semantic_class) for f in items] + [(o.id, o.semantic_class) for o in home.objects]
+    owner = np.repeat(np.arange(len(names)), [len(p) for p in parts])
+    solids = OrientedBoxes.concat(parts)
+    for d in home.devices:
+        body = device_solid(home, d)
+        if body is None:
+            continue
+        for i in np.unique(owner[overlapping(body, solids, OBJECT_PENETRATION)]):
+            thing, cls = names[int(i)]
+            if thing != d.mounted_on:
+                out.append(CheckFinding("device_overlaps_object", (d.id, thing),
+                                        f"{d.type} {d.id} ({d.mount}) reaches into {cls} {thing}: "
+                                        f"move it where nothing else is"))
     return out
 
 

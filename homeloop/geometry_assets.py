@@ -24,6 +24,18 @@ cavities leave); :func:`mesh_for` its closed surface. The USD export
 (pipeline/usd.py), the CPU renderer (homeloop/sim/render) and the home check
 (homeloop/check.py: objects clear of furniture) all read them.
 :func:`placed_mesh` moves a mesh to a pose in a home.
+
+**Device bodies** (:func:`device_body`, sizes in :data:`DEVICE_BODIES`). A
+device's pose is the point where it is fixed; its body is a box that rests on
+that mount and does not cross it: a ceiling device hangs below the room's
+ceiling, a floor or furniture device stands on its surface, a wall device
+(and one on a door or window frame) stands out of the wall face it is fixed
+to. A dome camera's housing reaches from the ceiling down to
+:data:`CAMERA_LENS_CLEARANCE` above its lens, so the camera sees out of it.
+Worn and built-in devices have no body of their own (the wearer, the
+appliance). The geometric visibility backend and the renderer
+(homeloop/sim), the USD export and the home check (devices clear of objects
+and furniture) all read these boxes (docs/catalog.md).
 """
 
 from __future__ import annotations
@@ -33,10 +45,11 @@ from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
 
 import numpy as np
+import shapely
 import trimesh
 
 from homeloop.catalog import FurnitureEntry, ObjectEntry
-from homeloop.home import Furniture, HomeObject, Pose
+from homeloop.home import Device, Furniture, Home, HomeObject, Pose, polygon_from_rings
 
 #: Facets around a cylinder: round enough for previews, small for USD files.
 CYLINDER_SECTIONS = 32
@@ -365,3 +378,75 @@ def overlapping(box: OrientedBoxes, others: OrientedBoxes, tolerance: float) -> 
         r1 = np.sum(np.abs(np.einsum("nk,njk->nj", unit, others.axes)) * others.halves, axis=1)
         apart |= usable & (np.abs(np.sum(t * unit, axis=1)) >= r0 + r1 - tolerance)
     return ~apart
+
+
+# --- device bodies ---------------------------------------------------------------------------------------
+
+
+class BodySize(NamedTuple):
+    """A device body's size (m): ``width`` across its heading, ``depth`` along it (out of the wall
+    for a wall mount) and ``height``."""
+
+    width: float
+    depth: float
+    height: float
+
+
+#: Device bodies by mount (docs/catalog.md); worn and built-in devices have none.
+DEVICE_BODIES: dict[str, BodySize] = {
+    "ceiling": BodySize(0.14, 0.14, 0.06),  # a smoke sensor, a flush fitting, a camera's dome
+    "wall": BodySize(0.09, 0.03, 0.12),  # a switch, a plug, a thermostat, a valve
+    "floor": BodySize(0.08, 0.08, 0.03),  # a leak sensor
+    "on_furniture": BodySize(0.10, 0.10, 0.10),  # a small device standing on a top
+    "at_door": BodySize(0.07, 0.05, 0.16),  # a lock, a doorbell
+    "on_window": BodySize(0.30, 0.08, 0.10),  # a blind's or a curtain's motor
+    "on_opening": BodySize(0.03, 0.02, 0.08),  # a contact sensor
+    "in_plant_pot": BodySize(0.03, 0.03, 0.12),  # a soil probe
+}
+#: Device types whose body on a mount is not its mount's: a lamp on a nightstand or a side table
+#: is a small table lamp, one on the floor a standard lamp.
+DEVICE_BODIES_BY_TYPE: dict[tuple[str, str], BodySize] = {
+    ("light", "on_furniture"): BodySize(0.12, 0.12, 0.40),
+    ("light", "floor"): BodySize(0.30, 0.30, 1.60),
+}
+#: A device this close (m) to its room's boundary is fixed to that wall (devices sit 1-10 cm
+#: off the wall face, pipeline/devices.py); one farther out stands free, centred on its pose.
+DEVICE_WALL_REACH = 0.15
+#: Mounts whose device is fixed to a wall or an opening's frame, and those that stand on a surface.
+WALL_MOUNTS = frozenset({"wall", "at_door", "on_window", "on_opening"})
+STANDING_MOUNTS = frozenset({"floor", "on_furniture"})
+#: Gap (m) between a dome camera's lens (its pose) and the bottom of its housing.
+CAMERA_LENS_CLEARANCE = 0.02
+
+
+def device_body_size(device_type: str, mount: str) -> BodySize | None:
+    """The body of a device of this type on this mount; None for a worn or built-in device."""
+    return DEVICE_BODIES_BY_TYPE.get((device_type, mount), DEVICE_BODIES.get(mount))
+
+
+def device_body(home: Home, d: Device) -> Box | None:
+    """A device's body as a box in its pose's frame, resting on its mount (module docstring,
+    "Device bodies"); None where it has none."""
+    size = device_body_size(d.type, d.mount)
+    if size is None:
+        return None
+    w, depth, h = size.width / 2, size.depth / 2, size.height
+    room = home.room(d.room) if d.room is not None else None
+    if d.mount == "ceiling" and room is not None:
+        top = room.floor_height + room.ceiling_height - d.pose.z
+        if any(c.id == d.id for c in home.cameras):  # the housing stays clear of the lens
+            return Box(-depth, -w, CAMERA_LENS_CLEARANCE, depth, w, max(top, 2 * CAMERA_LENS_CLEARANCE))
+        return Box(-depth, -w, top - h, depth, w, top)
+    if d.mount in STANDING_MOUNTS:
+        return Box(-depth, -w, 0.0, depth, w, h)
+    if d.mount in WALL_MOUNTS and room is not None:
+        gap = polygon_from_rings(room.polygon).exterior.distance(shapely.Point(d.pose.x, d.pose.y))
+        gap = gap if gap <= DEVICE_WALL_REACH else 0.0
+        return Box(-gap, -w, -h / 2, size.depth - gap, w, h / 2)
+    return Box(-depth, -w, -h / 2, depth, w, h / 2)
+
+
+def device_solid(home: Home, d: Device) -> OrientedBoxes | None:
+    """A device's body in home coordinates; None where it has none."""
+    body = device_body(home, d)
+    return None if body is None else OrientedBoxes.of([body], pose_matrix(d.pose))

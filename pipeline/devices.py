@@ -21,14 +21,17 @@ numbers are the only ones used:
   One in every bedroom, one outside each sleeping area, one in each room of a
   type the catalog lists (corridors, living rooms). Positions come from a grid
   of ceiling points, nearest the room's centre;
-- a leak sensor on the floor beside each dishwasher and washer;
+- a leak sensor on the floor beside each dishwasher and washer, on free floor
+  (not in the counter run the appliance stands in: then in front of it);
 - contact sensors on exterior doors and openable exterior windows; lock and
   doorbell (outside) at each entrance door; a garage door opener at each
   garage door;
 - a ceiling light at the centre of each indoor room and the garage, an
   outdoor wall light for outdoor spaces entered by a door, a switch beside
   the room's door controlling them; lamps on a living room's side table and a
-  bedroom's nightstand;
+  bedroom's nightstand, standing at a free spot of its top (:func:`lamp_spot`:
+  clear of what lies there, a back corner where that is free), a floor lamp in
+  a living room whose side table has none;
 - plugs (1-3 per habitable room, the first at the TV unit or desk); roller
   blinds on bedroom and office windows, curtains on living-room windows; one
   thermostat; the water main beside the kitchen sink (else the washer, else
@@ -53,7 +56,7 @@ from typing import Any
 
 import numpy as np
 import shapely
-from shapely import Point, Polygon
+from shapely import Point, Polygon, affinity
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel
 
@@ -62,6 +65,7 @@ from homeloop.catalog import Catalog, CatalogError, DeviceEntry, KeepAway
 from homeloop.check import (
     CAMERA_RANGE,
     ENTRANCE_INSIDE_DEPTH,
+    LEAK_SENSOR,
     LIGHT_SWITCH,
     PLUG,
     SMOKE_SENSOR,
@@ -75,16 +79,19 @@ from homeloop.check import (
     smoke_distance_rule,
 )
 from homeloop.geometry import face_point
+from homeloop.geometry_assets import BodySize, device_body_size
 from homeloop.home import (
     Camera,
     CameraPose,
     Device,
     Furniture,
     Home,
+    HomeObject,
     Opening,
     PlacementException,
     Pose,
     Room,
+    Surface,
     camera_from_catalog,
     device_from_catalog,
     polygon_from_rings,
@@ -104,6 +111,13 @@ SMOKE_REUSE_DISTANCE = 1.5
 
 #: A leak sensor's puck sits this far (m) from the appliance's side (within 0.3 m, catalog).
 LEAK_SIDE_GAP = 0.08
+#: A device on the floor or a wall keeps this far (m) from furniture and objects (and a floor
+#: device from fixtures) beyond its own body.
+DEVICE_GAP = 0.005
+#: A lamp on a top keeps this far (m) from the things on it; a floor lamp's centre this far (m)
+#: from furniture and objects on the floor.
+LAMP_GAP = 0.005
+FLOOR_LAMP_CLEARANCE = 0.25
 #: Wall devices keep this distance (m) from the edge of any door or window.
 WALL_OPENING_CLEARANCE = 0.3
 #: Spacing (m) of candidate wall points for plugs and the thermostat.
@@ -279,6 +293,7 @@ class _Equipper:
         self.openings = {o.id: o for o in home.openings}
         self.opening_polys = home.opening_polygons()
         self.footprints = home.furniture_footprints()
+        self.fixture_polys = [polygon_from_rings(x.polygon) for x in home.fixtures]
         self.furniture_room = {f.id: f.room for f in home.furniture}
         self.adjacency = room_adjacency(home)
         self.blocking = sight_blockers(home)
@@ -556,20 +571,25 @@ class _Equipper:
             if f.semantic_class in ("dishwasher", "washer"):
                 self.leak_sensor(f)
 
-    def free_floor_point(self, rid: str, p: tuple[float, float], own: str) -> bool:
+    def free_floor_point(self, rid: str, p: tuple[float, float], own: str, body: BodySize) -> bool:
+        """Whether a floor device with this body stands at ``p`` clear of the room's walls, of
+        furniture other than ``own`` and of the plan's fixtures (a counter run is solid to the floor)."""
         pt = Point(p)
         if not self.polys[rid].buffer(-0.03).contains(pt):
             return False
-        return not any(g.buffer(0.02).contains(pt) for fid, g in self.footprints.items() if fid != own)
+        reach = math.hypot(body.width, body.depth) / 2 + DEVICE_GAP
+        solids = [g for fid, g in self.footprints.items() if fid != own] + self.fixture_polys
+        return all(g.distance(pt) >= reach for g in solids)
 
     def leak_sensor(self, f: Furniture) -> None:
         depth = _local_depth(f)
         width = _local_width(f)
         options = [(0.0, s * (width / 2 + LEAK_SIDE_GAP)) for s in (1, -1)]
         options += [(depth / 2 + LEAK_SIDE_GAP, s * (width / 2 - 0.1)) for s in (1, -1)]
+        body = device_body_size(LEAK_SENSOR, "floor")
         for dx, dy in options:
             x, y, _ = f.pose.to_world(dx, dy)
-            if self.free_floor_point(f.room, (x, y), f.id):
+            if self.free_floor_point(f.room, (x, y), f.id, body):
                 self.add("leak_sensor", f.room, Pose(x=x, y=y, z=self.floor(f.room), yaw=f.pose.yaw),
                          monitors=[f.id], label=f"{self.room_name(f.room)} {f.semantic_class}")
                 return
@@ -764,33 +784,44 @@ class _Equipper:
                          controls=[light.id], label=f"{r.name} light")
 
     def lamps(self) -> None:
+        """A lamp on a living room's side table or a bedroom's nightstand, at a free spot of its top
+        (:func:`lamp_spot`); a living room where no side table has one gets a floor lamp."""
+        size = device_body_size("light", "on_furniture")
         for r in self.home.rooms:
-            if r.type in LIVING_SUBTYPES:
-                hosts = ("side_table",)
-            elif r.type in BEDROOM_SUBTYPES:
-                hosts = ("nightstand",)
-            else:
+            host_class = "side_table" if r.type in LIVING_SUBTYPES else "nightstand" if r.type in BEDROOM_SUBTYPES \
+                else None
+            if host_class is None:
                 continue
-            host = next((f for c in hosts for f in self.home.furniture_in(r.id) if f.semantic_class == c
-                         and f.surfaces), None)
-            if host is None:
+            hosts = [f for f in self.home.furniture_in(r.id) if f.semantic_class == host_class and f.surfaces]
+            if not any(self.lamp_on(r, host, size) for host in hosts):
+                if hosts:
+                    self.notes.append(f"room {r.id}: no free spot for a lamp on {', '.join(f.id for f in hosts)}")
                 if r.type in LIVING_SUBTYPES:
                     self.floor_lamp(r)
-                continue
-            top = host.surfaces[0]
-            self.add("light", r.id, Pose(x=host.pose.x, y=host.pose.y, z=top.height, yaw=host.pose.yaw),
-                     mount="on_furniture", mounted_on=host.id, label=f"{r.name} lamp on the {host.semantic_class}")
+
+    def lamp_on(self, r: Room, host: Furniture, size: BodySize) -> bool:
+        """Stand a lamp on the host's top where :func:`lamp_spot` finds room; whether it did."""
+        top = host.surfaces[0]
+        spot = lamp_spot(host, top, things_on(self.home, host, top), size)
+        if spot is None:
+            return False
+        self.add("light", r.id, Pose(x=spot[0], y=spot[1], z=top.height, yaw=host.pose.yaw),
+                 mount="on_furniture", mounted_on=host.id, label=f"{r.name} lamp on the {host.semantic_class}")
+        return True
 
     def floor_lamp(self, r: Room) -> None:
         seats = [f for f in self.home.furniture_in(r.id) if f.semantic_class in ("sofa", "armchair")]
-        pts = grid_points(self.polys[r.id].buffer(-0.25), 0.2)
+        pts = grid_points(self.polys[r.id].buffer(-FLOOR_LAMP_CLEARANCE), 0.2)
         if len(pts) == 0:
             return
         anchor = self.footprints[seats[0].id] if seats else self.polys[r.id].exterior
+        floor_things = [object_footprint(o) for o in self.home.objects
+                        if o.location.kind == "floor" and o.location.room == r.id]
+        obstacles = [*self.footprints.values(), *floor_things]
         best = None
         for x, y in pts:
             p = Point(x, y)
-            if any(g.distance(p) < 0.25 for g in self.footprints.values()):
+            if any(g.distance(p) < FLOOR_LAMP_CLEARANCE for g in obstacles):
                 continue
             key = (round(anchor.distance(p), 3), x, y)
             if best is None or key < best:
@@ -817,9 +848,7 @@ class _Equipper:
                     self.add("plug", r.id, Pose(x=x, y=y, z=self.floor(r.id) + height, yaw=yaw), controls=[f.id],
                              label=f"{r.name} {f.semantic_class.replace('_', ' ')}")
                     placed.append((x, y))
-            walls = self.wall_candidates(r.id)
-            if not walls:
-                walls = self.wall_candidates(r.id, avoid_furniture=None)
+            walls = [w for w in self.wall_candidates(r.id) if self.wall_spot_clear(r.id, w[:2], PLUG, height)]
             while len(placed) < wanted and walls:
                 if not placed:
                     pick = walls[int(self.rng.integers(len(walls)))]
@@ -849,9 +878,22 @@ class _Equipper:
             n = math.hypot(ux, uy) or 1.0
             inward = (-uy / n, ux / n)
             x, y = p.x + inward[0] * WALL_INSET, p.y + inward[1] * WALL_INSET
-            if poly.covers(Point(x, y)) and self.footprints[f.id].distance(Point(x, y)) <= reach:
+            if poly.covers(Point(x, y)) and self.footprints[f.id].distance(Point(x, y)) <= reach \
+                    and self.wall_spot_clear(rid, (x, y), PLUG, self.height(PLUG)):
                 return x, y, _yaw(*inward)
         return None
+
+    def wall_spot_clear(self, rid: str, p: tuple[float, float], device_type: str, height: float) -> bool:
+        """Whether a wall device's body at ``p``, ``height`` above the floor, stays clear of the room's
+        furniture and of the objects on its floor that reach up to it: a plug beside the TV unit is
+        neither behind it nor inside the bookshelf next to it, nor in the watering can by the wall."""
+        body = device_body_size(device_type, "wall")
+        reach, low, high = body.width / 2 + DEVICE_GAP, height - body.height / 2, height + body.height / 2
+        near = [self.footprints[f.id] for f in self.home.furniture_in(rid)
+                if f.pose.z < high and f.pose.z + f.height > low]
+        near += [object_footprint(o) for o in self.home.objects
+                 if o.location.kind == "floor" and o.location.room == rid and o.pose.z + o.size[2] > low]
+        return all(g.distance(Point(p)) >= reach for g in near)
 
     def thermostat(self) -> None:
         order = self.entry("thermostat").placement.rooms
@@ -892,7 +934,8 @@ class _Equipper:
                 anchors += [self.footprints[f.id] for f in self.home.furniture_in(r.id) if f.semantic_class == "washer"]
                 for g in anchors:
                     spot = self.wall_point_near(r.id, g.centroid)
-                    if spot is not None and g.distance(Point(spot[0], spot[1])) <= limit:
+                    if spot is not None and g.distance(Point(spot[0], spot[1])) <= limit \
+                            and self.wall_spot_clear(r.id, spot[:2], WATER_MAIN, h):
                         x, y, yaw = spot
                         self.add("water_main", r.id, Pose(x=x, y=y, z=self.floor(r.id) + h, yaw=yaw))
                         return
@@ -1187,6 +1230,64 @@ class _Equipper:
             "placement_exceptions": list(home.placement_exceptions) + self.exceptions})
         out = Home.model_validate(out.model_dump())
         return EquipResult(out, self.notes, self.unmet_rule_failures() + self.failures)
+
+
+def object_footprint(obj: HomeObject) -> Polygon:
+    """An object's footprint: its catalog width and depth about its pose, turned by its yaw."""
+    width, depth, _ = obj.size
+    box = shapely.box(-depth / 2, -width / 2, depth / 2, width / 2)
+    return affinity.translate(affinity.rotate(box, obj.pose.yaw, origin=(0, 0), use_radians=True),
+                              obj.pose.x, obj.pose.y)
+
+
+def things_on(home: Home, host: Furniture, top: Surface) -> list[Polygon]:
+    """The footprints of what is on a top: the objects lying on it and furniture standing on it."""
+    things = [object_footprint(o) for o in home.objects
+              if o.location.kind == "surface" and o.location.furniture == host.id and o.location.name == top.name]
+    base = polygon_from_rings(host.footprint)
+    stacked = [f for f in home.furniture if f.id != host.id and f.pose.z >= top.height - 0.02]
+    things += [g for f in stacked if (g := polygon_from_rings(f.footprint)).intersects(base)]
+    return things
+
+
+def lamp_spot(host: Furniture, top: Surface, things: list[Polygon], size: BodySize) -> tuple[float, float] | None:
+    """Where a lamp with a base of ``size`` stands on a top, clear of ``things`` by :data:`LAMP_GAP`;
+    None where it does not fit.
+
+    In the host's frame (+x its front) the base is a square along the axes: its centre may go
+    anywhere on the top shrunk by half the base, less each thing's box grown by half the base
+    and the gap. Of the corners of that free region it takes the one that hides least of the
+    things behind it from someone in front, then the one farthest back, then the one farthest
+    to a side: a back corner where that is free.
+    """
+    def local(g: BaseGeometry) -> BaseGeometry:
+        moved = affinity.translate(g, -host.pose.x, -host.pose.y)
+        return affinity.rotate(moved, -host.pose.yaw, origin=(0, 0), use_radians=True)
+
+    half_d, half_w = size.depth / 2, size.width / 2
+    x0, y0, x1, y1 = local(polygon_from_rings(top.polygon)).bounds
+    if x1 - x0 < size.depth or y1 - y0 < size.width:
+        return None
+    boxes = [local(t).bounds for t in things]
+    taken = [shapely.box(a - half_d - LAMP_GAP, b - half_w - LAMP_GAP, c + half_d + LAMP_GAP, d + half_w + LAMP_GAP)
+             for a, b, c, d in boxes]
+    free = shapely.box(x0 + half_d, y0 + half_w, x1 - half_d, y1 - half_w)
+    if taken:
+        free = free.difference(shapely.union_all(taken))
+    rings = [r for g in shapely.get_parts(free) if g.geom_type == "Polygon" and g.area > 0
+             for r in (g.exterior, *g.interiors)]
+    corners = sorted({(round(x, 4), round(y, 4)) for r in rings for x, y in r.coords})
+    if not corners:
+        return None
+
+    def hidden(u: float, v: float) -> float:
+        """The width of the things behind a lamp at (u, v) that it covers seen from the front."""
+        return sum(max(0.0, min(v + half_w, b1) - max(v - half_w, b0)) for a0, b0, a1, b1 in boxes
+                   if (a0 + a1) / 2 < u)
+
+    u, v = min(corners, key=lambda c: (round(hidden(*c), 3), c[0], -abs(c[1]), c[1]))
+    x, y, _ = host.pose.to_world(u, v)
+    return round(x, 3), round(y, 3)
 
 
 def _local_width(f: Furniture) -> float:

@@ -59,15 +59,15 @@ a cavity, a TV is a panel on feet (docs/catalog.md).
 Furniture, objects and devices stand at their pose: ``translate`` (x, y, z)
 then ``rotateZ`` (yaw, degrees).
 
-**Device bodies** (:func:`device_body`). A device's pose is the point where
-it is fixed; its body (:data:`DEVICE_BODY_SIZE` across) rests on that mount
-and does not cross it: a ceiling device hangs below the room's ceiling, a
-floor or furniture device stands on its surface, a wall device (and one on a
-door or window frame) is a plate :data:`DEVICE_WALL_DEPTH` deep standing out
-of the wall face it is fixed to. A dome camera's housing reaches from the
-ceiling to :data:`CAMERA_LENS_CLEARANCE` above its lens, the camera prim,
-so the camera sees out of it. A built-in device (the stove of a range) is its
-appliance: it has no body of its own and is an ``Xform``.
+**Device bodies** (:func:`homeloop.geometry_assets.device_body`, the sizes of
+:data:`homeloop.geometry_assets.DEVICE_BODIES`, as the simulator's visibility
+and renderer draw them). A device's body rests on its mount and does not cross
+it: a ceiling device hangs below the room's ceiling, a floor or furniture
+device stands on its surface, a wall device (and one on a door or window
+frame) stands out of the wall face it is fixed to. A dome camera's housing
+reaches from the ceiling to :data:`CAMERA_LENS_CLEARANCE` above its lens, the
+camera prim, so the camera sees out of it. A built-in device (the stove of a
+range) is its appliance: it has no body of its own and is an ``Xform``.
 
 **Lights, materials.** Each ceiling light device gets a ``SphereLight``
 (:data:`LIGHT_RADIUS`) just under its body, its flux that of the simulator's
@@ -135,7 +135,7 @@ from shapely.geometry.base import BaseGeometry
 
 from homeloop.catalog import Catalog, FurnitureEntry, ObjectEntry
 from homeloop.geometry import opening_axes
-from homeloop.geometry_assets import mesh_for, part_panel_bounds
+from homeloop.geometry_assets import CAMERA_LENS_CLEARANCE, device_body, mesh_for, part_panel_bounds
 from homeloop.home import Camera, Device, Home, Opening, Wall, polygon_from_rings
 from homeloop.io import atomic_path
 from homeloop.sim.dynamics.light import DEFAULT_LUMENS, LUMENS_BY_MOUNT
@@ -156,19 +156,8 @@ WINDOW_PANE_THICKNESS = 0.02
 FLOOR_LEVEL_SILL = 1e-6
 #: Opening angle (deg) of a house door's revolute joint: 0 closed, 90 open.
 DOOR_OPEN_DEG = 90.0
-#: Edge (m) of a device's body; a wall device's body stands this far (m) out of its wall.
-DEVICE_BODY_SIZE = 0.08
-DEVICE_WALL_DEPTH = 0.03
-#: A device this close (m) to its room's boundary is fixed to that wall (devices sit 1-10 cm
-#: off the wall face, pipeline/devices.py); one farther out stands free, centred on its pose.
-DEVICE_WALL_REACH = 0.15
-#: Mounts whose device is fixed to a wall or an opening's frame, and those that stand on a surface.
-WALL_MOUNTS = frozenset({"wall", "at_door", "on_window", "on_opening"})
-STANDING_MOUNTS = frozenset({"floor", "on_furniture"})
 #: The name ending of a dome camera device's housing mesh (``<id>_housing``).
 DOME_HOUSING = "housing"
-#: Gap (m) between a dome camera's lens (the camera prim) and the bottom of its housing.
-CAMERA_LENS_CLEARANCE = 0.02
 #: Camera clipping range (m): from just outside a dome camera's housing to beyond any room.
 CAMERA_CLIPPING = (0.01, 100.0)
 #: Horizontal aperture of every exported camera (USD's default, a 35 mm film
@@ -653,29 +642,6 @@ def _door_leaf(prim: Sdf.PrimSpec, o: Opening, w: float, labels: dict[str, list[
     else:
         _joint(prim, "joint", "revolute", body0=prim.path, body1=leaf.path, axis="z",
                lower=0.0, upper=DOOR_OPEN_DEG, local_pos0=(0.0, 0.0, 0.0), labels=labels)
-
-
-def device_body(home: Home, d: Device) -> tuple[float, float, float, float, float, float] | None:
-    """A device's body as a box (x0, y0, z0, x1, y1, z1) in its pose's frame, resting on its
-    mount (module docstring, "Device bodies"); None for a built-in device (its appliance)."""
-    s, half = DEVICE_BODY_SIZE, DEVICE_BODY_SIZE / 2
-    room = home.room(d.room) if d.room is not None else None
-    if d.mount == "built_in":
-        return None
-    if d.mount == "ceiling" and room is not None:
-        top = room.floor_height + room.ceiling_height - d.pose.z
-        bottom = top - s
-        if any(c.id == d.id for c in home.cameras):  # the housing stays clear of the lens
-            bottom = max(bottom, CAMERA_LENS_CLEARANCE)
-            top = max(top, bottom + CAMERA_LENS_CLEARANCE)
-        return (-half, -half, bottom, half, half, top)
-    if d.mount in STANDING_MOUNTS:
-        return (-half, -half, 0.0, half, half, s)
-    if d.mount in WALL_MOUNTS and room is not None:
-        gap = polygon_from_rings(room.polygon).exterior.distance(shapely.Point(d.pose.x, d.pose.y))
-        gap = gap if gap <= DEVICE_WALL_REACH else 0.0
-        return (-gap, -half, -half, DEVICE_WALL_DEPTH - gap, half, half)
-    return (-half, -half, -half, half, half, half)
 
 
 def light_is_on(home: Home, d: Device) -> bool:

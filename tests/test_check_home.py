@@ -265,6 +265,17 @@ def book_sunk_into_the_nightstand(clean: Home) -> Home:
     return with_update(clean, objects=[*clean.objects, book])
 
 
+def book_under_the_bedside_lamp(clean: Home) -> Home:
+    # A book lying on the nightstand's top (clear of the nightstand) right where its lamp stands.
+    stand = clean.furniture_item(furniture_of("nightstand"))
+    (lamp,) = [d for d in clean.devices if d.mounted_on == stand.id]
+    top = stand.surface("top")
+    book = object_from_catalog(CAT.objects["book"], "book_under_lamp",
+                               ObjectLocation(kind="surface", room=stand.room, furniture=stand.id, name=top.name),
+                               Pose(x=lamp.pose.x, y=lamp.pose.y, z=top.height, yaw=stand.pose.yaw))
+    return with_update(clean, objects=[*clean.objects, book])
+
+
 #: rule id -> a crafted home that breaks it and no other rule.
 FAILING_CASES: dict[str, Callable[[Home], Home]] = {
     "furniture_overlap": overlapping_furniture,
@@ -289,6 +300,7 @@ FAILING_CASES: dict[str, Callable[[Home], Home]] = {
     "device_outside_room": plug_outside_its_room,
     "camera_privacy": bathroom_camera_without_privacy,
     "object_inside_furniture": book_sunk_into_the_nightstand,
+    "device_overlaps_object": book_under_the_bedside_lamp,
 }
 
 
@@ -512,6 +524,26 @@ def test_an_object_inside_furniture_is_named_with_its_host(clean):
     rested = with_update(clean, objects=[*clean.objects, book.model_copy(
         update={"pose": book.pose.model_copy(update={"z": book.pose.z + 0.05})})])
     assert check_home(rested, CAT) == []
+
+
+# --- devices clear of objects and furniture --------------------------------------------------------
+
+
+def test_a_device_in_an_object_or_furniture_is_named_with_it(clean):
+    stand = furniture_of("nightstand")
+    (lamp,) = [d for d in clean.devices if d.mounted_on == stand]
+    (f,) = check_home(book_under_the_bedside_lamp(clean), CAT)
+    assert f.elements == (lamp.id, "book_under_lamp") and "book" in f.message
+    # The lamp stands on its own nightstand: that never counts (the clean home has no finding).
+    top = clean.furniture_item(stand).surface("top")
+    assert lamp.mount == "on_furniture" and lamp.pose.z == pytest.approx(top.height)
+    # A bedroom plug pushed along its wall into the wardrobe is named with the wardrobe.
+    wardrobe = clean.furniture_item(furniture_of("wardrobe"))
+    plug = next(d for d in clean.devices_of_type("plug") if d.room == wardrobe.room and not d.controls)
+    wall_y = max(y for _, y in clean.room_polygon(wardrobe.room).exterior.coords)
+    inside = edit_device(clean, plug.id, x=wardrobe.pose.x, y=wall_y - 0.01, yaw=S)
+    assert [(f.rule, f.elements) for f in check_home(inside, CAT)] == [("device_overlaps_object",
+                                                                        (plug.id, wardrobe.id))]
 
 
 def _tv_on_its_unit(clean: Home):

@@ -22,6 +22,9 @@ import shutil
 import numpy as np
 import pytest
 import shapely
+import shapely.affinity
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import box
 
 from homeloop.catalog import load_catalog
@@ -523,3 +526,130 @@ def test_counts(equipped):
     summary = device_summary(result.home)
     assert summary["agent_cameras"] + summary["evaluation_cameras"] == summary["cameras"]
     assert summary["devices"] == len(result.home.devices)
+
+
+# --- devices stand where nothing else is ---------------------------------------------------------
+
+
+def _on_top(home: Home, stand_id: str, catalog_id: str, n: int, u: float, v: float):
+    """An object lying on a piece of furniture's top at (u, v) in its frame (+u its front, +v its left)."""
+    stand = home.furniture_item(stand_id)
+    top = stand.surfaces[0]
+    x, y, _ = stand.pose.to_world(u, v)
+    return object_from_catalog(CAT.objects[catalog_id], f"{catalog_id}_{n}",
+                               ObjectLocation(kind="surface", room=stand.room, furniture=stand.id, name=top.name),
+                               Pose(x=x, y=y, z=top.height, yaw=stand.pose.yaw))
+
+
+def _lamp_frame(home: Home, lamp) -> tuple[float, float]:
+    """The lamp's position in its host's frame."""
+    host = home.furniture_item(lamp.mounted_on)
+    dx, dy = lamp.pose.x - host.pose.x, lamp.pose.y - host.pose.y
+    c, s = math.cos(host.pose.yaw), math.sin(host.pose.yaw)
+    return c * dx + s * dy, -s * dx + c * dy
+
+
+def test_a_lamp_on_an_empty_top_stands_in_a_back_corner(equipped):
+    from homeloop.geometry_assets import device_body_size
+
+    result, _ = equipped
+    size = device_body_size("light", "on_furniture")
+    for host in (furniture_of("nightstand"), furniture_of("side_table")):
+        (lamp,) = [d for d in result.home.devices if d.mounted_on == host]
+        top = CAT.furniture[result.home.furniture_item(host).catalog_id].surfaces[0]
+        u, v = _lamp_frame(result.home, lamp)
+        assert u == pytest.approx(-(top.depth - size.depth) / 2, abs=2e-3)  # against the back
+        assert abs(v) == pytest.approx((top.width - size.width) / 2, abs=2e-3)  # and a side
+
+
+def test_a_lamp_stands_clear_of_what_lies_on_the_nightstand():
+    # Glasses and three pill boxes on the nightstand, as in the house: the lamp takes the free band
+    # between them, at the end where it hides the least of the boxes behind it.
+    from homeloop.geometry_assets import device_solid, object_box, overlapping
+
+    home = crafted()
+    stand = furniture_of("nightstand")
+    things = [_on_top(home, stand, "glasses", 1, 0.107, 0.075), _on_top(home, stand, "pill_box_red", 1, 0.107, -0.125),
+              _on_top(home, stand, "pill_box_blue", 1, -0.093, 0.075),
+              _on_top(home, stand, "pill_box_white", 1, -0.093, -0.095)]
+    result = equip(home.model_copy(update={"objects": [*home.objects, *things]}), CAT, np.random.default_rng(0))
+    assert result.failures == [] and check_home(result.home, CAT) == []
+    (lamp,) = [d for d in result.home.devices if d.mounted_on == stand]
+    body = device_solid(result.home, lamp)
+    for obj in things:
+        assert not overlapping(body, object_box(obj), 0.0).any(), obj.id
+    u, v = _lamp_frame(result.home, lamp)
+    assert -0.063 < u < 0.077 and v > 0  # in the band, on the side of the blue box, not the white one
+
+
+def test_a_living_room_whose_side_table_is_full_gets_a_floor_lamp():
+    home = crafted()
+    table = furniture_of("side_table")
+    books = [_on_top(home, table, "book", i, u, v) for i, (u, v) in
+             enumerate((u, v) for u in (-0.15, 0.0, 0.15) for v in (-0.15, 0.0, 0.15))]
+    result = equip(home.model_copy(update={"objects": [*home.objects, *books]}), CAT, np.random.default_rng(0))
+    lamps = [d for d in result.home.devices_of_type("light") if d.room in rooms_of_type("LIVING_ROOM")
+             and d.mount != "ceiling"]
+    assert [d.mount for d in lamps] == ["floor"]
+    assert f"no free spot for a lamp on {table}" in " ".join(result.notes)
+    assert check_home(result.home, CAT) == []
+
+
+def _footprint(body) -> shapely.Polygon:
+    """The footprint of one oriented box (homeloop.geometry_assets.OrientedBoxes)."""
+    c, axes, h = body.centres[0][:2], body.axes[0][:2, :2], body.halves[0][:2]
+    return shapely.MultiPoint([c + sx * h[0] * axes[0] + sy * h[1] * axes[1]
+                               for sx in (-1, 1) for sy in (-1, 1)]).convex_hull
+
+
+def test_the_dishwashers_leak_sensor_stands_on_free_floor_in_front_of_the_counter_run(equipped):
+    # Beside the dishwasher is the counter run (a fixture, solid to the floor): the sensor goes in front.
+    from homeloop.geometry_assets import device_solid
+
+    result, _ = equipped
+    h = result.home
+    (leak,) = h.devices_of_type("leak_sensor")
+    (counter,) = h.fixtures_of_kind("counter")
+    assert shapely.Polygon(counter.polygon[0]).distance(_footprint(device_solid(h, leak))) > 0
+    u, _ = _lamp_frame(h, leak.model_copy(update={"mounted_on": furniture_of("dishwasher")}))
+    assert u > CAT.furniture["dishwasher"].dimensions.depth / 2  # in front of its door
+
+
+def test_the_tv_plug_keeps_out_of_the_bookshelf_beside_the_tv_unit(equipped):
+    from homeloop.geometry_assets import device_body_size, device_solid
+
+    tv_unit = furniture_of("tv_unit")
+    (alone,) = [d for d in equipped[0].home.devices_of_type("plug") if d.controls == [tv_unit]]
+    assert alone.pose.y < 7.6  # the side it takes when free
+    home = build(ROOMS, OPENINGS, FEATURES, [*FURNITURE, ("bookshelf", "bookshelf", "2", (4.85, 6.35, W))])
+    result = equip(home, CAT, np.random.default_rng(0))
+    (plug,) = [d for d in result.home.devices_of_type("plug") if d.controls == [tv_unit]]
+    assert plug.pose.y > 7.6  # the other side of the TV unit
+    shelf = shapely.Polygon(result.home.furniture_item("bookshelf").footprint[0])
+    assert shelf.distance(_footprint(device_solid(result.home, plug))) > 0
+    assert shelf.distance(shapely.Point(alone.pose.x, alone.pose.y)) < device_body_size("plug", "wall").width / 2
+    assert check_home(result.home, CAT) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(spots=st.lists(st.tuples(st.floats(-0.2, 0.2), st.floats(-0.2, 0.2), st.sampled_from(
+    ["book", "glasses", "pill_box_red", "keys", "remote_control"])), max_size=5))
+def test_a_lamp_spot_is_on_the_top_and_clear_of_everything_on_it(spots):
+    from homeloop.geometry_assets import device_body_size
+    from homeloop.pipeline.devices import LAMP_GAP, lamp_spot, object_footprint
+
+    home = crafted()
+    stand = home.furniture_item(furniture_of("nightstand"))
+    top = stand.surfaces[0]
+    size = device_body_size("light", "on_furniture")
+    objects = [_on_top(home, stand.id, cid, i, u, v) for i, (u, v, cid) in enumerate(spots)]
+    spot = lamp_spot(stand, top, [object_footprint(o) for o in objects], size)
+    if spot is None:
+        assert objects  # an empty top always has room
+        return
+    lamp = shapely.box(-size.depth / 2, -size.width / 2, size.depth / 2, size.width / 2)
+    lamp = shapely.affinity.translate(shapely.affinity.rotate(lamp, stand.pose.yaw, origin=(0, 0), use_radians=True),
+                                      *spot)
+    assert shapely.Polygon(top.polygon[0]).buffer(1e-3, join_style="mitre").covers(lamp)
+    for o in objects:
+        assert object_footprint(o).distance(lamp) >= LAMP_GAP - 1e-3, o.id

@@ -197,6 +197,18 @@ def test_placement_rules_state_the_catalogs_distances() -> None:
     assert f"within {placement.max_distance:.1f} m" in main and f"{placement.height:g} m high" in main
 
 
+def test_device_bodies_are_the_tables() -> None:
+    from homeloop.geometry_assets import CAMERA_LENS_CLEARANCE, DEVICE_BODIES, DEVICE_BODIES_BY_TYPE
+
+    line = next(p for p in page("catalog.md").split("\n\n") if p.startswith("**Device bodies**"))
+    words = {"at_door": "at a door", "on_window": "on a window", "on_opening": "an opening",
+             "in_plant_pot": "in a plant pot", "on_furniture": "on furniture",
+             ("light", "on_furniture"): "a table lamp", ("light", "floor"): "a floor lamp"}
+    for key, size in [*DEVICE_BODIES.items(), *DEVICE_BODIES_BY_TYPE.items()]:
+        assert f"{words.get(key, key)} {' × '.join(f'{v:.2f}' for v in size)}" in line, key
+    assert f"{CAMERA_LENS_CLEARANCE * 100:g} cm above its lens" in line
+
+
 def test_robot_table_is_the_catalogs() -> None:
     robots = load_catalog().robots
     rows = table(page("catalog.md"), "body", "id", "form", "width (m)", "base", "max speed (m/s)",

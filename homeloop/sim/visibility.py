@@ -15,16 +15,18 @@ from a renderer (whose id buffer answers the same question exactly), the
    blocked by walls (footprints minus their openings, full height), by the
    parts of an opening that are not open (the wall under a sill and over a
    head, and a shut door's leaf; glass lets light through), and by the solids
-   of furniture, objects and people (Cyrus-Beck clipping against each convex
-   solid, all rays at once with numpy). An entity's own solid never hides it,
-   nor does the furniture it stands on (or an opened container it lies in).
+   of furniture, device bodies, objects and people (Cyrus-Beck clipping
+   against each convex solid, all rays at once with numpy), as the renderer's
+   id buffer is. An entity's own solid never hides it, nor does the furniture
+   it stands on (or an opened container it lies in); what a frame leaves out
+   (a camera's own housing) hides nothing.
    The *unoccluded fraction* is the share of its in-frame samples seen.
 4. Hazards in view are found the same way, from sample points of what the
    dynamics report: the flames over a burning pan, the smoke layer under the
    ceiling where it is thick enough to see, water on the floor.
 
-Walls, opening pieces and furniture are prepared once per world; the rest is
-built per frame (a few tens of milliseconds in the house).
+Walls, opening pieces, furniture and device bodies are prepared once per
+world; the rest is built per frame (a few tens of milliseconds in the house).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import shapely
 from shapely.geometry import Polygon
 from shapely.ops import unary_union
 
+from homeloop.geometry_assets import Box, device_body
 from homeloop.home import Home, polygon_from_rings
 
 #: Nearest depth a camera images (m); solids closer than this are clipped.
@@ -60,14 +63,6 @@ UNLISTED_PERSON_M = (1.7, 0.45)
 
 #: A head: this tall and wide (m), at the top of a standing or sitting person, at one end of a lying one.
 HEAD_M = 0.24
-
-#: Nominal sizes of devices (width, depth, height in m) by how they are mounted; worn and
-#: built-in devices are not solids of their own (the wearer, the appliance).
-DEVICE_SIZE_M: dict[str, tuple[float, float, float]] = {
-    "ceiling": (0.14, 0.14, 0.06), "wall": (0.09, 0.04, 0.12), "floor": (0.08, 0.08, 0.03),
-    "on_furniture": (0.25, 0.25, 0.45), "at_door": (0.07, 0.05, 0.16), "on_window": (0.30, 0.08, 0.10),
-    "on_opening": (0.03, 0.02, 0.08),
-}
 
 #: Smoke density (0-1) from which the layer under the ceiling can be seen, and how far below the
 #: ceiling its sample points lie (m).
@@ -166,6 +161,14 @@ class Solid:
         half = [(length / 2, width / 2), (-length / 2, width / 2), (-length / 2, -width / 2), (length / 2, -width / 2)]
         ring = np.array([(x + c * a - s * b, y + s * a + c * b) for a, b in half])
         return cls(_ccw(ring), z0, z1)
+
+    @classmethod
+    def of_box(cls, pose: Any, box: Box) -> "Solid":
+        """A box given in a pose's frame (x forward, y left, z up from the pose), placed there."""
+        c, s = math.cos(pose.yaw), math.sin(pose.yaw)
+        corners = [(box.x0, box.y0), (box.x1, box.y0), (box.x1, box.y1), (box.x0, box.y1)]
+        ring = np.array([(pose.x + c * a - s * b, pose.y + s * a + c * b) for a, b in corners])
+        return cls(_ccw(ring), pose.z + box.z0, pose.z + box.z1)
 
     @classmethod
     def of_polygon(cls, polygon: Polygon, z0: float, z1: float) -> "Solid":
@@ -390,6 +393,7 @@ class GeometricVisibility:
                           for f in home.furniture]
         self.static_entities = [*self._furniture_entities(home), *self._opening_entities(home, openings),
                                 *self._device_entities(home), *_doormat_entities(home)]
+        self.devices = [(self.code(e.id), e.solid) for e in self.static_entities if e.kind == "device"]
         self._furniture_by_id = {f.id: f for f in home.furniture}
         self._footprints = [(f.id, polygon_from_rings(f.footprint), f) for f in home.furniture]
         self.room_grids: dict[str, np.ndarray] = {}
@@ -430,19 +434,20 @@ class GeometricVisibility:
         return out
 
     def _device_entities(self, home: Home) -> list[Entity]:
+        """Each device's body (homeloop.geometry_assets.device_body); a device in a carryable object
+        (a soil probe in a pot) lies within the object's solid and moves with it, so the object
+        stands for it."""
         out = []
+        objects = {o.id for o in home.objects}
         for d in home.devices:
-            size = DEVICE_SIZE_M.get(d.mount)
-            if size is None or d.room is None:
+            body = device_body(home, d)
+            if body is None or d.room is None or d.mounted_on in objects:
                 continue
-            w, depth, h = size
-            z0 = d.pose.z - h if d.mount == "ceiling" else d.pose.z if d.mount in ("floor", "on_furniture") \
-                else d.pose.z - h / 2
-            solid = Solid.box(d.pose.x, d.pose.y, d.pose.yaw, depth, w, z0, z0 + h)
             entry = self.catalog.devices.get(d.type)
             label = entry.name if entry is not None else d.type.replace("_", " ")
             hosts = (d.id,) + ((d.mounted_on,) if d.mounted_on else ())
-            out.append(Entity("device", d.id, label, (d.room,), solid, (d.pose.x, d.pose.y, d.pose.z), hosts))
+            out.append(Entity("device", d.id, label, (d.room,), Solid.of_box(d.pose, body),
+                              (d.pose.x, d.pose.y, d.pose.z), hosts))
         return out
 
     # -- what moves: objects and people
@@ -513,7 +518,7 @@ class GeometricVisibility:
         entities = self.entities(world)
         hidden = set(hide)
         boxed = [(e, box) for e in entities if e.id not in hidden and (box := pixel_box(view, e.solid)) is not None]
-        segs, solids = self._occluders(world, view, entities)
+        segs, solids = self._occluders(world, view, entities, hidden)
         seen = []
         parts = [(i, e.solid.samples(), e.hidden_by_none_of) for i, (e, _) in enumerate(boxed)]
         heads = [(i, e.head.samples(), e.hidden_by_none_of) for i, (e, _) in enumerate(boxed) if e.head is not None]
@@ -529,11 +534,15 @@ class GeometricVisibility:
                              None if head_seen is None else round(head_seen, 4), dict(e.extra)))
         return Frame(seen, hazards_in_view(self, world, view, segs, solids))
 
-    def _occluders(self, world: Any, view: Viewpoint, entities: list[Entity]) -> tuple[_Segments, _Solids]:
+    def _occluders(self, world: Any, view: Viewpoint, entities: list[Entity],
+                   hidden: Iterable[str] = ()) -> tuple[_Segments, _Solids]:
         leaves = [seg for oid, seg in self.leaves.items() if oid in world.openings and not world.openings[oid].open]
         segs = _Segments.concat([self.walls, self.opening_pieces, *leaves])
         movable = [(self.code(e.id), e.solid) for e in entities if e.kind in ("object", "person")]
-        candidates = [(c, s) for c, s in (*self.furniture, *movable) if _in_front(view, s)]
+        left_out = {self._codes[h] for h in hidden if h in self._codes}
+        candidates = [(c, s) for c, s in (*self.furniture, *movable) if c not in left_out and _in_front(view, s)]
+        # Device bodies are many and small: only those the frame shows can cross a ray to what it shows.
+        candidates += [(c, s) for c, s in self.devices if c not in left_out and pixel_box(view, s) is not None]
         return segs, _Solids.of(candidates)
 
     def _fractions(self, view: Viewpoint, parts: list[tuple[int, np.ndarray, tuple[str, ...]]],

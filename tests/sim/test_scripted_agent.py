@@ -3,7 +3,8 @@ seeds 0 and 1 with the G1-D, acting only through tool calls; the baselines fail 
 the routes that stay solvable with a service withheld pass.
 
 Episodes run through the benchmark's runner (homeloop.bench.runner.run_episode), so each leaves the
-record a real run keeps, with images off.
+record a real run keeps, with images off; a few run with images on too, where what a capture shows is read
+from the rendered id buffer.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from homeloop.sim.episode import DEFAULT_ROBOT, Episode
 
 TASKS = sorted(load_tasks())
 SEEDS = (0, 1)
+
+#: Tasks whose evidence is something small a device body could hide (pill boxes beside the bedside lamp, a
+#: watering can on the kitchen floor): run with images on as well.
+IMAGES_ON = ["medicine_missing", "watering_can_spill"]
 
 #: Tasks where calling emergency services is a false alarm: the over-reactor must fail them.
 NO_FALSE_ALARM = sorted(t for t, task in load_tasks().items()
@@ -116,6 +121,21 @@ def test_scripted_agent_passes_every_task(house_file, run_dir, task, seed):
     assert [c for c in record["calls"] if c["error"]] == []  # the reference makes no failing call
     assert 0 < record["units_spent"] <= record["budget"]
     assert record["agent"]["name"] == "scripted" and "Could not finish" not in record["summary"]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("task", IMAGES_ON)
+def test_scripted_agent_passes_with_images_on(house_file, run_dir, task, seed):
+    record = episode_record(house_file, run_dir, task, seed, images=True)
+    assert not failed_checks(record), f"{task} seed {seed}: {failed_checks(record)}; {record['summary']}"
+    assert record["passed"] and record["ended_by"] == "stop"
+    rendered = {c["data"]["capture_id"]: c["data"]["image_file"] for c in record["calls"]
+                if c["tool"] in ("robot_capture", "cameras_capture")}
+    assert rendered and all(rendered.values())  # every capture carries its picture
+    # Each thing the task needs seen was seen in one of those rendered captures.
+    seen = [c["evidence"] for c in record["checks"] if c["id"].endswith("_seen")]
+    assert seen and all(e["capture"] in rendered for e in seen)
+    assert all((run_dir / "episodes" / rendered[e["capture"]]).is_file() for e in seen)
 
 
 @pytest.mark.parametrize("task", ["answer_delivery", "empty_the_dryer", "water_the_plants", "put_away"])

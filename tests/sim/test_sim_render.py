@@ -236,6 +236,26 @@ def test_a_mug_hidden_behind_a_parcel_is_not_detected_and_both_backends_agree(ho
     assert detected(ep, hidden, "parcel_test")
 
 
+def test_a_pill_box_behind_the_bedside_lamp_is_hidden_in_both_backends(house_home):
+    # Device bodies are solid in both backends: the lamp on the nightstand hides what stands right
+    # behind it, seen from in front of the nightstand, and nothing beside it.
+    ep = Episode(house_home, "fetch_medicine", seed=0)
+    box = ep.world.objects_of_class("pill_box")[0]
+    stand = box.placement.furniture
+    for other in [o.id for o in ep.world.objects.values() if o is not box and o.placement.furniture == stand]:
+        del ep.world.objects[other]  # the box alone beside the lamp on the nightstand's top
+    lamp = next(d for d in ep.home.devices if d.mounted_on == stand)
+    switch_lights(ep, box.placement.room, True)
+    front = lamp.pose.to_world(0.7, 0.0, 0.25)  # the lamp is 0.4 m tall; the eye looks just over its middle
+    verdicts = {}
+    for where, across in (("beside", -0.16), ("behind", 0.0)):
+        box.x, box.y, _ = lamp.pose.to_world(-0.095, across)
+        view = view_at((box.x, box.y, box.z + 0.015), front)
+        shot = capture_view(ep.context, view, "robot_head")
+        verdicts[where] = (detected(ep, shot, box.id), geometric_verdict(ep, view, box.id))
+    assert verdicts == {"beside": (True, True), "behind": (False, False)}
+
+
 def test_a_box_under_100_pixels_is_not_detected(house_home):
     ep = Episode(house_home, "handle_smoke_alarm", seed=0)
     mug, eye = mug_and_a_view(ep)
