@@ -338,7 +338,7 @@ def _segments_block(origin: np.ndarray, targets: np.ndarray, slack: np.ndarray, 
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (w[None, :, 0] * e[None, :, 1] - w[None, :, 1] * e[None, :, 0]) / den
         s = (w[None, :, 0] * d[:, None, 1] - w[None, :, 1] * d[:, None, 0]) / den
-    z = origin[2] + t * (targets[:, None, 2] - origin[2])
+        z = origin[2] + t * (targets[:, None, 2] - origin[2])  # parallel faces give inf/nan, masked below
     hit = (np.abs(den) > 1e-12) & (s >= 0) & (s <= 1) & (t > slack[:, None]) & (t < 1 - slack[:, None])
     hit &= (z >= segs.z0[None, :]) & (z <= segs.z1[None, :])
     hit &= ~_excluded(segs.owner, ex)
