@@ -81,6 +81,8 @@ HOUSE_CSV: Path = _package_data("house.csv")
 HOUSE_APARTMENT_ID = "00000000000000000000000000000e01"
 #: The house's plan key (site 0, floor 0).
 HOUSE_PLAN_KEY = plan_key(0, 0, HOUSE_APARTMENT_ID)
+#: The house's home id in builds, benchmark runs and score tables.
+HOUSE_ID = "house"
 
 
 _UNIT_USAGES = frozenset({"RESIDENTIAL", "COMMERCIAL", "JANITOR", "PLACEHOLDER", "PUBLIC"})

@@ -12,9 +12,8 @@ from homeloop.catalog import Catalog, load_catalog
 from homeloop.check import check_home
 from homeloop.errors import HomeLoopError
 from homeloop.home import Home
+from homeloop.house import HOUSE_ID
 
-#: The house's home id in builds and benchmark runs.
-HOUSE_ID = "house"
 
 
 def house_home(catalog: Catalog | None = None) -> Home:

@@ -24,6 +24,7 @@ from homeloop.errors import HomeLoopError, user_error
 from homeloop.io import sha256_file, write_json, write_parquet
 from homeloop.progress import console, stage_progress
 from homeloop.pipeline.cache import StageCache, stage_code_hash
+from homeloop.house import HOUSE_ID
 
 OUTPUTS = Path("outputs")
 #: Plans drawn on the preview sheet of a build (the first of the selection).
@@ -370,7 +371,6 @@ def stage_select(build: Build) -> dict[str, Any]:
 #: Extra plans tried per batch beyond the homes still needed, as a share: about
 #: one plan in ten fails to furnish, so a batch usually finishes the stage.
 HOMES_BATCH_SLACK = 0.15
-HOUSE_ID = "house"
 
 
 def stage_homes(build: Build) -> dict[str, Any]:

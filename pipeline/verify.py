@@ -26,9 +26,9 @@ import pandas as pd
 
 from homeloop.errors import HomeLoopError
 from homeloop.io import sha256_file
+from homeloop.house import HOUSE_ID
 
 MANIFEST = "manifest.json"
-HOUSE_ID = "house"
 #: Tables whose row counts the manifest's counts must match.
 TABLES = ("homes.parquet", "usd.parquet", "selection.parquet", "plans.parquet", "audit.parquet",
           "applicability.parquet")

@@ -30,9 +30,9 @@ from typing import Iterable
 import pandas as pd
 
 from homeloop.errors import HomeLoopError
+from homeloop.house import HOUSE_ID
 
-#: The house's home id in a build (homes/house/).
-HOUSE = "house"
+HOUSE = HOUSE_ID
 APPLICABILITY_FILE = "applicability.parquet"
 #: What a sample can be stratified by: a column of the applicability table.
 STRATA = ("task", "family")

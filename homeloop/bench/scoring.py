@@ -39,12 +39,12 @@ import numpy as np
 import pandas as pd
 
 from homeloop.bench.tasks import Task, load_tasks
+from homeloop.house import HOUSE_ID
 
 #: Families in the order tables list them.
 FAMILIES = ("hazards", "requests", "entry", "wellbeing", "chores")
 
-#: The house's home id in records.
-HOUSE = "house"
+HOUSE = HOUSE_ID
 
 #: Columns an outcomes CSV must have, and those it may have.
 OUTCOME_COLUMNS = ("model", "task", "seed", "passed")
