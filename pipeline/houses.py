@@ -15,7 +15,6 @@ from homeloop.home import Home
 from homeloop.house import HOUSE_ID
 
 
-
 def house_home(catalog: Catalog | None = None) -> Home:
     """The house furnished from its own file, equipped and checked; a failing check stops with one line."""
     from homeloop.pipeline.devices import equip_house
