@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from homeloop.plan import Plan
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+# Property tests draw the same examples on every run (CI never meets a new case by chance);
+# HYPOTHESIS_PROFILE=explore searches afresh each run, to look for new counterexamples.
+hypothesis_settings.register_profile("repeatable", derandomize=True)
+hypothesis_settings.register_profile("explore", derandomize=False)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 def load_fixture_plans(path: str | Path) -> list[Plan]:
