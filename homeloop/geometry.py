@@ -48,6 +48,10 @@ DOOR_FACE_INSIDE_FRACTION = 0.5
 WINDOW_CLEAR_DEPTH = 0.5
 #: How far (m) past an opening's face the side test looks for the room.
 FACE_PROBE = 0.02
+#: Grid (m) the passage overlay snaps to. In floating precision, a wall face that
+#: runs along a strip edge to within rounding (a turned plan) can be noded wrongly
+#: and the wall lost from the overlay; snap-rounding on a fixed grid is robust.
+OVERLAY_GRID = 1e-6
 
 __all__ = [
     "DOOR_CLEAR_DEPTH",
@@ -56,6 +60,7 @@ __all__ = [
     "DOOR_ZONE_FACE_GAP",
     "DOOR_ZONE_SIDE_INSET",
     "OPEN_PASSAGE_MIN_LENGTH",
+    "OVERLAY_GRID",
     "WINDOW_CLEAR_DEPTH",
     "DoorZone",
     "door_clear_zones",
@@ -272,7 +277,9 @@ def open_connections(spaces: Sequence[BaseGeometry] | np.ndarray, blockers: Sequ
 
     The shared edge is found as the overlap of the two spaces grown by
     ``tolerance``; it is about ``2 * tolerance`` wide, so its area over that
-    width is its length once the blockers are cut out.
+    width is its length once the blockers are cut out. A wall as thick as that
+    strip has faces along its long edges, so the overlay snaps to
+    :data:`OVERLAY_GRID` (the open passage of docs/pipeline.md, `unreachable_space`).
     """
     polys = repaired(spaces)
     if len(polys) < 2:
@@ -286,6 +293,7 @@ def open_connections(spaces: Sequence[BaseGeometry] | np.ndarray, blockers: Sequ
     blocking = shapely.union_all(walls) if len(walls) else Polygon()
     strips = shapely.difference(
         shapely.intersection(shapely.buffer(polys[a], tolerance, join_style="mitre"),
-                             shapely.buffer(polys[b], tolerance, join_style="mitre")), blocking)
+                             shapely.buffer(polys[b], tolerance, join_style="mitre"), grid_size=OVERLAY_GRID),
+        blocking, grid_size=OVERLAY_GRID)
     lengths = shapely.area(strips) / (2 * tolerance)
     return [(int(i), int(j)) for i, j, length in zip(a, b, lengths) if length >= min_length]
