@@ -83,7 +83,7 @@ from homeloop.geometry import (
     open_connections,
     oriented_boxes,
 )
-from homeloop.geometry_assets import OrientedBoxes, device_solid, furniture_solids, object_box, overlapping
+from homeloop.geometry_assets import OrientedBoxes, device_solid, furniture_solids, object_box, overlapping_pairs
 from homeloop.home import Camera, Furniture, Home, Opening, polygon_from_rings
 from homeloop.plan import BEDROOM_SUBTYPES
 
@@ -691,46 +691,46 @@ def _privacy_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
     return out
 
 
-@checks(object_inside_furniture="a carryable object's box reaches into the solid of a piece of furniture")
-def _object_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
-    out: list[CheckFinding] = []
+def _furniture_solids(home: Home, catalog: Catalog) -> tuple[list[Furniture], OrientedBoxes, np.ndarray]:
+    """The home's catalogued furniture, their solids as one set of boxes and each box's item index."""
     items = [f for f in home.furniture if f.catalog_id in catalog.furniture]
-    if not home.objects or not items:
-        return out
     parts = [furniture_solids(catalog.furniture[f.catalog_id], f) for f in items]
     owner = np.repeat(np.arange(len(items)), [len(p) for p in parts])
-    solids = OrientedBoxes.concat(parts)
-    for obj in home.objects:
-        hit = overlapping(object_box(obj), solids, OBJECT_PENETRATION)
-        for i in np.unique(owner[hit]):
-            f = items[int(i)]
-            where = f"{obj.location.kind} {obj.location.name}" if obj.location.name else obj.location.kind
-            out.append(CheckFinding("object_inside_furniture", (obj.id, f.id),
-                                    f"{obj.semantic_class} {obj.id} ({where}) lies inside {f.semantic_class} "
-                                    f"{f.id}: put it on a surface or in a cavity of the item"))
+    return items, OrientedBoxes.concat(parts), owner
+
+
+@checks(object_inside_furniture="a carryable object's box reaches into the solid of a piece of furniture")
+def _object_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
+    items, solids, owner = _furniture_solids(home, catalog)
+    objects = OrientedBoxes.concat(object_box(o) for o in home.objects)
+    hits = overlapping_pairs(objects, solids, OBJECT_PENETRATION)
+    out: list[CheckFinding] = []
+    for o, i in sorted(set(zip(hits[0].tolist(), owner[hits[1]].tolist()))):
+        obj, f = home.objects[o], items[i]
+        where = f"{obj.location.kind} {obj.location.name}" if obj.location.name else obj.location.kind
+        out.append(CheckFinding("object_inside_furniture", (obj.id, f.id),
+                                f"{obj.semantic_class} {obj.id} ({where}) lies inside {f.semantic_class} "
+                                f"{f.id}: put it on a surface or in a cavity of the item"))
     return out
 
 
 @checks(device_overlaps_object="a device's body reaches into a carryable object or a piece of furniture "
                                "it is not mounted on")
 def _device_body_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
-    out: list[CheckFinding] = []
-    items = [f for f in home.furniture if f.catalog_id in catalog.furniture]
-    parts = [furniture_solids(catalog.furniture[f.catalog_id], f) for f in items]
-    parts += [object_box(o) for o in home.objects]
+    items, solids, owner = _furniture_solids(home, catalog)
     names = [(f.id, f.semantic_class) for f in items] + [(o.id, o.semantic_class) for o in home.objects]
-    owner = np.repeat(np.arange(len(names)), [len(p) for p in parts])
-    solids = OrientedBoxes.concat(parts)
-    for d in home.devices:
-        body = device_solid(home, d)
-        if body is None:
-            continue
-        for i in np.unique(owner[overlapping(body, solids, OBJECT_PENETRATION)]):
-            thing, cls = names[int(i)]
-            if thing != d.mounted_on:
-                out.append(CheckFinding("device_overlaps_object", (d.id, thing),
-                                        f"{d.type} {d.id} ({d.mount}) reaches into {cls} {thing}: "
-                                        f"move it where nothing else is"))
+    solids = OrientedBoxes.concat([solids, *(object_box(o) for o in home.objects)])
+    owner = np.concatenate([owner, np.arange(len(items), len(names))])
+    devices = [(d, body) for d in home.devices if (body := device_solid(home, d)) is not None]
+    hits = overlapping_pairs(OrientedBoxes.concat(body for _, body in devices), solids, OBJECT_PENETRATION)
+    out: list[CheckFinding] = []
+    for k, i in sorted(set(zip(hits[0].tolist(), owner[hits[1]].tolist()))):
+        d = devices[k][0]
+        thing, cls = names[i]
+        if thing != d.mounted_on:
+            out.append(CheckFinding("device_overlaps_object", (d.id, thing),
+                                    f"{d.type} {d.id} ({d.mount}) reaches into {cls} {thing}: "
+                                    f"move it where nothing else is"))
     return out
 
 

@@ -107,10 +107,29 @@ def rectangle_frames(polygons: Sequence[BaseGeometry] | np.ndarray
     return frames
 
 
+#: Frames already measured, by geometry: shapely geometries are immutable and hash by value,
+#: and the same opening is measured again by every room, rule and device that looks at it.
+_AXES_CACHE: dict[BaseGeometry, tuple[np.ndarray, np.ndarray, np.ndarray, float, float]] = {}
+_AXES_CACHE_SIZE = 20000
+
+
 def opening_axes(polygon: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
     """Centre, unit direction along the wall, unit normal through the wall,
     width (along the wall) and depth (through it) of one opening rectangle
-    (:func:`rectangle_frames` of one geometry, without the array overhead)."""
+    (:func:`rectangle_frames` of one geometry, without the array overhead; the arrays are
+    shared, so read-only)."""
+    hit = _AXES_CACHE.get(polygon)
+    if hit is None:
+        hit = _opening_axes(polygon)
+        for vector in hit[:3]:
+            vector.flags.writeable = False
+        if len(_AXES_CACHE) >= _AXES_CACHE_SIZE:
+            _AXES_CACHE.clear()
+        _AXES_CACHE[polygon] = hit
+    return hit
+
+
+def _opening_axes(polygon: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
     rect = shapely.oriented_envelope(polygon)
     frames = _no_frames(1)
     if rect.geom_type == "Polygon" and len(rect.exterior.coords) == 5:

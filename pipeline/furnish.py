@@ -1034,22 +1034,23 @@ class _Furnisher:
         parts: list[_Cands] = []
         # Things an item may stand flush against: features and furniture on the floor.
         snaps = [p for _, _, p in geom.features] + [p.footprint for p in self.placed.get(geom.id, []) if p.on_floor]
-        snap_coords = [np.asarray(p.exterior.coords) for p in snaps]
+        # Every snap outline's corners in one array; ``starts`` marks where each outline begins.
+        coords = [np.asarray(p.exterior.coords) for p in snaps]
+        corners = np.concatenate(coords) if coords else np.zeros((0, 2))
+        starts = np.cumsum([0] + [len(c) for c in coords[:-1]]) if coords else np.zeros(0, int)
         for f in geom.faces:
             lo, hi = f.s0 + width / 2, f.s1 - width / 2
             if hi < lo - 1e-9:
                 continue
             s = np.arange(lo, hi + 1e-9, WALL_STEP)
-            extra_s = [hi]
-            for p in extra:
-                extra_s.append(float(np.dot(p - f.a, f.t)))
-            for xy in snap_coords:
-                rel = xy - f.a
-                off = rel @ f.n
-                if off.min() > depth + 0.1 or off.max() < -0.01:
-                    continue
-                along = rel @ f.t
-                extra_s += [float(along.min()) - width / 2 - 0.005, float(along.max()) + width / 2 + 0.005]
+            extra_s = [hi] + [float(np.dot(p - f.a, f.t)) for p in extra]
+            if len(corners):
+                rel = corners - f.a
+                off, along = rel @ f.n, rel @ f.t
+                near = ~((np.minimum.reduceat(off, starts) > depth + 0.1) | (np.maximum.reduceat(off, starts) < -0.01))
+                ends = np.stack([np.minimum.reduceat(along, starts) - width / 2 - 0.005,
+                                 np.maximum.reduceat(along, starts) + width / 2 + 0.005], axis=1)
+                extra_s += ends[near].ravel().tolist()
             extra_arr = np.asarray(extra_s)
             s = np.concatenate([s, extra_arr[(extra_arr >= lo - 1e-9) & (extra_arr <= hi + 1e-9)]])
             centre = f.a[None, :] + s[:, None] * f.t[None, :] + f.n[None, :] * (depth / 2 + gap)
