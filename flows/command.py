@@ -62,6 +62,23 @@ def prefect_api() -> contextlib.AbstractContextManager[Any]:
     return temporary_prefect_api(settings.server.ephemeral.startup_timeout_seconds)
 
 
+def _unchanged(config: stages.BuildConfig, say: Callable[[str], None]) -> dict[str, Any] | None:
+    """The manifest of a finished build that running again would not change (same parameters,
+    code, libraries, source and outputs: :func:`homeloop.pipeline.verify.up_to_date`); None when
+    there is work to do. Checked before Prefect starts: its server alone takes seconds."""
+    from homeloop.pipeline.verify import up_to_date
+
+    folder = config.out_dir
+    if not (folder / "manifest.json").is_file():
+        return None
+    with build_lock(folder, warn=say):
+        manifest = up_to_date(config)
+    if manifest is not None:
+        say(f"build {manifest['build']} in {folder} is up to date ({len(manifest['outputs']):,} outputs as "
+            "recorded; same parameters, code, libraries and source): nothing to run")
+    return manifest
+
+
 def build_command(*, source: Path | None, plans: int, sites: int, homes: int, seed: int, out: Path | None,
                   dask_address: str | None, workers: int | None, usda: bool, verify: bool = True,
                   verify_robots: list[str] | None = None, verify_seeds: list[int] | None = None,
@@ -74,6 +91,9 @@ def build_command(*, source: Path | None, plans: int, sites: int, homes: int, se
                                 dask_address=dask_address, workers=workers, usda=usda, **verification)
     config.verify_settings().check()  # a body the catalog lacks: one line before anything starts
     with stop_signals_interrupt():
+        manifest = _unchanged(config, say)
+        if manifest is not None:
+            return manifest
         api = prefect_api()  # checks a configured server before the folder is created
         folder = stages.ensure_writable(config.out_dir)
         with build_lock(folder, warn=say), api:

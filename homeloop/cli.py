@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 
 from homeloop.errors import INTERRUPTED, INTERRUPTED_EXIT_CODE, HomeLoopError, user_error
-from homeloop.pipeline.stages import DEFAULT_VERIFY_HOMES
+from homeloop.pipeline.stages import DEFAULT_VERIFY_HOMES, STAGES
 from homeloop.progress import console, stage_progress
 
 app = typer.Typer(
@@ -200,7 +200,8 @@ def build(
     table = Table(title=f"build {manifest['build']}", header_style="bold")
     for col in ("stage", "in", "kept", "rejected"):
         table.add_column(col, justify="left" if col == "stage" else "right")
-    for stage, c in counts.items():
+    order = ["rows", "plans", *STAGES]  # a manifest read back from disk has its keys sorted
+    for stage, c in sorted(counts.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order)):
         table.add_row(stage, f"{c['in']:,}", f"{c['kept']:,}", f"{c['rejected']:,}")
     console.print(table)
     console.print(f"outputs in {manifest['out']}")

@@ -179,6 +179,13 @@ def stage_code_hash(function: Callable[..., Any]) -> str:
     return _code_hash_of(frozenset(module_closure(_stage_reach(module, outer)) | {module.__name__}))
 
 
+def build_code_hash() -> str:
+    """sha256 over the code every stage of a build can reach (the stages module and what it imports,
+    transitively, with the data files): a superset of each :func:`stage_code_hash`, so equal values
+    mean no stage key changed; the command line and the benchmark runner are not part of it."""
+    return _code_hash_of(frozenset(module_closure(["homeloop.pipeline.stages"])))
+
+
 def input_name(path: Path, root: Path | None) -> str:
     """An input's name in a key: its path relative to the build folder when it lies
     inside it, else its absolute path (a ``--source`` file elsewhere)."""

@@ -23,7 +23,7 @@ import pandas as pd
 from homeloop.errors import HomeLoopError, user_error
 from homeloop.io import sha256_file, write_json, write_parquet
 from homeloop.progress import console, stage_progress
-from homeloop.pipeline.cache import StageCache, stage_code_hash
+from homeloop.pipeline.cache import StageCache, build_code_hash, stage_code_hash
 from homeloop.house import HOUSE_ID
 
 OUTPUTS = Path("outputs")
@@ -658,6 +658,7 @@ def write_manifest(build: Build, source: Path) -> dict[str, Any]:
         "parameters": build.config.parameters(),
         "inputs": {"source": {"path": source.name, "sha256": sha256_file(source)}},
         "versions": package_versions(),
+        "code": build_code_hash(),
         "counts": counts,
         "outputs": output_hashes(build.out),
     }

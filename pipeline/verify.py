@@ -67,6 +67,50 @@ def load_manifest(build: Path) -> dict[str, Any]:
     return manifest
 
 
+def up_to_date(config: Any) -> dict[str, Any] | None:
+    """The manifest of the finished build in ``config``'s folder when running it again would change
+    nothing, else None: same parameters, code (:func:`homeloop.pipeline.cache.build_code_hash`),
+    library versions and source bytes, and every output on disk with the bytes the manifest lists
+    and no other. Every stage key is then what it was, so ``homeloop build`` can say so and stop
+    without starting Prefect, a Dask cluster or any stage (docs/pipeline.md). Partial files a killed
+    write left behind are removed, as a run would."""
+    from homeloop.pipeline.cache import build_code_hash
+    from homeloop.pipeline.stages import package_versions, remove_partial_files
+
+    build = Path(config.out_dir)
+    try:
+        manifest = load_manifest(build)
+    except UnusableBuild:
+        return None
+    source = Path(config.source) if config.source is not None else build / "source" / "geometries.csv"
+    recorded = manifest.get("inputs", {}).get("source", {})
+    same = (manifest.get("parameters") == json.loads(json.dumps(config.parameters()))
+            and manifest.get("code") == build_code_hash() and manifest.get("versions") == package_versions()
+            and source.is_file() and recorded == {"path": source.name, "sha256": sha256_file(source)})
+    if not same:
+        return None
+    remove_partial_files(build)
+    result = Verification(build)
+    check_files(result, manifest)
+    return manifest if result.ok and _stage_records_intact(build, manifest) else None
+
+
+def _stage_records_intact(build: Path, manifest: dict[str, Any]) -> bool:
+    """Whether the files each stage recorded (``.stages/``) and the manifest does not list (the
+    generated source and its defects) are there with their bytes."""
+    from homeloop.pipeline.cache import RECORDS
+
+    for path in sorted((build / RECORDS).glob("*.json")):
+        try:
+            outputs = json.loads(path.read_text()).get("outputs", {})
+        except (OSError, json.JSONDecodeError, AttributeError):
+            return False
+        for rel, digest in outputs.items():
+            if rel not in manifest["outputs"] and (not (build / rel).is_file() or sha256_file(build / rel) != digest):
+                return False
+    return True
+
+
 def present_outputs(build: Path) -> set[str]:
     """Output files in the folder, as the manifest names them (see stages.output_hashes)."""
     from homeloop.pipeline.stages import output_files

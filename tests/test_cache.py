@@ -253,12 +253,23 @@ def _edited(monkeypatch, tmp_path, module_file: str):
 
 
 def test_editing_the_command_line_reruns_no_stage(monkeypatch, tmp_path):
-    before = _stage_hashes()
-    _edited(monkeypatch, tmp_path, "homeloop/cli.py")
     from homeloop.pipeline import cache, stages
 
+    before = _stage_hashes()
+    whole_build = cache.build_code_hash()
+    _edited(monkeypatch, tmp_path, "homeloop/cli.py")
     after = {n: cache.stage_code_hash(getattr(stages, n)) for n in before}
     assert after == before
+    assert cache.build_code_hash() == whole_build  # an unchanged build stays up to date
+
+
+def test_editing_a_stage_changes_the_code_an_up_to_date_build_is_checked_against(monkeypatch, tmp_path):
+    from homeloop.pipeline import cache
+
+    _stage_hashes()
+    whole_build = cache.build_code_hash()
+    _edited(monkeypatch, tmp_path, "homeloop.pipeline/furnish.py")
+    assert cache.build_code_hash() != whole_build
 
 
 def test_editing_the_report_reruns_only_the_stages_that_reach_it(monkeypatch, tmp_path):
@@ -271,3 +282,61 @@ def test_editing_the_report_reruns_only_the_stages_that_reach_it(monkeypatch, tm
     _edited(monkeypatch, tmp_path, "homeloop.pipeline/report.py")
     after = {n: cache.stage_code_hash(getattr(stages, n)) for n in before}
     assert {n for n in before if after[n] != before[n]} == reach
+
+
+# --- an unchanged rerun stops before any stage ------------------------------------------------------
+
+
+def tiny_config(out: Path, **changes):
+    from homeloop.pipeline.stages import BuildConfig
+
+    return BuildConfig(**{**TINY, **changes}, out=out, workers=1, progress=False)
+
+
+@pytest.mark.slow
+def test_a_finished_build_is_up_to_date_and_a_rerun_says_so_without_running_a_stage(copy_of):
+    from homeloop.flows.command import build_command
+    from homeloop.pipeline.verify import up_to_date
+
+    out, manifest = copy_of
+    leftover = out / "homes" / ".home.json.a1b2c3d4.tmp"
+    leftover.write_bytes(b"half a file")
+    assert up_to_date(tiny_config(out)) == json.loads((out / "manifest.json").read_text())
+    assert not leftover.exists()
+    said: list[str] = []
+    args = {k: v for k, v in TINY.items()}
+    again = build_command(source=None, out=out, dask_address=None, workers=1, usda=False, say=said.append, **args)
+    assert len(said) == 1 and said[0].endswith("is up to date (" + f"{len(manifest['outputs']):,}" + " outputs "
+                                               "as recorded; same parameters, code, libraries and source): "
+                                               "nothing to run")
+    assert again["outputs"] == manifest["outputs"]
+    assert not (out / ".build.lock").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("change", ["parameter", "tampered", "extra", "deleted", "source", "code", "no manifest"])
+def test_a_build_with_anything_changed_is_not_up_to_date(copy_of, monkeypatch, change):
+    from homeloop.pipeline import cache
+    from homeloop.pipeline.verify import up_to_date
+
+    out, manifest = copy_of
+    config = tiny_config(out)
+    home = kept_homes(out)[0]
+    if change == "parameter":
+        config = tiny_config(out, homes=TINY["homes"] + 1)
+    elif change == "tampered":
+        (out / "homes" / home / "preview.png").write_bytes(b"not a picture")
+    elif change == "extra":
+        (out / "homes" / home / "notes.txt").write_text("mine")
+    elif change == "deleted":
+        (out / "usd.parquet").unlink()
+    elif change == "source":
+        # The generated source's defects list is no output of the manifest, but its stage wrote it.
+        sidecars = list((out / "source").glob("*.defects.csv"))
+        target = sidecars[0] if sidecars else out / "source" / "geometries.csv"
+        target.write_bytes(target.read_bytes() + b"\n")
+    elif change == "code":
+        monkeypatch.setattr(cache, "build_code_hash", lambda: "0" * 64)
+    else:
+        (out / "manifest.json").unlink()
+    assert up_to_date(config) is None
