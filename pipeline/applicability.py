@@ -7,7 +7,9 @@ checks one home, task and body against it and returns *every* reason the
 task does not apply, each a short machine-friendly string with detail:
 
 - ``missing_room:<role>`` (e.g. ``missing_room:laundry``)
-- ``missing_device:<type>(<where>)`` (``missing_device:leak_sensor(beside dishwasher)``)
+- ``missing_device:<type>(<where>)`` (``missing_device:leak_sensor(beside dishwasher)``);
+  a smoke sensor counts for a room only where that room's smoke reaches it
+  with the doors shut, as the scenarios start (:data:`SPREAD_REACH`)
 - ``missing_furniture:<class>(in <role>)``, ``missing_object:<class or ids>``
 - ``residents:<n> need <n> sleeping places, home has <k>``
 - ``carry:<object> <mass> kg > payload <kg> kg (<hands> hand(s))``
@@ -69,6 +71,7 @@ from homeloop.bench.tasks import (
 from homeloop.catalog import Catalog, RobotEntry
 from homeloop.home import Device, Furniture, Home, polygon_from_rings
 from homeloop.io import write_parquet
+from homeloop.sim.dynamics.smoke import rooms_reached
 from homeloop.sim.roles import room_fills
 
 #: Separator of reasons in the ``reasons`` column.
@@ -82,6 +85,12 @@ APPLICABILITY_FILE = "applicability.parquet"
 SUMMARY_FILE = "applicability_summary.parquet"
 
 COLUMNS = ["home", "task", "family", "extension", "robot", "applicable", "reasons"]
+
+#: Device types that sense what spreads from a room through the air, with the rooms it
+#: reaches from a given room (the simulator's own rule, docs/dynamics.md). Such a device
+#: counts for a room, or for a room near it (``or_adjacent``), only where it is reached:
+#: a sensor behind a closed door never sounds for the room, whatever it lists as monitored.
+SPREAD_REACH: dict[str, Callable[[Home, str], set[str]]] = {"smoke_sensor": rooms_reached}
 
 
 @dataclass(frozen=True)
@@ -134,6 +143,7 @@ class HomeFacts:
         self._approach: dict[tuple[str, float], bool] = {}
         self._start: dict[float, Point | None] = {}
         self._static: dict[str, list[str]] = {}
+        self._spread: dict[tuple[str, str], set[str]] = {}
 
     # -- rooms
 
@@ -165,12 +175,8 @@ class HomeFacts:
         for d in self.devices_by_type.get(device_type, ()):
             if where is None:
                 return True
-            if where.room is not None:
-                rooms = set(self.role_rooms[where.room])
-                if where.or_adjacent:
-                    rooms |= {n for r in list(rooms) for n in self.adjacent.get(r, ())}
-                if d.room not in rooms and not rooms.intersection(d.monitors):
-                    continue
+            if where.room is not None and not self._serves_role(d, where.room, where.or_adjacent):
+                continue
             if where.attached_to is not None:
                 refs = [d.mounted_on, *d.monitors, *d.controls]
                 if not any(ref is not None and self.kind_of.get(ref) == where.attached_to for ref in refs) \
@@ -178,6 +184,25 @@ class HomeFacts:
                     continue
             return True
         return False
+
+    def _serves_role(self, device: Device, role: str, or_adjacent: bool) -> bool:
+        """Whether the device is in a room of the role (or near one, ``or_adjacent``: joined
+        by a door, or reached by what it senses for :data:`SPREAD_REACH` types) or monitors one."""
+        rooms = set(self.role_rooms[role])
+        if device.type in SPREAD_REACH:
+            if or_adjacent:
+                rooms |= {n for r in list(rooms) for n in self.spread_from(device.type, r)}
+            return device.room in rooms
+        if or_adjacent:
+            rooms |= {n for r in list(rooms) for n in self.adjacent.get(r, ())}
+        return device.room in rooms or bool(rooms.intersection(device.monitors))
+
+    def spread_from(self, device_type: str, room: str) -> set[str]:
+        """The rooms reached from ``room`` by what a :data:`SPREAD_REACH` device senses (cached)."""
+        key = (device_type, room)
+        if key not in self._spread:
+            self._spread[key] = SPREAD_REACH[device_type](self.home, room)
+        return self._spread[key]
 
     # -- navigation
 

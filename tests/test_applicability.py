@@ -208,6 +208,43 @@ def test_a_leak_sensor_far_from_the_dishwasher_does_not_count(catalog, tasks):
     assert s.reasons == ["missing_device:leak_sensor(beside dishwasher)"]
 
 
+def _smoke_sensor_moved(room: str, x: float, y: float, *, kitchen_open_to_living: bool = False) -> Home:
+    """The crafted home with its only smoke sensor moved to (x, y) in ``room``, listing the
+    kitchen and its range as monitored (as equipping does for a kitchen's sensor next door),
+    and the kitchen light the smoke scenarios switch on. ``kitchen_open_to_living`` moves
+    the living room against the kitchen: a 4 m open passage, no wall or door between."""
+    home = crafted_home()
+    if kitchen_open_to_living:
+        home.rooms = [r.model_copy(update={"polygon": _rect(4.0, 2.1, 9, 6.1)}) if r.id == "living" else r
+                      for r in home.rooms]
+    sensor = home.device("smoke_kitchen")
+    sensor.room, sensor.pose, sensor.monitors = room, Pose(x=x, y=y, z=2.6), ["kitchen", "range_1"]
+    home.devices.append(device_from_catalog(load_catalog().devices["light"], "light_kitchen", "kitchen",
+                                            Pose(x=2.0, y=4.1, z=2.6)))
+    return Home.model_validate(home.model_dump())
+
+
+@pytest.mark.parametrize("room, x, y, open_plan", [
+    ("corridor", 1.5, 1.0, False),  # behind the kitchen's door, which the scenarios leave shut
+    ("living", 6.0, 3.0, True),  # across an open passage from the kitchen
+])
+def test_smoke_tasks_apply_only_where_the_kitchens_smoke_reaches_a_sensor(catalog, tasks, room, x, y, open_plan):
+    from homeloop.sim.episode import Episode, EpisodeError
+
+    home = _smoke_sensor_moved(room, x, y, kitchen_open_to_living=open_plan)
+    smoke_tasks = _declaring(tasks, lambda t: any(d.type == "smoke_sensor" for d in t.requires.devices))
+    failing = _failing(home, {t: tasks[t] for t in smoke_tasks}, catalog.robots[G1D], catalog)
+    try:  # the simulator decides whether the kitchen's smoke sounds the alarm
+        Episode(home, task="handle_smoke_alarm", robot=G1D, seed=0)
+        sounds = True
+    except EpisodeError as exc:
+        assert "the wake event 'smoke_alarm' did not happen" in str(exc)
+        sounds = False
+    assert sounds == open_plan
+    assert set(failing) == (set() if sounds else smoke_tasks)
+    assert all(r == ["missing_device:smoke_sensor(in/near kitchen)"] for r in failing.values())
+
+
 @pytest.mark.parametrize("drop, reason, expected", [
     ("dishwasher_1", "missing_furniture:dishwasher(in kitchen)",
      {"water_leak_response", "watering_can_spill", "leak_sensor_fault"}),

@@ -14,7 +14,7 @@ from homeloop.sim.dynamics.appliances import Appliances
 from homeloop.sim.dynamics.climate import HEATING_TIME_CONSTANT_S, Climate
 from homeloop.sim.dynamics.cooking import IGNITION_AFTER_ALARM_S, RECIPES, Cooking
 from homeloop.sim.dynamics.light import BRIGHTNESS_FLOOR_LUX, Light
-from homeloop.sim.dynamics.smoke import DENSITY_CAP, SMOKE_ALARM_DENSITY, Smoke, SmokeSource
+from homeloop.sim.dynamics.smoke import DENSITY_CAP, SMOKE_ALARM_DENSITY, Smoke, SmokeSource, rooms_reached
 from homeloop.sim.dynamics.water import CONTAINED_LIMIT_L, FILM_THICKNESS_M, LEAK_RATE_L_PER_MIN, Water
 from homeloop.sim.world import STEP_S, World
 
@@ -161,6 +161,16 @@ def test_smoke_passes_an_open_door_and_not_a_closed_one(house_home, catalog, doo
     density = k.smoke.density_at(*neighbour)
     assert (density > SMOKE_ALARM_DENSITY) if door_open else density == 0.0
     assert k.smoke.room_density(neighbour[0]) == density
+
+
+def test_with_every_door_shut_the_smoke_stays_in_the_rooms_it_reaches(house_home, catalog):
+    k = kitchen(house_home, catalog, "oil")
+    assert not any(state.open for state in k.world.openings.values())
+    k.world.advance(900)
+    smoky = {r.id for r in house_home.rooms if k.smoke.room_density(r.id) > 0.0}
+    assert smoky == rooms_reached(house_home, k.sensor[0])
+    door, neighbour = _neighbour_with_sensor(house_home, k.sensor[0])
+    assert neighbour[0] not in smoky
 
 
 # --- water ------------------------------------------------------------------------------------------------

@@ -23,9 +23,11 @@ burning) and falls :data:`FALL_PER_S` after, held in [0, :data:`DENSITY_CAP`].
   exterior window or door, take smoke away: their density stays 0.
 
 A smoke sensor reports smoke when :meth:`Smoke.density_at` at its position
-exceeds :data:`SMOKE_ALARM_DENSITY`. Until a source first smokes the step
-returns at once; when every source has stopped and the smoke has cleared it
-goes idle again.
+exceeds :data:`SMOKE_ALARM_DENSITY`. With every door and window shut (as the
+scenarios start) a room's smoke spreads only to :func:`rooms_reached`, so a
+sensor elsewhere never sounds for it; task screening reads that rule. Until a
+source first smokes the step returns at once; when every source has stopped
+and the smoke has cleared it goes idle again.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+import networkx as nx
 import shapely
 
 from homeloop.check import open_passages
@@ -262,6 +265,16 @@ def _paths(home: Home) -> list[tuple[str, str | None, float, str | None]]:
         else:
             paths.append((u, v, width, None))
     return paths
+
+
+def rooms_reached(home: Home, room: str) -> set[str]:
+    """The rooms the smoke of ``room`` spreads to while every door and window is shut:
+    ``room`` and the indoor rooms joined to it by open passages, one after another (the
+    paths of :func:`_paths` that have no leaf to close; docs/dynamics.md)."""
+    joined = nx.Graph()
+    joined.add_node(room)
+    joined.add_edges_from((u, v) for u, v, _, opening in _paths(home) if opening is None and v is not None)
+    return set(nx.node_connected_component(joined, room))
 
 
 def _shared_edge_length(home: Home, u: str, v: str) -> float:
