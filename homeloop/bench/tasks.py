@@ -42,7 +42,8 @@ Requirements:
   bathroom holding a washer; ``entrance`` the spaces an entrance door opens into.
 - ``devices``: device types (catalog ids), each optionally ``where``: in a
   room of a role (``room``, with ``or_adjacent`` for the rooms joined to it by
-  a door), and/or ``attached_to`` furniture of a class, an opening of a kind
+  a door; for a smoke sensor, the rooms the role's smoke reaches with the doors
+  shut, pipeline/applicability.py), and/or ``attached_to`` furniture of a class, an opening of a kind
   or an object of a class (mounted on, monitoring or controlling it, or within
   ``max_distance`` of it).
 - ``furniture``: furniture classes, optionally in a room of a role.
@@ -171,7 +172,8 @@ class DeviceWhere(TaskModel):
     """Where a required device must be."""
 
     room: str | None = Field(None, description="a room role the device must be in")
-    or_adjacent: bool = Field(False, description="a room joined to a room of the role by a door also counts")
+    or_adjacent: bool = Field(False, description="a room joined to a room of the role by a door also counts "
+                                                   "(a smoke sensor: one the role's smoke reaches with the doors shut)")
     attached_to: str | None = Field(
         None, description="furniture class, opening kind or object class it is mounted on, monitors or controls")
     max_distance: NonNegativeFloat = Field(0.5, description="or lies within this distance (m) of it")
