@@ -50,6 +50,7 @@ numbers are the only ones used:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -102,6 +103,8 @@ from homeloop.plan import BEDROOM_SUBTYPES, KITCHEN_SUBTYPES
 
 #: Spacing (m) of the candidate ceiling points searched for a smoke sensor.
 SMOKE_GRID_STEP = 0.1
+#: The search for a smoke sensor's place looks this far (m) about its target first, then twice as far ...
+SMOKE_SEARCH_RADIUS = 0.5
 #: Rooms next to a kitchen that may hold the kitchen's smoke sensor (reached through a door or passage).
 KITCHEN_SENSOR_NEIGHBOURS = ("DINING", "CORRIDOR", "LIVING_ROOM", "LIVING_DINING", "KITCHEN_DINING")
 #: Exit rooms of a sleeping area, in order of preference for its smoke sensor.
@@ -207,12 +210,28 @@ class EquipResult:
 # --- small geometry ------------------------------------------------------------------
 
 
+#: A room holds its centroid well when the centroid lies this far (m) inside it.
+CENTRE_DEPTH = 0.3
+
+
 def room_centre(poly: BaseGeometry) -> Point:
     """The centroid, or the pole of inaccessibility of a room that does not hold it well."""
     c = poly.centroid
-    if poly.buffer(-0.3).contains(c):
+    if _holds(poly, c, CENTRE_DEPTH):
         return c
     return polylabel(poly, tolerance=0.05)
+
+
+def _holds(poly: BaseGeometry, p: Point, depth: float) -> bool:
+    """Whether ``poly.buffer(-depth)`` contains ``p``; told by the point's distance to the
+    boundary unless it lies within a centimetre of ``depth`` (the buffer's arcs are polygons and
+    its input is simplified, by millimetres)."""
+    if not poly.contains(p):
+        return False
+    edge = poly.boundary.distance(p)
+    if abs(edge - depth) > 0.01:
+        return edge > depth
+    return poly.buffer(-depth).contains(p)
 
 
 def _yaw(dx: float, dy: float) -> float:
@@ -225,26 +244,119 @@ def _ccw(poly: Polygon) -> Polygon:
 
 def wall_points(poly: Polygon, step: float = WALL_STEP, end_gap: float = 0.2) -> list[tuple[float, float, float]]:
     """Points along a room's outer boundary, ``WALL_INSET`` inside, with the yaw facing into the room."""
+    return [(float(x), float(y), float(yaw)) for x, y, yaw in wall_point_array(poly, step, end_gap)]
+
+
+def wall_point_array(poly: Polygon, step: float = WALL_STEP, end_gap: float = 0.2) -> np.ndarray:
+    """:func:`wall_points` as an array of rows (x, y, yaw), shape (n, 3)."""
     ring = np.asarray(_ccw(poly.simplify(0.01)).exterior.coords)
-    out: list[tuple[float, float, float]] = []
-    for a, b in zip(ring[:-1], ring[1:]):
-        edge = b - a
-        length = float(np.hypot(*edge))
-        if length < 2 * end_gap:
-            continue
-        u = edge / length
-        inward = np.array([-u[1], u[0]])
-        n = int((length - 2 * end_gap) // step) + 1
-        span = (n - 1) * step
-        start = (length - span) / 2
-        for k in range(n):
-            p = a + u * (start + k * step) + inward * WALL_INSET
-            out.append((float(p[0]), float(p[1]), _yaw(*inward)))
+    edge = ring[1:] - ring[:-1]
+    length = np.hypot(edge[:, 0], edge[:, 1])
+    keep = ~(length < 2 * end_gap)
+    a, u, length = ring[:-1][keep], edge[keep] / length[keep, None], length[keep]
+    inward = np.column_stack([-u[:, 1], u[:, 0]])
+    # Evenly spaced along each edge, the spare length split between its ends.
+    count = [int((float(n) - 2 * end_gap) // step) + 1 for n in length]
+    start = np.array([(float(n) - (k - 1) * step) / 2 for n, k in zip(length, count)])
+    which = np.repeat(np.arange(len(count)), count)
+    k = np.arange(len(which)) - np.repeat(np.cumsum(count) - count, count)
+    xy = a[which] + u[which] * (start[which] + k * step)[:, None] + (inward * WALL_INSET)[which]
+    yaw = np.array([_yaw(*w) for w in inward])[which]
+    return np.column_stack([xy, yaw]) if len(which) else np.zeros((0, 3))
+
+
+#: Pairs whose bounds lie this much (m) beyond a distance are not measured: a margin for rounding
+#: in the bounds test, far below any distance a rule sets.
+BOUNDS_MARGIN = 1e-9
+
+
+#: Distances computed with numpy lie this close (m) to shapely's: a decision this close to its
+#: threshold is measured with shapely, so every decision is the one shapely's distance gives.
+DISTANCE_ROUNDING = 1e-7
+
+
+def ring_segments(geom: BaseGeometry) -> np.ndarray:
+    """The segments of a polygonal geometry's rings, rows (x0, y0, x1, y1)."""
+    coords, ring = shapely.get_coordinates(shapely.get_rings(shapely.get_parts(geom)), return_index=True)
+    same = ring[1:] == ring[:-1]
+    return np.column_stack([coords[:-1][same], coords[1:][same]])
+
+
+def polygon_distances(geom: BaseGeometry, segments: np.ndarray, xy: np.ndarray) -> np.ndarray:
+    """The distance from each point (rows of ``xy``) to a polygonal geometry (its
+    :func:`ring_segments` given), 0 inside it, computed with numpy: within
+    :data:`DISTANCE_ROUNDING` of shapely's."""
+    ax, ay, bx, by = segments.T
+    ux, uy = bx - ax, by - ay
+    length2 = ux * ux + uy * uy
+    px, py = xy[:, 0, None] - ax, xy[:, 1, None] - ay
+    t = np.clip((px * ux + py * uy) / np.where(length2 > 0, length2, 1.0), 0.0, 1.0)
+    dx, dy = px - t * ux, py - t * uy
+    out = np.sqrt((dx * dx + dy * dy).min(axis=1))
+    out[shapely.intersects_xy(geom, xy[:, 0], xy[:, 1])] = 0.0
     return out
 
 
-def grid_points(poly: BaseGeometry, step: float) -> np.ndarray:
-    """Points of a square grid (anchored at the polygon's bounds) inside ``poly``, shape (n, 2)."""
+def bounds_gaps(bounds: np.ndarray, xy: np.ndarray) -> np.ndarray:
+    """The distance from each box (rows of ``bounds``: minx, miny, maxx, maxy) to each point (rows
+    of ``xy``), shape (boxes, points): no more than the distance to anything inside the box."""
+    x0, y0, x1, y1 = (bounds[:, k, None] for k in range(4))
+    x, y = xy[:, 0], xy[:, 1]
+    return np.hypot(np.maximum(np.maximum(x0 - x, x - x1), 0.0), np.maximum(np.maximum(y0 - y, y - y1), 0.0))
+
+
+@dataclass(frozen=True)
+class Shapes:
+    """Geometries and their bounds, to measure many points against them at once."""
+
+    geoms: np.ndarray
+    bounds: np.ndarray
+
+    @classmethod
+    def of(cls, geoms: list[BaseGeometry]) -> Shapes:
+        arr = np.empty(len(geoms), dtype=object)
+        arr[:] = geoms
+        return cls(arr, shapely.bounds(arr).reshape(-1, 4))
+
+    def distances(self, xy: np.ndarray, reach: float) -> np.ndarray:
+        """The distance (shapely's) of each geometry (rows) to each point (columns) where their
+        bounds come within ``reach``; +inf for the pairs whose bounds do not (they lie farther)."""
+        out = np.full((len(self.geoms), len(xy)), np.inf)
+        if len(self.geoms) == 0 or len(xy) == 0:
+            return out
+        gi, pi = np.nonzero(~(bounds_gaps(self.bounds, xy) >= reach + BOUNDS_MARGIN))  # NaN bounds (empty): measured
+        if len(gi):
+            which, back = np.unique(pi, return_inverse=True)
+            out[gi, pi] = shapely.distance(self.geoms[gi], shapely.points(xy[which])[back])
+        return out
+
+    def near(self, xy: np.ndarray, distance: float) -> np.ndarray:
+        """Which points lie closer than ``distance`` to one of the geometries."""
+        return (self.distances(xy, distance) < distance).any(axis=0)
+
+    def clear(self, xy: np.ndarray, gap: float) -> np.ndarray:
+        """Which points lie at least ``gap`` from every geometry."""
+        return (self.distances(xy, gap) >= gap).all(axis=0)
+
+
+def _memo(method):
+    """A method of :class:`_Equipper` computed once per home for each set of arguments."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def cached(self, *args):
+        memo = self._memo.setdefault(name, {})
+        if args not in memo:
+            memo[args] = method(self, *args)
+        return memo[args]
+
+    return cached
+
+
+def grid_points(poly: BaseGeometry, step: float, window: tuple[float, float, float, float] | None = None
+                ) -> np.ndarray:
+    """Points of a square grid (anchored at the polygon's bounds) inside ``poly``, shape (n, 2);
+    with ``window`` (minx, miny, maxx, maxy) only the grid's points in it."""
     if poly.is_empty:
         return np.zeros((0, 2))
     minx, miny, maxx, maxy = poly.bounds
@@ -253,6 +365,9 @@ def grid_points(poly: BaseGeometry, step: float) -> np.ndarray:
     if len(xs) == 0 or len(ys) == 0:
         c = poly.representative_point()
         return np.array([[c.x, c.y]])
+    if window is not None:
+        xs = xs[(xs >= window[0]) & (xs <= window[2])]
+        ys = ys[(ys >= window[1]) & (ys <= window[3])]
     gx, gy = np.meshgrid(xs, ys)
     gx, gy = gx.ravel(), gy.ravel()
     inside = shapely.contains_xy(poly, gx, gy)
@@ -298,11 +413,11 @@ class _Equipper:
         self.adjacency = room_adjacency(home)
         self.blocking = sight_blockers(home)
         shapely.prepare(self.blocking)
-        self._smoke_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._centre_cache: dict[str, Point] = {}
-        self._coverage_cache: dict[str, np.ndarray] = {}
-        self._corner_cache: dict[str, list[tuple[float, float]]] = {}
-        self._walls_union: BaseGeometry | None = None
+        self._memo: dict[str, dict[tuple, Any]] = {}
+        self.object_footprints: dict[str, Polygon] = {}
+        self.room_furniture: dict[str, list[Furniture]] = {rid: [] for rid in self.rooms}
+        for f in home.furniture:
+            self.room_furniture.setdefault(f.room, []).append(f)
         self.devices: list[Device] = []
         self.cameras: list[Camera] = []
         self.counters: dict[tuple[str, str], int] = {}
@@ -314,6 +429,7 @@ class _Equipper:
         self.open_doors: set[str] = set()
         self.cookers = [f for f in home.furniture if f.cooking_appliance]
         self.cooker_union = shapely.union_all([self.footprints[f.id] for f in self.cookers]) if self.cookers else None
+        self.cooker_segments = ring_segments(self.cooker_union) if self.cookers else np.zeros((0, 4))
         self.smoke_rule = _smoke_rule(catalog)
         self.smoke_wall = catalog.placement_number(SMOKE_SENSOR, "min_wall_distance")
         self.switch_reach = catalog.placement_number(LIGHT_SWITCH, "max_distance")
@@ -365,44 +481,80 @@ class _Equipper:
 
     # -- smoke sensors
 
+    @_memo
     def centre(self, rid: str) -> Point:
-        """:func:`room_centre` of a room, computed once."""
-        c = self._centre_cache.get(rid)
-        if c is None:
-            c = self._centre_cache[rid] = room_centre(self.polys[rid])
-        return c
+        """:func:`room_centre` of a room."""
+        return room_centre(self.polys[rid])
 
-    def smoke_candidates(self, rid: str) -> tuple[np.ndarray, np.ndarray]:
-        """Ceiling candidate points of a room and each one's distance to the nearest cooking appliance."""
-        got = self._smoke_cache.get(rid)
-        if got is None:
-            got = self._smoke_cache[rid] = self._smoke_candidates(rid)
-        return got
+    @_memo
+    def smoke_ceiling(self, rid: str) -> Polygon:
+        """The room's ceiling at least the rule's ``min_wall_distance`` from its walls."""
+        return self.polys[rid].buffer(-self.smoke_wall, join_style="mitre")
 
-    def _smoke_candidates(self, rid: str) -> tuple[np.ndarray, np.ndarray]:
-        inner = self.polys[rid].buffer(-self.smoke_wall, join_style="mitre")
+    def smoke_candidates(self, rid: str, window: tuple[float, float, float, float] | None = None) -> np.ndarray:
+        """Ceiling candidate points of a room (those of the grid in ``window``, a box)."""
         # Rounded as the home file stores poses, so the distance measured here is the
         # one the home check measures on the file.
-        pts = np.round(grid_points(inner, SMOKE_GRID_STEP), 3) + 0.0
+        return np.round(grid_points(self.smoke_ceiling(rid), SMOKE_GRID_STEP, window), 3) + 0.0
+
+    def cooker_distances(self, pts: np.ndarray) -> np.ndarray:
+        """Each point's distance to the nearest cooking appliance, as shapely measures it."""
+        if self.cooker_union is None:
+            return np.full(len(pts), np.inf)
+        return shapely.distance(self.cooker_union, shapely.points(pts))
+
+    def cooker_clear(self, pts: np.ndarray, limit: float) -> np.ndarray:
+        """Which points lie at least ``limit`` from every cooking appliance (shapely's distance):
+        computed with numpy, measured where rounding could tell otherwise."""
         if self.cooker_union is None or len(pts) == 0:
-            return pts, np.full(len(pts), np.inf)
-        d = shapely.distance(self.cooker_union, shapely.points(pts))
-        return pts, np.asarray(d, dtype=float)
+            return np.ones(len(pts), dtype=bool)
+        dist = polygon_distances(self.cooker_union, self.cooker_segments, pts)
+        unsure = np.abs(dist - limit) <= DISTANCE_ROUNDING
+        if unsure.any():
+            dist[unsure] = self.cooker_distances(pts[unsure])
+        return dist >= limit
 
     def pick_smoke_point(self, rid: str, minimum: float, towards: tuple[float, float] | None = None,
                          farthest: bool = False) -> tuple[tuple[float, float], float] | None:
-        pts, dist = self.smoke_candidates(rid)
-        ok = dist >= minimum - 1e-9
+        """The candidate point at least ``minimum`` from cooking appliances nearest ``towards``
+        (the room's centre, or a door smoke comes through), ties by position; the farthest from
+        them first with ``farthest`` (placing with the exception). With its distance to them."""
+        target = towards if towards is not None else tuple(self.centre(rid).coords[0])
+        limit = minimum - 1e-9
+        if farthest:
+            return self.pick_farthest_smoke_point(rid, limit, target)
+        x0, y0, x1, y1 = self.smoke_ceiling(rid).bounds
+        radius = SMOKE_SEARCH_RADIUS
+        while True:
+            # The points within ``radius`` of the target (rounding moves a point 0.5 mm at most);
+            # one nearer than ``radius`` is nearer than any other. At last the whole grid.
+            pad = radius + 0.001
+            window = (target[0] - pad, target[1] - pad, target[0] + pad, target[1] + pad)
+            last = window[0] <= x0 and window[1] <= y0 and window[2] >= x1 and window[3] >= y1
+            pts = self.smoke_candidates(rid, None if last else window)
+            to_target = np.round(np.hypot(pts[:, 0] - target[0], pts[:, 1] - target[1]), 3)
+            if not last:
+                pts, to_target = pts[to_target <= radius], to_target[to_target <= radius]
+            ok = self.cooker_clear(pts, limit)
+            if ok.any():
+                pts, to_target = pts[ok], to_target[ok]
+                i = int(np.lexsort((pts[:, 1], pts[:, 0], to_target))[0])
+                if last or to_target[i] < radius:
+                    return (float(pts[i, 0]), float(pts[i, 1])), float(self.cooker_distances(pts[i:i + 1])[0])
+            elif last:
+                return None
+            radius *= 2
+
+    def pick_farthest_smoke_point(self, rid: str, limit: float, target: tuple[float, float]
+                                  ) -> tuple[tuple[float, float], float] | None:
+        pts = self.smoke_candidates(rid)
+        dist = self.cooker_distances(pts)
+        ok = dist >= limit
         if not ok.any():
             return None
         pts, dist = pts[ok], dist[ok]
-        target = towards if towards is not None else tuple(self.centre(rid).coords[0])
         to_target = np.hypot(pts[:, 0] - target[0], pts[:, 1] - target[1])
-        # Nearest the target (the centre, or a door smoke comes through); the farthest
-        # from the range first when placing with the exception; ties by position.
-        order = np.lexsort((pts[:, 1], pts[:, 0], np.round(to_target, 3),
-                            -np.round(dist, 1) if farthest else np.zeros(len(pts))))
-        i = int(order[0])
+        i = int(np.lexsort((pts[:, 1], pts[:, 0], np.round(to_target, 3), -np.round(dist, 1)))[0])
         return (float(pts[i, 0]), float(pts[i, 1])), float(dist[i])
 
     def smoke_in(self, rid: str) -> list[Device]:
@@ -491,7 +643,7 @@ class _Equipper:
 
     def rule_blocks(self, rid: str) -> bool:
         """Whether the room has ceiling for a smoke sensor, all of it too near the range."""
-        return len(self.smoke_candidates(rid)[0]) > 0
+        return len(self.smoke_candidates(rid)) > 0
 
     def rule_unmet(self, rid: str) -> None:
         rooms = self.unmet.setdefault(self.smoke_rule.id, [])
@@ -677,21 +829,29 @@ class _Equipper:
 
     # -- wall devices
 
-    def wall_candidates(self, rid: str, *, avoid_furniture: float | None = 0.05) -> list[tuple[float, float, float]]:
+    @_memo
+    def wall_point_rows(self, rid: str, step: float = WALL_STEP, end_gap: float = 0.2) -> np.ndarray:
+        """:func:`wall_point_array` of a room."""
+        return wall_point_array(self.polys[rid], step, end_gap)
+
+    @_memo
+    def openings_near(self, rid: str) -> Shapes:
+        """The room's doors and windows, and any other opening within 5 cm of it."""
         poly = self.polys[rid]
-        near = [g for o, g in self.opening_polys.items() if rid in self.openings[o].connects
-                or g.distance(poly) < 0.05]
-        out = []
-        for x, y, yaw in wall_points(poly):
-            p = Point(x, y)
-            if any(g.distance(p) < WALL_OPENING_CLEARANCE for g in near):
-                continue
-            if avoid_furniture is not None and any(
-                    g.distance(p) < avoid_furniture for fid, g in self.footprints.items()
-                    if self.furniture_room[fid] == rid):
-                continue
-            out.append((x, y, yaw))
-        return out
+        return Shapes.of([g for o, g in self.opening_polys.items() if rid in self.openings[o].connects
+                          or g.distance(poly) < 0.05])
+
+    @_memo
+    def furniture_shapes(self, rid: str) -> Shapes:
+        return Shapes.of([self.footprints[f.id] for f in self.room_furniture[rid]])
+
+    def wall_candidates(self, rid: str, *, avoid_furniture: float | None = 0.05) -> list[tuple[float, float, float]]:
+        """Wall points of the room clear of its openings, and of its furniture by ``avoid_furniture``."""
+        rows = self.wall_point_rows(rid)
+        keep = ~self.openings_near(rid).near(rows[:, :2], WALL_OPENING_CLEARANCE)
+        if avoid_furniture is not None:
+            keep &= ~self.furniture_shapes(rid).near(rows[:, :2], avoid_furniture)
+        return [(float(x), float(y), float(yaw)) for x, y, yaw in rows[keep]]
 
     def room_doors(self, rid: str) -> list[Opening]:
         """The doors of a room, the one its switch goes beside first: the entrance door, a door
@@ -810,22 +970,15 @@ class _Equipper:
         return True
 
     def floor_lamp(self, r: Room) -> None:
-        seats = [f for f in self.home.furniture_in(r.id) if f.semantic_class in ("sofa", "armchair")]
+        seats = [f for f in self.room_furniture[r.id] if f.semantic_class in ("sofa", "armchair")]
         pts = grid_points(self.polys[r.id].buffer(-FLOOR_LAMP_CLEARANCE), 0.2)
         if len(pts) == 0:
             return
         anchor = self.footprints[seats[0].id] if seats else self.polys[r.id].exterior
-        floor_things = [object_footprint(o) for o in self.home.objects
-                        if o.location.kind == "floor" and o.location.room == r.id]
-        obstacles = [*self.footprints.values(), *floor_things]
-        best = None
-        for x, y in pts:
-            p = Point(x, y)
-            if any(g.distance(p) < FLOOR_LAMP_CLEARANCE for g in obstacles):
-                continue
-            key = (round(anchor.distance(p), 3), x, y)
-            if best is None or key < best:
-                best = key
+        obstacles = Shapes.of([*self.footprints.values(), *map(self.object_footprint, self.floor_objects(r.id))])
+        pts = pts[~obstacles.near(pts, FLOOR_LAMP_CLEARANCE)]
+        to_anchor = shapely.distance(anchor, shapely.points(pts)) if len(pts) else []
+        best = min(((round(float(d), 3), x, y) for d, (x, y) in zip(to_anchor, pts)), default=None)
         if best is None:
             self.notes.append(f"room {r.id}: no free floor for a lamp")
             return
@@ -840,7 +993,7 @@ class _Equipper:
             area = self.polys[r.id].area
             wanted = min(3, 1 + int(area >= 10) + int(area >= 18))
             placed: list[tuple[float, float]] = []
-            served = [f for c in PLUG_FURNITURE for f in self.home.furniture_in(r.id) if f.semantic_class == c]
+            served = [f for c in PLUG_FURNITURE for f in self.room_furniture[r.id] if f.semantic_class == c]
             for f in served[:1]:
                 spot = self.plug_at(r.id, f)
                 if spot is not None:
@@ -848,7 +1001,10 @@ class _Equipper:
                     self.add("plug", r.id, Pose(x=x, y=y, z=self.floor(r.id) + height, yaw=yaw), controls=[f.id],
                              label=f"{r.name} {f.semantic_class.replace('_', ' ')}")
                     placed.append((x, y))
-            walls = [w for w in self.wall_candidates(r.id) if self.wall_spot_clear(r.id, w[:2], PLUG, height)]
+            walls = self.wall_candidates(r.id)
+            if walls:
+                clear = self.wall_spots_clear(r.id, np.array(walls)[:, :2], PLUG, height)
+                walls = [w for w, ok in zip(walls, clear) if ok]
             while len(placed) < wanted and walls:
                 if not placed:
                     pick = walls[int(self.rng.integers(len(walls)))]
@@ -887,13 +1043,33 @@ class _Equipper:
         """Whether a wall device's body at ``p``, ``height`` above the floor, stays clear of the room's
         furniture and of the objects on its floor that reach up to it: a plug beside the TV unit is
         neither behind it nor inside the bookshelf next to it, nor in the watering can by the wall."""
+        return bool(self.wall_spots_clear(rid, np.array([p], dtype=float), device_type, height)[0])
+
+    def wall_spots_clear(self, rid: str, xy: np.ndarray, device_type: str, height: float) -> np.ndarray:
+        """:meth:`wall_spot_clear` of many points (rows of ``xy``)."""
+        reach, near = self.wall_body_obstacles(rid, device_type, height)
+        return near.clear(xy, reach)
+
+    @_memo
+    def wall_body_obstacles(self, rid: str, device_type: str, height: float) -> tuple[float, Shapes]:
+        """How far a wall device's centre keeps from things, and the things of the room that
+        reach its body's height band."""
         body = device_body_size(device_type, "wall")
         reach, low, high = body.width / 2 + DEVICE_GAP, height - body.height / 2, height + body.height / 2
-        near = [self.footprints[f.id] for f in self.home.furniture_in(rid)
-                if f.pose.z < high and f.pose.z + f.height > low]
-        near += [object_footprint(o) for o in self.home.objects
-                 if o.location.kind == "floor" and o.location.room == rid and o.pose.z + o.size[2] > low]
-        return all(g.distance(Point(p)) >= reach for g in near)
+        near = [self.footprints[f.id] for f in self.room_furniture[rid] if f.pose.z < high and f.pose.z + f.height > low]
+        near += [self.object_footprint(o) for o in self.floor_objects(rid) if o.pose.z + o.size[2] > low]
+        return reach, Shapes.of(near)
+
+    @_memo
+    def floor_objects(self, rid: str) -> list[HomeObject]:
+        return [o for o in self.home.objects if o.location.kind == "floor" and o.location.room == rid]
+
+    def object_footprint(self, obj: HomeObject) -> Polygon:
+        """:func:`object_footprint`, computed once per object."""
+        got = self.object_footprints.get(obj.id)
+        if got is None:
+            got = self.object_footprints[obj.id] = object_footprint(obj)
+        return got
 
     def thermostat(self) -> None:
         order = self.entry("thermostat").placement.rooms
@@ -907,15 +1083,15 @@ class _Equipper:
             self.failures.append(f"room {room.id}: no wall place for the thermostat")
             return
         c = self.centre(room.id)
+        # Interior walls first (a probe through the wall lands in another indoor room).
+        probes = np.array([(x - math.cos(yaw) * 0.4, y - math.sin(yaw) * 0.4) for x, y, yaw in walls])
+        interior = [other is not None and self.rooms[other].indoor for other in self.rooms_at(probes)]
 
-        def rank(w: tuple[float, float, float]) -> tuple:
-            # Interior walls first (a probe through the wall lands in another indoor room).
-            px, py = w[0] - math.cos(w[2]) * 0.4, w[1] - math.sin(w[2]) * 0.4
-            other = self.home.room_at(px, py)
-            interior = other is not None and self.rooms[other].indoor
-            return (0 if interior else 1, round(math.hypot(w[0] - c.x, w[1] - c.y), 3), w[0], w[1])
+        def rank(k: int) -> tuple:
+            w = walls[k]
+            return (0 if interior[k] else 1, round(math.hypot(w[0] - c.x, w[1] - c.y), 3), w[0], w[1])
 
-        x, y, yaw = min(walls, key=rank)
+        x, y, yaw = walls[min(range(len(walls)), key=rank)]
         h = self.height("thermostat")
         self.add("thermostat", room.id, Pose(x=x, y=y, z=self.floor(room.id) + h, yaw=yaw))
 
@@ -958,6 +1134,20 @@ class _Equipper:
                     return
         self.failures.append("no place for the water main (no sink, washer, garage or wet room)")
 
+    def rooms_at(self, xy: np.ndarray) -> list[str | None]:
+        """:meth:`Home.room_at` of many points: the first room (in the home's order) covering each."""
+        found: list[str | None] = [None] * len(xy)
+        left = np.arange(len(xy))
+        pts = shapely.points(xy)
+        for rid, poly in self.polys.items():
+            if len(left) == 0:
+                break
+            hit = shapely.covers(poly, pts[left])
+            for k in left[hit]:
+                found[k] = rid
+            left = left[~hit]
+        return found
+
     def wall_point_near(self, rid: str, p: Point) -> tuple[float, float, float] | None:
         poly = _ccw(self.polys[rid])
         ring = poly.exterior
@@ -977,43 +1167,62 @@ class _Equipper:
 
     def corners(self, rid: str) -> list[tuple[float, float]]:
         """Candidate camera points: each convex corner of the room, moved in along its bisector."""
-        got = self._corner_cache.get(rid)
-        if got is None:
-            got = self._corner_cache[rid] = self._corners(rid)
-        return list(got)
+        return list(self._corners(rid))
 
+    @_memo
     def _corners(self, rid: str) -> list[tuple[float, float]]:
         poly = _ccw(self.polys[rid].simplify(0.01))
-        ring = np.asarray(poly.exterior.coords)[:-1]
-        n = len(ring)
-        out = []
-        for i in range(n):
-            prev, cur, nxt = ring[i - 1], ring[i], ring[(i + 1) % n]
-            a, b = cur - prev, nxt - cur
-            la, lb = np.hypot(*a), np.hypot(*b)
-            if la < 1e-6 or lb < 1e-6:
-                continue
-            if a[0] * b[1] - a[1] * b[0] <= 1e-9:  # reflex or straight: not a corner to look out of
-                continue
-            bis = -a / la + b / lb
-            nb = np.hypot(*bis)
-            if nb < 1e-9:
-                continue
-            p = cur + bis / nb * CAMERA_CORNER_INSET
-            if poly.contains(Point(p)):
-                out.append((float(p[0]), float(p[1])))
-        return out
+        closed = np.asarray(poly.exterior.coords)
+        ring, edge = closed[:-1], closed[1:] - closed[:-1]
+        a, b = edge[np.arange(len(ring)) - 1], edge  # the edges into and out of each vertex
+        la, lb = np.hypot(a[:, 0], a[:, 1]), np.hypot(b[:, 0], b[:, 1])
+        # A corner to look out of: convex (not reflex, not straight), between edges of some length.
+        ok = (la >= 1e-6) & (lb >= 1e-6) & (a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0] > 1e-9)
+        ring, a, b, la, lb = ring[ok], a[ok], b[ok], la[ok], lb[ok]
+        bis = -a / la[:, None] + b / lb[:, None]
+        nb = np.hypot(bis[:, 0], bis[:, 1])
+        ok = nb >= 1e-9
+        p = ring[ok] + bis[ok] / nb[ok, None] * CAMERA_CORNER_INSET
+        p = p[shapely.contains_xy(poly, p[:, 0], p[:, 1])]
+        return [(float(x), float(y)) for x, y in p]
 
+    @_memo
+    def coverage_floor(self, rid: str) -> BaseGeometry:
+        """The room's floor whose points score what a camera sees."""
+        return self.polys[rid].buffer(-0.1)
+
+    @_memo
     def coverage_points(self, rid: str) -> np.ndarray:
-        got = self._coverage_cache.get(rid)
-        if got is None:
-            got = self._coverage_cache[rid] = self._coverage_points(rid)
-        return got
-
-    def _coverage_points(self, rid: str) -> np.ndarray:
-        poly = self.polys[rid].buffer(-0.1)
+        """The floor points a camera's view of the room is scored on."""
+        poly = self.coverage_floor(rid)
         step = max(COVERAGE_STEP, math.sqrt(max(poly.area, 0.0) / 300.0))
         return grid_points(poly, step)
+
+    @_memo
+    def sight_clear(self, rid: str) -> bool:
+        """Whether nothing blocks sight between any of the room's camera corners and coverage
+        points: no blocker meets the convex hull of the corners and the floor the points lie
+        on, which holds every line between them."""
+        pts = np.concatenate([shapely.get_coordinates(self.coverage_floor(rid)), np.reshape(self._corners(rid), (-1, 2))])
+        if len(pts) == 0 or self.blocking.is_empty:
+            return True
+        return not self.blocking.intersects(shapely.multipoints(pts).convex_hull)
+
+    def near_walls(self, points: list[tuple[float, float]], distance: float) -> list[bool]:
+        """Which points lie closer than ``distance`` to the home's walls (their union), measured to
+        each wall; the union is built only for a point as far as ``distance`` within rounding."""
+        walls = self.wall_shapes()
+        if not points:
+            return []
+        nearest = walls.distances(np.asarray(points, dtype=float), distance).min(axis=0)
+        if np.any(~(np.abs(nearest - distance) > 1e-9)):
+            union = shapely.union_all(walls.geoms)
+            return [union.distance(Point(p)) < distance for p in points]
+        return [bool(d < distance) for d in nearest]
+
+    @_memo
+    def wall_shapes(self) -> Shapes:
+        return Shapes.of([polygon_from_rings(w.polygon) for w in self.home.walls])
 
     def camera_pose(self, rid: str, corner: tuple[float, float], target: tuple[float, float] | None = None,
                     must_see: tuple[float, float] | None = None, hfov: float = 100.0) -> tuple[float, float, float]:
@@ -1038,15 +1247,14 @@ class _Equipper:
         pts = self.coverage_points(rid)
         corners = self.corners(rid)
         if prefer_walls and self.home.walls:
-            if self._walls_union is None:
-                self._walls_union = shapely.union_all([polygon_from_rings(w.polygon) for w in self.home.walls])
-            walls = self._walls_union
-            near = [c for c in corners if walls.distance(Point(c)) < 0.6]
+            near = [c for c, ok in zip(corners, self.near_walls(corners, 0.6)) if ok]
             corners = near or corners
+        # Nothing blocks the lines to the coverage points of a room clear of blockers.
+        blocking = None if self.sight_clear(rid) else self.blocking
         best = None
         for i, corner in enumerate(corners):
             yaw, z, pitch = self.camera_pose(rid, corner, must_see=must_see, hfov=hfov)
-            seen = visible_mask((corner[0], corner[1], yaw), hfov, pts, self.blocking)
+            seen = visible_mask((corner[0], corner[1], yaw), hfov, pts, blocking)
             sees_target = True
             if must_see is not None:
                 sees_target = bool(visible_mask((corner[0], corner[1], yaw), hfov,
@@ -1224,11 +1432,14 @@ class _Equipper:
         self.cameras_plan()
         devices = _unique_names(self.devices)
         openings = [o.model_copy(update={"is_open": True}) if o.id in self.open_doors else o for o in home.openings]
-        out = home.model_copy(update={
+        parts = {name: getattr(home, name) for name in Home.model_fields}
+        parts.update({
             "devices": list(home.devices) + devices, "openings": openings,
             "cameras": list(home.cameras) + self.cameras, "equip_profile": self.profile.name,
             "placement_exceptions": list(home.placement_exceptions) + self.exceptions})
-        out = Home.model_validate(out.model_dump())
+        # The parts are models built (and so checked and rounded) already: validating the home
+        # from them checks what ties them together without building every part again.
+        out = Home.model_validate(parts)
         return EquipResult(out, self.notes, self.unmet_rule_failures() + self.failures)
 
 
