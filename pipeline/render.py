@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import shapely
@@ -21,8 +21,6 @@ from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.path import Path as MplPath
-from shapely import LineString
-from shapely.ops import polylabel
 from shapely.geometry.base import BaseGeometry
 
 from homeloop.geometry import opening_axes
@@ -150,6 +148,9 @@ MAX_SWING_WIDTH = 1.3
 #: Margin (m) around the plan inside the Axes.
 MARGIN = 0.6
 
+#: Line width (points) of the scale bar.
+SCALE_BAR_WIDTH = 1.2
+
 DEFAULT_DPI = 150
 #: Fixed PNG metadata: no software version or timestamp, so bytes are stable.
 PNG_METADATA = {"Software": None}
@@ -270,6 +271,69 @@ def _scale_bar_room(width: float) -> float:
     return 0.9 if width < 12 else 1.3
 
 
+class Shapes(NamedTuple):
+    """Polygons drawn alike: a fill (one colour, one per shape, or None for none),
+    an outline colour (or one per shape) and width in points, on layer ``z``."""
+
+    geoms: list[BaseGeometry]
+    face: object
+    edge: object
+    width: float
+    z: float
+
+
+class Strokes(NamedTuple):
+    """Polylines (arrays of plan points) in one colour (or one per line), width in points."""
+
+    lines: list[np.ndarray]
+    colours: object
+    width: float
+    z: float
+    alpha: float = 1.0
+
+
+class Label(NamedTuple):
+    """A text at a plan point: size in points, turned ``rotation`` degrees, centred
+    there (``ha="left"``: starting there)."""
+
+    x: float
+    y: float
+    text: str
+    size: float
+    rotation: int
+    colour: str
+    linespacing: float | None = None  # None: the text default
+    ha: str = "center"
+
+
+def plan_layers(plan: Plan, highlight: Iterable[str] = ()) -> list[Shapes | Strokes]:
+    """What :func:`draw_plan` draws below the labels, bottom layer first: spaces filled
+    by :data:`PALETTE` class, features, walls, windows, doors with their swing hint,
+    and the elements named in ``highlight`` in red on top. Layers with nothing in
+    them are left out."""
+    spaces, feats = list(plan.spaces), list(plan.features)
+    layers: list[Shapes | Strokes] = [
+        Shapes([s.polygon for s in spaces], [PALETTE[colour_class(s)] for s in spaces], "#8a8a8a", 0.3, Z_SPACES),
+        Shapes([f.polygon for f in feats], FEATURE_FACE, FEATURE_EDGE, 0.6, Z_FEATURES),
+        *_separator_layers(plan),
+        *_window_layers([o for o in plan.openings if o.kind == WINDOW]),
+        *_door_layers(plan, [o for o in plan.openings if o.kind != WINDOW]),
+    ]
+    wanted = set(highlight)
+    if wanted:
+        geoms = [s.polygon for s in plan.spaces if s.id in wanted]
+        geoms += [e.polygon for e in (*plan.separators, *plan.openings, *plan.features) if e.id in wanted]
+        layers.append(Shapes(geoms, (0.89, 0.10, 0.11, 0.30), HIGHLIGHT_COLOUR, 2.2, Z_HIGHLIGHT))
+    return [layer for layer in layers if len(layer[0])]
+
+
+def plan_labels(plan: Plan, ppm: float) -> list[Label]:
+    """Space names with their area, then feature names, each sized to fit its
+    shape at ``ppm`` points per metre (left out where none fits)."""
+    spaces, feats = list(plan.spaces), list(plan.features)
+    return _space_labels(spaces, feats, ppm) + _feature_labels(feats, ppm)
+
+
 def draw_plan(
     ax: Axes,
     plan: Plan,
@@ -291,62 +355,59 @@ def draw_plan(
     wanted = _check_highlight(plan, highlight)
     extent = plan_extent(plan)
     ppm = _points_per_metre(ax, extent)
-    spaces, feats = list(plan.spaces), list(plan.features)
-    _add_polygons(ax, [s.polygon for s in spaces], zorder=Z_SPACES,
-                  facecolors=[PALETTE[colour_class(s)] for s in spaces], edgecolors="#8a8a8a", linewidths=0.3)
-    _add_polygons(ax, [f.polygon for f in feats], zorder=Z_FEATURES, facecolors=FEATURE_FACE,
-                  edgecolors=FEATURE_EDGE, linewidths=0.6)
-    _draw_separators(ax, plan)
-    _draw_windows(ax, [o for o in plan.openings if o.kind == WINDOW])
-    _draw_doors(ax, plan, [o for o in plan.openings if o.kind != WINDOW])
-    if labels:
-        _label_spaces(ax, spaces, feats, ppm)
-        _label_features(ax, feats, ppm)
-    if wanted:
-        geoms = [s.polygon for s in plan.spaces if s.id in wanted]
-        geoms += [e.polygon for e in (*plan.separators, *plan.openings, *plan.features) if e.id in wanted]
-        _add_polygons(ax, geoms, zorder=Z_HIGHLIGHT, facecolors=(0.89, 0.10, 0.11, 0.30),
-                      edgecolors=HIGHLIGHT_COLOUR, linewidths=2.2)
+    for layer in plan_layers(plan, wanted):
+        if isinstance(layer, Shapes):
+            _add_polygons(ax, layer.geoms, zorder=layer.z, facecolors="none" if layer.face is None else layer.face,
+                          edgecolors=layer.edge, linewidths=layer.width)
+        else:
+            ax.add_collection(LineCollection(layer.lines, colors=layer.colours, linewidths=layer.width,
+                                             zorder=layer.z, alpha=None if layer.alpha == 1.0 else layer.alpha))
+    for label in plan_labels(plan, ppm) if labels else ():
+        _add_label(ax, label, Z_LABELS)
     _frame_axes(ax, extent, _scale_bar_room(extent[2] - extent[0]) if scale_bar else 0.0)
     if scale_bar:
-        _draw_scale_bar(ax, extent, ppm)
+        bar, label = scale_bar_marks(extent, ppm)
+        ax.plot(bar[:, 0], bar[:, 1], color="#222222", linewidth=SCALE_BAR_WIDTH, solid_capstyle="butt",
+                zorder=Z_SCALE_BAR)
+        _add_label(ax, label, Z_SCALE_BAR)
     return ax
 
 
-def _draw_separators(ax: Axes, plan: Plan) -> None:
+def _add_label(ax: Axes, label: Label, zorder: float) -> None:
+    ax.text(label.x, label.y, label.text, ha=label.ha, va="center", fontsize=label.size, rotation=label.rotation,
+            color=label.colour, zorder=zorder, linespacing=label.linespacing, clip_on=True)
+
+
+def _separator_layers(plan: Plan) -> list[Shapes]:
     """Walls dark grey, columns black, railings as thin outlines."""
     walls = [s.polygon for s in plan.separators if s.kind not in (COLUMN, RAILING)]
-    _add_polygons(ax, walls, zorder=Z_WALLS, facecolors=WALL_COLOUR, edgecolors=WALL_COLOUR, linewidths=0.2)
     columns = [s.polygon for s in plan.separators if s.kind == COLUMN]
-    _add_polygons(ax, columns, zorder=Z_WALLS, facecolors=COLUMN_COLOUR, edgecolors=COLUMN_COLOUR, linewidths=0.2)
     railings = [s.polygon for s in plan.separators if s.kind == RAILING]
-    _add_polygons(ax, railings, zorder=Z_WALLS, facecolors="none", edgecolors=RAILING_COLOUR, linewidths=0.6)
+    return [Shapes(walls, WALL_COLOUR, WALL_COLOUR, 0.2, Z_WALLS),
+            Shapes(columns, COLUMN_COLOUR, COLUMN_COLOUR, 0.2, Z_WALLS),
+            Shapes(railings, None, RAILING_COLOUR, 0.6, Z_WALLS)]
 
 
-def _draw_windows(ax: Axes, windows: Sequence[Opening]) -> None:
+def _window_layers(windows: Sequence[Opening]) -> list[Shapes | Strokes]:
     """Windows light blue, a line along the glass."""
-    _add_polygons(ax, [o.polygon for o in windows], zorder=Z_OPENINGS, facecolors=WINDOW_COLOUR,
-                  edgecolors=WINDOW_EDGE, linewidths=0.5)
     glass = []
     for o in windows:
         frame = _axes_frame(o.polygon)
         if frame is not None:
             c, u, _, long, _ = frame
-            glass.append([c - u * long / 2, c + u * long / 2])
-    if glass:
-        ax.add_collection(LineCollection(glass, colors=WINDOW_EDGE, linewidths=0.5, zorder=Z_OPENINGS + 0.01))
+            glass.append(np.array([c - u * long / 2, c + u * long / 2]))
+    return [Shapes([o.polygon for o in windows], WINDOW_COLOUR, WINDOW_EDGE, 0.5, Z_OPENINGS),
+            Strokes(glass, WINDOW_EDGE, 0.5, Z_OPENINGS + 0.01)]
 
 
-def _draw_doors(ax: Axes, plan: Plan, doors: Sequence[Opening]) -> None:
+def _door_layers(plan: Plan, doors: Sequence[Opening]) -> list[Shapes | Strokes]:
     """Doors as rectangles with a swing hint, the entrance door in its own colour."""
     door_colours = [ENTRANCE_DOOR_COLOUR if o.kind == ENTRANCE_DOOR else DOOR_COLOUR for o in doors]
-    _add_polygons(ax, [o.polygon for o in doors], zorder=Z_OPENINGS, facecolors=door_colours,
-                  edgecolors=door_colours, linewidths=0.4)
     swings = [_swing_hint(plan, o) for o in doors]
     leaves = [seg for s, colour in zip(swings, door_colours) if s for seg in s]
     leaf_colours = [colour for s, colour in zip(swings, door_colours) if s for _ in s]
-    if leaves:
-        ax.add_collection(LineCollection(leaves, colors=leaf_colours, linewidths=0.6, zorder=Z_OPENINGS, alpha=0.9))
+    return [Shapes([o.polygon for o in doors], door_colours, door_colours, 0.4, Z_OPENINGS),
+            Strokes(leaves, leaf_colours, 0.6, Z_OPENINGS, alpha=0.9)]
 
 
 def _frame_axes(ax: Axes, extent: tuple[float, float, float, float], bar_room: float) -> None:
@@ -400,42 +461,76 @@ def _valid(geom: BaseGeometry) -> BaseGeometry:
     return geom if geom.is_valid else shapely.make_valid(geom)
 
 
-def _fit_box(poly: BaseGeometry) -> tuple[tuple[float, float], float, float]:
-    """A label point inside ``poly`` and the free width and height (m) through it."""
-    poly = _valid(poly)
+def _fit_boxes(regions: Sequence[BaseGeometry]) -> list[tuple[tuple[float, float], float, float]]:
+    """For each region: a label point inside it and the free width and height (m) through it."""
+    out: list[tuple[tuple[float, float], float, float]] = [((0.0, 0.0), 0.0, 0.0)] * len(regions)
+    polys, where = [], []
+    for i, region in enumerate(regions):
+        poly = _label_polygon(region)
+        if poly is None:
+            continue
+        if poly.geom_type == "Point":  # no polygon part: nothing to fit
+            out[i] = ((poly.x, poly.y), 0.0, 0.0)
+            continue
+        polys.append(poly)
+        where.append(i)
+    if not polys:
+        return out
+    arr = np.array(polys, dtype=object)
+    xy = shapely.get_coordinates(_label_points(arr))
+    minx, miny, maxx, maxy = shapely.bounds(arr).T
+    across = shapely.linestrings(np.stack([np.column_stack([minx - 1, xy[:, 1]]),
+                                           np.column_stack([maxx + 1, xy[:, 1]])], axis=1))
+    along = shapely.linestrings(np.stack([np.column_stack([xy[:, 0], miny - 1]),
+                                          np.column_stack([xy[:, 0], maxy + 1])], axis=1))
+    widths, heights = shapely.intersection(arr, across), shapely.intersection(arr, along)
+    for k, i in enumerate(where):
+        x, y = float(xy[k, 0]), float(xy[k, 1])
+        out[i] = ((x, y), _run(widths[k], 0, x), _run(heights[k], 1, y))
+    return out
+
+
+def _label_polygon(region: BaseGeometry) -> BaseGeometry | None:
+    """The polygon of ``region`` a label goes in (its largest part, made valid);
+    its centroid where it has no polygon part, None where it is empty."""
+    poly = _valid(region)
     if poly.is_empty:
-        return (0.0, 0.0), 0.0, 0.0
+        return None
     if poly.geom_type != "Polygon":
         parts = [g for g in getattr(poly, "geoms", [poly]) if g.geom_type == "Polygon"]
         if not parts:
-            c = poly.centroid if not poly.is_empty else shapely.Point(0, 0)
-            return (c.x, c.y), 0.0, 0.0
+            return poly.centroid if not poly.is_empty else shapely.Point(0, 0)
         poly = max(parts, key=lambda g: g.area)
-    # The centroid reads best; the pole of inaccessibility is the fallback for
-    # shapes (L, T) whose centroid sits near or outside an edge.
-    point = poly.centroid
-    if poly.area > 0:
-        pole = polylabel(poly, tolerance=0.02)
-        inside = poly.exterior.distance(pole) if not poly.interiors else poly.boundary.distance(pole)
-        if not poly.contains(point) or poly.boundary.distance(point) < 0.7 * inside:
-            point = pole
-    x, y = point.x, point.y
-    minx, miny, maxx, maxy = poly.bounds
+    return poly
 
-    def run(line: LineString, coord: int, at: float) -> float:
-        cut = poly.intersection(line)
-        best = 0.0
-        for seg in getattr(cut, "geoms", [cut]):
-            if seg.is_empty or seg.geom_type != "LineString":
-                continue
-            vals = np.asarray(seg.coords)[:, coord]
-            if vals.min() - 1e-9 <= at <= vals.max() + 1e-9:
-                best = max(best, float(vals.max() - vals.min()))
-        return best
 
-    w = run(LineString([(minx - 1, y), (maxx + 1, y)]), 0, x)
-    h = run(LineString([(x, miny - 1), (x, maxy + 1)]), 1, y)
-    return (x, y), w, h
+def _label_points(polys: np.ndarray) -> np.ndarray:
+    """The centroid of each polygon, which reads best; the pole of inaccessibility
+    for shapes (L, T) whose centroid sits near or outside an edge."""
+    points = shapely.centroid(polys)
+    solid = np.flatnonzero(shapely.area(polys) > 0)
+    if len(solid):
+        shapes, centroids = polys[solid], points[solid]
+        poles = shapely.get_point(shapely.maximum_inscribed_circle(shapes, 0.02), 0)
+        holed = shapely.get_num_interior_rings(shapes) > 0
+        edges = np.where(holed, shapely.boundary(shapes), shapely.get_exterior_ring(shapes))
+        inside = shapely.distance(edges, poles)
+        near_edge = shapely.distance(shapely.boundary(shapes), centroids) < 0.7 * inside
+        off = ~shapely.contains(shapes, centroids) | near_edge
+        points[solid[off]] = poles[off]
+    return points
+
+
+def _run(cut: BaseGeometry, coord: int, at: float) -> float:
+    """The length of the piece of ``cut`` (a line through a polygon) that holds ``at``."""
+    best = 0.0
+    for seg in getattr(cut, "geoms", [cut]):
+        if seg.is_empty or seg.geom_type != "LineString":
+            continue
+        vals = np.asarray(seg.coords)[:, coord]
+        if vals.min() - 1e-9 <= at <= vals.max() + 1e-9:
+            best = max(best, float(vals.max() - vals.min()))
+    return best
 
 
 def _text_size(lines: Sequence[str], fontsize: float) -> tuple[float, float]:
@@ -443,20 +538,24 @@ def _text_size(lines: Sequence[str], fontsize: float) -> tuple[float, float]:
     return 0.56 * fontsize * max(len(t) for t in lines), 1.25 * fontsize * len(lines)
 
 
-def _label_spaces(ax: Axes, spaces: Sequence[Space], features: Sequence, ppm: float) -> None:
+def _space_labels(spaces: Sequence[Space], features: Sequence, ppm: float) -> list[Label]:
     base = float(np.clip(ppm * 0.30, 3.0, 9.0))
     tree = shapely.STRtree([f.polygon for f in features]) if features else None
+    valid = [_valid(f.polygon) for f in features]
+    regions = []
     for s in spaces:
         # Labels go on the free floor, clear of sinks, counters, tubs ...
         region = _valid(s.polygon)
         if tree is not None:
             hits = tree.query(region, predicate="intersects")
             if len(hits):
-                covered = shapely.union_all([_valid(features[i].polygon) for i in hits])
+                covered = shapely.union_all([valid[i] for i in hits])
                 free = region.difference(covered)
                 if not free.is_empty and free.area > 0.25 * region.area:
                     region = free
-        (x, y), w, h = _fit_box(region)
+        regions.append(region)
+    labels = []
+    for s, ((x, y), w, h) in zip(spaces, _fit_boxes(regions)):
         if w <= 0 or h <= 0:
             continue
         lines = [short_space_name(s.subtype), f"{s.area:.1f} m²"]
@@ -467,10 +566,8 @@ def _label_spaces(ax: Axes, spaces: Sequence[Space], features: Sequence, ppm: fl
             size, rotation = _fit_font(lines, base, w_pt, h_pt)
         if size is None:
             continue
-        ax.text(
-            x, y, "\n".join(lines), ha="center", va="center", fontsize=size, rotation=rotation,
-            color=LABEL_COLOUR, zorder=Z_LABELS, linespacing=1.1, clip_on=True,
-        )
+        labels.append(Label(x, y, "\n".join(lines), size, rotation, LABEL_COLOUR, linespacing=1.1))
+    return labels
 
 
 def _fit_font(lines: Sequence[str], base: float, w_pt: float, h_pt: float, smallest: float = 3.0):
@@ -485,47 +582,44 @@ def _fit_font(lines: Sequence[str], base: float, w_pt: float, h_pt: float, small
     return None, 0
 
 
-def _label_features(ax: Axes, feats: Sequence, ppm: float) -> None:
+def _feature_labels(feats: Sequence, ppm: float) -> list[Label]:
     base = float(np.clip(ppm * 0.16, 2.5, 6.0))
-    for f in feats:
+    valid = [_valid(f.polygon) for f in feats]
+    areas = [f.polygon.area for f in feats]
+    tree = shapely.STRtree([f.polygon for f in feats])
+    named, regions = [], []
+    for i, f in enumerate(feats):
         # A feature drawn over another (a sink in a counter) keeps its own
         # label; the one below is labelled in the part left free.
-        own = _valid(f.polygon)
-        others = [
-            _valid(g.polygon) for g in feats
-            if g is not f and g.polygon.area < f.polygon.area and g.polygon.intersects(f.polygon)
-        ]
-        free = own.difference(shapely.union_all(others)) if others else own
-        if free.is_empty or free.area < 1e-4:
-            continue
-        (x, y), w, h = _fit_box(free)
+        hits = sorted(tree.query(f.polygon, predicate="intersects"))
+        others = [valid[j] for j in hits if j != i and areas[j] < areas[i]]
+        free = valid[i].difference(shapely.union_all(others)) if others else valid[i]
+        if not free.is_empty and free.area >= 1e-4:
+            named.append(short_feature_name(f.kind))
+            regions.append(free)
+    labels = []
+    for name, ((x, y), w, h) in zip(named, _fit_boxes(regions)):
         if w <= 0 or h <= 0:
             continue
-        name = short_feature_name(f.kind)
         size, rotation = _fit_font([name], base, w * ppm * 0.9, h * ppm * 0.9, smallest=2.5)
         if size is None:
             continue
-        ax.text(
-            x, y, name, ha="center", va="center", fontsize=size,
-            rotation=rotation, color=FEATURE_EDGE, zorder=Z_LABELS, clip_on=True,
-        )
+        labels.append(Label(x, y, name, size, rotation, FEATURE_EDGE))
+    return labels
 
 
-def _draw_scale_bar(ax: Axes, extent: tuple[float, float, float, float], ppm: float) -> None:
+def scale_bar_marks(extent: tuple[float, float, float, float], ppm: float) -> tuple[np.ndarray, Label]:
+    """The scale bar below a plan of ``extent``: its polyline (a bar with end ticks)
+    and the label after it, sized for ``ppm`` points per metre."""
     minx, miny, maxx, _ = extent
     length = _scale_bar_length(maxx - minx)
     room = _scale_bar_room(maxx - minx)
     y = miny - MARGIN - room * 0.45
     x0 = minx
     tick = room * 0.12
-    ax.plot(
-        [x0, x0, x0 + length, x0 + length], [y + tick, y, y, y + tick],
-        color="#222222", linewidth=1.2, solid_capstyle="butt", zorder=Z_SCALE_BAR,
-    )
-    ax.text(
-        x0 + length + 0.25, y, f"{length:g} m", ha="left", va="center",
-        fontsize=float(np.clip(ppm * 0.28, 5.0, 9.0)), color="#222222", zorder=Z_SCALE_BAR,
-    )
+    bar = np.array([[x0, y + tick], [x0, y], [x0 + length, y], [x0 + length, y + tick]])
+    size = float(np.clip(ppm * 0.28, 5.0, 9.0))
+    return bar, Label(x0 + length + 0.25, y, f"{length:g} m", size, 0, "#222222", ha="left")
 
 
 # --- files -----------------------------------------------------------------------

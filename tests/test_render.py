@@ -101,3 +101,18 @@ def test_a_plan_with_broken_shapes_still_draws(tmp_path):
     )
     out = render_plan(plan, tmp_path / "broken.png", highlight=["2", "door_5"])
     assert out.read_bytes()[:8] == PNG_MAGIC
+
+
+def test_draw_plan_draws_the_shared_layers_and_labels(two_rooms):
+    from homeloop.pipeline.render import _points_per_metre, plan_extent, plan_labels, plan_layers, short_space_name
+
+    fig = Figure(figsize=(6, 4))
+    ax = fig.add_axes((0, 0, 1, 1))
+    door = two_rooms.doors[0].id
+    draw_plan(ax, two_rooms, highlight=[door])
+    layers = plan_layers(two_rooms, [door])
+    assert len(ax.collections) == len(layers)
+    assert [c.get_zorder() for c in ax.collections] == [layer.z for layer in layers]
+    labels = plan_labels(two_rooms, _points_per_metre(ax, plan_extent(two_rooms)))
+    assert [t.get_text() for t in ax.texts][:-1] == [label.text for label in labels]  # then the scale bar's
+    assert {short_space_name(s.subtype) for s in two_rooms.spaces} <= {label.text.split("\n")[0] for label in labels}
