@@ -69,13 +69,16 @@ def text_width(text: str, size_px: float) -> float:
     return font(max(1, round(size_px * 4))).getlength(text)
 
 
-@functools.lru_cache(maxsize=8192)
+#: Texts up to this many characters (labels, legend keys) are kept once drawn: they come
+#: back picture after picture, while titles are each their own.
+KEPT_TEXT_CHARS = 32
+
+
 def text_mask(text: str, quarter_pixels: int, spacing_percent: int, ha: str,
               turned: bool) -> tuple[Image.Image, tuple[int, int]]:
     """``text`` at ``quarter_pixels / 4`` pixels as a mask, and where its top left
     corner lies from the point it is anchored at: the middle of its left end,
-    middle or right end (``ha``); turned 90° about that point when ``turned``.
-    Kept, as the same labels come back picture after picture."""
+    middle or right end (``ha``); turned 90° about that point when ``turned``."""
     face = font(quarter_pixels)
     spacing = max(0.0, (spacing_percent / 100 - _CAP_TOP) * quarter_pixels / 4)
     anchor = {"center": "m", "left": "l", "right": "r"}[ha] + "m"
@@ -88,6 +91,9 @@ def text_mask(text: str, quarter_pixels: int, spacing_percent: int, ha: str,
     if not turned:
         return mask, (left, top)
     return mask.transpose(Image.Transpose.ROTATE_90), (top, -right)  # (dx, dy) -> (dy, -dx)
+
+
+_kept_text_mask = functools.lru_cache(maxsize=4096)(text_mask)
 
 
 @functools.cache
@@ -346,7 +352,8 @@ class Canvas:
         (x, y): its middle there, or its left (``ha="left"``) or right end; turned 90°
         (reading upwards) when ``rotation`` is 90."""
         quarters = max(1, round(size_pt * self.px_per_pt * 4))
-        mask, (dx, dy) = text_mask(text, quarters, round(linespacing * 100), ha, rotation == 90)
+        draw_mask = _kept_text_mask if len(text) <= KEPT_TEXT_CHARS else text_mask
+        mask, (dx, dy) = draw_mask(text, quarters, round(linespacing * 100), ha, rotation == 90)
         self.draw.bitmap((round(x) + dx, round(y) + dy), mask, fill=rgb(colour))
 
     # -- the file

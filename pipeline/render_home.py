@@ -291,7 +291,7 @@ def _legend_rows(keys: list[LegendKey], width: float, dpi: float) -> list[list[t
     return rows if rows[0] else []
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=64)
 def legend_strip(keys: tuple[LegendKey, ...], width: int, dpi: int) -> Image.Image:
     """The legend of ``keys`` as a strip ``width`` pixels wide, drawn at the canvas's
     :data:`~homeloop.pipeline.raster.SUPERSAMPLE` scale: its rows, each centred, and
