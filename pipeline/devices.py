@@ -79,7 +79,7 @@ from homeloop.check import (
     sleeping_area_exits,
     smoke_distance_rule,
 )
-from homeloop.geometry import face_point
+from homeloop.geometry import face_side, opening_axes
 from homeloop.geometry_assets import BodySize, device_body_size
 from homeloop.home import (
     Camera,
@@ -326,8 +326,7 @@ class Shapes:
             return out
         gi, pi = np.nonzero(~(bounds_gaps(self.bounds, xy) >= reach + BOUNDS_MARGIN))  # NaN bounds (empty): measured
         if len(gi):
-            which, back = np.unique(pi, return_inverse=True)
-            out[gi, pi] = shapely.distance(self.geoms[gi], shapely.points(xy[which])[back])
+            out[gi, pi] = shapely.distance(self.geoms[gi], shapely.points(xy[pi]))
         return out
 
     def near(self, xy: np.ndarray, distance: float) -> np.ndarray:
@@ -395,6 +394,32 @@ def visible_mask(cam: tuple[float, float, float], hfov_deg: float, pts: np.ndarr
     return ok
 
 
+class DeviceTypes:
+    """Devices of catalog types, as :func:`device_from_catalog` makes them: the catalog's part of
+    a type (its fields with their accepted and present values, category, Matter type, events,
+    mount) is built and checked once, and each device copies it with its own id, room, pose,
+    name and links."""
+
+    def __init__(self) -> None:
+        self.made: dict[tuple, Device] = {}
+
+    def make(self, entry: DeviceEntry, device_id: str, room: str | None, pose: Pose, *, name: str | None = None,
+             mount: str | None = None, mounted_on: str | None = None, controls: list[str] | None = None,
+             monitors: list[str] | None = None, agent_visible: bool = True,
+             values: dict[str, Any] | None = None) -> Device:
+        """A device of ``entry``'s type named ``name`` (the catalog's name when None)."""
+        key = (entry.id, mount, tuple(sorted((values or {}).items())))
+        first = self.made.get(key)
+        if first is None:
+            first = self.made[key] = device_from_catalog(entry, device_id, room, pose, mount=mount, values=values)
+        fields = {n: f.model_copy(update=None if f.values is None else {"values": list(f.values)})
+                  for n, f in first.fields.items()}
+        return first.model_copy(update={
+            "id": device_id, "room": room, "pose": pose, "name": name or first.name, "mounted_on": mounted_on,
+            "controls": list(controls or []), "monitors": list(monitors or []), "agent_visible": agent_visible,
+            "fields": fields, "events": list(first.events)})
+
+
 # --- the stage -----------------------------------------------------------------------
 
 
@@ -411,13 +436,16 @@ class _Equipper:
         self.fixture_polys = [polygon_from_rings(x.polygon) for x in home.fixtures]
         self.furniture_room = {f.id: f.room for f in home.furniture}
         self.adjacency = room_adjacency(home)
-        self.blocking = sight_blockers(home)
-        shapely.prepare(self.blocking)
         self._memo: dict[str, dict[tuple, Any]] = {}
+        self.device_types = DeviceTypes()
         self.object_footprints: dict[str, Polygon] = {}
         self.room_furniture: dict[str, list[Furniture]] = {rid: [] for rid in self.rooms}
         for f in home.furniture:
             self.room_furniture.setdefault(f.room, []).append(f)
+        self.room_openings: dict[str, list[Opening]] = {rid: [] for rid in self.rooms}
+        for o in home.openings:
+            for rid in dict.fromkeys(o.connects):
+                self.room_openings.setdefault(rid, []).append(o)
         self.devices: list[Device] = []
         self.cameras: list[Camera] = []
         self.counters: dict[tuple[str, str], int] = {}
@@ -461,11 +489,9 @@ class _Equipper:
     def add(self, device_type: str, room: str | None, pose: Pose, *, label: str | None = None,
             **kwargs: Any) -> Device:
         entry = self.entry(device_type)
-        device = device_from_catalog(entry, self.new_id(device_type, room or kwargs.get("mounted_on")), room, pose,
-                                     **kwargs)
         where = label or (self.rooms[room].name if room else None)
-        if where:
-            device = device.model_copy(update={"name": f"{where} {entry.name}"})
+        device = self.device_types.make(entry, self.new_id(device_type, room or kwargs.get("mounted_on")), room, pose,
+                                        name=f"{where} {entry.name}" if where else None, **kwargs)
         self.devices.append(device)
         return device
 
@@ -769,8 +795,8 @@ class _Equipper:
             self.notes.append("no resident in the home: the wearables are worn by the scenario's resident")
         ids = []
         for t in ("fall_watch", "help_button"):
-            d = device_from_catalog(self.entry(t), self.new_id(t, owner or "resident"), None, pose,
-                                    mounted_on=owner)
+            d = self.device_types.make(self.entry(t), self.new_id(t, owner or "resident"), None, pose,
+                                       mounted_on=owner)
             self.devices.append(d)
             ids.append(d.id)
         if residents:
@@ -785,9 +811,19 @@ class _Equipper:
              outside: bool = False) -> tuple[float, float, float]:
         """A point on the face of an opening on ``rid``'s side (the far side when
         ``outside``), ``depth`` beyond the face and ``along`` from its centre; the yaw
-        faces away from the opening."""
-        p, outward = face_point(self.opening_polys[o.id], self.polys[rid], depth, along=along, far_side=outside)
+        faces away from the opening (:func:`homeloop.geometry.face_point`, its frame measured once)."""
+        centre, u, normal, thickness = self.face_frame(o.id, rid)
+        outward = (-1.0 if outside else 1.0) * normal
+        p = centre + outward * (thickness / 2 + depth) + u * along
         return float(p[0]), float(p[1]), _yaw(*outward)
+
+    @_memo
+    def face_frame(self, oid: str, rid: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """An opening's centre, unit direction along its wall, unit normal out of its face on
+        ``rid``'s side, and its thickness."""
+        poly = self.opening_polys[oid]
+        centre, u, normal, _, thickness = opening_axes(poly)
+        return centre, u, face_side(poly, self.polys[rid]) * normal, thickness
 
     def opening_devices(self) -> None:
         for o in self.home.openings:
@@ -837,9 +873,10 @@ class _Equipper:
     @_memo
     def openings_near(self, rid: str) -> Shapes:
         """The room's doors and windows, and any other opening within 5 cm of it."""
-        poly = self.polys[rid]
-        return Shapes.of([g for o, g in self.opening_polys.items() if rid in self.openings[o].connects
-                          or g.distance(poly) < 0.05])
+        ids = list(self.opening_polys)
+        polys = Shapes.of(list(self.opening_polys.values()))
+        close = shapely.distance(polys.geoms, self.polys[rid]) < 0.05
+        return Shapes.of([polys.geoms[k] for k, oid in enumerate(ids) if rid in self.openings[oid].connects or close[k]])
 
     @_memo
     def furniture_shapes(self, rid: str) -> Shapes:
@@ -862,9 +899,8 @@ class _Equipper:
             other_type = self.rooms[other[0]].type if other and other[0] in self.rooms else ""
             return (0 if o.kind == "entrance_door" else 1, 0 if other_type == "CORRIDOR" else 1, o.id)
 
-        doors = [o for o in self.home.openings if o.kind in ("door", "entrance_door") and rid in o.connects]
-        return sorted(doors, key=rank) + [o for o in self.home.openings
-                                          if o.kind == "garage_door" and rid in o.connects]
+        doors = [o for o in self.room_openings[rid] if o.kind in ("door", "entrance_door")]
+        return sorted(doors, key=rank) + [o for o in self.room_openings[rid] if o.kind == "garage_door"]
 
     def switch_point(self, rid: str, door: Opening) -> tuple[float, float, float] | None:
         """Beside the door on its wall, :data:`SWITCH_DOOR_OFFSET` past its edge (farther where
@@ -962,12 +998,21 @@ class _Equipper:
     def lamp_on(self, r: Room, host: Furniture, size: BodySize) -> bool:
         """Stand a lamp on the host's top where :func:`lamp_spot` finds room; whether it did."""
         top = host.surfaces[0]
-        spot = lamp_spot(host, top, things_on(self.home, host, top), size)
+        spot = lamp_spot(host, top, self.things_on(host, top), size)
         if spot is None:
             return False
         self.add("light", r.id, Pose(x=spot[0], y=spot[1], z=top.height, yaw=host.pose.yaw),
                  mount="on_furniture", mounted_on=host.id, label=f"{r.name} lamp on the {host.semantic_class}")
         return True
+
+    def things_on(self, host: Furniture, top: Surface) -> list[Polygon]:
+        """The footprints of what is on a top: the objects lying on it and furniture standing on it."""
+        things = [self.object_footprint(o) for o in self.home.objects if o.location.kind == "surface"
+                  and o.location.furniture == host.id and o.location.name == top.name]
+        base = self.footprints[host.id]
+        stacked = [f for f in self.home.furniture if f.id != host.id and f.pose.z >= top.height - 0.02]
+        things += [g for f in stacked if (g := self.footprints[f.id]).intersects(base)]
+        return things
 
     def floor_lamp(self, r: Room) -> None:
         seats = [f for f in self.room_furniture[r.id] if f.semantic_class in ("sofa", "armchair")]
@@ -1204,9 +1249,28 @@ class _Equipper:
         points: no blocker meets the convex hull of the corners and the floor the points lie
         on, which holds every line between them."""
         pts = np.concatenate([shapely.get_coordinates(self.coverage_floor(rid)), np.reshape(self._corners(rid), (-1, 2))])
-        if len(pts) == 0 or self.blocking.is_empty:
+        if len(pts) == 0:
             return True
-        return not self.blocking.intersects(shapely.multipoints(pts).convex_hull)
+        hull = shapely.multipoints(pts).convex_hull
+        blocking = self.blockers_near(hull)
+        return blocking is None or not blocking.intersects(hull)
+
+    @functools.cached_property
+    def blocking(self) -> BaseGeometry:
+        """What blocks sight (:func:`sight_blockers`), prepared."""
+        blocking = sight_blockers(self.home)
+        shapely.prepare(blocking)
+        return blocking
+
+    @functools.cached_property
+    def wall_tree(self) -> shapely.STRtree:
+        return shapely.STRtree(self.wall_shapes().geoms)
+
+    def blockers_near(self, geom: BaseGeometry) -> BaseGeometry | None:
+        """:attr:`blocking`, or None where no wall comes within a micrometre of ``geom`` (then
+        nothing that blocks sight, the walls shrunk, meets it)."""
+        near = self.wall_tree.query(geom, predicate="dwithin", distance=1e-6)
+        return self.blocking if len(near) else None
 
     def near_walls(self, points: list[tuple[float, float]], distance: float) -> list[bool]:
         """Which points lie closer than ``distance`` to the home's walls (their union), measured to
@@ -1257,8 +1321,9 @@ class _Equipper:
             seen = visible_mask((corner[0], corner[1], yaw), hfov, pts, blocking)
             sees_target = True
             if must_see is not None:
+                sight = shapely.linestrings([corner, must_see])
                 sees_target = bool(visible_mask((corner[0], corner[1], yaw), hfov,
-                                                np.array([must_see]), self.blocking)[0])
+                                                np.array([must_see]), self.blockers_near(sight))[0])
             fresh = seen & ~exclude if exclude is not None else seen
             key = (sees_target, int(fresh.sum()), -i)
             if best is None or key > best[0]:
@@ -1409,9 +1474,9 @@ class _Equipper:
         cid = self.new_id("dome_camera", rid)
         cam = camera_from_catalog(entry, cid, rid, pose, agent_visible=p["agent"], privacy_mode=privacy)
         self.cameras.append(cam)
-        device = device_from_catalog(entry, cid, rid, Pose(x=x, y=y, z=p["z"], yaw=p["yaw"]),
-                                     agent_visible=p["agent"], values={"privacy_mode": privacy})
-        self.devices.append(device.model_copy(update={"name": f"{self.room_name(rid)} {entry.name}"}))
+        self.devices.append(self.device_types.make(
+            entry, cid, rid, Pose(x=x, y=y, z=p["z"], yaw=p["yaw"]), name=f"{self.room_name(rid)} {entry.name}",
+            agent_visible=p["agent"], values={"privacy_mode": privacy}))
 
     # -- all of it
 
@@ -1449,16 +1514,6 @@ def object_footprint(obj: HomeObject) -> Polygon:
     box = shapely.box(-depth / 2, -width / 2, depth / 2, width / 2)
     return affinity.translate(affinity.rotate(box, obj.pose.yaw, origin=(0, 0), use_radians=True),
                               obj.pose.x, obj.pose.y)
-
-
-def things_on(home: Home, host: Furniture, top: Surface) -> list[Polygon]:
-    """The footprints of what is on a top: the objects lying on it and furniture standing on it."""
-    things = [object_footprint(o) for o in home.objects
-              if o.location.kind == "surface" and o.location.furniture == host.id and o.location.name == top.name]
-    base = polygon_from_rings(host.footprint)
-    stacked = [f for f in home.furniture if f.id != host.id and f.pose.z >= top.height - 0.02]
-    things += [g for f in stacked if (g := polygon_from_rings(f.footprint)).intersects(base)]
-    return things
 
 
 def lamp_spot(host: Furniture, top: Surface, things: list[Polygon], size: BodySize) -> tuple[float, float] | None:
