@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 import os
 import time
 from collections import Counter
@@ -35,11 +35,27 @@ import pyarrow.parquet as pq
 import shapely
 
 from homeloop.io import atomic_path, write_parquet
-from homeloop.plan import Plan, PlanIds, frame_from_plans, plans_from_frame
+from homeloop.plan import (
+    AREA,
+    BEDROOM_SUBTYPES,
+    DOOR,
+    ENTRANCE_DOOR,
+    FEATURE,
+    INDOOR,
+    OPENING,
+    OUTDOOR,
+    SEPARATOR,
+    WINDOW,
+    Plan,
+    PlanIds,
+    plans_from_frame,
+    space_class,
+)
 from homeloop.pipeline.sources.swiss_dwellings import (
     DEFAULT_CHUNK_BYTES,
     DEFAULT_USAGES,
     PLAN_LEVEL,
+    PlanBatch,
     REJECTION_SCHEMA,
     SourceError,
     SourceIndex,
@@ -165,16 +181,54 @@ def _element_table(frame: pd.DataFrame) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=ELEMENTS_SCHEMA)
 
 
-def _footprints(plans: list[Plan]) -> list[bytes]:
+def _footprints(elements: pd.DataFrame) -> list[bytes]:
     """WKB of each plan's footprint (as :attr:`Plan.footprint`: its spaces and
-    separators unioned), computed in one vectorised call."""
-    if not plans:
+    separators unioned, in the plan's order), for the plans of an element
+    table, in their order; computed in one vectorised call."""
+    drawn = elements[elements["entity_type"].isin([AREA, SEPARATOR]).to_numpy()]
+    if drawn.empty:
         return []
-    parts = [[s.polygon for s in p.spaces] + [s.polygon for s in p.separators] for p in plans]
-    grid = np.full((len(parts), max(len(g) for g in parts)), None, dtype=object)
-    for i, g in enumerate(parts):
-        grid[i, : len(g)] = g
+    codes, _ = pd.factorize(drawn["plan"], sort=False)
+    position = drawn.groupby(codes, sort=False).cumcount().to_numpy()
+    grid = np.full((codes.max() + 1, position.max() + 1), None, dtype=object)
+    grid[codes, position] = drawn["geometry"].to_numpy(dtype=object)
     return list(shapely.to_wkb(shapely.union_all(grid, axis=1)))
+
+
+def _plan_summaries(batch: PlanBatch) -> pd.DataFrame:
+    """:meth:`Plan.summary` of each plan of a batch, from its tables, in bulk."""
+    elements, ids = batch.elements, batch.plan_ids
+    n = len(ids)
+    codes, _ = pd.factorize(elements["plan"], sort=False)
+    entity = elements["entity_type"].to_numpy(dtype=object)
+    kind = elements["subtype"].to_numpy(dtype=object)
+    is_area, is_opening = entity == AREA, entity == OPENING
+    space_classes = np.array([space_class(k) for k in kind[is_area].tolist()], dtype=object)
+    area_code = codes[is_area]
+
+    def count(mask: np.ndarray, of: np.ndarray = codes) -> np.ndarray:
+        return np.bincount(of[mask], minlength=n)
+
+    indoor = space_classes == INDOOR
+    # Added plan by plan in element order, as Plan.indoor_area sums them.
+    indoor_area = np.zeros(n)
+    np.add.at(indoor_area, area_code[indoor],
+              shapely.area(elements["geometry"].to_numpy(dtype=object)[is_area][indoor]))
+    summary = ids[["plan", "site_id", "building_id", "plan_id", "floor_id", "apartment_id", "unit_ids",
+                   "elevation"]].reset_index(drop=True)
+    summary = summary.assign(
+        spaces=count(np.ones(len(area_code), dtype=bool), area_code),
+        indoor_spaces=count(indoor, area_code),
+        outdoor_spaces=count(space_classes == OUTDOOR, area_code),
+        bedrooms=count(np.isin(kind[is_area], list(BEDROOM_SUBTYPES)), area_code),
+        doors=count(is_opening & (kind == DOOR)),
+        entrance_doors=count(is_opening & (kind == ENTRANCE_DOOR)),
+        windows=count(is_opening & (kind == WINDOW)),
+        separators=count(entity == SEPARATOR),
+        features=count(entity == FEATURE),
+        indoor_area_m2=[round(a, 3) for a in indoor_area.tolist()],
+    )
+    return summary[list(PLAN_COLUMNS)]
 
 
 def _rejection_table(rejections: pd.DataFrame) -> pa.Table:
@@ -189,11 +243,65 @@ def _rejection_table(rejections: pd.DataFrame) -> pa.Table:
 PLAN_COLUMNS = tuple(Plan(PlanIds(0, 0, 0, 0, ""), ()).summary())
 
 
-def _plans_frame(summaries: list[dict], footprints: list[bytes]) -> gpd.GeoDataFrame:
-    frame = pd.DataFrame.from_records(summaries, columns=list(PLAN_COLUMNS))
+def _plans_frame(summaries: list[pd.DataFrame], footprints: list[bytes]) -> gpd.GeoDataFrame:
+    summaries = [part for part in summaries if len(part)]
+    frame = pd.concat(summaries, ignore_index=True) if summaries \
+        else pd.DataFrame.from_records([], columns=list(PLAN_COLUMNS))
     geometry = shapely.from_wkb(np.asarray(footprints, dtype=object)) if footprints else []
     gdf = gpd.GeoDataFrame(frame, geometry=gpd.GeoSeries(geometry, crs=None), crs=None)
     return gdf.sort_values("plan", kind="stable").reset_index(drop=True)
+
+
+#: Batches whose outputs may wait to be made, beyond the batch being read:
+#: bounds the memory held by work not yet done.
+BATCHES_IN_FLIGHT = 2
+#: Threads unioning plan footprints, the costliest step of an ingest (GEOS,
+#: which releases the GIL): two, so that the last batches' unions share the cores.
+UNION_THREADS = 2
+
+
+class _BatchOutputs:
+    """What an ingest makes of each batch, made beside the reader in threads
+    of their own (Arrow and GEOS release the GIL): one appends the element and
+    rejection tables to their files and summarises the plans, in batch order;
+    others (:data:`UNION_THREADS`) union the plans' footprints. At most :data:`BATCHES_IN_FLIGHT`
+    batches wait for either."""
+
+    def __init__(self, stack: contextlib.ExitStack, elements_path: Path, rejected_path: Path) -> None:
+        self.elements = _RowGroupWriter(elements_path, ELEMENTS_SCHEMA, ROW_GROUP_ROWS)
+        self.rejected = _RowGroupWriter(rejected_path, REJECTION_SCHEMA, ROW_GROUP_ROWS)
+        # Entered after the files, so that on an error the threads stop before the files go.
+        self.writes = stack.enter_context(ThreadPoolExecutor(max_workers=1))
+        self.unions = stack.enter_context(ThreadPoolExecutor(max_workers=UNION_THREADS))
+        self.summaries: list[Future | pd.DataFrame] = []
+        self.footprints: list[Future | list[bytes]] = []
+
+    def add(self, batch: PlanBatch) -> None:
+        self.summaries.append(self.writes.submit(self._write, batch))
+        settled = len(self.summaries) - 1 - BATCHES_IN_FLIGHT
+        if settled >= 0:
+            self.summaries[settled] = _done(self.summaries[settled])
+            self.footprints[settled] = _done(self.footprints[settled])
+
+    def _write(self, batch: PlanBatch) -> pd.DataFrame:
+        elements = batch.elements  # made here, in this thread
+        self.footprints.append(self.unions.submit(_footprints, elements))
+        self.elements.append(_element_table(elements))
+        self.rejected.append(_rejection_table(batch.rejections))
+        return _plan_summaries(batch)
+
+    def finish(self) -> gpd.GeoDataFrame:
+        """Wait for every batch, close the table files; the plan table."""
+        summaries = [_done(part) for part in self.summaries]
+        footprints = [wkb for part in self.footprints for wkb in _done(part)]
+        self.elements.close()
+        self.rejected.close()
+        return _plans_frame(summaries, footprints)
+
+
+def _done(work):
+    """The result of ``work``, waiting for it if it is a Future."""
+    return work.result() if isinstance(work, Future) else work
 
 
 def ingest(
@@ -219,25 +327,15 @@ def ingest(
     out = Path(out_dir)
     if index is None:
         index = scan_source(source, usages=usages, keep_all_floors=keep_all_floors, chunk_bytes=chunk_bytes)
-    summaries: list[dict] = []
-    footprints: list = []
     reasons: Counter[str] = Counter()
     rows_done = rows_used = rows_rejected = 0
     plans_rejected: set[str] = set()
     with contextlib.ExitStack() as stack:
-        # Footprint unions run beside the reader: GEOS releases the GIL.
-        unions = stack.enter_context(ThreadPoolExecutor(max_workers=1))
         plans_tmp = stack.enter_context(atomic_path(out / PLANS_FILE))
-        elements_tmp = stack.enter_context(atomic_path(out / ELEMENTS_FILE))
-        rejected_tmp = stack.enter_context(atomic_path(out / REJECTED_FILE))
-        elements = _RowGroupWriter(elements_tmp, ELEMENTS_SCHEMA, ROW_GROUP_ROWS)
-        rejected = _RowGroupWriter(rejected_tmp, REJECTION_SCHEMA, ROW_GROUP_ROWS)
+        outputs = _BatchOutputs(stack, stack.enter_context(atomic_path(out / ELEMENTS_FILE)),
+                                stack.enter_context(atomic_path(out / REJECTED_FILE)))
         for batch in read_batches(source, index=index, chunk_bytes=chunk_bytes):
-            frame = batch.elements if batch.elements is not None else frame_from_plans(batch.plans)
-            elements.append(_element_table(frame))
-            rejected.append(_rejection_table(batch.rejections))
-            summaries.extend(plan.summary() for plan in batch.plans)
-            footprints.append(unions.submit(_footprints, batch.plans))
+            outputs.add(batch)
             reasons.update(batch.rejections["reason"].tolist())
             plans_rejected.update(
                 batch.rejections.loc[batch.rejections["level"] == PLAN_LEVEL, "plan"].dropna().tolist()
@@ -247,16 +345,14 @@ def ingest(
             rows_rejected += len(batch.rejections)
             if progress is not None and batch.rows_read:
                 progress(batch.rows_read)
-        elements.close()
-        rejected.close()
-        geometry = [wkb for future in footprints for wkb in future.result()]
-        write_parquet(plans_tmp, _plans_frame(summaries, geometry))
+        plans = outputs.finish()
+        write_parquet(plans_tmp, plans)
     return IngestSummary(
         source=str(source),
         rows_in=rows_done,
         rows_used=rows_used,
         rows_rejected=rows_rejected,
-        plans=len(summaries),
+        plans=len(plans),
         plans_rejected=len(plans_rejected),
         rejected_by_reason=dict(sorted(reasons.items())),
         floors_collapsed=index.floors_collapsed,

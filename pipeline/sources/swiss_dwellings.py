@@ -59,7 +59,10 @@ import csv
 import io
 import logging
 import os
+import queue
+import threading
 from dataclasses import dataclass, fields
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -90,6 +93,7 @@ from homeloop.plan import (
     connect_openings,
     element_id,
     frame_from_plans,
+    plan_key,
 )
 
 # --- the file layout -----------------------------------------------------------
@@ -113,8 +117,9 @@ V3_ONLY_COLUMNS = tuple(c for c in V3_COLUMNS if c not in V1_COLUMNS)
 
 #: Usages kept by default: dwellings only (docs/data-format.md lists the others).
 DEFAULT_USAGES = ("RESIDENTIAL",)
-#: Bytes of CSV per chunk. 32 MiB is ~100,000 rows of Swiss Dwellings.
-DEFAULT_CHUNK_BYTES = 32 << 20
+#: Bytes of CSV per chunk: 16 MiB is ~90,000 rows of Swiss Dwellings. Memory grows with it
+#: (a chunk is read while the one before is assembled and the one before that written).
+DEFAULT_CHUNK_BYTES = 16 << 20
 #: An opening must lie within this distance (m) of a wall, column or railing of
 #: its plan; the same tolerance that joins openings to spaces.
 WALL_CONTACT_TOLERANCE = OPENING_CONTACT_TOLERANCE
@@ -203,16 +208,36 @@ class PlanBatch:
     """Plans completed within one chunk of the file, and the rows rejected there.
 
     ``rows_read`` counts the file's data rows in the chunk; ``rows_used`` the
-    rows that became elements of ``plans``; ``elements`` is their element table. Summed over all batches,
-    rows_read == rows_used + len(rejections).
+    rows that became elements of the plans. Summed over all batches,
+    rows_read == rows_used + len(rejections). The plans come as tables
+    (``elements``, ``plan_ids``); ``plans`` makes :class:`Plan` objects of them
+    when asked for.
     """
 
-    plans: list[Plan]
     rejections: pd.DataFrame
     rows_read: int
-    rows_used: int
-    #: The element table of ``plans`` (as :func:`homeloop.plan.frame_from_plans`).
-    elements: pd.DataFrame | None = None
+    assembly: "_Assembly"
+
+    @property
+    def rows_used(self) -> int:
+        return len(self.assembly.rows)
+
+    @property
+    def elements(self) -> pd.DataFrame:
+        """The element table of the plans (as :func:`homeloop.plan.frame_from_plans`)."""
+        return self.assembly.elements
+
+    @property
+    def plan_ids(self) -> pd.DataFrame:
+        """One row per plan, in the order of ``plans``: its key, the ids of
+        :class:`homeloop.plan.PlanIds` (``unit_ids`` joined by commas, and
+        ``unit_id`` the lowest) and its elevation."""
+        return self.assembly.plan_ids
+
+    @cached_property
+    def plans(self) -> list[Plan]:
+        """The plans, in order of their last row."""
+        return self.assembly.plans()
 
     def rejection_records(self) -> list[Rejection]:
         """The rejections as :class:`Rejection` objects."""
@@ -405,8 +430,13 @@ def _integers(values) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     text = _text(values)
     empty = pc.equal(text, "").to_numpy(zero_copy_only=False)
-    whole = pc.replace_substring_regex(text, r"\.0*$", "")
     try:  # The common case: every value an integer or empty.
+        ints = pc.cast(pc.if_else(empty, "0", text), pa.int64()).to_numpy(zero_copy_only=False)
+        return ints, empty, np.zeros(len(empty), dtype=bool)
+    except pa.ArrowInvalid:
+        pass
+    whole = pc.replace_substring_regex(text, r"\.0*$", "")
+    try:  # Integers written as floats.
         ints = pc.cast(pc.if_else(empty, "0", whole), pa.int64()).to_numpy(zero_copy_only=False)
         return ints, empty, np.zeros(len(empty), dtype=bool)
     except pa.ArrowInvalid:
@@ -458,6 +488,42 @@ class SourceIndex:
     def encoding(self) -> str:
         """The encoding the file is read in: utf-8, or cp1252 when it is not UTF-8."""
         return self.lines.encoding
+
+    def kept_floors(self, site: np.ndarray, plan: np.ndarray, floor: np.ndarray) -> np.ndarray:
+        """For each row, the floor kept of its (site_id, plan_id), or its own
+        floor where no other floor shares the plan (``kept_floor`` in bulk)."""
+        at = self._kept_floor_keys.get_indexer(pd.MultiIndex.from_arrays([site, plan]))
+        return np.where(at >= 0, self._kept_floor_values[at], floor)
+
+    def last_rows(self, site: np.ndarray, floor: np.ndarray, apartment: np.ndarray) -> np.ndarray:
+        """For each row, the last row of its plan (``last_row`` in bulk)."""
+        if len(site) == 0:
+            return np.zeros(0, dtype=np.int64)
+        at = self._last_row_keys.get_indexer(pd.MultiIndex.from_arrays([site, floor, apartment]))
+        if (at < 0).any():
+            i = int(np.flatnonzero(at < 0)[0])
+            raise SourceError(f"{self.layout.path}: plan {plan_key(site[i], floor[i], apartment[i])} is not in "
+                              "the index of the file; pass an index made with the same options")
+        return self._last_row_values[at]
+
+    @cached_property
+    def _kept_floor_keys(self) -> pd.MultiIndex:
+        return pd.MultiIndex.from_tuples(list(self.kept_floor), names=["site", "plan"]) if self.kept_floor \
+            else pd.MultiIndex.from_arrays([np.zeros(0, np.int64)] * 2)
+
+    @cached_property
+    def _kept_floor_values(self) -> np.ndarray:
+        return np.fromiter(self.kept_floor.values(), dtype=np.int64, count=len(self.kept_floor))
+
+    @cached_property
+    def _last_row_keys(self) -> pd.MultiIndex:
+        if not self.last_row:
+            return pd.MultiIndex.from_arrays([np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, object)])
+        return pd.MultiIndex.from_tuples(list(self.last_row))
+
+    @cached_property
+    def _last_row_values(self) -> np.ndarray:
+        return np.fromiter(self.last_row.values(), dtype=np.int64, count=len(self.last_row))
 
 
 def scan_source(
@@ -556,16 +622,13 @@ def _scan_lines(layout: SourceLayout, chunk_bytes: int) -> LineScan:
 
 
 class _Verdicts:
-    """The first rejection of each row of a chunk (None while a row passes)."""
+    """The first rejection of each row of a chunk (``ok`` while a row passes)."""
 
     def __init__(self, n: int) -> None:
+        self.ok = np.ones(n, dtype=bool)
         self.reason = np.full(n, None, dtype=object)
         self.field = np.full(n, None, dtype=object)
         self.message = np.full(n, None, dtype=object)
-
-    @property
-    def ok(self) -> np.ndarray:
-        return pd.isna(self.reason)
 
     def reject(self, mask: np.ndarray, reason: str | np.ndarray, field_name: str, messages) -> None:
         """Reject rows in ``mask`` that still pass; ``messages`` is a string, or a
@@ -573,6 +636,7 @@ class _Verdicts:
         idx = np.flatnonzero(mask & self.ok)
         if len(idx) == 0:
             return
+        self.ok[idx] = False
         self.reason[idx] = reason if isinstance(reason, str) else reason[idx]
         self.field[idx] = field_name
         self.message[idx] = messages if isinstance(messages, str) else messages(idx)
@@ -583,11 +647,19 @@ def _snippet(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _joined(*parts) -> np.ndarray:
+    """Strings made row by row from text and columns of integers or strings, in
+    bulk: ``_joined("floor ", floors)`` is ``[f"floor {f}" for f in floors]``."""
+    columns = [p if isinstance(p, str) else pc.cast(pa.array(p, from_pandas=True), pa.string()) for p in parts]
+    return _objects(pc.binary_join_element_wise(*columns, ""))
+
+
 def _plan_keys(site: np.ndarray, floor: np.ndarray, apartment: np.ndarray) -> np.ndarray:
-    return np.array(
-        [f"{s}-{f}-{a}" for s, f, a in zip(site.tolist(), floor.tolist(), apartment.tolist())],
-        dtype=object,
-    )
+    """:func:`homeloop.plan.plan_key` of each row."""
+    if len(site) == 0:
+        return np.zeros(0, dtype=object)
+    return _joined(np.asarray(site, dtype=np.int64), "-", np.asarray(floor, dtype=np.int64), "-",
+                   np.asarray(apartment, dtype=object))
 
 
 #: Every known (entity type, subtype) pair, as ``entity_type:SUBTYPE``.
@@ -621,94 +693,139 @@ def _reject_unknown_subtypes(v: _Verdicts, entity: np.ndarray, subtype: np.ndarr
 
 def _check_chunk(batch: pa.RecordBatch, rows: np.ndarray, index: SourceIndex):
     """Check the rows of one chunk; return (kept rows, rejections)."""
-    layout = index.layout
-    n = batch.num_rows
-    v = _Verdicts(n)
+    v = _Verdicts(batch.num_rows)
     col = {name: batch.column(name) for name in batch.schema.names}
     apartment = _objects(col["apartment_id"])
-
     v.reject(apartment == EMPTY_APARTMENT_ID, NO_APARTMENT, "apartment_id",
              "row belongs to no apartment (apartment_id is md5 of the empty string)")
     v.reject(pc.equal(_text(col["apartment_id"]), "").to_numpy(zero_copy_only=False), MISSING_VALUE,
              "apartment_id", "apartment_id is empty")
+    _check_usage(v, col, index)
+    ids, area_empty = _check_ids(v, col, index)
+    entity, subtype = _check_kinds(v, col, area_empty)
+    numbers = _check_numbers(v, col, index.layout)
+    geoms, why = _check_geometry(v, col, entity, subtype)
+    ok = v.ok.copy()
+    rejections = _chunk_rejections(v, col, rows, apartment, ~ok)
+    keep = np.flatnonzero(ok)
+    kept = pd.DataFrame(
+        {
+            "row": rows[keep],
+            "site_id": ids["site_id"][keep],
+            "floor_id": ids["floor_id"][keep],
+            "apartment_id": apartment[keep],
+            "building_id": ids["building_id"][keep],
+            "plan_id": ids["plan_id"][keep],
+            "unit_id": ids["unit_id"][keep],
+            "area_id": ids["area_id"][keep],
+            "entity_type": entity[keep],
+            "subtype": subtype[keep],
+            "geometry": geoms[keep],
+            "elevation": numbers["elevation"][keep],
+            "height": numbers["height"][keep],
+            "invalid_reason": why[keep],
+        }
+    )
+    kept["last_row"] = index.last_rows(kept["site_id"].to_numpy(), kept["floor_id"].to_numpy(),
+                                       kept["apartment_id"].to_numpy())
+    return kept, rejections
 
-    if layout.has("unit_usage") and index.usages is not None:
-        usage = _normalised(col["unit_usage"])
-        v.reject(usage == "", MISSING_VALUE, "unit_usage", "unit_usage is empty")
-        not_kept = ~pc.is_in(pa.array(usage, pa.string()), pa.array(index.usages, pa.string())).to_numpy(
-            zero_copy_only=False)
-        reasons = np.array([UNIT_USAGE_PREFIX + u for u in usage.tolist()], dtype=object)
-        v.reject(not_kept, reasons, "unit_usage",
-                 lambda idx: [f"unit usage {usage[i]} is not kept (kept: {', '.join(index.usages)})"
-                              for i in idx])
 
+def _check_usage(v: _Verdicts, col: dict[str, pa.Array], index: SourceIndex) -> None:
+    """Rows of a unit whose usage is not kept are left out, as ``unit_usage_<USAGE>``."""
+    if not index.layout.has("unit_usage") or index.usages is None:
+        return
+    usage = _normalised(col["unit_usage"])
+    v.reject(usage == "", MISSING_VALUE, "unit_usage", "unit_usage is empty")
+    not_kept = ~pc.is_in(pa.array(usage, pa.string()), pa.array(index.usages, pa.string())).to_numpy(
+        zero_copy_only=False)
+    reasons = np.full(len(usage), None, dtype=object)
+    reasons[not_kept] = [UNIT_USAGE_PREFIX + u for u in usage[not_kept].tolist()]
+    kept = ", ".join(index.usages)
+    v.reject(not_kept, reasons, "unit_usage",
+             lambda idx: _joined("unit usage ", usage[idx], f" is not kept (kept: {kept})"))
+
+
+def _check_ids(v: _Verdicts, col: dict[str, pa.Array], index: SourceIndex) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The id columns as integers (area_id as text, "" when empty), and which
+    rows have no area_id; rejects rows with a missing or non-integer id, and
+    floors that repeat the layout of another floor."""
     ids: dict[str, np.ndarray] = {}
     for name in ("site_id", "building_id", "plan_id", "floor_id", "unit_id"):
-        if not layout.has(name):
+        if not index.layout.has(name):
             continue
         ints, empty, bad = _integers(col[name])
         ids[name] = ints
         v.reject(empty, MISSING_VALUE, name, f"{name} is empty")
-        raw = col[name]
-        v.reject(bad, NOT_A_NUMBER, name,
-                 lambda idx, raw=raw, name=name: [f"{name} {_snippet(raw[int(i)].as_py())!r} is not an integer"
-                                                  for i in idx])
+        v.reject(bad, NOT_A_NUMBER, name, lambda idx, name=name: [
+            f"{name} {_snippet(col[name][int(i)].as_py())!r} is not an integer" for i in idx])
     if "plan_id" not in ids:
         ids["plan_id"] = ids["floor_id"]
     area_ints, area_empty, area_bad = _integers(col["area_id"])
-    area_raw = col["area_id"]
-    v.reject(area_bad, NOT_A_NUMBER, "area_id",
-             lambda idx: [f"area_id {_snippet(area_raw[int(i)].as_py())!r} is not an integer" for i in idx])
+    v.reject(area_bad, NOT_A_NUMBER, "area_id", lambda idx: [
+        f"area_id {_snippet(col['area_id'][int(i)].as_py())!r} is not an integer" for i in idx])
+    ids["area_id"] = _objects(pc.if_else(area_empty, "", pc.cast(pa.array(area_ints), pa.string())))
 
     site, floor, plan_id = ids["site_id"], ids["floor_id"], ids["plan_id"]
     if index.kept_floor:
-        kept = np.array(
-            [index.kept_floor.get((s, p), f) for s, p, f in zip(site.tolist(), plan_id.tolist(), floor.tolist())],
-            dtype=np.int64,
-        )
-        v.reject(kept != floor, REPEATED_FLOOR_LAYOUT, "floor_id",
-                 lambda idx: [f"floor {floor[i]} repeats the layout of floor {kept[i]} (plan {plan_id[i]})"
-                              for i in idx])
+        kept = index.kept_floors(site, plan_id, floor)
+        v.reject(kept != floor, REPEATED_FLOOR_LAYOUT, "floor_id", lambda idx: _joined(
+            "floor ", floor[idx], " repeats the layout of floor ", kept[idx], " (plan ", plan_id[idx], ")"))
+    return ids, area_empty
 
+
+def _check_kinds(v: _Verdicts, col: dict[str, pa.Array], area_empty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """entity_type (lower case) and entity_subtype (upper case) of each row;
+    rejects unknown or missing ones, and areas without an area_id."""
     entity = _normalised(col["entity_type"], upper=False)
-    entity_raw = _objects(col["entity_type"])
     known = pc.is_in(pa.array(entity, pa.string()), pa.array(ENTITY_TYPES, pa.string()))
-    v.reject(~known.to_numpy(zero_copy_only=False), UNKNOWN_ENTITY_TYPE, "entity_type",
-             lambda idx: [f"entity_type {_snippet(entity_raw[i])!r} is not one of {', '.join(ENTITY_TYPES)}"
-                          for i in idx])
-    is_area = entity == AREA
-    v.reject(is_area & area_empty, MISSING_VALUE, "area_id", "area row without area_id")
+    v.reject(~known.to_numpy(zero_copy_only=False), UNKNOWN_ENTITY_TYPE, "entity_type", lambda idx: [
+        f"entity_type {_snippet(col['entity_type'][int(i)].as_py())!r} is not one of {', '.join(ENTITY_TYPES)}"
+        for i in idx])
+    v.reject((entity == AREA) & area_empty, MISSING_VALUE, "area_id", "area row without area_id")
     subtype = _normalised(col["entity_subtype"])
     v.reject(subtype == "", MISSING_VALUE, "entity_subtype", "entity_subtype is empty")
     _reject_unknown_subtypes(v, entity, subtype)
+    return entity, subtype
 
+
+def _check_numbers(v: _Verdicts, col: dict[str, pa.Array], layout: SourceLayout) -> dict[str, np.ndarray]:
+    """Elevation (0 when empty) and height (NaN when empty) of each row;
+    rejects values that are not finite numbers, and heights of 0 m or less."""
+    n = len(v.ok)
     numbers: dict[str, np.ndarray] = {}
     for name, default in (("elevation", 0.0), ("height", np.nan)):
         if not layout.has(name):
             numbers[name] = np.full(n, default)
             continue
         num, empty, bad = _floats(col[name])
-        raw = col[name]
-        v.reject(bad, NOT_A_NUMBER, name,
-                 lambda idx, raw=raw, name=name: [f"{name} {_snippet(raw[int(i)].as_py())!r} is not a finite number"
-                                                  for i in idx])
+        v.reject(bad, NOT_A_NUMBER, name, lambda idx, name=name: [
+            f"{name} {_snippet(col[name][int(i)].as_py())!r} is not a finite number" for i in idx])
         numbers[name] = np.where(empty, default, num)
-    v.reject(numbers["height"] <= 0, NON_POSITIVE_HEIGHT, "height",
-             lambda idx: [f"height {numbers['height'][i]:g} m is not above 0: an element has a height" for i in idx])
+    height = numbers["height"]
+    v.reject(height <= 0, NON_POSITIVE_HEIGHT, "height",
+             lambda idx: [f"height {height[i]:g} m is not above 0: an element has a height" for i in idx])
+    return numbers
 
-    # Geometry: parse only rows that passed so far.
-    wkt = _objects(col["geometry"])
+
+def _check_geometry(v: _Verdicts, col: dict[str, pa.Array], entity: np.ndarray,
+                    subtype: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The geometry of each row still passing, and why it is invalid (None
+    when valid); rejects text that is not WKT, geometries that are not
+    non-empty polygons, and invalid polygons of elements other than areas
+    (an invalid area rejects its whole plan, in :func:`_assemble`)."""
+    n = len(v.ok)
+    text = col["geometry"]
     geoms = np.full(n, None, dtype=object)
     todo = np.flatnonzero(v.ok)
     if len(todo):
-        geoms[todo] = shapely.from_wkt(wkt[todo], on_invalid="ignore")
+        geoms[todo] = _parse_wkt(text.take(pa.array(todo, pa.int64())))
     v.reject(pd.isna(geoms), MALFORMED_WKT, "geometry",
-             lambda idx: [f"geometry is not valid WKT: {_snippet(wkt[i])!r}" for i in idx])
+             lambda idx: [f"geometry is not valid WKT: {_snippet(text[int(i)].as_py())!r}" for i in idx])
     todo = np.flatnonzero(v.ok)
     kinds = np.full(n, -1, dtype=np.int64)
     kinds[todo] = shapely.get_type_id(geoms[todo])
-    polygonal = np.isin(kinds, POLYGON_TYPE_IDS)
-    v.reject(~polygonal, NOT_A_POLYGON, "geometry",
+    v.reject(~np.isin(kinds, POLYGON_TYPE_IDS), NOT_A_POLYGON, "geometry",
              lambda idx: [f"geometry is a {geoms[i].geom_type}, not a polygon" for i in idx])
     todo = np.flatnonzero(v.ok)
     empty_geom = np.zeros(n, dtype=bool)
@@ -721,66 +838,47 @@ def _check_chunk(batch: pa.RecordBatch, rows: np.ndarray, index: SourceIndex):
     bad_idx = np.flatnonzero(invalid)
     if len(bad_idx):
         why[bad_idx] = shapely.is_valid_reason(geoms[bad_idx])
-    v.reject(invalid & ~is_area, INVALID_ELEMENT_GEOMETRY, "geometry",
+    v.reject(invalid & (entity != AREA), INVALID_ELEMENT_GEOMETRY, "geometry",
              lambda idx: [f"{entity[i]} {subtype[i]} polygon is not valid: {why[i]}" for i in idx])
+    return geoms, why
 
-    ok = v.ok
-    # Plan keys for the rejection table, where the ids allow one.
-    rejected_idx = np.flatnonzero(~ok)
-    plan_of_rejected = np.full(len(rejected_idx), None, dtype=object)
-    if len(rejected_idx):
-        take = pa.array(rejected_idx, pa.int64())
-        s_ints, s_empty, s_bad = _integers(col["site_id"].take(take))
-        f_ints, f_empty, f_bad = _integers(col["floor_id"].take(take))
-        apt = apartment[rejected_idx]
-        has_apartment = np.array([a.strip() != "" and a != EMPTY_APARTMENT_ID for a in apt], dtype=bool)
+
+def _parse_wkt(text: pa.Array) -> np.ndarray:
+    """Geometries of WKT text (None where it is not WKT), parsed by shapely in bulk."""
+    return shapely.from_wkt(_objects(text), on_invalid="ignore")
+
+
+def _chunk_rejections(v: _Verdicts, col: dict[str, pa.Array], rows: np.ndarray, apartment: np.ndarray,
+                      rejected: np.ndarray) -> pd.DataFrame:
+    """The rejection table of the rows rejected in a chunk, with their plan
+    key where their ids give one."""
+    idx = np.flatnonzero(rejected)
+    take = pa.array(idx, pa.int64())
+    site, floor = col["site_id"].take(take), col["floor_id"].take(take)
+    plan = np.full(len(idx), None, dtype=object)
+    if len(idx):
+        s_ints, s_empty, s_bad = _integers(site)
+        f_ints, f_empty, f_bad = _integers(floor)
+        apt = apartment[idx]
+        has_apartment = (pc.not_equal(_text(pa.array(apt, pa.string())), "").to_numpy(zero_copy_only=False)
+                         & (apt != EMPTY_APARTMENT_ID))
         good = ~(s_empty | s_bad | f_empty | f_bad) & has_apartment
-        plan_of_rejected[good] = _plan_keys(s_ints[good], f_ints[good], apt[good])
-    rejections = pd.DataFrame(
+        plan[good] = _plan_keys(s_ints[good], f_ints[good], apt[good])
+    return pd.DataFrame(
         {
-            "row": rows[rejected_idx],
-            "plan": plan_of_rejected,
-            "site_id": _objects(col["site_id"].take(pa.array(rejected_idx, pa.int64()))),
-            "floor_id": _objects(col["floor_id"].take(pa.array(rejected_idx, pa.int64()))),
-            "apartment_id": apartment[rejected_idx],
-            "entity_type": entity_raw[rejected_idx],
-            "field": v.field[rejected_idx],
-            "reason": v.reason[rejected_idx],
-            "message": v.message[rejected_idx],
+            "row": rows[idx],
+            "plan": plan,
+            "site_id": _objects(site),
+            "floor_id": _objects(floor),
+            "apartment_id": apartment[idx],
+            "entity_type": _objects(col["entity_type"].take(take)),
+            "field": v.field[idx],
+            "reason": v.reason[idx],
+            "message": v.message[idx],
             "level": ROW_LEVEL,
-            "_emit": rows[rejected_idx],
+            "_emit": rows[idx],
         }
     )
-
-    keep = np.flatnonzero(ok)
-    area_ids = np.full(len(keep), "", dtype=object)
-    has_area = ~area_empty[keep]
-    area_ids[has_area] = area_ints[keep][has_area].astype(str)
-    kept = pd.DataFrame(
-        {
-            "row": rows[keep],
-            "site_id": site[keep],
-            "floor_id": floor[keep],
-            "apartment_id": apartment[keep],
-            "building_id": ids["building_id"][keep],
-            "plan_id": plan_id[keep],
-            "unit_id": ids["unit_id"][keep],
-            "area_id": area_ids,
-            "entity_type": entity[keep],
-            "subtype": subtype[keep],
-            "geometry": geoms[keep],
-            "elevation": numbers["elevation"][keep],
-            "height": numbers["height"][keep],
-            "invalid_reason": why[keep],
-        }
-    )
-    if len(kept):
-        last = [index.last_row[(s, f, a)] for s, f, a in
-                zip(kept["site_id"].tolist(), kept["floor_id"].tolist(), kept["apartment_id"].tolist())]
-        kept["last_row"] = np.asarray(last, dtype=np.int64)
-    else:
-        kept["last_row"] = np.zeros(0, dtype=np.int64)
-    return kept, rejections
 
 
 def _left_out_rejections(layout: SourceLayout, rows: list[tuple[int, str, str | None, str, str]]) -> pd.DataFrame:
@@ -842,26 +940,81 @@ def _rejections_of(rows: pd.DataFrame, reason: str, field_name, messages, level:
     )
 
 
-def _assemble(done: pd.DataFrame):
+def _assemble(done: pd.DataFrame) -> tuple["_Assembly", list[pd.DataFrame]]:
     """Plans from the checked rows of plans whose last row has been read.
 
-    Returns (plans, element table, rejection frames, rows used). Rows are
-    grouped by ``last_row`` (one value per plan); plans come out in order of it.
+    Returns the plans' rows (:class:`_Assembly`) and the rejection frames.
+    Rows are grouped by ``last_row`` (one value per plan); plans come out in
+    order of it.
     """
     rejected: list[pd.DataFrame] = []
     if done.empty:
-        return [], frame_from_plans([]), rejected, 0
+        return _Assembly(pd.DataFrame()), rejected
     done = done.sort_values(["last_row", "row"], kind="stable").reset_index(drop=True)
+    done = _drop_broken_plans(done, rejected)
+    entity = done["entity_type"].to_numpy()
+    groups = done["last_row"].to_numpy()
+    # Plans share coordinates (each site has its own local frame, and floors of
+    # a site lie on top of each other), so spatial queries over many plans at
+    # once would meet every plan drawn at the same place. Queries run on a copy
+    # of the geometry with each plan moved to a cell of its own.
+    space = np.where(entity == AREA, done["area_id"].to_numpy(dtype=object), "")
+    lost = (entity == FEATURE) & ~_in_plan_spaces(done)
+    placed = _spread_out(done["geometry"].to_numpy(dtype=object), groups,
+                         (entity == AREA) | (entity == OPENING) | (entity == SEPARATOR) | lost)
+    # Spaces in the order Plan keeps them (by id), so that connect_openings sees
+    # them as it would plan by plan.
+    areas = np.flatnonzero(entity == AREA)
+    areas = areas[np.lexsort((done["area_id"].to_numpy(dtype=object)[areas], groups[areas]))]
+    spaces = _Spaces(placed[areas], groups[areas], space[areas])
 
+    keep = np.ones(len(done), dtype=bool)
+    features = np.flatnonzero(entity == FEATURE)
+    space[features] = done["area_id"].to_numpy(dtype=object)[features]
+    outside = _place_lost_features(spaces, placed, groups, np.flatnonzero(lost), space)
+    if len(outside):
+        rows = done.iloc[outside]
+        rejected.append(_rejections_of(rows, FEATURE_OUTSIDE_SPACES, "geometry",
+                                       _joined("feature ", rows["subtype"].to_numpy(), " lies outside every space of the plan"),
+                                       ROW_LEVEL))
+        keep[outside] = False
+
+    openings = np.flatnonzero(entity == OPENING)
+    walls = np.flatnonzero((entity == SEPARATOR) & done["subtype"].isin(WALL_KINDS).to_numpy())
+    loose = openings[~_in_walls(placed[openings], groups[openings], placed[walls], groups[walls])]
+    if len(loose):
+        rows = done.iloc[loose]
+        rejected.append(_rejections_of(
+            rows, OPENING_NOT_IN_WALL, "geometry",
+            _joined(rows["subtype"].to_numpy(), f" lies more than {WALL_CONTACT_TOLERANCE} m from every wall, "
+                    "column and railing"), ROW_LEVEL))
+        keep[loose] = False
+        openings = openings[keep[openings]]
+
+    # Which spaces each opening opens into, for all plans of the chunk at once.
+    links = np.full(len(done), "", dtype=object)
+    if len(openings):
+        hits = connect_openings(placed[openings], spaces.geoms, groups[openings], spaces.groups)
+        ids = spaces.ids.tolist()
+        links[openings] = [";".join([ids[i] for i in hit]) for hit in hits]
+    done = done.assign(space=space, connects=links)
+    return _Assembly(done if keep.all() else done[keep].reset_index(drop=True)), rejected
+
+
+def _drop_broken_plans(done: pd.DataFrame, rejected: list[pd.DataFrame]) -> pd.DataFrame:
+    """The rows left once plans with an invalid area polygon, second areas with
+    the same area_id and plans without a space are taken out (and rejected)."""
+    is_area = (done["entity_type"] == AREA).to_numpy()
+    drop = np.zeros(len(done), dtype=bool)
     # A plan with an invalid area polygon is rejected whole.
-    bad_area = (done["entity_type"] == AREA) & done["invalid_reason"].notna()
+    bad_area = is_area & done["invalid_reason"].notna().to_numpy()
     if bad_area.any():
         culprits = done[bad_area].drop_duplicates("last_row").set_index("last_row")
-        doomed = done["last_row"].isin(culprits.index)
+        doomed = done["last_row"].isin(culprits.index).to_numpy()
         rows = done[doomed]
         first_row = culprits["row"].reindex(rows["last_row"]).to_numpy()
         first_why = culprits["invalid_reason"].reindex(rows["last_row"]).to_numpy()
-        own = bad_area[doomed].to_numpy()
+        own = bad_area[doomed]
         first_area = culprits["area_id"].reindex(rows["last_row"]).to_numpy()
         # Culprit rows describe themselves; the plan's other rows name its first culprit.
         area = np.where(own, rows["area_id"], first_area)
@@ -871,103 +1024,78 @@ def _assemble(done: pd.DataFrame):
                     for a, r, w in zip(area, row, why)]
         fields_ = np.where(own, "geometry", None)
         rejected.append(_rejections_of(rows, INVALID_GEOMETRY, fields_, messages, PLAN_LEVEL))
-        done = done[~doomed].reset_index(drop=True)
+        drop |= doomed
 
     # Duplicate area ids: the first row keeps the id.
-    is_area = (done["entity_type"] == AREA).to_numpy()
+    areas = is_area & ~drop
     dup = np.zeros(len(done), dtype=bool)
-    dup[is_area] = done[is_area].duplicated(["last_row", "area_id"]).to_numpy()
+    dup[areas] = done[areas].duplicated(["last_row", "area_id"]).to_numpy()
     if dup.any():
         rows = done[dup]
         rejected.append(_rejections_of(rows, DUPLICATE_AREA_ID, "area_id",
-                                       [f"area_id {a} appears earlier in the plan" for a in rows["area_id"]],
+                                       _joined("area_id ", rows["area_id"].to_numpy(), " appears earlier in the plan"),
                                        ROW_LEVEL))
-        done = done[~dup].reset_index(drop=True)
+        drop |= dup
 
     # Plans without a space.
-    has_space = done.loc[done["entity_type"] == AREA, "last_row"].unique()
-    empty_plan = ~done["last_row"].isin(has_space)
+    has_space = np.unique(done["last_row"].to_numpy()[is_area & ~drop])
+    empty_plan = ~drop & ~np.isin(done["last_row"].to_numpy(), has_space)
     if empty_plan.any():
         rows = done[empty_plan]
         rejected.append(_rejections_of(rows, NO_SPACES, None, "plan has no valid area rows", PLAN_LEVEL))
-        done = done[~empty_plan].reset_index(drop=True)
+        drop |= empty_plan
+    return done[~drop].reset_index(drop=True) if drop.any() else done
 
-    # Plans share coordinates (each site has its own local frame, and floors of
-    # a site lie on top of each other), so spatial queries over many plans at
-    # once would meet every plan drawn at the same place. Queries run on a copy
-    # of the geometry with each plan moved to a cell of its own.
-    done = done.assign(placed=_spread_out(done["geometry"].to_numpy(dtype=object), done["last_row"].to_numpy()))
 
-    # Spaces in the order Plan keeps them (by id), so that connect_openings sees
-    # them as it would plan by plan.
-    areas = done[done["entity_type"] == AREA].sort_values(["last_row", "area_id"], kind="stable")
-    space_geoms = areas["placed"].to_numpy(dtype=object)
-    space_groups = areas["last_row"].to_numpy()
-    space_ids = areas["area_id"].to_numpy(dtype=object)
+@dataclass
+class _Spaces:
+    """The spaces of the plans being assembled, moved apart (:func:`_spread_out`):
+    geometry, plan (its last row) and area_id, by plan then by id."""
 
-    # Features: keep a valid area_id, else the space holding most of the feature.
-    feature_space: dict[int, str] = {}
-    features = done[done["entity_type"] == FEATURE]
-    if len(features):
-        plan_spaces = set(zip(space_groups.tolist(), space_ids.tolist()))
-        need = []
-        for pos, (row, group, area_id) in enumerate(
-            zip(features["row"].tolist(), features["last_row"].tolist(), features["area_id"].tolist())
-        ):
-            if (group, area_id) in plan_spaces:
-                feature_space[row] = area_id
-            else:
-                need.append(pos)
-        if need:
-            lost = features.iloc[need]
-            geoms = lost["placed"].to_numpy(dtype=object)
-            fi, si = shapely.STRtree(space_geoms).query(geoms, predicate="intersects")
-            same = lost["last_row"].to_numpy()[fi] == space_groups[si]
-            fi, si = fi[same], si[same]
-            overlap = shapely.area(shapely.intersection(geoms[fi], space_geoms[si]))
-            fi, si, overlap = fi[overlap > 0], si[overlap > 0], overlap[overlap > 0]
-            lost_rows = lost["row"].to_numpy()
-            # Most overlap first; ties go to the space listed first (lowest id).
-            for f, s_ in zip(*(a[np.lexsort((si, -overlap, fi))] for a in (fi, si))):
-                feature_space.setdefault(int(lost_rows[f]), space_ids[s_])
-            outside = lost[~lost["row"].isin(list(feature_space))]
-            if len(outside):
-                rejected.append(_rejections_of(
-                    outside, FEATURE_OUTSIDE_SPACES, "geometry",
-                    [f"feature {k} lies outside every space of the plan" for k in outside["subtype"]],
-                    ROW_LEVEL))
-                done = done[~done["row"].isin(outside["row"])].reset_index(drop=True)
+    geoms: np.ndarray
+    groups: np.ndarray
+    ids: np.ndarray
 
-    # Openings must sit in a wall, column or railing of their plan.
-    openings = done[done["entity_type"] == OPENING]
-    walls = done[(done["entity_type"] == SEPARATOR) & done["subtype"].isin(WALL_KINDS)]
-    if len(openings):
-        op_geoms = openings["placed"].to_numpy(dtype=object)
-        in_wall = np.zeros(len(openings), dtype=bool)
-        if len(walls):
-            oi, wi = shapely.STRtree(walls["placed"].to_numpy(dtype=object)).query(
-                op_geoms, predicate="dwithin", distance=WALL_CONTACT_TOLERANCE)
-            same = openings["last_row"].to_numpy()[oi] == walls["last_row"].to_numpy()[wi]
-            in_wall[np.unique(oi[same])] = True
-        if not in_wall.all():
-            loose = openings[~in_wall]
-            rejected.append(_rejections_of(
-                loose, OPENING_NOT_IN_WALL, "geometry",
-                [f"{k} lies more than {WALL_CONTACT_TOLERANCE} m from every wall, column and railing"
-                 for k in loose["subtype"]], ROW_LEVEL))
-            done = done[~done["row"].isin(loose["row"])].reset_index(drop=True)
-            openings = openings[in_wall]
 
-    # Which spaces each opening opens into, for all plans of the chunk at once.
-    connects: dict[int, tuple[str, ...]] = {}
-    if len(openings):
-        hits = connect_openings(openings["placed"].to_numpy(dtype=object), space_geoms,
-                                openings["last_row"].to_numpy(), space_groups)
-        connects = {row: tuple(space_ids[i] for i in hit)
-                    for row, hit in zip(openings["row"].tolist(), hits)}
+def _in_plan_spaces(done: pd.DataFrame) -> np.ndarray:
+    """For each row, whether its area_id names a space (an area row) of its plan."""
+    is_area = (done["entity_type"] == AREA).to_numpy()
+    keys = pd.MultiIndex.from_arrays([done["last_row"], done["area_id"]])
+    return keys.isin(keys[is_area])
 
-    plans, elements = _build_plans(done, connects, feature_space)
-    return plans, elements, rejected, len(done)
+
+def _place_lost_features(spaces: _Spaces, placed: np.ndarray, groups: np.ndarray, lost: np.ndarray,
+                         space: np.ndarray) -> np.ndarray:
+    """Give each feature whose area_id names no space of its plan the space
+    holding most of it (ties: the space listed first, the lowest id), writing
+    it into ``space``; return the features that lie in no space."""
+    if len(lost) == 0:
+        return lost
+    geoms = placed[lost]
+    fi, si = shapely.STRtree(spaces.geoms).query(geoms, predicate="intersects")
+    same = groups[lost][fi] == spaces.groups[si]
+    fi, si = fi[same], si[same]
+    overlap = shapely.area(shapely.intersection(geoms[fi], spaces.geoms[si]))
+    fi, si, overlap = fi[overlap > 0], si[overlap > 0], overlap[overlap > 0]
+    # Most overlap first; ties go to the space listed first (lowest id).
+    order = np.lexsort((si, -overlap, fi))
+    fi, si = fi[order], si[order]
+    first = np.r_[True, fi[1:] != fi[:-1]] if len(fi) else np.zeros(0, dtype=bool)
+    space[lost[fi[first]]] = spaces.ids[si[first]]
+    found = np.zeros(len(lost), dtype=bool)
+    found[fi] = True
+    return lost[~found]
+
+
+def _in_walls(openings: np.ndarray, opening_groups: np.ndarray, walls: np.ndarray,
+              wall_groups: np.ndarray) -> np.ndarray:
+    """For each opening, whether it lies within :data:`WALL_CONTACT_TOLERANCE`
+    of a wall, column or railing of its plan."""
+    in_wall = np.zeros(len(openings), dtype=bool)
+    if len(openings) and len(walls):
+        oi, wi = shapely.STRtree(walls).query(openings, predicate="dwithin", distance=WALL_CONTACT_TOLERANCE)
+        in_wall[np.unique(oi[opening_groups[oi] == wall_groups[wi]])] = True
+    return in_wall
 
 
 #: Gap (m) between the cells plans are moved to for spatial queries: far more
@@ -980,12 +1108,14 @@ PLAN_CELL_SIZE = 1000.0
 PLAN_CELLS_PER_ROW = 4096
 
 
-def _spread_out(geoms: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """Copies of ``geoms`` with each group (plan, numbered by its last row)
-    moved to its own cell of a grid, so that no two groups come within
-    ``PLAN_CELL_GAP`` m of each other."""
+def _spread_out(geoms: np.ndarray, groups: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Copies of the ``wanted`` geometries (None for the others) with each group
+    (plan, numbered by its last row) moved to its own cell of a grid, so that
+    no two groups come within ``PLAN_CELL_GAP`` m of each other. A group's
+    cell and offset follow from all its geometries."""
+    placed = np.full(len(geoms), None, dtype=object)
     if len(geoms) == 0:
-        return geoms
+        return placed
     keys, codes = np.unique(groups, return_inverse=True)
     bounds = shapely.bounds(geoms)
     n = len(keys)
@@ -1002,9 +1132,14 @@ def _spread_out(geoms: np.ndarray, groups: np.ndarray) -> np.ndarray:
     keys = keys.astype(np.int64)
     shift_x = (keys % PLAN_CELLS_PER_ROW) * cell - lo_x
     shift_y = (keys // PLAN_CELLS_PER_ROW) * cell - lo_y
-    _, owner = shapely.get_coordinates(geoms, return_index=True)
-    offsets = np.column_stack([shift_x[codes[owner]], shift_y[codes[owner]]])
-    return shapely.transform(geoms, lambda xy: xy + offsets)
+    wanted = np.flatnonzero(wanted)
+    moved = geoms[wanted]
+    # As shapely.transform does, reading the coordinates once.
+    xy, owner = shapely.get_coordinates(moved, return_index=True)
+    owner = codes[wanted][owner]
+    xy += np.column_stack([shift_x[owner], shift_y[owner]])
+    placed[wanted] = shapely.set_coordinates(moved, xy)
+    return placed
 
 
 #: Order of element kinds within a plan in the element table (as
@@ -1012,45 +1147,123 @@ def _spread_out(geoms: np.ndarray, groups: np.ndarray) -> np.ndarray:
 _ENTITY_RANK = {AREA: 0, SEPARATOR: 1, OPENING: 2, FEATURE: 3}
 
 
-def _build_plans(done: pd.DataFrame, connects: dict[int, tuple[str, ...]],
-                 feature_space: dict[int, str]) -> tuple[list[Plan], pd.DataFrame]:
-    """Plans from their checked rows, and their element table.
+@dataclass
+class _Assembly:
+    """Plans assembled from their checked rows (sorted by last_row, then row,
+    with the ``space`` and ``connects`` of each element). The tables are made
+    when first asked for, by whichever thread needs them: the element table
+    (as :func:`homeloop.plan.frame_from_plans` gives for the plans), the
+    plans' ids (:func:`_plan_ids`) and :class:`Plan` objects."""
 
-    The element table is what :func:`homeloop.plan.frame_from_plans` gives
-    for the plans, computed from the rows directly.
-    """
+    rows: pd.DataFrame
+
+    @cached_property
+    def _starts(self) -> np.ndarray:
+        """The first row of each plan."""
+        return np.flatnonzero(np.r_[True, np.diff(self.rows["last_row"].to_numpy()) != 0])
+
+    @cached_property
+    def plan_ids(self) -> pd.DataFrame:
+        if self.rows.empty:
+            return pd.DataFrame(columns=list(_PLAN_ID_COLUMNS))
+        return _plan_ids(self.rows, self._starts)
+
+    @cached_property
+    def elements(self) -> pd.DataFrame:
+        if self.rows.empty:
+            return frame_from_plans([])
+        return _element_table(self.rows, self._starts, self.plan_ids)
+
+    def plans(self) -> list[Plan]:
+        """One :class:`Plan` per plan, built by :meth:`Plan.from_rows`."""
+        return _plans_of(self.rows)
+
+
+def _plan_ids(done: pd.DataFrame, starts: np.ndarray) -> pd.DataFrame:
+    """One row per plan (``starts``: its first row in ``done``): the ids of
+    :class:`homeloop.plan.PlanIds` from the plan's first row (``unit_ids``: all
+    its unit ids, sorted, joined by commas; ``unit_id`` the lowest) and its
+    elevation, its lowest area's (as :meth:`Plan.from_rows` reads them)."""
+    units = done["unit_id"].to_numpy()
+    elevation = np.where(done["entity_type"].to_numpy() == AREA, done["elevation"].to_numpy(), np.inf)
+    lowest = np.minimum.reduceat(elevation, starts)
+    first = done.iloc[starts]
+    return pd.DataFrame(
+        {
+            "plan": _plan_keys(first["site_id"].to_numpy(), first["floor_id"].to_numpy(),
+                               first["apartment_id"].to_numpy()),
+            "site_id": first["site_id"].to_numpy(),
+            "building_id": first["building_id"].to_numpy(),
+            "plan_id": first["plan_id"].to_numpy(),
+            "floor_id": first["floor_id"].to_numpy(),
+            "apartment_id": first["apartment_id"].to_numpy(dtype=object),
+            "unit_ids": _unit_lists(units, starts),
+            "unit_id": np.minimum.reduceat(units, starts),
+            "elevation": np.where(np.isfinite(lowest), lowest, 0.0),
+        },
+        columns=list(_PLAN_ID_COLUMNS),
+    )
+
+
+#: Columns of :attr:`PlanBatch.plan_ids`.
+_PLAN_ID_COLUMNS = ("plan", "site_id", "building_id", "plan_id", "floor_id", "apartment_id", "unit_ids", "unit_id",
+                    "elevation")
+
+
+def _unit_lists(units: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per plan (rows from ``starts``), its distinct unit ids in ascending
+    order, joined by commas."""
+    low, high = np.minimum.reduceat(units, starts), np.maximum.reduceat(units, starts)
+    out = low.astype(str).astype(object)
+    ends = np.r_[starts[1:], len(units)]
+    for plan in np.flatnonzero(low != high).tolist():  # Plans of several units: rare.
+        out[plan] = ",".join(str(u) for u in sorted(set(units[starts[plan]:ends[plan]].tolist())))
+    return out
+
+
+def _element_ids(kinds: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """:func:`homeloop.plan.element_id` of each (kind, row), in bulk."""
+    return _joined(_objects(pc.utf8_lower(pa.array(kinds, pa.string()))), "_", rows)
+
+
+def _element_table(done: pd.DataFrame, starts: np.ndarray, plan_ids: pd.DataFrame) -> pd.DataFrame:
+    """The element table of the plans (:data:`homeloop.plan.ELEMENT_COLUMNS`):
+    areas by id, then separators, openings and features, each by row."""
     if done.empty:
-        return [], frame_from_plans([])
-    is_area = (done["entity_type"] == AREA).to_numpy()
-    rows = done["row"].tolist()
-    subtypes = done["subtype"].tolist()
-    element = np.array(
-        [a if area else element_id(k, r) for a, area, k, r in zip(done["area_id"].tolist(), is_area, subtypes, rows)],
-        dtype=object,
+        return frame_from_plans([])
+    entity = done["entity_type"].to_numpy(dtype=object)
+    is_area = entity == AREA
+    area_id = done["area_id"].to_numpy(dtype=object)
+    rows = done["row"].to_numpy()
+    element = area_id.copy()
+    element[~is_area] = _element_ids(done["subtype"].to_numpy(dtype=object)[~is_area], rows[~is_area])
+    codes = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(done)]))
+    rank = np.select([entity == kind for kind in _ENTITY_RANK], list(_ENTITY_RANK.values()))
+    _, area_order = np.unique(np.where(is_area, area_id, ""), return_inverse=True)
+    order = np.lexsort((rows, area_order, rank, codes))
+    per_plan = {name: plan_ids[name].to_numpy()[codes[order]]
+                for name in ("plan", "building_id", "plan_id", "unit_id", "elevation")}
+    table = pd.DataFrame(
+        {
+            "plan": per_plan["plan"],
+            "site_id": done["site_id"].to_numpy()[order],
+            "building_id": per_plan["building_id"],
+            "plan_id": per_plan["plan_id"],
+            "floor_id": done["floor_id"].to_numpy()[order],
+            "apartment_id": done["apartment_id"].to_numpy(dtype=object)[order],
+            "unit_id": per_plan["unit_id"],
+            "elevation": per_plan["elevation"],
+            "entity_type": entity[order],
+            "subtype": done["subtype"].to_numpy(dtype=object)[order],
+            "element": element[order],
+            "space": done["space"].to_numpy(dtype=object)[order],
+            "connects": done["connects"].to_numpy(dtype=object)[order],
+            "row": pd.array(rows[order], dtype="Int64"),
+            "geometry": done["geometry"].to_numpy(dtype=object)[order],
+        },
+        columns=list(ELEMENT_COLUMNS),
     )
-    space = np.where(is_area, done["area_id"].to_numpy(dtype=object), "")
-    space = np.array([feature_space.get(r, sp) for r, sp in zip(rows, space)], dtype=object)
-    links = np.array([";".join(connects[r]) if r in connects else "" for r in rows], dtype=object)
-    group = done.groupby("last_row", sort=False)
-    table = done.assign(
-        element=element,
-        space=space,
-        connects=links,
-        building_id=group["building_id"].transform("first"),
-        plan_id=group["plan_id"].transform("first"),
-        unit_id=group["unit_id"].transform("min"),
-        elevation=done["elevation"].where(is_area).groupby(done["last_row"]).transform("min").fillna(0.0),
-        rank=done["entity_type"].map(_ENTITY_RANK),
-        area_order=np.where(is_area, done["area_id"].to_numpy(dtype=object), ""),
-    )
-    table = table.sort_values(["last_row", "rank", "area_order", "row"], kind="stable").reset_index(drop=True)
-    table["plan"] = _plan_keys(table["site_id"].to_numpy(), table["floor_id"].to_numpy(),
-                               table["apartment_id"].to_numpy())
-
-    plans = _plans_of(done, space, links)
-    elements = table[list(ELEMENT_COLUMNS)].copy()
-    elements["row"] = elements["row"].astype("Int64")
-    return plans, elements
+    return table
 
 
 #: Columns of the checked rows handed to :meth:`homeloop.plan.Plan.from_rows`,
@@ -1059,17 +1272,18 @@ _PLAN_ROW_COLUMNS = {
     "row": "row", "site_id": "site_id", "building_id": "building_id", "plan_id": "plan_id",
     "floor_id": "floor_id", "apartment_id": "apartment_id", "unit_id": "unit_id", "entity_type": "entity_type",
     "entity_subtype": "subtype", "geometry": "geometry", "elevation": "elevation", "height": "height",
+    "area_id": "space", "connects": "connects",
 }
 
 
-def _plans_of(done: pd.DataFrame, space: np.ndarray, links: np.ndarray) -> list[Plan]:
+def _plans_of(done: pd.DataFrame) -> list[Plan]:
     """One :class:`Plan` per ``last_row`` group of the checked rows (sorted by
     last_row, then row), built by :meth:`Plan.from_rows`. ``space`` is each
-    row's area_id (for a feature: the space found to hold it) and ``links`` the
-    spaces each opening joins, both computed for all plans of the chunk at once."""
+    row's area_id (for a feature: the space found to hold it) and ``connects``
+    the spaces each opening joins, both computed for all plans at once."""
+    if done.empty:
+        return []
     columns = {name: done[source].tolist() for name, source in _PLAN_ROW_COLUMNS.items()}
-    columns["area_id"] = space.tolist()
-    columns["connects"] = links.tolist()
     last = done["last_row"].to_numpy()
     cuts = [0, *(np.flatnonzero(np.diff(last) != 0) + 1).tolist(), len(done)]
     # The rows were checked one by one (_check_chunk) and plan by plan (_assemble).
@@ -1094,6 +1308,70 @@ def _finish_rejections(parts: list[pd.DataFrame]) -> pd.DataFrame:
     return frame[list(REJECTION_COLUMNS)]
 
 
+@dataclass
+class _CheckedChunk:
+    """A chunk of the file, checked: its kept rows, its rejections (with the
+    rows left out of it), the data rows it read and its last line (None for
+    the rows left out after the last chunk)."""
+
+    end: int | None
+    kept: pd.DataFrame
+    rejections: list[pd.DataFrame]
+    rows_read: int
+
+
+def _check_chunks(index: SourceIndex, chunk_bytes: int) -> Iterator[_CheckedChunk]:
+    """Read the file chunk by chunk and check each chunk (:func:`_check_chunk`)."""
+    layout = index.layout
+    left_out = _LeftOut(index.lines)
+    reader = _open(layout, layout.columns, chunk_bytes, left_out)
+    for batch, rows in _numbered_batches(reader, layout.path, left_out):
+        chunk_end = int(rows[-1])
+        kept, rejections = _check_chunk(batch, rows, index)
+        passed = left_out.take_through(chunk_end)
+        yield _CheckedChunk(chunk_end, kept, [rejections, _left_out_rejections(layout, passed)],
+                            batch.num_rows + len(passed))
+    tail = left_out.take_through(None)
+    yield _CheckedChunk(None, pd.DataFrame(), [_left_out_rejections(layout, tail)], len(tail))
+
+
+_END = object()
+
+
+def _ahead(items: Iterator, name: str) -> Iterator:
+    """The items of ``items``, made in a thread of their own one item ahead of
+    their use: reading and checking a chunk (pyarrow, GEOS) runs while the
+    chunk before is assembled. Errors come out where the item would have."""
+    ready: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def make() -> None:
+        try:
+            for item in items:
+                ready.put(item)
+                if stop.is_set():
+                    return
+            ready.put(_END)
+        except BaseException as exc:  # handed over to the consumer, raised there
+            ready.put(exc)
+
+    thread = threading.Thread(target=make, name=name, daemon=True)
+    thread.start()
+    try:
+        while (item := ready.get()) is not _END:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while thread.is_alive():  # let a waiting put go through, so the thread ends
+            try:
+                ready.get(timeout=0.1)
+            except queue.Empty:
+                pass
+        thread.join()
+
+
 def read_batches(
     path: str | os.PathLike[str],
     *,
@@ -1115,28 +1393,21 @@ def read_batches(
     """
     if index is None:
         index = scan_source(path, usages=usages, keep_all_floors=keep_all_floors, chunk_bytes=chunk_bytes)
-    layout = index.layout
-    left_out = _LeftOut(index.lines)
-    reader = _open(layout, layout.columns, chunk_bytes, left_out)
     pending = pd.DataFrame()
-    for batch, rows in _numbered_batches(reader, layout.path, left_out):
-        chunk_end = int(rows[-1])
-        kept, rejections = _check_chunk(batch, rows, index)
-        passed = left_out.take_through(chunk_end)
-        parts = [rejections, _left_out_rejections(layout, passed)]
-        pending = pd.concat([pending, kept], ignore_index=True) if len(pending) else kept
-        complete = (pending["last_row"] <= chunk_end).to_numpy()
-        plans, elements, assembly_rejections, used = _assemble(pending[complete])
-        parts.extend(assembly_rejections)
+    for chunk in _ahead(_check_chunks(index, chunk_bytes), name=f"read {index.layout.path.name}"):
+        if chunk.end is None:
+            # Every plan's last row has been read by now (the index pass saw the same
+            # rows), so nothing is pending; rows left out after the last good row remain.
+            assembly, assembly_rejections = _assemble(pending)
+            if chunk.rows_read or len(assembly.rows) or assembly_rejections:
+                yield PlanBatch(_finish_rejections([*chunk.rejections, *assembly_rejections]), chunk.rows_read,
+                                assembly)
+            return
+        pending = pd.concat([pending, chunk.kept], ignore_index=True) if len(pending) else chunk.kept
+        complete = (pending["last_row"] <= chunk.end).to_numpy()
+        assembly, assembly_rejections = _assemble(pending[complete])
         pending = pending[~complete].reset_index(drop=True)
-        yield PlanBatch(plans, _finish_rejections(parts), batch.num_rows + len(passed), used, elements)
-    # Every plan's last row has been read by now (the index pass saw the same
-    # rows), so nothing is pending; rows left out after the last good row remain.
-    plans, elements, assembly_rejections, used = _assemble(pending)
-    tail = left_out.take_through(None)
-    if tail or plans or assembly_rejections:
-        yield PlanBatch(plans, _finish_rejections([_left_out_rejections(layout, tail), *assembly_rejections]),
-                        len(tail), used, elements)
+        yield PlanBatch(_finish_rejections([*chunk.rejections, *assembly_rejections]), chunk.rows_read, assembly)
 
 
 def read_plans(path: str | os.PathLike[str], **options) -> tuple[list[Plan], pd.DataFrame]:
