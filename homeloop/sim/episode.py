@@ -25,6 +25,7 @@ the horizon keeps simulating to it after the agent stops.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -157,7 +158,7 @@ class Episode:
 
     def tools(self) -> list[dict[str, Any]]:
         """The tool schemas of the skills this episode offers."""
-        return [s.tool_schema(self.show_costs) for s in self.skills.values()]
+        return [copy.deepcopy(_tool_schema(s, self.show_costs)) for s in self.skills.values()]
 
     # --- time -------------------------------------------------------------------------------------
 
@@ -266,6 +267,18 @@ class Episode:
         self._seen_events = len(self.world.events)
         for e in new:
             self.trace.append({"kind": "event", **self._event_dict(e)})
+
+
+#: Each skill's tool schema, with and without costs: worked out once (a skill never changes).
+_SCHEMAS: dict[tuple[str, bool], tuple[Skill, dict[str, Any]]] = {}
+
+
+def _tool_schema(skill: Skill, show_costs: bool) -> dict[str, Any]:
+    key = (skill.tool_name, show_costs)
+    kept = _SCHEMAS.get(key)
+    if kept is None or kept[0] is not skill:
+        kept = _SCHEMAS[key] = (skill, skill.tool_schema(show_costs))
+    return kept[1]
 
 
 def _task(task_id: str) -> Task:

@@ -26,14 +26,19 @@ from a renderer (whose id buffer answers the same question exactly), the
    ceiling where it is thick enough to see, water on the floor.
 
 Walls, opening pieces, furniture and device bodies are prepared once per
-world; the rest is built per frame (a few tens of milliseconds in the house).
+home (and shared by every episode in it); a solid's corners, samples and
+half-planes once per solid. Per frame, every solid is projected at once, and
+each ray is tested only against the occluders lying in its direction from
+the camera and no farther than its end (:class:`_Occlusion`), with the same
+arithmetic as testing them all, so the answer is the same to the last bit.
 """
 
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Mapping, Protocol
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 import numpy as np
 import shapely
@@ -42,12 +47,10 @@ from shapely.ops import unary_union
 
 from homeloop.geometry_assets import Box, device_body
 from homeloop.home import Home, polygon_from_rings
+from homeloop.sim.occlusion import Faces, Occlusion, Prisms
 
 #: Nearest depth a camera images (m); solids closer than this are clipped.
 NEAR_M = 0.05
-
-#: Ray ends ignored (m): a sample on a solid's face is not hidden by the face it lies on.
-RAY_END_SLACK_M = 0.02
 
 #: Sample points per level of a solid (its centre and points toward each corner), and levels.
 SAMPLE_LEVELS = (1 / 6, 1 / 2, 5 / 6)
@@ -111,23 +114,29 @@ class Viewpoint:
         width, height = view.resolution
         return cls(pose.x, pose.y, pose.z, pose.yaw, pose.pitch, float(view.hfov_deg), int(width), int(height))
 
+    # A viewpoint never changes: its focal length, origin and axes are worked out once (read-only).
+
     @property
     def focal_px(self) -> float:
-        return (self.width / 2) / math.tan(math.radians(self.hfov_deg) / 2)
+        return _memo(self, "_focal", lambda: (self.width / 2) / math.tan(math.radians(self.hfov_deg) / 2))
 
     @property
     def origin(self) -> np.ndarray:
-        return np.array([self.x, self.y, self.z])
+        return _memo(self, "_origin", lambda: _frozen(np.array([self.x, self.y, self.z])))
 
     def axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Forward, right and up unit vectors in home coordinates."""
+        return _memo(self, "_axes", self._axes)
+
+    def _axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         cy, sy, cp, sp = math.cos(self.yaw), math.sin(self.yaw), math.cos(self.pitch), math.sin(self.pitch)
         forward = np.array([cy * cp, sy * cp, sp])
         right = np.array([sy, -cy, 0.0])
-        return forward, right, np.cross(right, forward)
+        return _frozen(forward, right, np.cross(right, forward))
 
     def camera_coords(self, points: np.ndarray) -> np.ndarray:
-        """(right, up, depth) of home points (N, 3)."""
+        """(right, up, depth) of home points (N, 3), or of stacks of them (K, N, 3): each (N, 3)
+        stack comes out as it would alone."""
         forward, right, up = self.axes()
         rel = points - self.origin
         return np.stack([rel @ right, rel @ up, rel @ forward], axis=-1)
@@ -176,21 +185,58 @@ class Solid:
         coords = np.asarray(hull.exterior.coords)[:-1] if hull.geom_type == "Polygon" else np.asarray(hull.coords)
         return cls(_ccw(coords), z0, z1)
 
+    # A solid never changes once made: what is worked out from it is kept (read-only).
+
     def corners(self) -> np.ndarray:
+        return _memo(self, "_corners", self._corners)
+
+    def _corners(self) -> np.ndarray:
         n = len(self.ring)
-        return np.vstack([np.column_stack([self.ring, np.full(n, self.z0)]),
-                          np.column_stack([self.ring, np.full(n, self.z1)])])
+        return _frozen(np.vstack([np.column_stack([self.ring, np.full(n, self.z0)]),
+                                  np.column_stack([self.ring, np.full(n, self.z1)])]))
 
     def edges(self) -> list[tuple[int, int]]:
         n = len(self.ring)
         return [(i, (i + 1) % n) for i in range(n)] + [(n + i, n + (i + 1) % n) for i in range(n)] + \
             [(i, n + i) for i in range(n)]
 
+    def edge_index(self) -> np.ndarray:
+        """:meth:`edges` as an (n, 2) array of corner indices."""
+        return _memo(self, "_edge_index", lambda: _frozen(np.array(self.edges())))
+
     def samples(self) -> np.ndarray:
+        return _memo(self, "_samples", self._samples)
+
+    def _samples(self) -> np.ndarray:
         centre = self.ring.mean(axis=0)
         flat = np.vstack([centre, centre + SAMPLE_SHRINK * (self.ring - centre)])
         levels = [self.z0 + f * (self.z1 - self.z0) for f in SAMPLE_LEVELS]
-        return np.vstack([np.column_stack([flat, np.full(len(flat), z)]) for z in levels])
+        return _frozen(np.vstack([np.column_stack([flat, np.full(len(flat), z)]) for z in levels]))
+
+    def half_planes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The footprint as half-planes ``normal . p <= offset``: outward normals (n, 2), offsets (n,)."""
+        return _memo(self, "_half_planes", self._half_planes)
+
+    def _half_planes(self) -> tuple[np.ndarray, np.ndarray]:
+        edge = np.roll(self.ring, -1, axis=0) - self.ring
+        normal = np.column_stack([edge[:, 1], -edge[:, 0]])  # outward for a counter-clockwise ring
+        return _frozen(normal), _frozen(np.einsum("ij,ij->i", normal, self.ring))
+
+
+def _memo(owner: Any, name: str, make: Callable[[], Any]) -> Any:
+    """``make()`` worked out once and kept on ``owner`` (something that never changes)."""
+    value = owner.__dict__.get(name)
+    if value is None:
+        value = make()
+        object.__setattr__(owner, name, value)
+    return value
+
+
+def _frozen(*arrays: np.ndarray) -> Any:
+    """The arrays made read-only (they are shared), one or a tuple."""
+    for a in arrays:
+        a.flags.writeable = False
+    return arrays[0] if len(arrays) == 1 else arrays
 
 
 def _ccw(ring: np.ndarray) -> np.ndarray:
@@ -254,138 +300,40 @@ class Visibility(Protocol):
     def frame(self, world: Any, view: Viewpoint, hide: Iterable[str] = ()) -> Frame: ...
 
 
-# --- occluders ------------------------------------------------------------------------------------------
+# --- a home's static part, prepared once ---------------------------------------------------------------
 
 
-@dataclass
-class _Segments:
-    """Vertical faces seen edge-on from above: segment ``a``-``b`` blocking between ``z0`` and ``z1``."""
+#: Homes whose static part is kept: an episode reads one home, and the verify stage plays a home's
+#: pairs one after another.
+PREPARED_HOMES = 8
+_PREPARED: "OrderedDict[tuple[int, int], tuple[Home, Any, _Prepared]]" = OrderedDict()
 
-    a: np.ndarray
-    b: np.ndarray
-    z0: np.ndarray
-    z1: np.ndarray
-    owner: np.ndarray  # owner code per segment (-1: a wall)
-
-    @classmethod
-    def empty(cls) -> "_Segments":
-        z = np.zeros((0, 2))
-        return cls(z, z, np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64))
-
-    @classmethod
-    def concat(cls, parts: Iterable["_Segments"]) -> "_Segments":
-        parts = [p for p in parts if len(p.z0)]
-        if not parts:
-            return cls.empty()
-        return cls(*(np.concatenate([getattr(p, k) for p in parts]) for k in ("a", "b", "z0", "z1", "owner")))
+#: Sets of shut doors whose faces are kept per home.
+FACE_SETS_KEPT = 64
 
 
-def _ring_segments(polygon: Any, z0: float, z1: float, owner: int) -> _Segments:
-    """The boundary segments of a polygon (or multipolygon) blocking between z0 and z1."""
-    rings = []
-    for poly in getattr(polygon, "geoms", [polygon]):
-        if poly.is_empty or poly.geom_type != "Polygon":
-            continue
-        rings.extend([np.asarray(poly.exterior.coords), *(np.asarray(r.coords) for r in poly.interiors)])
-    if not rings:
-        return _Segments.empty()
-    a = np.vstack([r[:-1] for r in rings])
-    b = np.vstack([r[1:] for r in rings])
-    n = len(a)
-    return _Segments(a, b, np.full(n, z0), np.full(n, z1), np.full(n, owner, dtype=np.int64))
+def _prepared(home: Home, catalog: Any) -> "_Prepared":
+    """The static part of a home (kept by identity: a home and a catalog are not changed once read)."""
+    key = (id(home), id(catalog))
+    hit = _PREPARED.get(key)
+    if hit is not None and hit[0] is home and hit[1] is catalog:
+        _PREPARED.move_to_end(key)
+        return hit[2]
+    prepared = _Prepared(home, catalog)
+    _PREPARED[key] = (home, catalog, prepared)
+    while len(_PREPARED) > PREPARED_HOMES:
+        _PREPARED.popitem(last=False)
+    return prepared
 
 
-@dataclass
-class _Solids:
-    """Convex solids as half-planes ``normal . p <= offset`` (padded to one edge count) and heights."""
+class _Prepared:
+    """What never moves in a home: walls, opening pieces and door leaves as faces, furniture and device
+    bodies as solids, the static entities, and the owner codes given to them (each visibility
+    starts from a copy of those)."""
 
-    normal: np.ndarray  # (Q, E, 2)
-    offset: np.ndarray  # (Q, E)
-    z0: np.ndarray
-    z1: np.ndarray
-    owner: np.ndarray
-
-    @classmethod
-    def of(cls, solids: list[tuple[int, Solid]]) -> "_Solids":
-        if not solids:
-            return cls(np.zeros((0, 1, 2)), np.zeros((0, 1)), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64))
-        width = max(len(s.ring) for _, s in solids)
-        normal = np.zeros((len(solids), width, 2))
-        offset = np.ones((len(solids), width))  # padding: 0 . p <= 1 always holds
-        for q, (_, s) in enumerate(solids):
-            edge = np.roll(s.ring, -1, axis=0) - s.ring
-            n = np.column_stack([edge[:, 1], -edge[:, 0]])  # outward for a counter-clockwise ring
-            normal[q, :len(n)] = n
-            offset[q, :len(n)] = np.einsum("ij,ij->i", n, s.ring)
-        return cls(normal, offset, np.array([s.z0 for _, s in solids]), np.array([s.z1 for _, s in solids]),
-                   np.array([o for o, _ in solids], dtype=np.int64))
-
-
-def _excluded(owner: np.ndarray, ex: np.ndarray) -> np.ndarray:
-    """(M, K): whether occluder k is one ray m ignores (``ex``: (M, X) owner codes, -2 padding)."""
-    return (owner[None, :, None] == ex[:, None, :]).any(axis=-1)
-
-
-def _segments_block(origin: np.ndarray, targets: np.ndarray, slack: np.ndarray, ex: np.ndarray,
-                    segs: _Segments) -> np.ndarray:
-    """Rays blocked by a vertical face: the 2-D crossing lies within the face's heights."""
-    if not len(segs.z0):
-        return np.zeros(len(targets), dtype=bool)
-    d = targets[:, :2] - origin[:2]
-    e = segs.b - segs.a
-    w = segs.a - origin[:2]
-    den = d[:, None, 0] * e[None, :, 1] - d[:, None, 1] * e[None, :, 0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (w[None, :, 0] * e[None, :, 1] - w[None, :, 1] * e[None, :, 0]) / den
-        s = (w[None, :, 0] * d[:, None, 1] - w[None, :, 1] * d[:, None, 0]) / den
-        z = origin[2] + t * (targets[:, None, 2] - origin[2])  # parallel faces give inf/nan, masked below
-    hit = (np.abs(den) > 1e-12) & (s >= 0) & (s <= 1) & (t > slack[:, None]) & (t < 1 - slack[:, None])
-    hit &= (z >= segs.z0[None, :]) & (z <= segs.z1[None, :])
-    hit &= ~_excluded(segs.owner, ex)
-    return hit.any(axis=1)
-
-
-def _solids_block(origin: np.ndarray, targets: np.ndarray, slack: np.ndarray, ex: np.ndarray,
-                  solids: _Solids) -> np.ndarray:
-    """Rays blocked by a convex solid (Cyrus-Beck: the ray's parameter interval inside every
-    half-plane and inside the height range is not empty)."""
-    if not len(solids.z0):
-        return np.zeros(len(targets), dtype=bool)
-    d = targets - origin
-    num = solids.offset - np.einsum("qej,j->qe", solids.normal, origin[:2])  # (Q, E)
-    den = np.einsum("qej,mj->mqe", solids.normal, d[:, :2])  # (M, Q, E)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = num[None] / den
-    lower = np.where(den < 0, ratio, -np.inf).max(axis=2)
-    upper = np.where(den > 0, ratio, np.inf).min(axis=2)
-    never = ((den == 0) & (num[None] < 0)).any(axis=2)
-    dz = d[:, 2:3]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        za = (solids.z0[None, :] - origin[2]) / dz
-        zb = (solids.z1[None, :] - origin[2]) / dz
-    flat = np.abs(dz) < 1e-12
-    inside_z = (solids.z0[None, :] <= origin[2]) & (origin[2] <= solids.z1[None, :])
-    lower = np.maximum(lower, np.where(flat, np.where(inside_z, -np.inf, np.inf), np.minimum(za, zb)))
-    upper = np.minimum(upper, np.where(flat, np.inf, np.maximum(za, zb)))
-    lower = np.maximum(lower, slack[:, None])
-    upper = np.minimum(upper, 1 - slack[:, None])
-    hit = (lower < upper) & ~never & ~_excluded(solids.owner, ex)
-    return hit.any(axis=1)
-
-
-# --- the geometric backend ------------------------------------------------------------------------------
-
-
-class GeometricVisibility:
-    """The :class:`Visibility` backend of the module docstring, prepared once for one world."""
-
-    #: Rays tested at once (bounds the memory of the (rays x occluders) arrays).
-    RAY_CHUNK = 1024
-
-    def __init__(self, world: Any):
-        home: Home = world.home
-        self.catalog = world.catalog
-        self._codes: dict[str, int] = {}
+    def __init__(self, home: Home, catalog: Any):
+        self.catalog = catalog
+        self.codes: dict[str, int] = {}
         openings = home.opening_polygons()
         self.walls = _wall_segments(home, openings)
         self.opening_pieces, self.leaves = self._opening_segments(home, openings)
@@ -394,28 +342,36 @@ class GeometricVisibility:
         self.static_entities = [*self._furniture_entities(home), *self._opening_entities(home, openings),
                                 *self._device_entities(home), *_doormat_entities(home)]
         self.devices = [(self.code(e.id), e.solid) for e in self.static_entities if e.kind == "device"]
-        self._furniture_by_id = {f.id: f for f in home.furniture}
-        self._footprints = [(f.id, polygon_from_rings(f.footprint), f) for f in home.furniture]
+        self.furniture_by_id = {f.id: f for f in home.furniture}
+        self.footprints = [(f.id, polygon_from_rings(f.footprint), f) for f in home.furniture]
+        self.object_yaws = _object_yaws(home)
         self.room_grids: dict[str, np.ndarray] = {}
+        self._faces: dict[tuple[str, ...], Faces] = {}
 
     def code(self, entity_id: str) -> int:
-        """A small integer naming a solid (occluder owners are compared as integers)."""
-        return self._codes.setdefault(entity_id, len(self._codes))
+        return self.codes.setdefault(entity_id, len(self.codes))
 
-    # -- set-up
+    def faces(self, shut: tuple[str, ...]) -> Faces:
+        """The walls, the opening pieces and the leaves of the ``shut`` doors."""
+        hit = self._faces.get(shut)
+        if hit is None:
+            if len(self._faces) >= FACE_SETS_KEPT:
+                self._faces.clear()
+            hit = self._faces[shut] = Faces.concat([self.walls, self.opening_pieces, *(self.leaves[o] for o in shut)])
+        return hit
 
-    def _opening_segments(self, home: Home, openings: dict[str, Polygon]) -> tuple[_Segments, dict[str, _Segments]]:
+    def _opening_segments(self, home: Home, openings: dict[str, Polygon]) -> tuple[Faces, dict[str, Faces]]:
         top = max((w.height for w in home.walls), default=2.6)
         pieces, leaves = [], {}
         for o in home.openings:
             poly, owner = openings[o.id], self.code(o.id)
             if o.sill > 0:
-                pieces.append(_ring_segments(poly, 0.0, o.sill, owner))
+                pieces.append(Faces.of_polygon(poly, 0.0, o.sill, owner))
             if o.sill + o.height < top:
-                pieces.append(_ring_segments(poly, o.sill + o.height, top, owner))
+                pieces.append(Faces.of_polygon(poly, o.sill + o.height, top, owner))
             if o.kind in LEAF_KINDS:
-                leaves[o.id] = _ring_segments(poly, o.sill, o.sill + o.height, owner)
-        return _Segments.concat(pieces), leaves
+                leaves[o.id] = Faces.of_polygon(poly, o.sill, o.sill + o.height, owner)
+        return Faces.concat(pieces), leaves
 
     def _furniture_entities(self, home: Home) -> list[Entity]:
         out = []
@@ -450,20 +406,56 @@ class GeometricVisibility:
                               (d.pose.x, d.pose.y, d.pose.z), hosts))
         return out
 
+
+# --- the geometric backend ------------------------------------------------------------------------------
+
+
+class GeometricVisibility:
+    """The :class:`Visibility` backend of the module docstring, for one world."""
+
+    #: Rays tested at once (bounds the memory of the (rays x occluders) arrays).
+    RAY_CHUNK = 1024
+
+    def __init__(self, world: Any):
+        prepared = _prepared(world.home, world.catalog)
+        self._prepared = prepared
+        self.catalog = world.catalog
+        self._codes = dict(prepared.codes)
+        self.walls, self.opening_pieces, self.leaves = prepared.walls, prepared.opening_pieces, prepared.leaves
+        self.furniture, self.devices = prepared.furniture, prepared.devices
+        self.static_entities = prepared.static_entities
+        self.room_grids = prepared.room_grids
+        self._furniture_by_id, self._footprints = prepared.furniture_by_id, prepared.footprints
+        # the solids of what moves, kept while it stays put: id -> (where it is, solids)
+        self._object_solids: dict[str, tuple[tuple[Any, ...], Solid]] = {}
+        self._person_solids: dict[str, tuple[tuple[Any, ...], tuple[Solid, Solid, str | None]]] = {}
+
+    def code(self, entity_id: str) -> int:
+        """A small integer naming a solid (occluder owners are compared as integers)."""
+        return self._codes.setdefault(entity_id, len(self._codes))
+
     # -- what moves: objects and people
 
     def _object_entities(self, world: Any) -> list[Entity]:
         out = []
-        yaws = _object_yaws(world.home)
+        yaws = self._prepared.object_yaws
         for o in world.objects.values():
             entry = self.catalog.objects.get(o.catalog_id)
             if entry is None:
                 continue
-            dims = entry.dimensions
-            solid = Solid.box(o.x, o.y, yaws.get(o.id, 0.0), dims.depth, dims.width, o.z, o.z + dims.height)
+            solid = self._object_solid(o, entry, yaws.get(o.id, 0.0))
             out.append(Entity("object", o.id, entry.label, _object_rooms(world, o), solid, (o.x, o.y, o.z),
                               (o.id, *self._object_hosts(world, o))))
         return out
+
+    def _object_solid(self, obj: Any, entry: Any, yaw: float) -> Solid:
+        where = (obj.x, obj.y, obj.z, yaw, obj.catalog_id)
+        kept = self._object_solids.get(obj.id)
+        if kept is None or kept[0] != where:
+            dims = entry.dimensions
+            solid = Solid.box(obj.x, obj.y, yaw, dims.depth, dims.width, obj.z, obj.z + dims.height)
+            kept = self._object_solids[obj.id] = (where, solid)
+        return kept[1]
 
     def _object_hosts(self, world: Any, obj: Any) -> tuple[str, ...]:
         """The furniture an object lies on, or in when that container is open (then it does not hide it)."""
@@ -487,14 +479,23 @@ class GeometricVisibility:
             if p.room is None:
                 continue
             entry = self.catalog.people.get(p.catalog_id)
-            stature, shoulders = (entry.height, entry.shoulder_width) if entry is not None else UNLISTED_PERSON_M
-            host, base = self._support(p.x, p.y) if p.posture != "standing" else (None, 0.0)
-            body, head = person_solids(p.x, p.y, p.yaw, p.posture, stature, shoulders, base)
+            body, head, host = self._person_solid(p, entry)
             extra = {"posture": p.posture, "name": p.name, "role": p.role,
                      "enrolled": bool(entry.enrolled) if entry is not None else False}
             out.append(Entity("person", p.id, "person", (p.room,), body, (p.x, p.y, 0.0),
                               (p.id,) + ((host,) if host else ()), head=head, extra=extra))
         return out
+
+    def _person_solid(self, p: Any, entry: Any) -> tuple[Solid, Solid, str | None]:
+        """A person's body and head solids, and the furniture they sit or lie on."""
+        where = (p.x, p.y, p.yaw, p.posture, p.catalog_id)
+        kept = self._person_solids.get(p.id)
+        if kept is None or kept[0] != where:
+            stature, shoulders = (entry.height, entry.shoulder_width) if entry is not None else UNLISTED_PERSON_M
+            host, base = self._support(p.x, p.y) if p.posture != "standing" else (None, 0.0)
+            body, head = person_solids(p.x, p.y, p.yaw, p.posture, stature, shoulders, base)
+            kept = self._person_solids[p.id] = (where, (body, head, host))
+        return kept[1]
 
     def _support(self, x: float, y: float) -> tuple[str | None, float]:
         """The furniture under a point a person sits or lies on, and its highest surface there."""
@@ -517,13 +518,14 @@ class GeometricVisibility:
         such as the camera itself)."""
         entities = self.entities(world)
         hidden = set(hide)
-        boxed = [(e, box) for e in entities if e.id not in hidden and (box := pixel_box(view, e.solid)) is not None]
-        segs, solids = self._occluders(world, view, entities, hidden)
-        seen = []
+        projection = _Projection(view, [e.solid for e in entities])
+        boxed = [(e, box) for e, box in zip(entities, projection.boxes) if box is not None and e.id not in hidden]
+        occlusion = Occlusion(view.origin, *self._occluders(world, view, entities, hidden, projection))
         parts = [(i, e.solid.samples(), e.hidden_by_none_of) for i, (e, _) in enumerate(boxed)]
         heads = [(i, e.head.samples(), e.hidden_by_none_of) for i, (e, _) in enumerate(boxed) if e.head is not None]
-        body = self._fractions(view, parts, segs, solids)
-        head = self._fractions(view, heads, segs, solids)
+        body = self._fractions(view, parts, occlusion)
+        head = self._fractions(view, heads, occlusion)
+        seen = []
         for i, (e, box) in enumerate(boxed):
             in_frame, unoccluded = body[i]
             if in_frame == 0.0:
@@ -532,43 +534,85 @@ class GeometricVisibility:
             seen.append(Seen(e.kind, e.id, e.label, e.rooms, box, (box[2] - box[0]) * (box[3] - box[1]),
                              round(in_frame, 4), round(unoccluded, 4), tuple(round(v, 4) for v in e.position),
                              None if head_seen is None else round(head_seen, 4), dict(e.extra)))
-        return Frame(seen, hazards_in_view(self, world, view, segs, solids))
+        return Frame(seen, hazards_in_view(self, world, view, occlusion))
 
-    def _occluders(self, world: Any, view: Viewpoint, entities: list[Entity],
-                   hidden: Iterable[str] = ()) -> tuple[_Segments, _Solids]:
-        leaves = [seg for oid, seg in self.leaves.items() if oid in world.openings and not world.openings[oid].open]
-        segs = _Segments.concat([self.walls, self.opening_pieces, *leaves])
-        movable = [(self.code(e.id), e.solid) for e in entities if e.kind in ("object", "person")]
+    def _occluders(self, world: Any, view: Viewpoint, entities: list[Entity], hidden: Iterable[str] = (),
+                   projection: "_Projection | None" = None) -> tuple[Faces, Prisms]:
+        """The faces (walls, opening pieces, shut leaves) and the solids that may hide something in
+        the frame: furniture, objects and people ahead of the camera plane, and the device bodies the
+        frame shows (they are many and small: only those can cross a ray to what it shows)."""
+        projection = projection or _Projection(view, [e.solid for e in entities])
+        openings = world.openings
+        shut = tuple(oid for oid in self.leaves if oid in openings and not openings[oid].open)
         left_out = {self._codes[h] for h in hidden if h in self._codes}
-        candidates = [(c, s) for c, s in (*self.furniture, *movable) if c not in left_out and _in_front(view, s)]
-        # Device bodies are many and small: only those the frame shows can cross a ray to what it shows.
-        candidates += [(c, s) for c, s in self.devices if c not in left_out and pixel_box(view, s) is not None]
-        return segs, _Solids.of(candidates)
+        furniture, movable, devices = [], [], []
+        for i, e in enumerate(entities):
+            if e.kind == "device" and projection.boxes[i] is not None:
+                devices.append((self.code(e.id), e.solid))
+            elif e.kind in ("furniture", "object", "person") and projection.ahead[i]:
+                (furniture if e.kind == "furniture" else movable).append((self.code(e.id), e.solid))
+        candidates = [(c, s) for c, s in (*furniture, *movable, *devices) if c not in left_out]
+        return self._prepared.faces(shut), Prisms.of(candidates)
 
     def _fractions(self, view: Viewpoint, parts: list[tuple[int, np.ndarray, tuple[str, ...]]],
-                   segs: _Segments, solids: _Solids) -> dict[int, tuple[float, float]]:
+                   occlusion: Occlusion) -> dict[int, tuple[float, float]]:
         """Per part: the share of its samples inside the frame, and the share of those not hidden."""
         if not parts:
             return {}
         points = np.vstack([p for _, p, _ in parts])
-        owner = np.concatenate([np.full(len(p), i) for i, p, _ in parts])
+        counts = [len(p) for _, p, _ in parts]
         width = max(len(ex) for _, _, ex in parts)
-        ex_rows = [[self.code(x) for x in ex] + [-2] * (width - len(ex)) for _, _, ex in parts]
-        ex = np.concatenate([np.tile(np.array(row, dtype=np.int64), (len(p), 1)) for row, (_, p, _) in
-                             zip(ex_rows, parts)])
+        ex_rows = np.array([[self.code(x) for x in ex] + [-2] * (width - len(ex)) for _, _, ex in parts],
+                           dtype=np.int64)
+        ex = np.repeat(ex_rows, counts, axis=0)
         inside = in_frame(view, points)
         clear = np.zeros(len(points), dtype=bool)
         idx = np.flatnonzero(inside)
-        origin = view.origin
         for start in range(0, len(idx), self.RAY_CHUNK):
             chunk = idx[start:start + self.RAY_CHUNK]
-            clear[chunk] = ~blocked(origin, points[chunk], ex[chunk], segs, solids)
-        out = {}
-        for i, _, _ in parts:
-            mine = owner == i
-            n_in = int(inside[mine].sum())
-            out[i] = (n_in / int(mine.sum()), (int(clear[mine].sum()) / n_in) if n_in else 0.0)
-        return out
+            clear[chunk] = ~occlusion.blocked(points[chunk], ex[chunk])
+        starts = np.cumsum([0, *counts[:-1]])
+        n_in = np.add.reduceat(inside.astype(np.int64), starts).tolist()
+        n_clear = np.add.reduceat(clear.astype(np.int64), starts).tolist()
+        return {i: (n_in[k] / counts[k], (n_clear[k] / n_in[k]) if n_in[k] else 0.0)
+                for k, (i, _, _) in enumerate(parts)}
+
+
+class _Projection:
+    """Every solid of a frame projected at once: its pixel box (as :func:`pixel_box` gives it) and
+    whether any corner lies ahead of the camera plane (only those can hide what the frame shows).
+    Solids are stacked by corner count; a stack's camera coordinates come out as each solid's alone."""
+
+    def __init__(self, view: Viewpoint, solids: list[Solid]):
+        self.boxes: list[tuple[int, int, int, int] | None] = [None] * len(solids)
+        self.ahead = np.zeros(len(solids), dtype=bool)
+        stacks: dict[int, list[int]] = {}
+        for i, s in enumerate(solids):
+            stacks.setdefault(len(s.ring), []).append(i)
+        for members in stacks.values():
+            self._project(view, solids, members)
+
+    def _project(self, view: Viewpoint, solids: list[Solid], members: list[int]) -> None:
+        cam = view.camera_coords(np.stack([solids[i].corners() for i in members]))  # (K, corners, 3)
+        depth = cam[..., 2]
+        self.ahead[members] = (depth > 0).any(axis=1)
+        front = depth >= NEAR_M
+        every, some = front.all(axis=1), front.any(axis=1)
+        f = view.focal_px
+        with np.errstate(divide="ignore", invalid="ignore"):  # corners behind the camera: not read
+            u = view.width / 2 + f * cam[..., 0] / cam[..., 2]
+            v = view.height / 2 - f * cam[..., 1] / cam[..., 2]
+        ends = [np.where(every, np.clip(edge, 0, size), 0.0) for edge, size in
+                ((u.min(axis=1), view.width), (v.min(axis=1), view.height),
+                 (u.max(axis=1), view.width), (v.max(axis=1), view.height))]
+        x0, y0 = (np.floor(e).astype(np.int64).tolist() for e in ends[:2])
+        x1, y1 = (np.ceil(e).astype(np.int64).tolist() for e in ends[2:])
+        for k, i in enumerate(members):
+            if every[k]:
+                box = (x0[k], y0[k], x1[k], y1[k])
+                self.boxes[i] = box if box[2] > box[0] and box[3] > box[1] else None
+            elif some[k]:  # the near plane cuts it
+                self.boxes[i] = _box_of(view, cam[k], solids[i])
 
 
 #: The mat at the entrance door's parcel spot (m: length, width, height): what "the porch mat" is.
@@ -589,13 +633,6 @@ def _doormat_entities(home: Home) -> list[Entity]:
     return [Entity("place", "doormat", "doormat", rooms, solid, (spot.x, spot.y, 0.0), ("doormat",))]
 
 
-def blocked(origin: np.ndarray, targets: np.ndarray, ex: np.ndarray, segs: _Segments, solids: _Solids) -> np.ndarray:
-    """Whether each ray from ``origin`` to a target is blocked (``ex``: owner codes each ray ignores)."""
-    length = np.linalg.norm(targets - origin, axis=1)
-    slack = np.minimum(RAY_END_SLACK_M / np.maximum(length, 1e-9), 0.49)
-    return _segments_block(origin, targets, slack, ex, segs) | _solids_block(origin, targets, slack, ex, solids)
-
-
 def in_frame(view: Viewpoint, points: np.ndarray) -> np.ndarray:
     """Whether each point lies in front of the camera and inside the image."""
     cam = view.camera_coords(points)
@@ -607,12 +644,16 @@ def in_frame(view: Viewpoint, points: np.ndarray) -> np.ndarray:
 
 def pixel_box(view: Viewpoint, solid: Solid) -> tuple[int, int, int, int] | None:
     """The solid's projected box (x0, y0, x1, y1) in whole pixels, clipped to the frame; None if outside."""
-    cam = view.camera_coords(solid.corners())
+    return _box_of(view, view.camera_coords(solid.corners()), solid)
+
+
+def _box_of(view: Viewpoint, cam: np.ndarray, solid: Solid) -> tuple[int, int, int, int] | None:
+    """:func:`pixel_box` from the camera coordinates of the solid's corners."""
     front = cam[:, 2] >= NEAR_M
     if not front.any():
         return None
     pts = [cam[front]]
-    edges = np.array(solid.edges())
+    edges = solid.edge_index()
     a, b = cam[edges[:, 0]], cam[edges[:, 1]]
     cross = front[edges[:, 0]] != front[edges[:, 1]]
     if cross.any():
@@ -623,12 +664,6 @@ def pixel_box(view: Viewpoint, solid: Solid) -> tuple[int, int, int, int] | None
     x1, y1 = np.clip(uv.max(axis=0), 0, [view.width, view.height])
     box = (int(math.floor(x0)), int(math.floor(y0)), int(math.ceil(x1)), int(math.ceil(y1)))
     return box if box[2] > box[0] and box[3] > box[1] else None
-
-
-def _in_front(view: Viewpoint, solid: Solid) -> bool:
-    """Whether any part of a solid is ahead of the camera plane (only those can hide what it sees)."""
-    return bool((view.camera_coords(solid.corners())[:, 2] > 0).any())
-
 
 
 def person_solids(x: float, y: float, yaw: float, posture: str, stature: float, shoulders: float,
@@ -659,7 +694,7 @@ def _object_yaws(home: Home) -> dict[str, float]:
     return {o.id: o.pose.yaw for o in home.objects}
 
 
-def _wall_segments(home: Home, openings: dict[str, Polygon]) -> _Segments:
+def _wall_segments(home: Home, openings: dict[str, Polygon]) -> Faces:
     """Wall footprints less their openings, blocking from the floor to the wall's top."""
     holes = unary_union(list(openings.values())) if openings else None
     parts = []
@@ -667,15 +702,15 @@ def _wall_segments(home: Home, openings: dict[str, Polygon]) -> _Segments:
         poly = polygon_from_rings(w.polygon)
         if holes is not None:
             poly = poly.difference(holes)
-        parts.append(_ring_segments(poly, 0.0, w.height, -1))
-    return _Segments.concat(parts)
+        parts.append(Faces.of_polygon(poly, 0.0, w.height, -1))
+    return Faces.concat(parts)
 
 
 # --- hazards in view ------------------------------------------------------------------------------------
 
 
-def hazards_in_view(vis: GeometricVisibility, world: Any, view: Viewpoint, segs: _Segments,
-                    solids: _Solids) -> list[dict[str, Any]]:
+def hazards_in_view(vis: GeometricVisibility, world: Any, view: Viewpoint,
+                    occlusion: Occlusion) -> list[dict[str, Any]]:
     """The hazards whose sample points the viewpoint sees: kind (fire, smoke, water), source, rooms,
     and the share of their points seen."""
     out = []
@@ -686,7 +721,7 @@ def hazards_in_view(vis: GeometricVisibility, world: Any, view: Viewpoint, segs:
         if not inside.any():
             continue
         targets = points[inside]
-        clear = ~blocked(view.origin, targets, np.full((len(targets), 1), -2, dtype=np.int64), segs, solids)
+        clear = ~occlusion.blocked(targets, np.full((len(targets), 1), -2, dtype=np.int64))
         if clear.any():
             out.append({"kind": kind, "source": source, "rooms": list(rooms),
                         "seen_fraction": round(float(clear.sum()) / len(points), 4)})
@@ -743,10 +778,10 @@ def _smoke_points(vis: GeometricVisibility, world: Any) -> list[tuple[str, str, 
         if smoke.room_density(room.id) < SMOKE_SEEN_DENSITY:
             continue
         grid = _room_grid(vis, world, room.id)
-        thick = [(x, y) for x, y in grid if smoke.density_at(room.id, x, y) >= SMOKE_SEEN_DENSITY]
-        if thick:
+        thick = grid[smoke.densities_at(room.id, grid) >= SMOKE_SEEN_DENSITY]
+        if len(thick):
             z = room.ceiling_height - SMOKE_LAYER_DEPTH_M
-            out.append(("smoke", room.id, (room.id,), np.column_stack([np.asarray(thick), np.full(len(thick), z)])))
+            out.append(("smoke", room.id, (room.id,), np.column_stack([thick, np.full(len(thick), z)])))
     return out
 
 

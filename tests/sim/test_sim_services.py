@@ -401,7 +401,8 @@ def test_a_pixel_box_holds_every_corner_the_camera_sees(cx, cy, yaw, pitch, bx, 
 def test_a_solid_on_the_line_of_sight_hides_and_one_beside_it_does_not(start, end, along, half, side):
     import numpy as np
 
-    from homeloop.sim.visibility import Solid, _Segments, _Solids, blocked
+    from homeloop.sim.occlusion import Faces, Prisms, blocked
+    from homeloop.sim.visibility import Solid
 
     origin, target = np.array(start), np.array(end)
     flat = target[:2] - origin[:2]
@@ -409,10 +410,10 @@ def test_a_solid_on_the_line_of_sight_hides_and_one_beside_it_does_not(start, en
         return
     centre = origin + along * (target - origin)
     normal = np.array([-flat[1], flat[0]]) / np.linalg.norm(flat)
-    no_walls, ignore = _Segments.empty(), np.full((1, 1), -2)
+    no_walls, ignore = Faces.empty(), np.full((1, 1), -2)
     on_line = Solid.box(centre[0], centre[1], 0.0, 2 * half, 2 * half, centre[2] - half, centre[2] + half)
     beside_xy = centre[:2] + normal * (side * half * math.sqrt(2) + 0.01)
     beside = Solid.box(beside_xy[0], beside_xy[1], 0.0, 2 * half, 2 * half, centre[2] - half, centre[2] + half)
-    assert blocked(origin, target[None], ignore, no_walls, _Solids.of([(0, on_line)]))[0]
-    assert not blocked(origin, target[None], ignore, no_walls, _Solids.of([(0, beside)]))[0]
-    assert not blocked(origin, target[None], np.zeros((1, 1), dtype=np.int64), no_walls, _Solids.of([(0, on_line)]))[0]
+    assert blocked(origin, target[None], ignore, no_walls, Prisms.of([(0, on_line)]))[0]
+    assert not blocked(origin, target[None], ignore, no_walls, Prisms.of([(0, beside)]))[0]
+    assert not blocked(origin, target[None], np.zeros((1, 1), dtype=np.int64), no_walls, Prisms.of([(0, on_line)]))[0]

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 import networkx as nx
+import numpy as np
 import shapely
 
 from homeloop.check import open_passages
@@ -228,6 +229,14 @@ class Smoke:
             if math.hypot(x - front.x, y - front.y) > CEILING_JET_SPEED_M_S * (self._time - front.started):
                 return 0.0
         return self._rho[i]
+
+    def densities_at(self, room_id: str, points: np.ndarray) -> np.ndarray:
+        """:meth:`density_at` of each point (N, 2) of a room: one reading for them all unless a
+        front is still spreading there."""
+        front = self._fronts.get(room_id)
+        if front is not None and not front.covered:
+            return np.array([self.density_at(room_id, x, y) for x, y in points], dtype=float)
+        return np.full(len(points), self.density_at(room_id, math.nan, math.nan))
 
     def source_density(self, source_id: str) -> float:
         return self._source_density.get(source_id, 0.0)
