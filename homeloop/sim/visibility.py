@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Iterable, Mapping, Protocol
 
 import numpy as np
@@ -48,6 +48,7 @@ from shapely.ops import unary_union
 from homeloop.geometry_assets import Box, device_body
 from homeloop.home import Home, polygon_from_rings
 from homeloop.sim.occlusion import Faces, Occlusion, Prisms
+from homeloop.sim.world import plain_copy
 
 #: Nearest depth a camera images (m); solids closer than this are clipped.
 NEAR_M = 0.05
@@ -280,7 +281,7 @@ class Seen:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
+        out = {f.name: plain_copy(getattr(self, f.name)) for f in fields(self)}
         out["rooms"] = list(self.rooms)
         out["box"] = list(self.box)
         return out

@@ -184,12 +184,12 @@ class World:
         owed = self._owed_s + max(seconds, 0.0)
         n = int(math.floor(owed / STEP_S + 1e-9))
         self._owed_s = max(owed - n * STEP_S, 0.0)
-        modules = self.modules
+        steps = [m.step for m in self.modules]
         for _ in range(n):
             self._steps += 1
             self.time = round(self._steps * STEP_S, 6)
-            for module in modules:
-                module.step(self, STEP_S)
+            for step in steps:
+                step(self, STEP_S)
 
     def clock_of_day(self) -> float:
         """Seconds after midnight now."""
@@ -267,6 +267,29 @@ def _object_state(home: Home, obj: Any) -> ObjectState:
         props["contents"] = obj.contents.model_dump() if hasattr(obj.contents, "model_dump") else obj.contents
     return ObjectState(obj.id, obj.catalog_id, obj.semantic_class, placement, obj.pose.x, obj.pose.y, obj.pose.z,
                        props)
+
+
+#: Values a copy shares: immutable.
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+@dataclass
+class _Wrapped:
+    value: Any
+
+
+def plain_copy(value: Any) -> Any:
+    """A copy of a value as :func:`dataclasses.asdict` makes one: dicts and lists rebuilt, dataclasses
+    turned into dicts, anything else deep-copied; plain values, dicts and lists take a short cut."""
+    kind = type(value)
+    if kind is dict:
+        return {k if type(k) in _ATOMS else plain_copy(k): v if type(v) in _ATOMS else plain_copy(v)
+                for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _ATOMS else plain_copy(v) for v in value]
+    if kind in _ATOMS:
+        return value
+    return asdict(_Wrapped(value))["value"]
 
 
 def distance(a: tuple[float, float], b: tuple[float, float]) -> float:

@@ -199,6 +199,10 @@ class Cooking:
     def pans(self) -> list[Pan]:
         return list(self._pans.values())
 
+    def smoking(self) -> bool:
+        """Whether any pan smokes now (as :meth:`sources` would say, without making them)."""
+        return self._world is not None and any(p.smoking or p.burning for p in self._pans.values())
+
     def sources(self) -> list[SmokeSource]:
         """Every pan as a smoke source: it smokes while heating past its smoke point or burning."""
         world = self._world

@@ -1,7 +1,9 @@
 """Smoke: a layer under the ceiling fed by smoking sources (docs/dynamics.md).
 
 Each source (a pan from :mod:`homeloop.sim.dynamics.cooking`: any module
-whose ``makes_smoke`` is True, read through its ``sources()``) has a density that rises
+whose ``makes_smoke`` is True, read through its ``sources()``, and asked
+first through its ``smoking()``, when it has one, whether any source smokes
+now) has a density that rises
 :data:`RISE_PER_S` while it smokes (heating past the smoke point, or
 burning) and falls :data:`FALL_PER_S` after, held in [0, :data:`DENSITY_CAP`].
 
@@ -33,6 +35,7 @@ and the smoke has cleared it goes idle again.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -146,11 +149,10 @@ class Smoke:
     def step(self, world: World, dt: float) -> None:
         if self._world is not world:
             self._set_up(world)
+        if not self._active and not any(_smoking(p) for p in self._providers):
+            return
         sources = [s for p in self._providers for s in p.sources()]
-        if not self._active:
-            if not any(s.smoking for s in sources):
-                return
-            self._active = True
+        self._active = True
         self._time = world.time
         feeding = self._step_sources(sources, dt)
         self._exchange(world, dt)
@@ -251,12 +253,35 @@ class Smoke:
         }
 
 
+def _smoking(provider: Any) -> bool:
+    """Whether any of a provider's sources smokes now."""
+    smoking = getattr(provider, "smoking", None)
+    return smoking() if smoking is not None else any(s.smoking for s in provider.sources())
+
+
 # --- the home's exchange paths (set-up only) --------------------------------------------------------
 
+#: Homes whose exchange paths are kept: an episode reads one home, and the verify stage plays a
+#: home's pairs one after another.
+PATHS_KEPT = 8
+_PATHS: "OrderedDict[int, tuple[Home, tuple[tuple[str, str | None, float, str | None], ...]]]" = OrderedDict()
 
-def _paths(home: Home) -> list[tuple[str, str | None, float, str | None]]:
+
+def _paths(home: Home) -> tuple[tuple[str, str | None, float, str | None], ...]:
     """Every path smoke can take: (room, other room or None for the outside, width, opening id
-    or None for an always-open passage)."""
+    or None for an always-open passage); kept per home (a home is not changed once read)."""
+    kept = _PATHS.get(id(home))
+    if kept is not None and kept[0] is home:
+        _PATHS.move_to_end(id(home))
+        return kept[1]
+    paths = tuple(_find_paths(home))
+    _PATHS[id(home)] = (home, paths)
+    while len(_PATHS) > PATHS_KEPT:
+        _PATHS.popitem(last=False)
+    return paths
+
+
+def _find_paths(home: Home) -> list[tuple[str, str | None, float, str | None]]:
     outdoor = {r.id for r in home.rooms if r.outdoor}
     paths: list[tuple[str, str | None, float, str | None]] = []
     for o in home.openings:

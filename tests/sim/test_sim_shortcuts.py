@@ -1,10 +1,12 @@
-"""The geometric visibility's shortcuts give the plain answers (docs/skills.md).
+"""The simulator's shortcuts give the plain answers (docs/skills.md, docs/dynamics.md, docs/episodes.md).
 
 A frame projects every solid at once and tests each ray only against the
 occluders lying in its direction from the camera; a home's static part is
-prepared once and shared by its episodes. Each shortcut is checked here
-against the plain computation it replaces: every ray against every occluder,
-every solid on its own.
+prepared once and shared by its episodes; smoke is read for a whole grid at
+once and not asked for its sources while nothing smokes; results are copied
+without dataclasses.asdict. Each shortcut is checked here against the plain
+computation it replaces: every ray against every occluder, every solid on
+its own, every point's own reading, asdict's copy.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dataclasses import asdict, dataclass
+
 from homeloop.sim.dynamics.cooking import Cooking
-from homeloop.sim.dynamics.smoke import Smoke
-from homeloop.sim.episode import Episode
+from homeloop.sim.dynamics.smoke import Smoke, SmokeSource
+from homeloop.sim.episode import Episode, Result
 from homeloop.sim.occlusion import RAY_END_SLACK_M, Faces, Occlusion, Prisms
 from homeloop.sim.visibility import GeometricVisibility, Solid, Viewpoint, _Projection, pixel_box
-from homeloop.sim.world import STEP_S, World
+from homeloop.sim.world import STEP_S, World, plain_copy
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -213,6 +217,64 @@ def test_a_rooms_smoke_read_at_once_is_each_points_own_reading(house_home, catal
         assert smoke.densities_at(room, points).tolist() == readings
         spreading += min(readings) == 0.0 < max(readings)
     assert spreading > 0  # the front was caught crossing the room
+
+
+class OnlySources:
+    """A smoke provider with ``sources()`` alone: smoke asks it each step."""
+
+    name, makes_smoke = "only_sources", True
+
+    def __init__(self, source: SmokeSource):
+        self.source = source
+
+    def sources(self):
+        return [self.source]
+
+    def step(self, world, dt):
+        pass
+
+    def snapshot(self):
+        return {}
+
+
+def test_a_provider_without_a_smoking_question_still_starts_the_smoke(house_home, catalog):
+    room = house_home.rooms[0]
+    x, y = house_home.room_polygon(room.id).representative_point().coords[0]
+    provider, smoke = OnlySources(SmokeSource("candle", room.id, x, y, smoking=False)), Smoke()
+    world = World(house_home, catalog, seed=0)
+    world.add_module(provider)
+    world.add_module(smoke)
+    world.advance(1.0)
+    assert smoke.room_density(room.id) == 0.0 and not smoke.snapshot()["active"]
+    provider.source.smoking = True
+    world.advance(1.0)
+    assert smoke.room_density(room.id) > 0.0 and smoke.snapshot()["active"]
+
+
+# --- copies as asdict makes them ------------------------------------------------------------------------
+
+
+@dataclass
+class Reading:
+    name: str
+    values: tuple[float, ...]
+
+
+json_like = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    | st.tuples(inner, inner) | st.builds(Reading, st.text(max_size=4), st.tuples(st.floats(allow_nan=False))),
+    max_leaves=25)
+
+
+@PROPERTY
+@given(data=json_like, arguments=st.dictionaries(st.text(max_size=4), json_like, max_size=3))
+def test_a_result_copies_as_asdict_copies_it(data, arguments):
+    result = Result("robot_status", arguments, data=data, events=[{"t": 0.5, "kind": "x", "data": data}])
+    copied = result.to_dict()
+    assert copied == asdict(result)
+    assert repr(copied) == repr(asdict(result))  # the same types, tuples and all
+    assert plain_copy(data) is not data or isinstance(data, (str, int, float, bool, type(None)))
 
 
 # --- tool schemas, worked out once ------------------------------------------------------------------
