@@ -61,6 +61,7 @@ import logging
 import os
 import queue
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
@@ -533,17 +534,62 @@ def scan_source(
     keep_all_floors: bool = False,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
 ) -> SourceIndex:
-    """The index pass: find where rows start, then read only the id columns
+    """The index pass: find where rows start, and read only the id columns
     (see :class:`SourceIndex`). A file that is not UTF-8 is logged, in one
     warning line naming the encoding it is read in.
 
     ``usages``: the unit usages kept; None keeps every usage.
     """
     layout = read_layout(path)
-    lines = _scan_lines(layout, chunk_bytes)
+    kept_usages = None if usages is None else tuple(sorted({u.strip().upper() for u in usages}))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # The id columns are read while the lines are scanned, taking the file
+        # for what most files are: UTF-8 text, a line per row, nothing to leave
+        # out. Where the scan finds otherwise, they are read again knowing what it found.
+        scanning = pool.submit(_scan_lines, layout, chunk_bytes)
+        try:
+            guessed: _IdPass | None = _read_ids(layout, _plain_lines(layout.path), kept_usages, chunk_bytes)
+        except SourceError:
+            guessed = None
+        lines = scanning.result()
     if lines.warning:
         logging.getLogger(__name__).warning(lines.warning)
-    kept_usages = None if usages is None else tuple(sorted({u.strip().upper() for u in usages}))
+    if guessed is not None and not lines.omit and not lines.multiline and lines.encoding == UTF8:
+        ids = guessed.numbered_by(lines)
+    else:
+        ids = _read_ids(layout, lines, kept_usages, chunk_bytes)
+    kept_floor, collapsed = ({}, 0) if keep_all_floors else _kept_floors(ids.floors)
+    return SourceIndex(layout, kept_usages, keep_all_floors, ids.rows + len(lines.bad), ids.last_row, kept_floor,
+                       collapsed, lines)
+
+
+def _plain_lines(path: Path) -> LineScan:
+    """What the line scan finds in a plain file: UTF-8, a line per row, no
+    row left out; its line numbers are pyarrow's row numbers."""
+    return LineScan(path, UTF8, 0, [], np.zeros(0, dtype=np.int64), [], False)
+
+
+@dataclass
+class _IdPass:
+    """What the id columns say: ``rows`` read (by pyarrow, or skipped by it),
+    the last row of each plan, and the lowest elevation of each (site, plan,
+    floor), in parts."""
+
+    rows: int
+    last_row: dict[tuple[int, int, str], int]
+    floors: list[pd.DataFrame]
+
+    def numbered_by(self, lines: LineScan) -> "_IdPass":
+        """The same, read taking row numbers for lines (:func:`_plain_lines`),
+        with the lines ``lines`` gives them."""
+        rows = np.fromiter(self.last_row.values(), dtype=np.int64, count=len(self.last_row))
+        renumbered = lines.line_numbers(rows - 2).tolist()
+        return _IdPass(self.rows, dict(zip(self.last_row, renumbered)), self.floors)
+
+
+def _read_ids(layout: SourceLayout, lines: LineScan, kept_usages: tuple[str, ...] | None,
+              chunk_bytes: int) -> _IdPass:
+    """Read the id columns, numbering rows by ``lines``."""
     wanted = [c for c in ("apartment_id", "site_id", "floor_id", "plan_id", "elevation", "unit_usage")
               if layout.has(c)]
     left_out = _LeftOut(lines)
@@ -563,10 +609,7 @@ def scan_source(
             plan_ok = ids_ok & ~(plan_empty | plan_bad)
         else:
             plan, plan_ok = floor, ids_ok
-        if layout.has("elevation"):
-            elevation, _, _ = _floats(df["elevation"])
-        else:
-            elevation = np.zeros(n)
+        elevation = _floats(df["elevation"])[0] if layout.has("elevation") else np.zeros(n)
         floor_parts.append(
             pd.DataFrame({"site": site[plan_ok], "plan": plan[plan_ok], "floor": floor[plan_ok],
                           "elevation": elevation[plan_ok]})
@@ -584,26 +627,27 @@ def scan_source(
                 .groupby(["site", "floor", "apartment"], sort=False)["row"].max()
             )
             last_row.update(zip(last.index, last.to_numpy().tolist()))
-    rows_total = valid + len(left_out.numbers) + len(lines.bad)
-    kept_floor: dict[tuple[int, int], int] = {}
-    collapsed = 0
-    if floor_parts and not keep_all_floors:
-        floors = (
-            pd.concat(floor_parts)
-            .groupby(["site", "plan", "floor"])["elevation"].min()
-            .fillna(0.0)
-            .reset_index()
-            .sort_values(["site", "plan", "elevation", "floor"], kind="stable")
-        )
-        counts = floors.groupby(["site", "plan"])["floor"].transform("size")
-        shared = floors[counts > 1]
-        firsts = shared.drop_duplicates(["site", "plan"])
-        kept_floor = {
-            (int(s), int(p)): int(f) for s, p, f in zip(firsts["site"], firsts["plan"], firsts["floor"])
-        }
-        collapsed = len(shared) - len(firsts)
     last_row = {(int(s), int(f), str(a)): int(r) for (s, f, a), r in last_row.items()}
-    return SourceIndex(layout, kept_usages, keep_all_floors, rows_total, last_row, kept_floor, collapsed, lines)
+    return _IdPass(valid + len(left_out.numbers), last_row, floor_parts)
+
+
+def _kept_floors(floor_parts: list[pd.DataFrame]) -> tuple[dict[tuple[int, int], int], int]:
+    """For each (site_id, plan_id) shared by several floors, the floor kept
+    (lowest elevation, then lowest floor_id), and how many floors are dropped."""
+    if not floor_parts:
+        return {}, 0
+    floors = (
+        pd.concat(floor_parts)
+        .groupby(["site", "plan", "floor"])["elevation"].min()
+        .fillna(0.0)
+        .reset_index()
+        .sort_values(["site", "plan", "elevation", "floor"], kind="stable")
+    )
+    counts = floors.groupby(["site", "plan"])["floor"].transform("size")
+    shared = floors[counts > 1]
+    firsts = shared.drop_duplicates(["site", "plan"])
+    kept_floor = {(int(s), int(p)): int(f) for s, p, f in zip(firsts["site"], firsts["plan"], firsts["floor"])}
+    return kept_floor, len(shared) - len(firsts)
 
 
 def count_rows(path: str | os.PathLike[str]) -> int:
