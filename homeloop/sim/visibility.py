@@ -307,24 +307,38 @@ class Visibility(Protocol):
 #: Homes whose static part is kept: an episode reads one home, and the verify stage plays a home's
 #: pairs one after another.
 PREPARED_HOMES = 8
-_PREPARED: "OrderedDict[tuple[int, int], tuple[Home, Any, _Prepared]]" = OrderedDict()
+_PREPARED: "OrderedDict[tuple[int, int], tuple[Home, Any, tuple[Any, ...], _Prepared]]" = OrderedDict()
 
 #: Sets of shut doors whose faces are kept per home.
 FACE_SETS_KEPT = 64
 
 
 def _prepared(home: Home, catalog: Any) -> "_Prepared":
-    """The static part of a home (kept by identity: a home and a catalog are not changed once read)."""
-    key = (id(home), id(catalog))
+    """The static part of a home, kept while the home and the catalog are the same objects and the
+    home's layout reads the same (an edited home is prepared again)."""
+    key, signature = (id(home), id(catalog)), _static_signature(home)
     hit = _PREPARED.get(key)
-    if hit is not None and hit[0] is home and hit[1] is catalog:
+    if hit is not None and hit[0] is home and hit[1] is catalog and hit[2] == signature:
         _PREPARED.move_to_end(key)
-        return hit[2]
+        return hit[3]
     prepared = _Prepared(home, catalog)
-    _PREPARED[key] = (home, catalog, prepared)
+    _PREPARED[key] = (home, catalog, signature, prepared)
     while len(_PREPARED) > PREPARED_HOMES:
         _PREPARED.popitem(last=False)
     return prepared
+
+
+def _static_signature(home: Home) -> tuple[Any, ...]:
+    """What a home's static part is made from, read cheaply: ids, kinds, poses, heights, first corners."""
+    return (home.home_id,
+            tuple((r.id, r.floor_height, r.ceiling_height, tuple(r.polygon[0][0]), len(r.polygon[0]))
+                  for r in home.rooms),
+            tuple((w.id, w.height, tuple(w.polygon[0][0]), len(w.polygon[0])) for w in home.walls),
+            tuple((o.id, o.kind, o.sill, o.height, tuple(o.connects), tuple(o.polygon[0][0])) for o in home.openings),
+            tuple((f.id, f.catalog_id, f.room, f.height, f.pose.x, f.pose.y, f.pose.yaw) for f in home.furniture),
+            tuple((d.id, d.type, d.mount, d.room, d.mounted_on, d.pose.x, d.pose.y, d.pose.z, d.pose.yaw)
+                  for d in home.devices),
+            tuple((o.id, o.pose.yaw) for o in home.objects))
 
 
 class _Prepared:

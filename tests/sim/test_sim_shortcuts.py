@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 
 from homeloop.sim.dynamics.cooking import Cooking
 from homeloop.sim.dynamics.smoke import Smoke, SmokeSource
+from homeloop.sim.dynamics.smoke import _paths as smoke_paths
 from homeloop.sim.episode import Episode, Result
 from homeloop.sim.occlusion import RAY_END_SLACK_M, Faces, Occlusion, Prisms
 from homeloop.sim.visibility import GeometricVisibility, Solid, Viewpoint, _Projection, pixel_box
@@ -179,6 +180,22 @@ def test_episodes_in_one_home_share_its_static_part_and_see_the_same(house_home)
     assert a.frame(first.world, view, hide=(camera.id,)) == b.frame(second.world, view, hide=(camera.id,))
     b.code("something new")
     assert "something new" not in a._codes
+
+
+def test_an_edited_home_is_prepared_again(house_home):
+    home = house_home.model_copy(deep=True)
+    world = Episode(home, "handle_smoke_alarm", seed=0, images=False).world
+    before = GeometricVisibility(world)
+    assert GeometricVisibility(world).static_entities is before.static_entities
+    sofa = home.furniture[0]
+    sofa.pose = sofa.pose.model_copy(update={"x": sofa.pose.x + 0.5})
+    after = GeometricVisibility(world)
+    assert after.static_entities is not before.static_entities
+    assert next(e for e in after.static_entities if e.id == sofa.id).position[0] == sofa.pose.x
+    door = next(o for o in home.openings if o.kind == "door")
+    assert door.id in {opening for *_, opening in smoke_paths(home)}
+    home.openings = [o for o in home.openings if o.id != door.id]
+    assert door.id not in {opening for *_, opening in smoke_paths(home)}
 
 
 def test_an_object_that_moves_is_seen_where_it_is_now(house_home):

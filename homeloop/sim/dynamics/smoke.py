@@ -264,21 +264,31 @@ def _smoking(provider: Any) -> bool:
 #: Homes whose exchange paths are kept: an episode reads one home, and the verify stage plays a
 #: home's pairs one after another.
 PATHS_KEPT = 8
-_PATHS: "OrderedDict[int, tuple[Home, tuple[tuple[str, str | None, float, str | None], ...]]]" = OrderedDict()
+_PATHS: "OrderedDict[int, tuple[Home, tuple[Any, ...], tuple[tuple[str, str | None, float, str | None], ...]]]" = \
+    OrderedDict()
 
 
 def _paths(home: Home) -> tuple[tuple[str, str | None, float, str | None], ...]:
     """Every path smoke can take: (room, other room or None for the outside, width, opening id
-    or None for an always-open passage); kept per home (a home is not changed once read)."""
+    or None for an always-open passage); kept while the home is the same object and its layout
+    reads the same."""
+    signature = _layout_signature(home)
     kept = _PATHS.get(id(home))
-    if kept is not None and kept[0] is home:
+    if kept is not None and kept[0] is home and kept[1] == signature:
         _PATHS.move_to_end(id(home))
-        return kept[1]
+        return kept[2]
     paths = tuple(_find_paths(home))
-    _PATHS[id(home)] = (home, paths)
+    _PATHS[id(home)] = (home, signature, paths)
     while len(_PATHS) > PATHS_KEPT:
         _PATHS.popitem(last=False)
     return paths
+
+
+def _layout_signature(home: Home) -> tuple[Any, ...]:
+    """What the paths are found from, read cheaply: rooms, walls and openings by id, kind and first corner."""
+    return (tuple((r.id, r.space_class, tuple(r.polygon[0][0]), len(r.polygon[0])) for r in home.rooms),
+            tuple((w.id, tuple(w.polygon[0][0]), len(w.polygon[0])) for w in home.walls),
+            tuple((o.id, o.kind, o.width, o.exterior, tuple(o.connects), tuple(o.polygon[0][0])) for o in home.openings))
 
 
 def _find_paths(home: Home) -> list[tuple[str, str | None, float, str | None]]:
