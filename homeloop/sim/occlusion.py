@@ -150,12 +150,13 @@ class Occlusion:
         d = (targets[:, :2] - origin[:2])[m]
         e, w = self._face_e[k], self._face_w[k]
         den = d[:, 0] * e[:, 1] - d[:, 1] * e[:, 0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = self._face_tnum[k] / den
+        with np.errstate(divide="ignore", invalid="ignore"):  # parallel faces give inf/nan, masked
             s = (w[:, 0] * d[:, 1] - w[:, 1] * d[:, 0]) / den
-            z = origin[2] + t * (targets[m, 2] - origin[2])  # parallel faces give inf/nan, masked below
-        hit = (np.abs(den) > 1e-12) & (s >= 0) & (s <= 1) & (t > slack[m]) & (t < 1 - slack[m])
-        hit &= (z >= faces.z0[k]) & (z <= faces.z1[k])
+        crossing = (np.abs(den) > 1e-12) & (s >= 0) & (s <= 1)  # the ray's line crosses the face
+        m, k, den = m[crossing], k[crossing], den[crossing]
+        t = self._face_tnum[k] / den
+        z = origin[2] + t * (targets[m, 2] - origin[2])
+        hit = (t > slack[m]) & (t < 1 - slack[m]) & (z >= faces.z0[k]) & (z <= faces.z1[k])
         hit &= ~(faces.owner[k, None] == ex[m]).any(axis=1)
         out[m[hit]] = True
 

@@ -612,22 +612,31 @@ class _Projection:
         depth = cam[..., 2]
         self.ahead[members] = (depth > 0).any(axis=1)
         front = depth >= NEAR_M
-        every, some = front.all(axis=1), front.any(axis=1)
-        f = view.focal_px
-        with np.errstate(divide="ignore", invalid="ignore"):  # corners behind the camera: not read
-            u = view.width / 2 + f * cam[..., 0] / cam[..., 2]
-            v = view.height / 2 - f * cam[..., 1] / cam[..., 2]
-        ends = [np.where(every, np.clip(edge, 0, size), 0.0) for edge, size in
-                ((u.min(axis=1), view.width), (v.min(axis=1), view.height),
-                 (u.max(axis=1), view.width), (v.max(axis=1), view.height))]
-        x0, y0 = (np.floor(e).astype(np.int64).tolist() for e in ends[:2])
-        x1, y1 = (np.ceil(e).astype(np.int64).tolist() for e in ends[2:])
+        edges = solids[members[0]].edge_index()  # the same for every solid of a stack
+        a, b = cam[:, edges[:, 0]], cam[:, edges[:, 1]]
+        cross = front[:, edges[:, 0]] != front[:, edges[:, 1]]  # edges the near plane cuts
+        with np.errstate(divide="ignore", invalid="ignore"):  # read only where the masks hold
+            t = (NEAR_M - a[..., 2]) / (b[..., 2] - a[..., 2])
+            cut = a + t[..., None] * (b - a)
+            u, v = _pixels(view, cam)
+            cut_u, cut_v = _pixels(view, cut)
+        lo = [np.minimum(np.where(front, c, np.inf).min(axis=1), np.where(cross, k, np.inf).min(axis=1))
+              for c, k in ((u, cut_u), (v, cut_v))]
+        hi = [np.maximum(np.where(front, c, -np.inf).max(axis=1), np.where(cross, k, -np.inf).max(axis=1))
+              for c, k in ((u, cut_u), (v, cut_v))]
+        some = front.any(axis=1)
+        x0, y0, x1, y1 = (rounding(np.where(some, np.clip(e, 0, size), 0.0)).astype(np.int64).tolist()
+                          for e, size, rounding in ((lo[0], view.width, np.floor), (lo[1], view.height, np.floor),
+                                                    (hi[0], view.width, np.ceil), (hi[1], view.height, np.ceil)))
         for k, i in enumerate(members):
-            if every[k]:
-                box = (x0[k], y0[k], x1[k], y1[k])
-                self.boxes[i] = box if box[2] > box[0] and box[3] > box[1] else None
-            elif some[k]:  # the near plane cuts it
-                self.boxes[i] = _box_of(view, cam[k], solids[i])
+            if some[k] and x1[k] > x0[k] and y1[k] > y0[k]:
+                self.boxes[i] = (x0[k], y0[k], x1[k], y1[k])
+
+
+def _pixels(view: Viewpoint, cam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`Viewpoint.to_pixels` of camera coordinates of any shape (..., 3): u and v apart."""
+    f = view.focal_px
+    return view.width / 2 + f * cam[..., 0] / cam[..., 2], view.height / 2 - f * cam[..., 1] / cam[..., 2]
 
 
 #: The mat at the entrance door's parcel spot (m: length, width, height): what "the porch mat" is.
