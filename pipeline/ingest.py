@@ -171,37 +171,45 @@ class _RowGroupWriter:
         self.writer.close()
 
 
-def _element_table(frame: pd.DataFrame) -> pa.Table:
+def _element_table(columns: dict[str, np.ndarray]) -> pa.Table:
+    """The element table (:attr:`PlanBatch.element_columns`) as Arrow, geometry as WKB."""
     arrays = []
     for name in ELEMENTS_SCHEMA.names:
         if name == "geometry":
-            arrays.append(pa.array(shapely.to_wkb(frame["geometry"].to_numpy(dtype=object)), pa.binary()))
+            arrays.append(pa.array(shapely.to_wkb(columns["geometry"]), pa.binary()))
         else:
-            arrays.append(pa.array(frame[name], ELEMENTS_SCHEMA.field(name).type, from_pandas=True))
+            arrays.append(pa.array(columns[name], ELEMENTS_SCHEMA.field(name).type, from_pandas=True))
     return pa.Table.from_arrays(arrays, schema=ELEMENTS_SCHEMA)
 
 
-def _footprints(elements: pd.DataFrame) -> list[bytes]:
+def _plan_codes(columns: dict[str, np.ndarray]) -> np.ndarray:
+    """For each element, the number of its plan in the table (the rows of a plan are together)."""
+    plan = columns["plan"]
+    return np.cumsum(np.r_[False, plan[1:] != plan[:-1]]) if len(plan) else np.zeros(0, dtype=np.int64)
+
+
+def _footprints(columns: dict[str, np.ndarray]) -> list[bytes]:
     """WKB of each plan's footprint (as :attr:`Plan.footprint`: its spaces and
     separators unioned, in the plan's order), for the plans of an element
     table, in their order; computed in one vectorised call."""
-    drawn = elements[elements["entity_type"].isin([AREA, SEPARATOR]).to_numpy()]
-    if drawn.empty:
+    entity = columns["entity_type"]
+    drawn = np.flatnonzero((entity == AREA) | (entity == SEPARATOR))
+    if len(drawn) == 0:
         return []
-    codes, _ = pd.factorize(drawn["plan"], sort=False)
-    position = drawn.groupby(codes, sort=False).cumcount().to_numpy()
-    grid = np.full((codes.max() + 1, position.max() + 1), None, dtype=object)
-    grid[codes, position] = drawn["geometry"].to_numpy(dtype=object)
+    codes = _plan_codes(columns)[drawn]
+    first = np.r_[True, codes[1:] != codes[:-1]]
+    position = np.arange(len(drawn)) - np.maximum.accumulate(np.where(first, np.arange(len(drawn)), 0))
+    grid = np.full((codes[-1] + 1, position.max() + 1), None, dtype=object)
+    grid[codes, position] = columns["geometry"][drawn]
     return list(shapely.to_wkb(shapely.union_all(grid, axis=1)))
 
 
 def _plan_summaries(batch: PlanBatch) -> pd.DataFrame:
     """:meth:`Plan.summary` of each plan of a batch, from its tables, in bulk."""
-    elements, ids = batch.elements, batch.plan_ids
+    columns, ids = batch.element_columns, batch.plan_ids
     n = len(ids)
-    codes, _ = pd.factorize(elements["plan"], sort=False)
-    entity = elements["entity_type"].to_numpy(dtype=object)
-    kind = elements["subtype"].to_numpy(dtype=object)
+    codes = _plan_codes(columns)
+    entity, kind = columns["entity_type"], columns["subtype"]
     is_area, is_opening = entity == AREA, entity == OPENING
     space_classes = np.array([space_class(k) for k in kind[is_area].tolist()], dtype=object)
     area_code = codes[is_area]
@@ -212,8 +220,7 @@ def _plan_summaries(batch: PlanBatch) -> pd.DataFrame:
     indoor = space_classes == INDOOR
     # Added plan by plan in element order, as Plan.indoor_area sums them.
     indoor_area = np.zeros(n)
-    np.add.at(indoor_area, area_code[indoor],
-              shapely.area(elements["geometry"].to_numpy(dtype=object)[is_area][indoor]))
+    np.add.at(indoor_area, area_code[indoor], shapely.area(columns["geometry"][is_area][indoor]))
     summary = ids[["plan", "site_id", "building_id", "plan_id", "floor_id", "apartment_id", "unit_ids",
                    "elevation"]].reset_index(drop=True)
     summary = summary.assign(
@@ -284,9 +291,9 @@ class _BatchOutputs:
             self.footprints[settled] = _done(self.footprints[settled])
 
     def _write(self, batch: PlanBatch) -> pd.DataFrame:
-        elements = batch.elements  # made here, in this thread
-        self.footprints.append(self.unions.submit(_footprints, elements))
-        self.elements.append(_element_table(elements))
+        columns = batch.element_columns  # made here, in this thread
+        self.footprints.append(self.unions.submit(_footprints, columns))
+        self.elements.append(_element_table(columns))
         self.rejected.append(_rejection_table(batch.rejections))
         return _plan_summaries(batch)
 

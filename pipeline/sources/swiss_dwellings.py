@@ -229,6 +229,12 @@ class PlanBatch:
         return self.assembly.elements
 
     @property
+    def element_columns(self) -> dict[str, np.ndarray]:
+        """The columns of ``elements`` as arrays (``row`` as int64), without
+        making the table."""
+        return self.assembly.element_columns
+
+    @property
     def plan_ids(self) -> pd.DataFrame:
         """One row per plan, in the order of ``plans``: its key, the ids of
         :class:`homeloop.plan.PlanIds` (``unit_ids`` joined by commas, and
@@ -1213,10 +1219,16 @@ class _Assembly:
         return _plan_ids(self.rows, self._starts)
 
     @cached_property
+    def element_columns(self) -> dict[str, np.ndarray]:
+        if self.rows.empty:
+            return {name: values.to_numpy() for name, values in frame_from_plans([]).items()}
+        return _element_columns(self.rows, self._starts, self.plan_ids)
+
+    @cached_property
     def elements(self) -> pd.DataFrame:
         if self.rows.empty:
             return frame_from_plans([])
-        return _element_table(self.rows, self._starts, self.plan_ids)
+        return _element_frame(self.element_columns)
 
     def plans(self) -> list[Plan]:
         """One :class:`Plan` per plan, built by :meth:`Plan.from_rows`."""
@@ -1270,11 +1282,9 @@ def _element_ids(kinds: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return _joined(_objects(pc.utf8_lower(pa.array(kinds, pa.string()))), "_", rows)
 
 
-def _element_table(done: pd.DataFrame, starts: np.ndarray, plan_ids: pd.DataFrame) -> pd.DataFrame:
-    """The element table of the plans (:data:`homeloop.plan.ELEMENT_COLUMNS`):
+def _element_columns(done: pd.DataFrame, starts: np.ndarray, plan_ids: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The columns of the element table of the plans (:data:`homeloop.plan.ELEMENT_COLUMNS`):
     areas by id, then separators, openings and features, each by row."""
-    if done.empty:
-        return frame_from_plans([])
     entity = done["entity_type"].to_numpy(dtype=object)
     is_area = entity == AREA
     area_id = done["area_id"].to_numpy(dtype=object)
@@ -1283,31 +1293,35 @@ def _element_table(done: pd.DataFrame, starts: np.ndarray, plan_ids: pd.DataFram
     element[~is_area] = _element_ids(done["subtype"].to_numpy(dtype=object)[~is_area], rows[~is_area])
     codes = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(done)]))
     rank = np.select([entity == kind for kind in _ENTITY_RANK], list(_ENTITY_RANK.values()))
-    _, area_order = np.unique(np.where(is_area, area_id, ""), return_inverse=True)
+    area_order = np.zeros(len(done), dtype=np.int64)  # areas by id, as text
+    area_order[is_area] = np.unique(area_id[is_area], return_inverse=True)[1]
     order = np.lexsort((rows, area_order, rank, codes))
     per_plan = {name: plan_ids[name].to_numpy()[codes[order]]
                 for name in ("plan", "building_id", "plan_id", "unit_id", "elevation")}
-    table = pd.DataFrame(
-        {
-            "plan": per_plan["plan"],
-            "site_id": done["site_id"].to_numpy()[order],
-            "building_id": per_plan["building_id"],
-            "plan_id": per_plan["plan_id"],
-            "floor_id": done["floor_id"].to_numpy()[order],
-            "apartment_id": done["apartment_id"].to_numpy(dtype=object)[order],
-            "unit_id": per_plan["unit_id"],
-            "elevation": per_plan["elevation"],
-            "entity_type": entity[order],
-            "subtype": done["subtype"].to_numpy(dtype=object)[order],
-            "element": element[order],
-            "space": done["space"].to_numpy(dtype=object)[order],
-            "connects": done["connects"].to_numpy(dtype=object)[order],
-            "row": pd.array(rows[order], dtype="Int64"),
-            "geometry": done["geometry"].to_numpy(dtype=object)[order],
-        },
-        columns=list(ELEMENT_COLUMNS),
-    )
-    return table
+    return {
+        "plan": per_plan["plan"],
+        "site_id": done["site_id"].to_numpy()[order],
+        "building_id": per_plan["building_id"],
+        "plan_id": per_plan["plan_id"],
+        "floor_id": done["floor_id"].to_numpy()[order],
+        "apartment_id": done["apartment_id"].to_numpy(dtype=object)[order],
+        "unit_id": per_plan["unit_id"],
+        "elevation": per_plan["elevation"],
+        "entity_type": entity[order],
+        "subtype": done["subtype"].to_numpy(dtype=object)[order],
+        "element": element[order],
+        "space": done["space"].to_numpy(dtype=object)[order],
+        "connects": done["connects"].to_numpy(dtype=object)[order],
+        "row": rows[order],
+        "geometry": done["geometry"].to_numpy(dtype=object)[order],
+    }
+
+
+def _element_frame(columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """The element table as :func:`homeloop.plan.frame_from_plans` gives it."""
+    frame = pd.DataFrame(columns, columns=list(ELEMENT_COLUMNS))
+    frame["row"] = frame["row"].astype("Int64")
+    return frame
 
 
 #: Columns of the checked rows handed to :meth:`homeloop.plan.Plan.from_rows`,
