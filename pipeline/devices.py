@@ -97,6 +97,7 @@ from homeloop.home import (
     device_from_catalog,
     polygon_from_rings,
 )
+from homeloop.pipeline.devices_geometry import Shapes, ccw, clear_of, heading, holds, ring_segments, wall_point_array
 from homeloop.plan import BEDROOM_SUBTYPES, KITCHEN_SUBTYPES
 
 # --- rules and distances ------------------------------------------------------------
@@ -217,125 +218,14 @@ CENTRE_DEPTH = 0.3
 def room_centre(poly: BaseGeometry) -> Point:
     """The centroid, or the pole of inaccessibility of a room that does not hold it well."""
     c = poly.centroid
-    if _holds(poly, c, CENTRE_DEPTH):
+    if holds(poly, c, CENTRE_DEPTH):
         return c
     return polylabel(poly, tolerance=0.05)
 
 
-def _holds(poly: BaseGeometry, p: Point, depth: float) -> bool:
-    """Whether ``poly.buffer(-depth)`` contains ``p``; told by the point's distance to the
-    boundary unless it lies within a centimetre of ``depth`` (the buffer's arcs are polygons and
-    its input is simplified, by millimetres)."""
-    if not poly.contains(p):
-        return False
-    edge = poly.boundary.distance(p)
-    if abs(edge - depth) > 0.01:
-        return edge > depth
-    return poly.buffer(-depth).contains(p)
-
-
-def _yaw(dx: float, dy: float) -> float:
-    return math.atan2(dy, dx)
-
-
-def _ccw(poly: Polygon) -> Polygon:
-    return shapely.geometry.polygon.orient(poly, sign=1.0)
-
-
 def wall_points(poly: Polygon, step: float = WALL_STEP, end_gap: float = 0.2) -> list[tuple[float, float, float]]:
     """Points along a room's outer boundary, ``WALL_INSET`` inside, with the yaw facing into the room."""
-    return [(float(x), float(y), float(yaw)) for x, y, yaw in wall_point_array(poly, step, end_gap)]
-
-
-def wall_point_array(poly: Polygon, step: float = WALL_STEP, end_gap: float = 0.2) -> np.ndarray:
-    """:func:`wall_points` as an array of rows (x, y, yaw), shape (n, 3)."""
-    ring = np.asarray(_ccw(poly.simplify(0.01)).exterior.coords)
-    edge = ring[1:] - ring[:-1]
-    length = np.hypot(edge[:, 0], edge[:, 1])
-    keep = ~(length < 2 * end_gap)
-    a, u, length = ring[:-1][keep], edge[keep] / length[keep, None], length[keep]
-    inward = np.column_stack([-u[:, 1], u[:, 0]])
-    # Evenly spaced along each edge, the spare length split between its ends.
-    count = [int((float(n) - 2 * end_gap) // step) + 1 for n in length]
-    start = np.array([(float(n) - (k - 1) * step) / 2 for n, k in zip(length, count)])
-    which = np.repeat(np.arange(len(count)), count)
-    k = np.arange(len(which)) - np.repeat(np.cumsum(count) - count, count)
-    xy = a[which] + u[which] * (start[which] + k * step)[:, None] + (inward * WALL_INSET)[which]
-    yaw = np.array([_yaw(*w) for w in inward])[which]
-    return np.column_stack([xy, yaw]) if len(which) else np.zeros((0, 3))
-
-
-#: Pairs whose bounds lie this much (m) beyond a distance are not measured: a margin for rounding
-#: in the bounds test, far below any distance a rule sets.
-BOUNDS_MARGIN = 1e-9
-
-
-#: Distances computed with numpy lie this close (m) to shapely's: a decision this close to its
-#: threshold is measured with shapely, so every decision is the one shapely's distance gives.
-DISTANCE_ROUNDING = 1e-7
-
-
-def ring_segments(geom: BaseGeometry) -> np.ndarray:
-    """The segments of a polygonal geometry's rings, rows (x0, y0, x1, y1)."""
-    coords, ring = shapely.get_coordinates(shapely.get_rings(shapely.get_parts(geom)), return_index=True)
-    same = ring[1:] == ring[:-1]
-    return np.column_stack([coords[:-1][same], coords[1:][same]])
-
-
-def polygon_distances(geom: BaseGeometry, segments: np.ndarray, xy: np.ndarray) -> np.ndarray:
-    """The distance from each point (rows of ``xy``) to a polygonal geometry (its
-    :func:`ring_segments` given), 0 inside it, computed with numpy: within
-    :data:`DISTANCE_ROUNDING` of shapely's."""
-    ax, ay, bx, by = segments.T
-    ux, uy = bx - ax, by - ay
-    length2 = ux * ux + uy * uy
-    px, py = xy[:, 0, None] - ax, xy[:, 1, None] - ay
-    t = np.clip((px * ux + py * uy) / np.where(length2 > 0, length2, 1.0), 0.0, 1.0)
-    dx, dy = px - t * ux, py - t * uy
-    out = np.sqrt((dx * dx + dy * dy).min(axis=1))
-    out[shapely.intersects_xy(geom, xy[:, 0], xy[:, 1])] = 0.0
-    return out
-
-
-def bounds_gaps(bounds: np.ndarray, xy: np.ndarray) -> np.ndarray:
-    """The distance from each box (rows of ``bounds``: minx, miny, maxx, maxy) to each point (rows
-    of ``xy``), shape (boxes, points): no more than the distance to anything inside the box."""
-    x0, y0, x1, y1 = (bounds[:, k, None] for k in range(4))
-    x, y = xy[:, 0], xy[:, 1]
-    return np.hypot(np.maximum(np.maximum(x0 - x, x - x1), 0.0), np.maximum(np.maximum(y0 - y, y - y1), 0.0))
-
-
-@dataclass(frozen=True)
-class Shapes:
-    """Geometries and their bounds, to measure many points against them at once."""
-
-    geoms: np.ndarray
-    bounds: np.ndarray
-
-    @classmethod
-    def of(cls, geoms: list[BaseGeometry]) -> Shapes:
-        arr = np.empty(len(geoms), dtype=object)
-        arr[:] = geoms
-        return cls(arr, shapely.bounds(arr).reshape(-1, 4))
-
-    def distances(self, xy: np.ndarray, reach: float) -> np.ndarray:
-        """The distance (shapely's) of each geometry (rows) to each point (columns) where their
-        bounds come within ``reach``; +inf for the pairs whose bounds do not (they lie farther)."""
-        out = np.full((len(self.geoms), len(xy)), np.inf)
-        if len(self.geoms) == 0 or len(xy) == 0:
-            return out
-        gi, pi = np.nonzero(~(bounds_gaps(self.bounds, xy) >= reach + BOUNDS_MARGIN))  # NaN bounds (empty): measured
-        if len(gi):
-            out[gi, pi] = shapely.distance(self.geoms[gi], shapely.points(xy[pi]))
-        return out
-
-    def near(self, xy: np.ndarray, distance: float) -> np.ndarray:
-        """Which points lie closer than ``distance`` to one of the geometries."""
-        return (self.distances(xy, distance) < distance).any(axis=0)
-
-    def clear(self, xy: np.ndarray, gap: float) -> np.ndarray:
-        """Which points lie at least ``gap`` from every geometry."""
-        return (self.distances(xy, gap) >= gap).all(axis=0)
+    return [(float(x), float(y), float(yaw)) for x, y, yaw in wall_point_array(poly, step, end_gap, WALL_INSET)]
 
 
 def _memo(method):
@@ -394,30 +284,33 @@ def visible_mask(cam: tuple[float, float, float], hfov_deg: float, pts: np.ndarr
     return ok
 
 
-class DeviceTypes:
-    """Devices of catalog types, as :func:`device_from_catalog` makes them: the catalog's part of
-    a type (its fields with their accepted and present values, category, Matter type, events,
-    mount) is built and checked once, and each device copies it with its own id, room, pose,
-    name and links."""
+#: Devices made by :func:`device_from_catalog`, by catalog entry (identity), mount and present
+#: values: each new device of the kind copies one (:func:`new_device`).
+_MADE: dict[tuple, tuple[DeviceEntry, Device]] = {}
+_MADE_SIZE = 2000
 
-    def __init__(self) -> None:
-        self.made: dict[tuple, Device] = {}
 
-    def make(self, entry: DeviceEntry, device_id: str, room: str | None, pose: Pose, *, name: str | None = None,
-             mount: str | None = None, mounted_on: str | None = None, controls: list[str] | None = None,
-             monitors: list[str] | None = None, agent_visible: bool = True,
-             values: dict[str, Any] | None = None) -> Device:
-        """A device of ``entry``'s type named ``name`` (the catalog's name when None)."""
-        key = (entry.id, mount, tuple(sorted((values or {}).items())))
-        first = self.made.get(key)
-        if first is None:
-            first = self.made[key] = device_from_catalog(entry, device_id, room, pose, mount=mount, values=values)
-        fields = {n: f.model_copy(update=None if f.values is None else {"values": list(f.values)})
-                  for n, f in first.fields.items()}
-        return first.model_copy(update={
-            "id": device_id, "room": room, "pose": pose, "name": name or first.name, "mounted_on": mounted_on,
-            "controls": list(controls or []), "monitors": list(monitors or []), "agent_visible": agent_visible,
-            "fields": fields, "events": list(first.events)})
+def new_device(entry: DeviceEntry, device_id: str, room: str | None, pose: Pose, *, name: str | None = None,
+               mount: str | None = None, mounted_on: str | None = None, controls: list[str] | None = None,
+               monitors: list[str] | None = None, agent_visible: bool = True,
+               values: dict[str, Any] | None = None) -> Device:
+    """A device of ``entry``'s type as :func:`device_from_catalog` makes it, named ``name`` (the
+    catalog's name when None). The catalog's part of a type (its fields with their accepted and
+    present values, category, Matter type, events, mount) is built and checked once; each
+    device copies it with its own id, room, pose, name and links."""
+    key = (id(entry), mount, tuple(sorted((values or {}).items())))
+    hit = _MADE.get(key)
+    if hit is None or hit[0] is not entry:
+        if len(_MADE) >= _MADE_SIZE:
+            _MADE.clear()
+        hit = _MADE[key] = (entry, device_from_catalog(entry, device_id, room, pose, mount=mount, values=values))
+    first = hit[1]
+    fields = {n: f.model_copy(update=None if f.values is None else {"values": list(f.values)})
+              for n, f in first.fields.items()}
+    return first.model_copy(update={
+        "id": device_id, "room": room, "pose": pose, "name": name or first.name, "mounted_on": mounted_on,
+        "controls": list(controls or []), "monitors": list(monitors or []), "agent_visible": agent_visible,
+        "fields": fields, "events": list(first.events)})
 
 
 # --- the stage -----------------------------------------------------------------------
@@ -437,7 +330,6 @@ class _Equipper:
         self.furniture_room = {f.id: f.room for f in home.furniture}
         self.adjacency = room_adjacency(home)
         self._memo: dict[str, dict[tuple, Any]] = {}
-        self.device_types = DeviceTypes()
         self.object_footprints: dict[str, Polygon] = {}
         self.room_furniture: dict[str, list[Furniture]] = {rid: [] for rid in self.rooms}
         for f in home.furniture:
@@ -490,7 +382,7 @@ class _Equipper:
             **kwargs: Any) -> Device:
         entry = self.entry(device_type)
         where = label or (self.rooms[room].name if room else None)
-        device = self.device_types.make(entry, self.new_id(device_type, room or kwargs.get("mounted_on")), room, pose,
+        device = new_device(entry, self.new_id(device_type, room or kwargs.get("mounted_on")), room, pose,
                                         name=f"{where} {entry.name}" if where else None, **kwargs)
         self.devices.append(device)
         return device
@@ -511,6 +403,11 @@ class _Equipper:
     def centre(self, rid: str) -> Point:
         """:func:`room_centre` of a room."""
         return room_centre(self.polys[rid])
+
+    @_memo
+    def centre_xy(self, rid: str) -> tuple[float, float]:
+        c = self.centre(rid)
+        return c.x, c.y
 
     @_memo
     def smoke_ceiling(self, rid: str) -> Polygon:
@@ -534,21 +431,14 @@ class _Equipper:
         computed with numpy, measured where rounding could tell otherwise."""
         if self.cooker_union is None or len(pts) == 0:
             return np.ones(len(pts), dtype=bool)
-        dist = polygon_distances(self.cooker_union, self.cooker_segments, pts)
-        unsure = np.abs(dist - limit) <= DISTANCE_ROUNDING
-        if unsure.any():
-            dist[unsure] = self.cooker_distances(pts[unsure])
-        return dist >= limit
+        return clear_of(self.cooker_union, self.cooker_segments, pts, limit)
 
-    def pick_smoke_point(self, rid: str, minimum: float, towards: tuple[float, float] | None = None,
-                         farthest: bool = False) -> tuple[tuple[float, float], float] | None:
+    def pick_smoke_point(self, rid: str, minimum: float, towards: tuple[float, float] | None = None
+                         ) -> tuple[float, float] | None:
         """The candidate point at least ``minimum`` from cooking appliances nearest ``towards``
-        (the room's centre, or a door smoke comes through), ties by position; the farthest from
-        them first with ``farthest`` (placing with the exception). With its distance to them."""
-        target = towards if towards is not None else tuple(self.centre(rid).coords[0])
+        (the room's centre, or a door smoke comes through), ties by position."""
+        target = towards if towards is not None else self.centre_xy(rid)
         limit = minimum - 1e-9
-        if farthest:
-            return self.pick_farthest_smoke_point(rid, limit, target)
         x0, y0, x1, y1 = self.smoke_ceiling(rid).bounds
         radius = SMOKE_SEARCH_RADIUS
         while True:
@@ -561,21 +451,33 @@ class _Equipper:
             to_target = np.round(np.hypot(pts[:, 0] - target[0], pts[:, 1] - target[1]), 3)
             if not last:
                 pts, to_target = pts[to_target <= radius], to_target[to_target <= radius]
-            ok = self.cooker_clear(pts, limit)
-            if ok.any():
+            if not self.cooker_beyond(window, limit):
+                ok = self.cooker_clear(pts, limit)
                 pts, to_target = pts[ok], to_target[ok]
+            if len(pts):
                 i = int(np.lexsort((pts[:, 1], pts[:, 0], to_target))[0])
                 if last or to_target[i] < radius:
-                    return (float(pts[i, 0]), float(pts[i, 1])), float(self.cooker_distances(pts[i:i + 1])[0])
+                    return float(pts[i, 0]), float(pts[i, 1])
             elif last:
                 return None
             radius *= 2
 
-    def pick_farthest_smoke_point(self, rid: str, limit: float, target: tuple[float, float]
-                                  ) -> tuple[tuple[float, float], float] | None:
+    def cooker_beyond(self, window: tuple[float, float, float, float], limit: float) -> bool:
+        """Whether every point of ``window`` (a box; and rounding's half millimetre about it) lies
+        ``limit`` or more from the cooking appliances' bounds, and so from them."""
+        if self.cooker_union is None:
+            return True
+        a0, b0, a1, b1 = self.cooker_union.bounds
+        gap = math.hypot(max(a0 - window[2], window[0] - a1, 0.0), max(b0 - window[3], window[1] - b1, 0.0))
+        return gap >= limit + 0.001
+
+    def pick_farthest_smoke_point(self, rid: str, minimum: float) -> tuple[tuple[float, float], float] | None:
+        """The candidate point at least ``minimum`` from cooking appliances farthest from them (to
+        the decimetre), then nearest the room's centre, ties by position; with its distance."""
+        target = self.centre_xy(rid)
         pts = self.smoke_candidates(rid)
         dist = self.cooker_distances(pts)
-        ok = dist >= limit
+        ok = dist >= minimum - 1e-9
         if not ok.any():
             return None
         pts, dist = pts[ok], dist[ok]
@@ -586,8 +488,11 @@ class _Equipper:
     def smoke_in(self, rid: str) -> list[Device]:
         return [d for d in self.devices if d.type == SMOKE_SENSOR and d.room == rid]
 
-    def place_smoke(self, rid: str, point: tuple[float, float], distance: float, *, serves: list[str],
-                    exception: bool, reason: str) -> Device:
+    def place_smoke(self, rid: str, point: tuple[float, float], *, serves: list[str], reason: str,
+                    fallback_at: float | None = None) -> Device:
+        """A smoke sensor at ``point`` serving ``serves``; placed with the rule's fallback distance
+        when ``fallback_at`` (its distance from the range) is given."""
+        exception, distance = fallback_at is not None, fallback_at
         excepted = {e.device for e in self.exceptions}
         for existing in self.smoke_in(rid):
             # A sensor nearby serves too, unless it was placed with the exception and this one need not be.
@@ -652,14 +557,14 @@ class _Equipper:
     def room_smoke(self, rid: str, *, required: bool, why: str, allow_exception: bool = True) -> Device | None:
         if self.smoke_in(rid):
             return self.smoke_in(rid)[0]
-        hit = self.pick_smoke_point(rid, self.smoke_min)
-        if hit is not None:
-            return self.place_smoke(rid, hit[0], hit[1], serves=[rid], exception=False, reason=why)
+        spot = self.pick_smoke_point(rid, self.smoke_min)
+        if spot is not None:
+            return self.place_smoke(rid, spot, serves=[rid], reason=why)
         if not allow_exception:
             return None
-        hit = self.pick_smoke_point(rid, self.smoke_fallback, farthest=True)
+        hit = self.pick_farthest_smoke_point(rid, self.smoke_fallback)
         if hit is not None:
-            return self.place_smoke(rid, hit[0], hit[1], serves=[rid], exception=True,
+            return self.place_smoke(rid, hit[0], serves=[rid], fallback_at=hit[1],
                                     reason=f"{why}: no ceiling point {self.smoke_min} m from the range")
         if required and self.rule_blocks(rid):
             self.rule_unmet(rid)
@@ -679,15 +584,15 @@ class _Equipper:
     def kitchen_smoke(self, rid: str) -> None:
         """The smoke sensor of the room with the range: in it, else next door, else with the exception."""
         serves = [rid] + [f.id for f in self.cookers if f.room == rid]
-        hit = self.pick_smoke_point(rid, self.smoke_min)
-        if hit is not None:
-            self.place_smoke(rid, hit[0], hit[1], serves=serves, exception=False, reason="the kitchen")
+        spot = self.pick_smoke_point(rid, self.smoke_min)
+        if spot is not None:
+            self.place_smoke(rid, spot, serves=serves, reason="the kitchen")
             return
         if self.kitchen_smoke_next_door(rid, serves):
             return
-        hit = self.pick_smoke_point(rid, self.smoke_fallback, farthest=True)
+        hit = self.pick_farthest_smoke_point(rid, self.smoke_fallback)
         if hit is not None:
-            self.place_smoke(rid, hit[0], hit[1], serves=serves, exception=True,
+            self.place_smoke(rid, hit[0], serves=serves, fallback_at=hit[1],
                              reason=f"the kitchen has no place {self.smoke_min} m from the range and no "
                                     "adjoining room has one")
             return
@@ -702,13 +607,13 @@ class _Equipper:
             door, door_id = self.door_towards(n, rid)
             got = self.pick_smoke_point(n, self.smoke_min, towards=door)
             if got is not None:
-                gap = math.hypot(got[0][0] - door[0], got[0][1] - door[1])
+                gap = math.hypot(got[0] - door[0], got[1] - door[1])
                 if best is None or gap < best[0] - 1e-9:
                     best = (gap, n, got, door_id)
         if best is None:
             return False
         _, n, got, door_id = best
-        self.place_smoke(n, got[0], got[1], serves=serves, exception=False, reason=f"next to kitchen {rid}")
+        self.place_smoke(n, got, serves=serves, reason=f"next to kitchen {rid}")
         self.notes.append(f"kitchen {rid} has no ceiling point {self.smoke_min} m from the range; "
                           f"its smoke sensor is in room {n}, by the way smoke comes through")
         if door_id is not None:
@@ -795,7 +700,7 @@ class _Equipper:
             self.notes.append("no resident in the home: the wearables are worn by the scenario's resident")
         ids = []
         for t in ("fall_watch", "help_button"):
-            d = self.device_types.make(self.entry(t), self.new_id(t, owner or "resident"), None, pose,
+            d = new_device(self.entry(t), self.new_id(t, owner or "resident"), None, pose,
                                        mounted_on=owner)
             self.devices.append(d)
             ids.append(d.id)
@@ -815,7 +720,7 @@ class _Equipper:
         centre, u, normal, thickness = self.face_frame(o.id, rid)
         outward = (-1.0 if outside else 1.0) * normal
         p = centre + outward * (thickness / 2 + depth) + u * along
-        return float(p[0]), float(p[1]), _yaw(*outward)
+        return float(p[0]), float(p[1]), heading(*outward)
 
     @_memo
     def face_frame(self, oid: str, rid: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -868,7 +773,7 @@ class _Equipper:
     @_memo
     def wall_point_rows(self, rid: str, step: float = WALL_STEP, end_gap: float = 0.2) -> np.ndarray:
         """:func:`wall_point_array` of a room."""
-        return wall_point_array(self.polys[rid], step, end_gap)
+        return wall_point_array(self.polys[rid], step, end_gap, WALL_INSET)
 
     @_memo
     def openings_near(self, rid: str) -> Shapes:
@@ -1065,7 +970,7 @@ class _Equipper:
         """A wall point just beside the back of a piece of furniture, within the catalog's
         ``max_distance`` of it."""
         poly = self.polys[rid]
-        ring = _ccw(poly).exterior
+        ring = ccw(poly).exterior
         width = _local_width(f)
         reach = self.catalog.placement_number(PLUG, "max_distance")
         for side in (1.0, -1.0):
@@ -1081,7 +986,7 @@ class _Equipper:
             x, y = p.x + inward[0] * WALL_INSET, p.y + inward[1] * WALL_INSET
             if poly.covers(Point(x, y)) and self.footprints[f.id].distance(Point(x, y)) <= reach \
                     and self.wall_spot_clear(rid, (x, y), PLUG, self.height(PLUG)):
-                return x, y, _yaw(*inward)
+                return x, y, heading(*inward)
         return None
 
     def wall_spot_clear(self, rid: str, p: tuple[float, float], device_type: str, height: float) -> bool:
@@ -1194,7 +1099,7 @@ class _Equipper:
         return found
 
     def wall_point_near(self, rid: str, p: Point) -> tuple[float, float, float] | None:
-        poly = _ccw(self.polys[rid])
+        poly = ccw(self.polys[rid])
         ring = poly.exterior
         d = ring.project(p)
         a = ring.interpolate(d)
@@ -1206,7 +1111,7 @@ class _Equipper:
         n = math.hypot(ux, uy) or 1.0
         inward = (-uy / n, ux / n)
         x, y = a.x + inward[0] * WALL_INSET, a.y + inward[1] * WALL_INSET
-        return (x, y, _yaw(*inward)) if poly.covers(Point(x, y)) else None
+        return (x, y, heading(*inward)) if poly.covers(Point(x, y)) else None
 
     # -- cameras
 
@@ -1216,7 +1121,7 @@ class _Equipper:
 
     @_memo
     def _corners(self, rid: str) -> list[tuple[float, float]]:
-        poly = _ccw(self.polys[rid].simplify(0.01))
+        poly = ccw(self.polys[rid].simplify(0.01))
         closed = np.asarray(poly.exterior.coords)
         ring, edge = closed[:-1], closed[1:] - closed[:-1]
         a, b = edge[np.arange(len(ring)) - 1], edge  # the edges into and out of each vertex
@@ -1292,9 +1197,9 @@ class _Equipper:
                     must_see: tuple[float, float] | None = None, hfov: float = 100.0) -> tuple[float, float, float]:
         c = self.centre(rid)
         aim = target or (c.x, c.y)
-        yaw = _yaw(aim[0] - corner[0], aim[1] - corner[1])
+        yaw = heading(aim[0] - corner[0], aim[1] - corner[1])
         if must_see is not None:
-            to_door = _yaw(must_see[0] - corner[0], must_see[1] - corner[1])
+            to_door = heading(must_see[0] - corner[0], must_see[1] - corner[1])
             off = math.remainder(to_door - yaw, 2 * math.pi)
             limit = math.radians(hfov / 2 - CAMERA_EDGE_MARGIN)
             if abs(off) > limit:
@@ -1474,7 +1379,7 @@ class _Equipper:
         cid = self.new_id("dome_camera", rid)
         cam = camera_from_catalog(entry, cid, rid, pose, agent_visible=p["agent"], privacy_mode=privacy)
         self.cameras.append(cam)
-        self.devices.append(self.device_types.make(
+        self.devices.append(new_device(
             entry, cid, rid, Pose(x=x, y=y, z=p["z"], yaw=p["yaw"]), name=f"{self.room_name(rid)} {entry.name}",
             agent_visible=p["agent"], values={"privacy_mode": privacy}))
 
