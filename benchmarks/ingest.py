@@ -1,6 +1,8 @@
 """Ingest benchmark: a full-size Swiss Dwellings file (docs/data-format.md: ~3.26 M rows,
 ~45,000 apartments, ~1,470 sites) read into plan tables; prints rows, plans,
-wall time, rows/s and peak memory (RSS).
+wall time, CPU time, rows/s and peak memory (RSS). The ingest runs its stages
+in threads (docs/pipeline.md), so CPU time above wall time means more than one
+core was busy; the load average says how much other work shared the machine.
 
     .venv/bin/python benchmarks/ingest.py [--source CSV] [--plans N] [--sites N] [--out DIR]
 
@@ -15,6 +17,7 @@ from pathlib import Path
 
 
 import argparse
+import os
 import resource
 import time
 
@@ -58,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     size_mib = args.source.stat().st_size / 2**20
     print(f"source     {args.source} ({size_mib:,.0f} MiB, {origin}, {generated:.1f} s)")
 
+    load_before = os.getloadavg()[0]
     cpu0 = _cpu_seconds()
     t0 = time.perf_counter()
     index = scan_source(args.source)
@@ -73,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     for reason, n in sorted(summary.rejected_by_reason.items(), key=lambda kv: -kv[1]):
         print(f"  {reason:<28} {n:,}")
     print(f"wall time  {total:.1f} s (line scan and index pass {scanned:.1f} s, main pass {wall:.1f} s)")
-    print(f"cpu time   {cpu:.1f} s")
+    print(f"cpu time   {cpu:.1f} s ({cpu / total:.2f} cores busy on average)")
+    print(f"load avg   {load_before:.1f} before, {os.getloadavg()[0]:.1f} after (1 min; {os.cpu_count()} cores)")
     print(f"rows/s     {summary.rows_in / total:,.0f}")
     print(f"peak RSS   {_peak_rss_mib():,.0f} MiB")
     return 0 if summary.reconciles else 1

@@ -12,7 +12,11 @@ Writes, atomically, under ``out_dir``:
 
 Element and rejection tables are written batch by batch to bound memory, in
 row groups of a fixed size, so the same input gives the same bytes whatever
-the chunk size of the reader.
+the chunk size of the reader. The stages of an ingest overlap, each in a
+thread of its own (pyarrow and GEOS release the GIL): reading and checking a
+chunk, assembling the plans of the chunk before, writing the tables of the
+batch before that, and unioning plan footprints, the costliest step
+(docs/pipeline.md gives full-size figures).
 """
 
 from __future__ import annotations

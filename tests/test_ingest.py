@@ -18,6 +18,7 @@ from homeloop.pipeline.ingest import (
     load_rejections,
 )
 from homeloop.pipeline.sources.swiss_dwellings import SourceError, read_plans, scan_source
+from homeloop.pipeline.sources.synthetic import generate
 
 from conftest import FIXTURES
 
@@ -77,6 +78,19 @@ def test_round_trip_gives_the_plans_read_directly(mixed_source, tmp_path):
     assert [[f.space_id for f in p.features] for p in loaded] == [[f.space_id for f in p.features] for p in direct]
     plans_table = gpd.read_parquet(tmp_path / "out" / PLANS_FILE)
     for plan, footprint in zip(direct, plans_table.geometry):
+        assert footprint.equals_exact(plan.footprint, 0)
+
+
+def test_plan_table_rows_are_the_plans_own_summaries_and_footprints(tmp_path):
+    source = tmp_path / "sites.csv"
+    generate(source, plans=12, sites=3, seed=11)
+    ingest(source, tmp_path / "out", chunk_bytes=20_000)
+    direct, _ = read_plans(source)
+    table = gpd.read_parquet(tmp_path / "out" / PLANS_FILE)
+    assert len(direct) >= 10
+    expected = pd.DataFrame([p.summary() for p in direct])
+    pd.testing.assert_frame_equal(pd.DataFrame(table.drop(columns="geometry")), expected)
+    for plan, footprint in zip(direct, table.geometry):
         assert footprint.equals_exact(plan.footprint, 0)
 
 

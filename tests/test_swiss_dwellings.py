@@ -503,3 +503,73 @@ def test_a_lost_closing_quote_on_any_row_costs_that_row_only(tmp_path, row, newl
     assert [(b.line, b.reason, b.field) for b in scan.bad] == [(row, "unreadable_row", "geometry")]
     others = [r for r in range(2, 2 + TWO_ROOMS_ROWS) if r != row]
     assert scan.line_numbers(range(scan.records)).tolist() == others
+
+
+# --- reading in bulk --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def several_sites(tmp_path_factory):
+    """A generated file of plans on several sites, some of whose floors repeat a layout."""
+    path = tmp_path_factory.mktemp("sites") / "sites.csv"
+    generate(path, plans=12, sites=3, seed=11)
+    return path
+
+
+def test_batch_plan_ids_are_those_of_its_plans(several_sites):
+    batches = list(read_batches(several_sites, chunk_bytes=20_000))
+    assert len(batches) > 3
+    for batch in batches:
+        ids = batch.plan_ids
+        assert list(ids["plan"]) == [p.key for p in batch.plans]
+        for plan, row in zip(batch.plans, ids.itertuples(index=False)):
+            assert (row.site_id, row.building_id, row.plan_id, row.floor_id, row.apartment_id) == (
+                plan.ids.site_id, plan.ids.building_id, plan.ids.plan_id, plan.ids.floor_id, plan.ids.apartment_id)
+            assert row.unit_ids == ",".join(str(u) for u in plan.ids.unit_ids)
+            assert row.unit_id == min(plan.ids.unit_ids) and row.elevation == plan.elevation
+
+
+def test_a_plan_of_two_units_lists_both_in_order(tmp_path):
+    lines = two_rooms_lines()
+    lines[2] = lines[2].replace(b",5000,", b",4999,")  # the bedroom row: a second, lower unit id
+    (batch,) = list(read_batches(write(tmp_path, lines)))
+    (plan,) = batch.plans
+    assert plan.ids.unit_ids == (4999, 5000)
+    assert batch.plan_ids["unit_ids"].tolist() == ["4999,5000"]
+    assert set(batch.elements["unit_id"]) == {4999}
+
+
+def test_a_reading_stopped_early_leaves_no_reader_running(several_sites):
+    import threading
+
+    batches = read_batches(several_sites, chunk_bytes=20_000)
+    next(batches)
+    batches.close()
+    assert not [t for t in threading.enumerate() if t.name == f"read {several_sites.name}" and t.is_alive()]
+
+
+def last_lines(path) -> dict[tuple[int, int, str], int]:
+    """The line each plan's last row starts on, read with the csv module."""
+    last: dict[tuple[int, int, str], int] = {}
+    with open(path, newline="") as fh:
+        reader = csv.reader(fh)
+        header = next(reader)
+        before = reader.line_num
+        for values in reader:
+            start, before = before + 1, reader.line_num
+            if len(values) == len(header):  # not a blank line
+                record = dict(zip(header, values))
+                last[(int(record["site_id"]), int(record["floor_id"]), record["apartment_id"])] = start
+    return last
+
+
+@pytest.mark.parametrize("blank", [b"", b"  "], ids=["empty", "spaces"])
+def test_the_index_numbers_plans_last_rows_by_line_whatever_the_blank_lines(several_sites, tmp_path, blank):
+    lines = several_sites.read_bytes().rstrip(b"\n").split(b"\n")
+    # Blank lines among the rows: an empty one is read past by pyarrow, one of
+    # spaces is left out of what it reads; both shift the lines of the rows after.
+    edited = [lines[0], *[part for i, line in enumerate(lines[1:]) for part in ([blank, line] if i % 50 == 7 else [line])]]
+    path = write(tmp_path, edited)
+    index = scan_source(path, usages=None, keep_all_floors=True)
+    assert index.last_row == last_lines(path)
+    assert index.rows == len(lines) - 1

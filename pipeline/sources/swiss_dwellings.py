@@ -1,7 +1,9 @@
 """Read Swiss Dwellings ``geometries.csv`` (docs/data-format.md) into plans.
 
 The reader streams the file in chunks with pyarrow and turns its rows into
-:class:`homeloop.plan.Plan` objects, one per apartment per floor. Every row it
+plans, one per apartment per floor: tables of their elements and ids, made
+for many plans at once (numpy, Arrow, shapely on whole columns), and
+:class:`homeloop.plan.Plan` objects when asked for. Every row it
 does not use is rejected with a reason, the field at fault and the row (the
 line number in the file, the header being line 1), so that
 
@@ -17,9 +19,12 @@ spans lines is numbered by its first line. Three passes are made over the file:
 2. an index pass that reads only the id columns, to learn where each plan's
    last row is (a plan is assembled once the stream has passed it, so plans
    may be spread anywhere in the file) and which floors repeat the layout of
-   another floor (they share a ``plan_id``; only the lowest is kept);
+   another floor (they share a ``plan_id``; only the lowest is kept). It runs
+   beside the line scan, taking the file for plain UTF-8 with a line per row,
+   and again after it where the scan finds otherwise;
 3. the main pass, which checks every row, parses the geometry of the rows that
-   pass, and assembles plans chunk by chunk.
+   pass, and assembles plans chunk by chunk. A thread reads and checks each
+   chunk while the chunk before is assembled.
 
 Both the 13-column v3 layout and the older 9-column v1 layout are read; the
 columns are found by name, in any order.
