@@ -257,8 +257,7 @@ def grid_points(poly: BaseGeometry, step: float, window: tuple[float, float, flo
     if window is not None:
         xs = xs[(xs >= window[0]) & (xs <= window[2])]
         ys = ys[(ys >= window[1]) & (ys <= window[3])]
-    gx, gy = np.meshgrid(xs, ys)
-    gx, gy = gx.ravel(), gy.ravel()
+    gx, gy = np.tile(xs, len(ys)), np.repeat(ys, len(xs))  # row by row, as a mesh grid ravelled
     inside = shapely.contains_xy(poly, gx, gy)
     return np.column_stack([gx[inside], gy[inside]])
 
@@ -1193,6 +1192,22 @@ class _Equipper:
     def wall_shapes(self) -> Shapes:
         return Shapes.of([polygon_from_rings(w.polygon) for w in self.home.walls])
 
+    @_memo
+    def corner_view(self, rid: str, corner: tuple[float, float], must_see: tuple[float, float] | None,
+                    hfov: float) -> tuple[float, float, float, np.ndarray, bool]:
+        """A camera in a corner of the room (:meth:`camera_pose`): its yaw, height and pitch, which
+        of the room's coverage points it sees, and whether it sees ``must_see``."""
+        yaw, z, pitch = self.camera_pose(rid, corner, must_see=must_see, hfov=hfov)
+        # Nothing blocks the lines to the coverage points of a room clear of blockers.
+        blocking = None if self.sight_clear(rid) else self.blocking
+        seen = visible_mask((corner[0], corner[1], yaw), hfov, self.coverage_points(rid), blocking)
+        sees_target = True
+        if must_see is not None:
+            sight = shapely.linestrings([corner, must_see])
+            sees_target = bool(visible_mask((corner[0], corner[1], yaw), hfov, np.array([must_see]),
+                                            self.blockers_near(sight))[0])
+        return yaw, z, pitch, seen, sees_target
+
     def camera_pose(self, rid: str, corner: tuple[float, float], target: tuple[float, float] | None = None,
                     must_see: tuple[float, float] | None = None, hfov: float = 100.0) -> tuple[float, float, float]:
         c = self.centre(rid)
@@ -1213,22 +1228,13 @@ class _Equipper:
     def best_camera(self, rid: str, hfov: float, *, must_see: tuple[float, float] | None = None,
                     exclude: np.ndarray | None = None, prefer_walls: bool = False):
         """The corner, yaw and what it sees that shows most of the room (and ``must_see``)."""
-        pts = self.coverage_points(rid)
         corners = self.corners(rid)
         if prefer_walls and self.home.walls:
             near = [c for c, ok in zip(corners, self.near_walls(corners, 0.6)) if ok]
             corners = near or corners
-        # Nothing blocks the lines to the coverage points of a room clear of blockers.
-        blocking = None if self.sight_clear(rid) else self.blocking
         best = None
         for i, corner in enumerate(corners):
-            yaw, z, pitch = self.camera_pose(rid, corner, must_see=must_see, hfov=hfov)
-            seen = visible_mask((corner[0], corner[1], yaw), hfov, pts, blocking)
-            sees_target = True
-            if must_see is not None:
-                sight = shapely.linestrings([corner, must_see])
-                sees_target = bool(visible_mask((corner[0], corner[1], yaw), hfov,
-                                                np.array([must_see]), self.blockers_near(sight))[0])
+            yaw, z, pitch, seen, sees_target = self.corner_view(rid, corner, must_see, hfov)
             fresh = seen & ~exclude if exclude is not None else seen
             key = (sees_target, int(fresh.sum()), -i)
             if best is None or key > best[0]:
