@@ -1004,47 +1004,36 @@ def _assemble(done: pd.DataFrame) -> tuple["_Assembly", list[pd.DataFrame]]:
     """
     rejected: list[pd.DataFrame] = []
     if done.empty:
-        return _Assembly(pd.DataFrame()), rejected
-    done = done.sort_values(["last_row", "row"], kind="stable").reset_index(drop=True)
-    done = _drop_broken_plans(done, rejected)
+        return _Assembly.of(pd.DataFrame()), rejected
+    done = _drop_broken_plans(_by_plan(done), rejected)
     entity = done["entity_type"].to_numpy()
     groups = done["last_row"].to_numpy()
+    area_id = done["area_id"].to_numpy(dtype=object)
+    # A row's space: an area is its own; a feature's is its area_id, or found below.
+    space = np.where((entity == AREA) | (entity == FEATURE), area_id, "")
+    lost = (entity == FEATURE) & ~_in_plan_spaces(done)
     # Plans share coordinates (each site has its own local frame, and floors of
     # a site lie on top of each other), so spatial queries over many plans at
     # once would meet every plan drawn at the same place. Queries run on a copy
     # of the geometry with each plan moved to a cell of its own.
-    space = np.where(entity == AREA, done["area_id"].to_numpy(dtype=object), "")
-    lost = (entity == FEATURE) & ~_in_plan_spaces(done)
     placed = _spread_out(done["geometry"].to_numpy(dtype=object), groups,
                          (entity == AREA) | (entity == OPENING) | (entity == SEPARATOR) | lost)
     # Spaces in the order Plan keeps them (by id), so that connect_openings sees
     # them as it would plan by plan.
     areas = np.flatnonzero(entity == AREA)
-    areas = areas[np.lexsort((done["area_id"].to_numpy(dtype=object)[areas], groups[areas]))]
-    spaces = _Spaces(placed[areas], groups[areas], space[areas])
+    areas = areas[np.lexsort((area_id[areas], groups[areas]))]
+    spaces = _Spaces(placed[areas], groups[areas], area_id[areas])
 
     keep = np.ones(len(done), dtype=bool)
-    features = np.flatnonzero(entity == FEATURE)
-    space[features] = done["area_id"].to_numpy(dtype=object)[features]
     outside = _place_lost_features(spaces, placed, groups, np.flatnonzero(lost), space)
-    if len(outside):
-        rows = done.iloc[outside]
-        rejected.append(_rejections_of(rows, FEATURE_OUTSIDE_SPACES, "geometry",
-                                       _joined("feature ", rows["subtype"].to_numpy(), " lies outside every space of the plan"),
-                                       ROW_LEVEL))
-        keep[outside] = False
-
+    _reject_rows(rejected, done, outside, keep, FEATURE_OUTSIDE_SPACES,
+                 lambda kinds: _joined("feature ", kinds, " lies outside every space of the plan"))
     openings = np.flatnonzero(entity == OPENING)
     walls = np.flatnonzero((entity == SEPARATOR) & done["subtype"].isin(WALL_KINDS).to_numpy())
     loose = openings[~_in_walls(placed[openings], groups[openings], placed[walls], groups[walls])]
-    if len(loose):
-        rows = done.iloc[loose]
-        rejected.append(_rejections_of(
-            rows, OPENING_NOT_IN_WALL, "geometry",
-            _joined(rows["subtype"].to_numpy(), f" lies more than {WALL_CONTACT_TOLERANCE} m from every wall, "
-                    "column and railing"), ROW_LEVEL))
-        keep[loose] = False
-        openings = openings[keep[openings]]
+    _reject_rows(rejected, done, loose, keep, OPENING_NOT_IN_WALL, lambda kinds: _joined(
+        kinds, f" lies more than {WALL_CONTACT_TOLERANCE} m from every wall, column and railing"))
+    openings = openings[keep[openings]]
 
     # Which spaces each opening opens into, for all plans of the chunk at once.
     links = np.full(len(done), "", dtype=object)
@@ -1052,8 +1041,27 @@ def _assemble(done: pd.DataFrame) -> tuple["_Assembly", list[pd.DataFrame]]:
         hits = connect_openings(placed[openings], spaces.geoms, groups[openings], spaces.groups)
         ids = spaces.ids.tolist()
         links[openings] = [";".join([ids[i] for i in hit]) for hit in hits]
-    done = done.assign(space=space, connects=links)
-    return _Assembly(done if keep.all() else done[keep].reset_index(drop=True)), rejected
+    if keep.all():
+        return _Assembly.of(done, space, links), rejected
+    return _Assembly.of(done[keep], space[keep], links[keep]), rejected
+
+
+def _by_plan(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows sorted by (last_row, row): by plan, each plan's in file order."""
+    order = np.lexsort((rows["row"].to_numpy(), rows["last_row"].to_numpy()))
+    # Rows mostly come in that order already (a plan's rows together); then no copy.
+    return rows if (order == np.arange(len(order))).all() else rows.iloc[order]
+
+
+def _reject_rows(rejected: list[pd.DataFrame], done: pd.DataFrame, culprits: np.ndarray, keep: np.ndarray,
+                 reason: str, messages) -> None:
+    """Reject the rows ``culprits`` of ``done`` (row level, on their geometry),
+    with ``messages(their subtypes)``, and take them out of ``keep``."""
+    if len(culprits) == 0:
+        return
+    rows = done.iloc[culprits]
+    rejected.append(_rejections_of(rows, reason, "geometry", messages(rows["subtype"].to_numpy()), ROW_LEVEL))
+    keep[culprits] = False
 
 
 def _drop_broken_plans(done: pd.DataFrame, rejected: list[pd.DataFrame]) -> pd.DataFrame:
@@ -1099,7 +1107,7 @@ def _drop_broken_plans(done: pd.DataFrame, rejected: list[pd.DataFrame]) -> pd.D
         rows = done[empty_plan]
         rejected.append(_rejections_of(rows, NO_SPACES, None, "plan has no valid area rows", PLAN_LEVEL))
         drop |= empty_plan
-    return done[~drop].reset_index(drop=True) if drop.any() else done
+    return done[~drop] if drop.any() else done
 
 
 @dataclass
@@ -1147,9 +1155,16 @@ def _in_walls(openings: np.ndarray, opening_groups: np.ndarray, walls: np.ndarra
     """For each opening, whether it lies within :data:`WALL_CONTACT_TOLERANCE`
     of a wall, column or railing of its plan."""
     in_wall = np.zeros(len(openings), dtype=bool)
-    if len(openings) and len(walls):
-        oi, wi = shapely.STRtree(walls).query(openings, predicate="dwithin", distance=WALL_CONTACT_TOLERANCE)
-        in_wall[np.unique(oi[opening_groups[oi] == wall_groups[wi]])] = True
+    if len(openings) == 0 or len(walls) == 0:
+        return in_wall
+    tree = shapely.STRtree(walls)
+    # Most openings are drawn through their wall: those that touch it need no distance.
+    oi, wi = tree.query(openings, predicate="intersects")
+    in_wall[oi[opening_groups[oi] == wall_groups[wi]]] = True
+    rest = np.flatnonzero(~in_wall)
+    if len(rest):
+        oi, wi = tree.query(openings[rest], predicate="dwithin", distance=WALL_CONTACT_TOLERANCE)
+        in_wall[rest[oi[opening_groups[rest][oi] == wall_groups[wi]]]] = True
     return in_wall
 
 
@@ -1204,13 +1219,21 @@ _ENTITY_RANK = {AREA: 0, SEPARATOR: 1, OPENING: 2, FEATURE: 3}
 
 @dataclass
 class _Assembly:
-    """Plans assembled from their checked rows (sorted by last_row, then row,
-    with the ``space`` and ``connects`` of each element). The tables are made
+    """Plans assembled from their checked rows (sorted by last_row, then row),
+    with the ``space`` and ``connects`` of each element. The tables are made
     when first asked for, by whichever thread needs them: the element table
     (as :func:`homeloop.plan.frame_from_plans` gives for the plans), the
     plans' ids (:func:`_plan_ids`) and :class:`Plan` objects."""
 
     rows: pd.DataFrame
+    space: np.ndarray
+    connects: np.ndarray
+
+    @classmethod
+    def of(cls, rows: pd.DataFrame, space: np.ndarray | None = None,
+           connects: np.ndarray | None = None) -> "_Assembly":
+        empty = np.zeros(0, dtype=object)
+        return cls(rows, empty if space is None else space, empty if connects is None else connects)
 
     @cached_property
     def _starts(self) -> np.ndarray:
@@ -1227,7 +1250,7 @@ class _Assembly:
     def element_columns(self) -> dict[str, np.ndarray]:
         if self.rows.empty:
             return {name: values.to_numpy() for name, values in frame_from_plans([]).items()}
-        return _element_columns(self.rows, self._starts, self.plan_ids)
+        return _element_columns(self, self._starts)
 
     @cached_property
     def elements(self) -> pd.DataFrame:
@@ -1237,7 +1260,7 @@ class _Assembly:
 
     def plans(self) -> list[Plan]:
         """One :class:`Plan` per plan, built by :meth:`Plan.from_rows`."""
-        return _plans_of(self.rows)
+        return _plans_of(self)
 
 
 def _plan_ids(done: pd.DataFrame, starts: np.ndarray) -> pd.DataFrame:
@@ -1287,9 +1310,10 @@ def _element_ids(kinds: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return _joined(_objects(pc.utf8_lower(pa.array(kinds, pa.string()))), "_", rows)
 
 
-def _element_columns(done: pd.DataFrame, starts: np.ndarray, plan_ids: pd.DataFrame) -> dict[str, np.ndarray]:
+def _element_columns(assembly: _Assembly, starts: np.ndarray) -> dict[str, np.ndarray]:
     """The columns of the element table of the plans (:data:`homeloop.plan.ELEMENT_COLUMNS`):
     areas by id, then separators, openings and features, each by row."""
+    done, plan_ids = assembly.rows, assembly.plan_ids
     entity = done["entity_type"].to_numpy(dtype=object)
     is_area = entity == AREA
     area_id = done["area_id"].to_numpy(dtype=object)
@@ -1315,8 +1339,8 @@ def _element_columns(done: pd.DataFrame, starts: np.ndarray, plan_ids: pd.DataFr
         "entity_type": entity[order],
         "subtype": done["subtype"].to_numpy(dtype=object)[order],
         "element": element[order],
-        "space": done["space"].to_numpy(dtype=object)[order],
-        "connects": done["connects"].to_numpy(dtype=object)[order],
+        "space": assembly.space[order],
+        "connects": assembly.connects[order],
         "row": rows[order],
         "geometry": done["geometry"].to_numpy(dtype=object)[order],
     }
@@ -1335,18 +1359,20 @@ _PLAN_ROW_COLUMNS = {
     "row": "row", "site_id": "site_id", "building_id": "building_id", "plan_id": "plan_id",
     "floor_id": "floor_id", "apartment_id": "apartment_id", "unit_id": "unit_id", "entity_type": "entity_type",
     "entity_subtype": "subtype", "geometry": "geometry", "elevation": "elevation", "height": "height",
-    "area_id": "space", "connects": "connects",
 }
 
 
-def _plans_of(done: pd.DataFrame) -> list[Plan]:
+def _plans_of(assembly: _Assembly) -> list[Plan]:
     """One :class:`Plan` per ``last_row`` group of the checked rows (sorted by
-    last_row, then row), built by :meth:`Plan.from_rows`. ``space`` is each
-    row's area_id (for a feature: the space found to hold it) and ``connects``
-    the spaces each opening joins, both computed for all plans at once."""
+    last_row, then row), built by :meth:`Plan.from_rows`, with each row's
+    space as its area_id (for a feature: the space found to hold it) and the
+    spaces each opening joins, both found for all plans at once."""
+    done = assembly.rows
     if done.empty:
         return []
     columns = {name: done[source].tolist() for name, source in _PLAN_ROW_COLUMNS.items()}
+    columns["area_id"] = assembly.space.tolist()
+    columns["connects"] = assembly.connects.tolist()
     last = done["last_row"].to_numpy()
     cuts = [0, *(np.flatnonzero(np.diff(last) != 0) + 1).tolist(), len(done)]
     # The rows were checked one by one (_check_chunk) and plan by plan (_assemble).
