@@ -828,19 +828,16 @@ class _Equipper:
         :data:`SWITCH_OPENING_GAP` clear of every opening and clear of furniture that rises to
         the switch's height."""
         reach, switch_h = self.switch_reach, self.height("light_switch")
-        door_poly = self.opening_polys[door.id]
-        openings = [g for oid, g in self.opening_polys.items() if rid in self.openings[oid].connects]
-        high = [self.footprints[f.id] for f in self.home.furniture_in(rid) if f.pose.z + f.height >= switch_h]
-        best = None
-        for x, y, yaw in wall_points(self.polys[rid], step=SWITCH_SEARCH_STEP, end_gap=SWITCH_SEARCH_STEP):
-            p = Point(x, y)
-            d = door_poly.distance(p)
-            if d > reach or any(g.distance(p) < SWITCH_OPENING_GAP for g in openings) or \
-                    any(g.distance(p) < 0.05 for g in high) or not self.polys[rid].covers(p):
-                continue
-            if best is None or (round(d, 3), x, y) < best[0]:
-                best = ((round(d, 3), x, y), yaw)
-        return None if best is None else (best[0][1], best[0][2], best[1])
+        rows = self.wall_point_rows(rid, SWITCH_SEARCH_STEP, SWITCH_SEARCH_STEP)
+        d = Shapes.of([self.opening_polys[door.id]]).distances(rows[:, :2], reach)[0]
+        rows, d = rows[d <= reach], d[d <= reach]
+        openings = Shapes.of([self.opening_polys[o.id] for o in self.room_openings[rid]])
+        high = Shapes.of([self.footprints[f.id] for f in self.room_furniture[rid] if f.pose.z + f.height >= switch_h])
+        keep = ~openings.near(rows[:, :2], SWITCH_OPENING_GAP) & ~high.near(rows[:, :2], 0.05)
+        keep &= shapely.intersects_xy(self.polys[rid], rows[:, 0], rows[:, 1])  # covered: in or on the room
+        spots = [(round(float(dk), 3), float(x), float(y), float(yaw)) for dk, (x, y, yaw) in zip(d[keep], rows[keep])]
+        best = min(spots, key=lambda spot: spot[:3], default=None)  # nearest the door, then by position
+        return None if best is None else best[1:]
 
     def lights_and_switches(self) -> None:
         switch_h = self.height("light_switch")
@@ -911,8 +908,7 @@ class _Equipper:
 
     def things_on(self, host: Furniture, top: Surface) -> list[Polygon]:
         """The footprints of what is on a top: the objects lying on it and furniture standing on it."""
-        things = [self.object_footprint(o) for o in self.home.objects if o.location.kind == "surface"
-                  and o.location.furniture == host.id and o.location.name == top.name]
+        things = [self.object_footprint(o) for o in self.objects_on().get((host.id, top.name), [])]
         base = self.footprints[host.id]
         stacked = [f for f in self.home.furniture if f.id != host.id and f.pose.z >= top.height - 0.02]
         things += [g for f in stacked if (g := self.footprints[f.id]).intersects(base)]
@@ -1008,6 +1004,15 @@ class _Equipper:
         near = [self.footprints[f.id] for f in self.room_furniture[rid] if f.pose.z < high and f.pose.z + f.height > low]
         near += [self.object_footprint(o) for o in self.floor_objects(rid) if o.pose.z + o.size[2] > low]
         return reach, Shapes.of(near)
+
+    @_memo
+    def objects_on(self) -> dict[tuple[str, str], list[HomeObject]]:
+        """The objects lying on each furniture's surface, by (furniture id, surface name)."""
+        on: dict[tuple[str, str], list[HomeObject]] = {}
+        for o in self.home.objects:
+            if o.location.kind == "surface":
+                on.setdefault((o.location.furniture, o.location.name), []).append(o)
+        return on
 
     @_memo
     def floor_objects(self, rid: str) -> list[HomeObject]:
@@ -1437,15 +1442,14 @@ def lamp_spot(host: Furniture, top: Surface, things: list[Polygon], size: BodySi
     things behind it from someone in front, then the one farthest back, then the one farthest
     to a side: a back corner where that is free.
     """
-    def local(g: BaseGeometry) -> BaseGeometry:
-        moved = affinity.translate(g, -host.pose.x, -host.pose.y)
-        return affinity.rotate(moved, -host.pose.yaw, origin=(0, 0), use_radians=True)
-
+    # The top and the things in the host's frame, moved and turned at once.
+    moved = affinity.translate(shapely.GeometryCollection([polygon_from_rings(top.polygon), *things]),
+                               -host.pose.x, -host.pose.y)
+    local = shapely.get_parts(affinity.rotate(moved, -host.pose.yaw, origin=(0, 0), use_radians=True))
+    (x0, y0, x1, y1), *boxes = [tuple(map(float, b)) for b in shapely.bounds(local)]
     half_d, half_w = size.depth / 2, size.width / 2
-    x0, y0, x1, y1 = local(polygon_from_rings(top.polygon)).bounds
     if x1 - x0 < size.depth or y1 - y0 < size.width:
         return None
-    boxes = [local(t).bounds for t in things]
     taken = [shapely.box(a - half_d - LAMP_GAP, b - half_w - LAMP_GAP, c + half_d + LAMP_GAP, d + half_w + LAMP_GAP)
              for a, b, c, d in boxes]
     free = shapely.box(x0 + half_d, y0 + half_w, x1 - half_d, y1 - half_w)
