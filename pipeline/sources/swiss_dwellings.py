@@ -1425,13 +1425,15 @@ def _check_chunks(index: SourceIndex, chunk_bytes: int) -> Iterator[_CheckedChun
 
 
 _END = object()
+#: Chunks read and checked ahead of the one being assembled (each holds its rows in memory).
+CHUNKS_AHEAD = 1
 
 
 def _ahead(items: Iterator, name: str) -> Iterator:
     """The items of ``items``, made in a thread of their own one item ahead of
     their use: reading and checking a chunk (pyarrow, GEOS) runs while the
     chunk before is assembled. Errors come out where the item would have."""
-    ready: queue.Queue = queue.Queue(maxsize=1)
+    ready: queue.Queue = queue.Queue(maxsize=CHUNKS_AHEAD)
     stop = threading.Event()
 
     def make() -> None:
