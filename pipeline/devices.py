@@ -223,25 +223,6 @@ def room_centre(poly: BaseGeometry) -> Point:
     return polylabel(poly, tolerance=0.05)
 
 
-def wall_points(poly: Polygon, step: float = WALL_STEP, end_gap: float = 0.2) -> list[tuple[float, float, float]]:
-    """Points along a room's outer boundary, ``WALL_INSET`` inside, with the yaw facing into the room."""
-    return [(float(x), float(y), float(yaw)) for x, y, yaw in wall_point_array(poly, step, end_gap, WALL_INSET)]
-
-
-def _memo(method):
-    """A method of :class:`_Equipper` computed once per home for each set of arguments."""
-    name = method.__name__
-
-    @functools.wraps(method)
-    def cached(self, *args):
-        memo = self._memo.setdefault(name, {})
-        if args not in memo:
-            memo[args] = method(self, *args)
-        return memo[args]
-
-    return cached
-
-
 def grid_points(poly: BaseGeometry, step: float, window: tuple[float, float, float, float] | None = None
                 ) -> np.ndarray:
     """Points of a square grid (anchored at the polygon's bounds) inside ``poly``, shape (n, 2);
@@ -283,6 +264,8 @@ def visible_mask(cam: tuple[float, float, float], hfov_deg: float, pts: np.ndarr
     return ok
 
 
+# --- devices of catalog types ---------------------------------------------------------
+
 #: Devices made by :func:`device_from_catalog`, by catalog entry (identity), mount and present
 #: values: each new device of the kind copies one (:func:`new_device`).
 _MADE: dict[tuple, tuple[DeviceEntry, Device]] = {}
@@ -315,6 +298,20 @@ def new_device(entry: DeviceEntry, device_id: str, room: str | None, pose: Pose,
 # --- the stage -----------------------------------------------------------------------
 
 
+def _memo(method):
+    """A method of :class:`_Equipper` computed once per home for each set of arguments."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def cached(self, *args):
+        memo = self._memo.setdefault(name, {})
+        if args not in memo:
+            memo[args] = method(self, *args)
+        return memo[args]
+
+    return cached
+
+
 class _Equipper:
     """The state of equipping one home."""
 
@@ -326,7 +323,6 @@ class _Equipper:
         self.opening_polys = home.opening_polygons()
         self.footprints = home.furniture_footprints()
         self.fixture_polys = [polygon_from_rings(x.polygon) for x in home.fixtures]
-        self.furniture_room = {f.id: f.room for f in home.furniture}
         self.adjacency = room_adjacency(home)
         self._memo: dict[str, dict[tuple, Any]] = {}
         self.object_footprints: dict[str, Polygon] = {}
@@ -382,7 +378,7 @@ class _Equipper:
         entry = self.entry(device_type)
         where = label or (self.rooms[room].name if room else None)
         device = new_device(entry, self.new_id(device_type, room or kwargs.get("mounted_on")), room, pose,
-                                        name=f"{where} {entry.name}" if where else None, **kwargs)
+                            name=f"{where} {entry.name}" if where else None, **kwargs)
         self.devices.append(device)
         return device
 
@@ -656,12 +652,18 @@ class _Equipper:
     def free_floor_point(self, rid: str, p: tuple[float, float], own: str, body: BodySize) -> bool:
         """Whether a floor device with this body stands at ``p`` clear of the room's walls, of
         furniture other than ``own`` and of the plan's fixtures (a counter run is solid to the floor)."""
-        pt = Point(p)
-        if not self.polys[rid].buffer(-0.03).contains(pt):
+        if not holds(self.polys[rid], Point(p), 0.03):
             return False
         reach = math.hypot(body.width, body.depth) / 2 + DEVICE_GAP
-        solids = [g for fid, g in self.footprints.items() if fid != own] + self.fixture_polys
-        return all(g.distance(pt) >= reach for g in solids)
+        owners, solids = self.floor_solids
+        gaps = solids.distances(np.array([p], dtype=float), reach)[:, 0]
+        return all(gap >= reach for owner, gap in zip(owners, gaps) if owner != own)
+
+    @functools.cached_property
+    def floor_solids(self) -> tuple[list[str | None], Shapes]:
+        """What stands on the floor: the furniture (by id) and the plan's fixtures (no id)."""
+        return [*self.footprints, *[None] * len(self.fixture_polys)], \
+            Shapes.of([*self.footprints.values(), *self.fixture_polys])
 
     def leak_sensor(self, f: Furniture) -> None:
         depth = _local_depth(f)
@@ -777,10 +779,13 @@ class _Equipper:
     @_memo
     def openings_near(self, rid: str) -> Shapes:
         """The room's doors and windows, and any other opening within 5 cm of it."""
-        ids = list(self.opening_polys)
-        polys = Shapes.of(list(self.opening_polys.values()))
-        close = shapely.distance(polys.geoms, self.polys[rid]) < 0.05
-        return Shapes.of([polys.geoms[k] for k, oid in enumerate(ids) if rid in self.openings[oid].connects or close[k]])
+        close = shapely.distance(self.all_openings.geoms, self.polys[rid]) < 0.05
+        return Shapes.of([g for (oid, g), near in zip(self.opening_polys.items(), close)
+                          if rid in self.openings[oid].connects or near])
+
+    @functools.cached_property
+    def all_openings(self) -> Shapes:
+        return Shapes.of(list(self.opening_polys.values()))
 
     @_memo
     def furniture_shapes(self, rid: str) -> Shapes:
@@ -811,7 +816,7 @@ class _Equipper:
         furniture stands there); else the wall point nearest the door within the catalog's
         ``max_distance`` (a door in a room's corner: the switch goes round the corner)."""
         poly = self.polys[rid]
-        tall = [g for fid, g in self.footprints.items() if self.furniture_room[fid] == rid]
+        tall = [self.footprints[f.id] for f in self.room_furniture[rid]]
         for extra in (0.0, 0.1, 0.2):
             for s in (1.0, -1.0):
                 x, y, yaw = self.face(door, rid, depth=WALL_INSET,
