@@ -16,6 +16,7 @@ The crafted home (all rooms rectangles, interior walls 0.1 m, exterior 0.3 m)::
 
 from __future__ import annotations
 
+import functools
 import math
 import shutil
 
@@ -653,3 +654,160 @@ def test_a_lamp_spot_is_on_the_top_and_clear_of_everything_on_it(spots):
     assert shapely.Polygon(top.polygon[0]).buffer(1e-3, join_style="mitre").covers(lamp)
     for o in objects:
         assert object_footprint(o).distance(lamp) >= LAMP_GAP - 1e-3, o.id
+
+
+# --- the same decisions, measured in arrays (pipeline/devices_geometry.py) -----------------------
+
+SIDE = st.floats(0.2, 3.0)
+COORD = st.floats(-1.0, 7.0)
+
+
+def _turned_box(x: float, y: float, w: float, d: float, yaw: float) -> shapely.Polygon:
+    return shapely.affinity.rotate(box(x, y, x + w, y + d), yaw, origin=(x, y), use_radians=True)
+
+
+@st.composite
+def boxes_and_points(draw, reaches=(0.0, 0.05, 0.3, 1.0)):
+    """Turned boxes; points anywhere, and points at ``reach`` from a box edge (a decision's edge)."""
+    shapes = draw(st.lists(st.builds(_turned_box, COORD, COORD, SIDE, SIDE, st.floats(-3.2, 3.2)),
+                           min_size=1, max_size=4))
+    reach = draw(st.sampled_from(reaches))
+    pts = draw(st.lists(st.tuples(COORD, COORD), min_size=1, max_size=12))
+    for g in shapes:  # beyond the middle of each edge by exactly the reach (as rounding lands)
+        ring = np.asarray(g.exterior.coords)
+        for a, b in zip(ring[:-1], ring[1:]):
+            u = (b - a) / np.hypot(*(b - a))
+            pts.append(tuple((a + b) / 2 + np.array([u[1], -u[0]]) * reach))
+    return shapes, np.array(pts, dtype=float), reach
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=boxes_and_points())
+def test_shapes_decide_what_measuring_each_pair_decides(case):
+    from homeloop.pipeline.devices_geometry import Shapes
+
+    shapes, xy, reach = case
+    measured = np.array([[g.distance(shapely.Point(p)) for p in xy] for g in shapes])
+    many = Shapes.of(shapes)
+    assert np.array_equal(many.near(xy, reach), (measured < reach).any(axis=0))
+    assert np.array_equal(many.clear(xy, reach), (measured >= reach).all(axis=0))
+
+
+@settings(max_examples=80, deadline=None)
+@given(case=boxes_and_points(reaches=(0.3, 1.8, 3.0)))
+def test_clear_of_a_polygon_decides_what_measuring_each_point_decides(case):
+    from homeloop.pipeline.devices_geometry import DISTANCE_ROUNDING, clear_of, polygon_distances, ring_segments
+
+    shapes, xy, gap = case
+    geom = shapely.union_all(shapes)
+    measured = np.array([geom.distance(shapely.Point(p)) for p in xy])
+    assert np.allclose(polygon_distances(geom, ring_segments(geom), xy), measured, rtol=0, atol=DISTANCE_ROUNDING)
+    assert np.array_equal(clear_of(geom, ring_segments(geom), xy, gap), measured >= gap)
+
+
+@st.composite
+def rooms(draw):
+    """A rectangle, or an L of two overlapping ones, in metres."""
+    x, y, w, d = draw(st.floats(0, 3)), draw(st.floats(0, 3)), draw(st.floats(0.5, 5)), draw(st.floats(0.5, 5))
+    room = box(x, y, x + w, y + d)
+    if draw(st.booleans()):
+        room = room.union(box(x, y, x + draw(st.floats(0.5, 2)), y + d + draw(st.floats(0.5, 3))))
+    return shapely.geometry.polygon.orient(room)
+
+
+@settings(max_examples=80, deadline=None)
+@given(room=rooms(), depth=st.sampled_from([0.03, 0.1, 0.3]), pts=st.lists(st.tuples(COORD, COORD), max_size=10))
+def test_holds_is_containment_in_the_room_shrunk_by_the_depth(room, depth, pts):
+    from homeloop.pipeline.devices_geometry import holds
+
+    x0, y0, _, _ = room.bounds
+    pts += [(x0 + depth, y0 + 1.0), (x0 + depth + 0.005, y0 + 0.4), room.centroid.coords[0]]
+    shrunk = room.buffer(-depth)
+    for p in pts:
+        assert holds(room, shapely.Point(p), depth) == shrunk.contains(shapely.Point(p)), p
+
+
+@settings(max_examples=60, deadline=None)
+@given(room=rooms(), step=st.sampled_from([0.05, 0.3]), end_gap=st.sampled_from([0.05, 0.2]))
+def test_wall_points_run_along_each_wall_just_inside_facing_in(room, step, end_gap):
+    from homeloop.pipeline.devices import WALL_INSET
+    from homeloop.pipeline.devices_geometry import wall_point_array
+
+    rows = wall_point_array(room, step, end_gap, WALL_INSET)
+    ring = np.asarray(room.simplify(0.01).exterior.coords)  # straight runs of the outline are one wall
+    lengths = np.hypot(*np.diff(ring, axis=0).T)
+    assert len(rows) == sum(int((n - 2 * end_gap) // step) + 1 for n in lengths if n >= 2 * end_gap)
+    for x, y, yaw in rows:
+        assert room.boundary.distance(shapely.Point(x, y)) == pytest.approx(WALL_INSET, abs=1e-9)
+        assert room.contains(shapely.Point(x + 0.05 * math.cos(yaw), y + 0.05 * math.sin(yaw)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(room=rooms(), step=st.sampled_from([0.1, 0.5]), corner=st.tuples(COORD, COORD), size=st.floats(0, 4))
+def test_a_window_of_the_grid_holds_the_grid_points_in_it(room, step, corner, size):
+    from homeloop.pipeline.devices import grid_points
+
+    window = (corner[0], corner[1], corner[0] + size, corner[1] + size)
+    grid = grid_points(room, step)
+    inside = (grid[:, 0] >= window[0]) & (grid[:, 0] <= window[2]) & (grid[:, 1] >= window[1]) & \
+        (grid[:, 1] <= window[3])
+    assert np.array_equal(grid_points(room, step, window), grid[inside])
+
+
+@functools.cache
+def _crafted_equipper():
+    from homeloop.pipeline.devices import DEFAULT_PROFILE, _Equipper
+
+    return _Equipper(crafted(), CAT, np.random.default_rng(0), DEFAULT_PROFILE)
+
+
+def _nearest_clear_ceiling_point(eq, rid: str, minimum: float, target: tuple[float, float]):
+    """The smoke sensor's place by its definition: every candidate measured, the nearest clear one."""
+    pts = eq.smoke_candidates(rid)
+    pts = pts[eq.cooker_distances(pts) >= minimum - 1e-9]
+    if len(pts) == 0:
+        return None
+    near = np.round(np.hypot(pts[:, 0] - target[0], pts[:, 1] - target[1]), 3)
+    i = int(np.lexsort((pts[:, 1], pts[:, 0], near))[0])
+    return float(pts[i, 0]), float(pts[i, 1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(room=st.sampled_from(sorted(ROOMS)), minimum=st.sampled_from([1.8, 3.0, 4.5]),
+       target=st.tuples(st.floats(-1.0, 14.0), st.floats(-1.0, 12.0)))
+def test_the_smoke_search_finds_the_clear_ceiling_point_nearest_its_target(room, minimum, target):
+    eq = _crafted_equipper()
+    assert eq.pick_smoke_point(room, minimum, towards=target) == _nearest_clear_ceiling_point(eq, room, minimum, target)
+
+
+def test_a_room_clear_of_sight_blockers_sees_what_testing_each_line_sees(equipped_house):
+    # The house's corridor turns a corner (its lines of sight are tested); its other rooms are clear.
+    from homeloop.pipeline.devices import HOUSE_PROFILE, _Equipper, visible_mask
+
+    hfov = CAT.devices["dome_camera"].camera.hfov_deg
+    for home in (crafted(), _furnished_house()):
+        eq = _Equipper(home, CAT, np.random.default_rng(0), HOUSE_PROFILE)
+        clear = {r.id: eq.sight_clear(r.id) for r in home.rooms}
+        for rid in clear:
+            for corner in eq.corners(rid):
+                yaw, _, _, seen, _ = eq.corner_view(rid, corner, None, hfov)
+                tested = visible_mask((corner[0], corner[1], yaw), hfov, eq.coverage_points(rid), eq.blocking)
+                assert np.array_equal(seen, tested), (home.home_id, rid, corner)
+    assert not all(clear.values()) and any(clear.values())
+
+
+def test_devices_of_a_type_are_as_the_catalog_makes_them_and_their_own():
+    from homeloop.home import device_from_catalog
+    from homeloop.pipeline.devices import new_device
+
+    pose = Pose(x=1.0, y=2.0, z=0.3, yaw=0.5)
+    for entry in CAT.devices.values():
+        for k in range(2):  # the first of a type, then one copied from it
+            made = new_device(entry, f"{entry.id}_r_{k}", "r", pose, name=f"room {entry.name}",
+                              monitors=["m"], agent_visible=bool(k))
+            want = device_from_catalog(entry, f"{entry.id}_r_{k}", "r", pose, monitors=["m"],
+                                       agent_visible=bool(k)).model_copy(update={"name": f"room {entry.name}"})
+            assert made.model_dump_json() == want.model_dump_json()
+    a, b = (new_device(CAT.devices["plug"], f"plug_r_{k}", "r", pose) for k in range(2))
+    a.fields["on"].value = not a.fields["on"].value
+    assert b.fields["on"].value != a.fields["on"].value
