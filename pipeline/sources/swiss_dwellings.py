@@ -97,7 +97,6 @@ from homeloop.plan import (
     WALL,
     Plan,
     connect_openings,
-    element_id,
     frame_from_plans,
     plan_key,
 )
