@@ -12,14 +12,11 @@ when it does not exist yet.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-
 import argparse
 import os
 import resource
 import time
+from pathlib import Path
 
 from homeloop.pipeline.ingest import ingest
 from homeloop.pipeline.sources.swiss_dwellings import scan_source
