@@ -280,7 +280,7 @@ def new_device(entry: DeviceEntry, device_id: str, room: str | None, pose: Pose,
     catalog's name when None). The catalog's part of a type (its fields with their accepted and
     present values, category, Matter type, events, mount) is built and checked once; each
     device copies it with its own id, room, pose, name and links."""
-    key = (id(entry), mount, tuple(sorted((values or {}).items())))
+    key = (id(entry), mount, tuple(sorted(values.items())) if values else ())
     hit = _MADE.get(key)
     if hit is None or hit[0] is not entry:
         if len(_MADE) >= _MADE_SIZE:
@@ -772,9 +772,14 @@ class _Equipper:
     # -- wall devices
 
     @_memo
+    def outline(self, rid: str) -> Polygon:
+        """The room's polygon simplified by a centimetre (straight runs of wall one edge), counter-clockwise."""
+        return ccw(self.polys[rid].simplify(0.01))
+
+    @_memo
     def wall_point_rows(self, rid: str, step: float = WALL_STEP, end_gap: float = 0.2) -> np.ndarray:
-        """:func:`wall_point_array` of a room."""
-        return wall_point_array(self.polys[rid], step, end_gap, WALL_INSET)
+        """:func:`wall_point_array` of a room's :meth:`outline`: points ``WALL_INSET`` inside its walls."""
+        return wall_point_array(self.outline(rid), step, end_gap, WALL_INSET)
 
     @_memo
     def openings_near(self, rid: str) -> Shapes:
@@ -1130,7 +1135,7 @@ class _Equipper:
 
     @_memo
     def _corners(self, rid: str) -> list[tuple[float, float]]:
-        poly = ccw(self.polys[rid].simplify(0.01))
+        poly = self.outline(rid)
         closed = np.asarray(poly.exterior.coords)
         ring, edge = closed[:-1], closed[1:] - closed[:-1]
         a, b = edge[np.arange(len(ring)) - 1], edge  # the edges into and out of each vertex
@@ -1163,7 +1168,7 @@ class _Equipper:
         points: no blocker meets the convex hull of the corners and the floor the points lie
         on, which holds every line between them."""
         pts = np.concatenate([shapely.get_coordinates(self.coverage_floor(rid)), np.reshape(self._corners(rid), (-1, 2))])
-        if len(pts) == 0:
+        if len(pts) == 0 or not self.walls_near_box((*pts.min(axis=0), *pts.max(axis=0))):
             return True
         hull = shapely.multipoints(pts).convex_hull
         blocking = self.blockers_near(hull)
@@ -1183,8 +1188,17 @@ class _Equipper:
     def blockers_near(self, geom: BaseGeometry) -> BaseGeometry | None:
         """:attr:`blocking`, or None where no wall comes within a micrometre of ``geom`` (then
         nothing that blocks sight, the walls shrunk, meets it)."""
+        if not self.walls_near_box(geom.bounds):
+            return None
         near = self.wall_tree.query(geom, predicate="dwithin", distance=1e-6)
         return self.blocking if len(near) else None
+
+    def walls_near_box(self, bounds: tuple[float, float, float, float]) -> bool:
+        """Whether the bounds of a wall come within a micrometre of the box ``bounds``."""
+        walls = self.wall_shapes().bounds
+        gap = np.hypot(np.maximum(np.maximum(walls[:, 0] - bounds[2], bounds[0] - walls[:, 2]), 0.0),
+                       np.maximum(np.maximum(walls[:, 1] - bounds[3], bounds[1] - walls[:, 3]), 0.0))
+        return bool(np.any(~(gap > 1e-6)))
 
     def near_walls(self, points: list[tuple[float, float]], distance: float) -> list[bool]:
         """Which points lie closer than ``distance`` to the home's walls (their union), measured to

@@ -104,11 +104,11 @@ class Shapes:
         return (self.distances(xy, gap) >= gap).all(axis=0)
 
 
-def wall_point_array(poly: Polygon, step: float, end_gap: float, inset: float) -> np.ndarray:
-    """Points along a polygon's outer boundary (simplified by a centimetre), evenly ``step``
+def wall_point_array(outline: Polygon, step: float, end_gap: float, inset: float) -> np.ndarray:
+    """Points along a polygon's outer ring (counter-clockwise: :func:`ccw`), evenly ``step``
     apart on each edge at least twice ``end_gap`` long, the spare length split between its
     ends, ``inset`` inside; rows (x, y, yaw facing inside), shape (n, 3)."""
-    ring = np.asarray(ccw(poly.simplify(0.01)).exterior.coords)
+    ring = np.asarray(outline.exterior.coords)
     edge = ring[1:] - ring[:-1]
     length = np.hypot(edge[:, 0], edge[:, 1])
     keep = ~(length < 2 * end_gap)

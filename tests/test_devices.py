@@ -731,10 +731,11 @@ def test_holds_is_containment_in_the_room_shrunk_by_the_depth(room, depth, pts):
 @given(room=rooms(), step=st.sampled_from([0.05, 0.3]), end_gap=st.sampled_from([0.05, 0.2]))
 def test_wall_points_run_along_each_wall_just_inside_facing_in(room, step, end_gap):
     from homeloop.pipeline.devices import WALL_INSET
-    from homeloop.pipeline.devices_geometry import wall_point_array
+    from homeloop.pipeline.devices_geometry import ccw, wall_point_array
 
-    rows = wall_point_array(room, step, end_gap, WALL_INSET)
-    ring = np.asarray(room.simplify(0.01).exterior.coords)  # straight runs of the outline are one wall
+    outline = ccw(room.simplify(0.01))  # straight runs of wall one edge
+    rows = wall_point_array(outline, step, end_gap, WALL_INSET)
+    ring = np.asarray(outline.exterior.coords)
     lengths = np.hypot(*np.diff(ring, axis=0).T)
     assert len(rows) == sum(int((n - 2 * end_gap) // step) + 1 for n in lengths if n >= 2 * end_gap)
     for x, y, yaw in rows:
