@@ -438,15 +438,17 @@ class _Equipper:
         radius = SMOKE_SEARCH_RADIUS
         while True:
             # The points within ``radius`` of the target (rounding moves a point 0.5 mm at most);
-            # one nearer than ``radius`` is nearer than any other. At last the whole grid.
+            # one nearer than ``radius`` is nearer than any other. At last the whole grid, and at
+            # once where the search comes near the cooking appliances (measured in one go).
             pad = radius + 0.001
             window = (target[0] - pad, target[1] - pad, target[0] + pad, target[1] + pad)
-            last = window[0] <= x0 and window[1] <= y0 and window[2] >= x1 and window[3] >= y1
+            beyond = self.cooker_beyond(window, limit)
+            last = not beyond or (window[0] <= x0 and window[1] <= y0 and window[2] >= x1 and window[3] >= y1)
             pts = self.smoke_candidates(rid, None if last else window)
             to_target = np.round(np.hypot(pts[:, 0] - target[0], pts[:, 1] - target[1]), 3)
             if not last:
                 pts, to_target = pts[to_target <= radius], to_target[to_target <= radius]
-            if not self.cooker_beyond(window, limit):
+            if not beyond:
                 ok = self.cooker_clear(pts, limit)
                 pts, to_target = pts[ok], to_target[ok]
             if len(pts):
