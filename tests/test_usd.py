@@ -1,4 +1,5 @@
-"""USD export: catalog assets, homes, semantic labels, cameras, validation, determinism."""
+"""USD export: catalog assets, homes, semantic labels, cameras, validation, determinism,
+and the mesh geometry (prisms, caps) the stages carry."""
 
 from __future__ import annotations
 
