@@ -18,13 +18,6 @@ MAX_LINES = 60
 ALLOWED: dict[str, str] = {
     "pipeline/report.py::write_report":
         "the page in reading order, top to bottom: each section is a few lines over one table of the build",
-    "pipeline/sources/swiss_dwellings.py::scan_source":
-        "the line scan that numbers every row by its first line: one state machine over the file's bytes",
-    "pipeline/sources/swiss_dwellings.py::_check_chunk":
-        "a table of column checks over one chunk, each a vectorised mask, a reason and a message; "
-        "split would thread the chunk's columns and verdicts through every piece",
-    "pipeline/sources/swiss_dwellings.py::_assemble":
-        "one linear pass from the checked rows of a chunk to plans, whose steps share the grouped columns",
     "audits/no_fridge_space.py::search_fridge_position":
         "one vectorised search: the candidate arrays (boxes, fits, blockers) are built and filtered in place; "
         "split would thread a dozen arrays",
