@@ -246,21 +246,27 @@ def grid_points(poly: BaseGeometry, step: float, window: tuple[float, float, flo
 def visible_mask(cam: tuple[float, float, float], hfov_deg: float, pts: np.ndarray, blocking: BaseGeometry,
                  max_range: float = CAMERA_RANGE) -> np.ndarray:
     """Which points a camera at (x, y, yaw) sees: in the cone, in range, no wall between."""
-    if len(pts) == 0:
-        return np.zeros(0, dtype=bool)
-    x, y, yaw = cam
-    d = pts - np.array([x, y])
-    dist = np.hypot(d[:, 0], d[:, 1])
-    off = np.abs(np.remainder(np.arctan2(d[:, 1], d[:, 0]) - yaw + math.pi, 2 * math.pi) - math.pi)
+    return visible_masks(np.array([cam], dtype=float), hfov_deg, pts, blocking, max_range)[0]
+
+
+def visible_masks(cams: np.ndarray, hfov_deg: float, pts: np.ndarray, blocking: BaseGeometry | None,
+                  max_range: float = CAMERA_RANGE) -> np.ndarray:
+    """:func:`visible_mask` of several cameras (rows x, y, yaw), shape (cameras, points)."""
+    if len(pts) == 0 or len(cams) == 0:
+        return np.zeros((len(cams), len(pts)), dtype=bool)
+    d = pts[None, :, :] - cams[:, None, :2]
+    dist = np.hypot(d[..., 0], d[..., 1])
+    off = np.abs(np.remainder(np.arctan2(d[..., 1], d[..., 0]) - cams[:, 2, None] + math.pi, 2 * math.pi) - math.pi)
     ok = (dist <= max_range) & (off <= math.radians(hfov_deg) / 2)
-    if blocking is not None and not blocking.is_empty and ok.any():
-        idx = np.nonzero(ok)[0]
-        ends = np.asarray(pts[idx], dtype=float)
-        coords = np.empty((len(idx), 2, 2))
-        coords[:, 0, 0], coords[:, 0, 1] = x, y
-        coords[:, 1, :] = ends
-        lines = shapely.linestrings(coords)
-        ok[idx] = ~shapely.intersects(lines, blocking)
+    if blocking is None or blocking.is_empty:
+        return ok
+    for (x, y, _), sees in zip(cams, ok):
+        if sees.any():
+            idx = np.nonzero(sees)[0]
+            coords = np.empty((len(idx), 2, 2))
+            coords[:, 0, 0], coords[:, 0, 1] = x, y
+            coords[:, 1, :] = np.asarray(pts[idx], dtype=float)
+            sees[idx] = ~shapely.intersects(shapely.linestrings(coords), blocking)
     return ok
 
 
@@ -1219,20 +1225,23 @@ class _Equipper:
         return Shapes.of([polygon_from_rings(w.polygon) for w in self.home.walls])
 
     @_memo
-    def corner_view(self, rid: str, corner: tuple[float, float], must_see: tuple[float, float] | None,
-                    hfov: float) -> tuple[float, float, float, np.ndarray, bool]:
-        """A camera in a corner of the room (:meth:`camera_pose`): its yaw, height and pitch, which
-        of the room's coverage points it sees, and whether it sees ``must_see``."""
-        yaw, z, pitch = self.camera_pose(rid, corner, must_see=must_see, hfov=hfov)
+    def corner_views(self, rid: str, must_see: tuple[float, float] | None, hfov: float
+                     ) -> dict[tuple[float, float], tuple[float, float, float, np.ndarray, bool]]:
+        """Cameras in the room's corners (:meth:`camera_pose`), by corner: the yaw, height and
+        pitch, which of the room's coverage points it sees, and whether it sees ``must_see``."""
+        corners = self._corners(rid)
+        poses = [self.camera_pose(rid, c, must_see=must_see, hfov=hfov) for c in corners]
+        cams = np.array([(c[0], c[1], pose[0]) for c, pose in zip(corners, poses)], dtype=float).reshape(-1, 3)
         # Nothing blocks the lines to the coverage points of a room clear of blockers.
-        blocking = None if self.sight_clear(rid) else self.blocking
-        seen = visible_mask((corner[0], corner[1], yaw), hfov, self.coverage_points(rid), blocking)
-        sees_target = True
+        seen = visible_masks(cams, hfov, self.coverage_points(rid), None if self.sight_clear(rid) else self.blocking)
+        sees = np.ones(len(corners), dtype=bool)
         if must_see is not None:
-            sight = shapely.linestrings([corner, must_see])
-            sees_target = bool(visible_mask((corner[0], corner[1], yaw), hfov, np.array([must_see]),
-                                            self.blockers_near(sight))[0])
-        return yaw, z, pitch, seen, sees_target
+            sees = visible_masks(cams, hfov, np.array([must_see]), None)[:, 0]
+            for k in np.nonzero(sees)[0]:  # in sight where no wall comes near the line to it
+                blocking = self.blockers_near(shapely.linestrings([corners[k], must_see]))
+                sees[k] = blocking is None or blocking.is_empty or not blocking.intersects(
+                    shapely.linestrings([cams[k, :2], must_see]))
+        return {c: (*pose, seen[k], bool(sees[k])) for k, (c, pose) in enumerate(zip(corners, poses))}
 
     def camera_pose(self, rid: str, corner: tuple[float, float], target: tuple[float, float] | None = None,
                     must_see: tuple[float, float] | None = None, hfov: float = 100.0) -> tuple[float, float, float]:
@@ -1258,9 +1267,10 @@ class _Equipper:
         if prefer_walls and self.home.walls:
             near = [c for c, ok in zip(corners, self.near_walls(corners, 0.6)) if ok]
             corners = near or corners
+        views = self.corner_views(rid, must_see, hfov)
         best = None
         for i, corner in enumerate(corners):
-            yaw, z, pitch, seen, sees_target = self.corner_view(rid, corner, must_see, hfov)
+            yaw, z, pitch, seen, sees_target = views[corner]
             fresh = seen & ~exclude if exclude is not None else seen
             key = (sees_target, int(fresh.sum()), -i)
             if best is None or key > best[0]:

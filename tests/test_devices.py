@@ -790,8 +790,7 @@ def test_a_room_clear_of_sight_blockers_sees_what_testing_each_line_sees(equippe
         eq = _Equipper(home, CAT, np.random.default_rng(0), HOUSE_PROFILE)
         clear = {r.id: eq.sight_clear(r.id) for r in home.rooms}
         for rid in clear:
-            for corner in eq.corners(rid):
-                yaw, _, _, seen, _ = eq.corner_view(rid, corner, None, hfov)
+            for corner, (yaw, _, _, seen, _) in eq.corner_views(rid, None, hfov).items():
                 tested = visible_mask((corner[0], corner[1], yaw), hfov, eq.coverage_points(rid), eq.blocking)
                 assert np.array_equal(seen, tested), (home.home_id, rid, corner)
     assert not all(clear.values()) and any(clear.values())
@@ -812,3 +811,26 @@ def test_devices_of_a_type_are_as_the_catalog_makes_them_and_their_own():
     a, b = (new_device(CAT.devices["plug"], f"plug_r_{k}", "r", pose) for k in range(2))
     a.fields["on"].value = not a.fields["on"].value
     assert b.fields["on"].value != a.fields["on"].value
+
+
+@settings(max_examples=60, deadline=None)
+@given(cams=st.lists(st.tuples(COORD, COORD, st.floats(-3.2, 3.2)), min_size=1, max_size=6),
+       pts=st.lists(st.tuples(COORD, COORD), max_size=40), hfov=st.sampled_from([60.0, 100.0]),
+       wall=st.booleans())
+def test_cameras_seen_together_see_what_each_sees_alone(cams, pts, hfov, wall):
+    from homeloop.check import CAMERA_RANGE
+    from homeloop.pipeline.devices import visible_mask, visible_masks
+
+    def alone(cam):  # one camera: the cone, the range, then each line to a point in it
+        d = xy - np.array(cam[:2])
+        off = np.abs(np.remainder(np.arctan2(d[:, 1], d[:, 0]) - cam[2] + math.pi, 2 * math.pi) - math.pi)
+        ok = (np.hypot(d[:, 0], d[:, 1]) <= CAMERA_RANGE) & (off <= math.radians(hfov) / 2)
+        lines = [shapely.LineString([cam[:2], p]) for p in xy]
+        return ok & np.array([blocking is None or not line.intersects(blocking) for line in lines], dtype=bool)
+
+    blocking = box(2.0, -1.0, 2.3, 5.0) if wall else None
+    xy = np.array(pts, dtype=float).reshape(-1, 2)
+    together = visible_masks(np.array(cams, dtype=float), hfov, xy, blocking)
+    for cam, seen in zip(cams, together):
+        assert np.array_equal(seen, alone(cam))
+        assert np.array_equal(seen, visible_mask(cam, hfov, xy, blocking))
