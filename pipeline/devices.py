@@ -260,7 +260,7 @@ def visible_masks(cams: np.ndarray, hfov_deg: float, pts: np.ndarray, blocking: 
     ok = (dist <= max_range) & (off <= math.radians(hfov_deg) / 2)
     if blocking is None or blocking.is_empty:
         return ok
-    for (x, y, _), sees in zip(cams, ok):
+    for (x, y, _), sees in zip(cams.tolist(), ok):
         if sees.any():
             idx = np.nonzero(sees)[0]
             coords = np.empty((len(idx), 2, 2))
@@ -665,7 +665,7 @@ class _Equipper:
         reach = math.hypot(body.width, body.depth) / 2 + DEVICE_GAP
         owners, solids = self.floor_solids
         gaps = solids.distances(np.array([p], dtype=float), reach)[:, 0]
-        return all(gap >= reach for owner, gap in zip(owners, gaps) if owner != own)
+        return all(gap >= reach for owner, gap in zip(owners, gaps.tolist()) if owner != own)
 
     @functools.cached_property
     def floor_solids(self) -> tuple[list[str | None], Shapes]:
@@ -729,7 +729,8 @@ class _Equipper:
         centre, u, normal, thickness = self.face_frame(o.id, rid)
         outward = (-1.0 if outside else 1.0) * normal
         p = centre + outward * (thickness / 2 + depth) + u * along
-        return float(p[0]), float(p[1]), heading(*outward)
+        (x, y), (dx, dy) = p.tolist(), outward.tolist()
+        return x, y, heading(dx, dy)
 
     @_memo
     def face_frame(self, oid: str, rid: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -793,7 +794,7 @@ class _Equipper:
     def openings_near(self, rid: str) -> Shapes:
         """The room's doors and windows, and any other opening within 5 cm of it."""
         close = shapely.distance(self.all_openings.geoms, self.polys[rid]) < 0.05
-        return Shapes.of([g for (oid, g), near in zip(self.opening_polys.items(), close)
+        return Shapes.of([g for (oid, g), near in zip(self.opening_polys.items(), close.tolist())
                           if rid in self.openings[oid].connects or near])
 
     @functools.cached_property
@@ -810,7 +811,7 @@ class _Equipper:
         keep = ~self.openings_near(rid).near(rows[:, :2], WALL_OPENING_CLEARANCE)
         if avoid_furniture is not None:
             keep &= ~self.furniture_shapes(rid).near(rows[:, :2], avoid_furniture)
-        return [(float(x), float(y), float(yaw)) for x, y, yaw in rows[keep]]
+        return [tuple(row) for row in rows[keep].tolist()]
 
     def room_doors(self, rid: str) -> list[Opening]:
         """The doors of a room, the one its switch goes beside first: the entrance door, a door
@@ -853,7 +854,7 @@ class _Equipper:
         high = Shapes.of([self.footprints[f.id] for f in self.room_furniture[rid] if f.pose.z + f.height >= switch_h])
         keep = ~openings.near(rows[:, :2], SWITCH_OPENING_GAP) & ~high.near(rows[:, :2], 0.05)
         keep &= shapely.intersects_xy(self.polys[rid], rows[:, 0], rows[:, 1])  # covered: in or on the room
-        spots = [(round(float(dk), 3), float(x), float(y), float(yaw)) for dk, (x, y, yaw) in zip(d[keep], rows[keep])]
+        spots = [(round(dk, 3), x, y, yaw) for dk, (x, y, yaw) in zip(d[keep].tolist(), rows[keep].tolist())]
         best = min(spots, key=lambda spot: spot[:3], default=None)  # nearest the door, then by position
         return None if best is None else best[1:]
 
@@ -941,7 +942,7 @@ class _Equipper:
         obstacles = Shapes.of([*self.footprints.values(), *map(self.object_footprint, self.floor_objects(r.id))])
         pts = pts[~obstacles.near(pts, FLOOR_LAMP_CLEARANCE)]
         to_anchor = shapely.distance(anchor, shapely.points(pts)) if len(pts) else []
-        best = min(((round(float(d), 3), x, y) for d, (x, y) in zip(to_anchor, pts)), default=None)
+        best = min(((round(d, 3), x, y) for d, (x, y) in zip(np.asarray(to_anchor).tolist(), pts.tolist())), default=None)
         if best is None:
             self.notes.append(f"room {r.id}: no free floor for a lamp")
             return
@@ -967,7 +968,7 @@ class _Equipper:
             walls = self.wall_candidates(r.id)
             if walls:
                 clear = self.wall_spots_clear(r.id, np.array(walls)[:, :2], PLUG, height)
-                walls = [w for w, ok in zip(walls, clear) if ok]
+                walls = [w for w, ok in zip(walls, clear.tolist()) if ok]
             while len(placed) < wanted and walls:
                 if not placed:
                     pick = walls[int(self.rng.integers(len(walls)))]
@@ -1115,7 +1116,7 @@ class _Equipper:
             if len(left) == 0:
                 break
             hit = shapely.covers(poly, pts[left])
-            for k in left[hit]:
+            for k in left[hit].tolist():
                 found[k] = rid
             left = left[~hit]
         return found
@@ -1156,7 +1157,7 @@ class _Equipper:
         ok = nb >= 1e-9
         p = ring[ok] + bis[ok] / nb[ok, None] * CAMERA_CORNER_INSET
         p = p[shapely.contains_xy(poly, p[:, 0], p[:, 1])]
-        return [(float(x), float(y)) for x, y in p]
+        return [tuple(q) for q in p.tolist()]
 
     @_memo
     def coverage_floor(self, rid: str) -> BaseGeometry:
@@ -1218,7 +1219,7 @@ class _Equipper:
         if np.any(~(np.abs(nearest - distance) > 1e-9)):
             union = shapely.union_all(walls.geoms)
             return [union.distance(Point(p)) < distance for p in points]
-        return [bool(d < distance) for d in nearest]
+        return (nearest < distance).tolist()
 
     @_memo
     def wall_shapes(self) -> Shapes:
@@ -1237,11 +1238,11 @@ class _Equipper:
         sees = np.ones(len(corners), dtype=bool)
         if must_see is not None:
             sees = visible_masks(cams, hfov, np.array([must_see]), None)[:, 0]
-            for k in np.nonzero(sees)[0]:  # in sight where no wall comes near the line to it
+            for k in np.nonzero(sees)[0].tolist():  # in sight where no wall comes near the line to it
                 blocking = self.blockers_near(shapely.linestrings([corners[k], must_see]))
                 sees[k] = blocking is None or blocking.is_empty or not blocking.intersects(
                     shapely.linestrings([cams[k, :2], must_see]))
-        return {c: (*pose, seen[k], bool(sees[k])) for k, (c, pose) in enumerate(zip(corners, poses))}
+        return {c: (*pose, seen[k], target) for k, (c, pose, target) in enumerate(zip(corners, poses, sees.tolist()))}
 
     def camera_pose(self, rid: str, corner: tuple[float, float], target: tuple[float, float] | None = None,
                     must_see: tuple[float, float] | None = None, hfov: float = 100.0) -> tuple[float, float, float]:
@@ -1477,7 +1478,7 @@ def lamp_spot(host: Furniture, top: Surface, things: list[Polygon], size: BodySi
     moved = affinity.translate(shapely.GeometryCollection([polygon_from_rings(top.polygon), *things]),
                                -host.pose.x, -host.pose.y)
     local = shapely.get_parts(affinity.rotate(moved, -host.pose.yaw, origin=(0, 0), use_radians=True))
-    (x0, y0, x1, y1), *boxes = [tuple(map(float, b)) for b in shapely.bounds(local)]
+    (x0, y0, x1, y1), *boxes = [tuple(b) for b in shapely.bounds(local).tolist()]
     half_d, half_w = size.depth / 2, size.width / 2
     if x1 - x0 < size.depth or y1 - y0 < size.width:
         return None

@@ -114,12 +114,12 @@ def wall_point_array(outline: Polygon, step: float, end_gap: float, inset: float
     keep = ~(length < 2 * end_gap)
     a, u, length = ring[:-1][keep], edge[keep] / length[keep, None], length[keep]
     inward = np.column_stack([-u[:, 1], u[:, 0]])
-    count = [int((float(n) - 2 * end_gap) // step) + 1 for n in length]
-    start = np.array([(float(n) - (k - 1) * step) / 2 for n, k in zip(length, count)])
+    count = [int((n - 2 * end_gap) // step) + 1 for n in length.tolist()]
+    start = np.array([(n - (k - 1) * step) / 2 for n, k in zip(length.tolist(), count)])
     which = np.repeat(np.arange(len(count)), count)
     k = np.arange(len(which)) - np.repeat(np.cumsum(count) - count, count)
     xy = a[which] + u[which] * (start[which] + k * step)[:, None] + (inward * inset)[which]
-    yaw = np.array([heading(*w) for w in inward])[which]
+    yaw = np.array([heading(*w) for w in inward.tolist()])[which]
     return np.column_stack([xy, yaw]) if len(which) else np.zeros((0, 3))
 
 
