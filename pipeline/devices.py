@@ -791,26 +791,26 @@ class _Equipper:
         return wall_point_array(self.outline(rid), step, end_gap, WALL_INSET)
 
     @_memo
-    def openings_near(self, rid: str) -> Shapes:
-        """The room's doors and windows, and any other opening within 5 cm of it."""
+    def wall_neighbours(self, rid: str) -> tuple[Shapes, int]:
+        """What wall devices keep clear of: the room's doors and windows and any other opening
+        within 5 cm of it, then its furniture; and how many of them are openings."""
         close = shapely.distance(self.all_openings.geoms, self.polys[rid]) < 0.05
-        return Shapes.of([g for (oid, g), near in zip(self.opening_polys.items(), close.tolist())
-                          if rid in self.openings[oid].connects or near])
+        openings = [g for (oid, g), near in zip(self.opening_polys.items(), close.tolist())
+                    if rid in self.openings[oid].connects or near]
+        return Shapes.of(openings + [self.footprints[f.id] for f in self.room_furniture[rid]]), len(openings)
 
     @functools.cached_property
     def all_openings(self) -> Shapes:
         return Shapes.of(list(self.opening_polys.values()))
 
-    @_memo
-    def furniture_shapes(self, rid: str) -> Shapes:
-        return Shapes.of([self.footprints[f.id] for f in self.room_furniture[rid]])
-
     def wall_candidates(self, rid: str, *, avoid_furniture: float | None = 0.05) -> list[tuple[float, float, float]]:
         """Wall points of the room clear of its openings, and of its furniture by ``avoid_furniture``."""
         rows = self.wall_point_rows(rid)
-        keep = ~self.openings_near(rid).near(rows[:, :2], WALL_OPENING_CLEARANCE)
+        near, n_openings = self.wall_neighbours(rid)
+        gaps = near.distances(rows[:, :2], max(WALL_OPENING_CLEARANCE, avoid_furniture or 0.0))
+        keep = ~(gaps[:n_openings] < WALL_OPENING_CLEARANCE).any(axis=0)
         if avoid_furniture is not None:
-            keep &= ~self.furniture_shapes(rid).near(rows[:, :2], avoid_furniture)
+            keep &= ~(gaps[n_openings:] < avoid_furniture).any(axis=0)
         return [tuple(row) for row in rows[keep].tolist()]
 
     def room_doors(self, rid: str) -> list[Opening]:
