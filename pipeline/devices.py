@@ -46,6 +46,15 @@ numbers are the only ones used:
   evaluation-only camera in rooms the first sees poorly. Homes with fewer than
   :attr:`EquipProfile.agent_camera_min` agent cameras give the agent the
   laundry's and garage's cameras, then second views of the largest common rooms.
+
+Candidate points (ceiling grids, wall points, floor grids, camera coverage
+points) are measured in arrays (:mod:`homeloop.pipeline.devices_geometry`):
+a shortcut (a bounds test, a distance computed with numpy, a room no wall
+comes near) decides only where its decision cannot differ from measuring the
+pair with shapely, so every placement is the one measuring each candidate
+gives. The new home shares the input's unchanged parts (rooms, walls,
+furniture, objects): they are validated models already, and only what ties
+the parts together is checked again.
 """
 
 from __future__ import annotations

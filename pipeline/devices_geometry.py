@@ -108,19 +108,20 @@ def wall_point_array(outline: Polygon, step: float, end_gap: float, inset: float
     """Points along a polygon's outer ring (counter-clockwise: :func:`ccw`), evenly ``step``
     apart on each edge at least twice ``end_gap`` long, the spare length split between its
     ends, ``inset`` inside; rows (x, y, yaw facing inside), shape (n, 3)."""
-    ring = np.asarray(outline.exterior.coords)
+    ring = shapely.get_coordinates(outline.exterior)
     edge = ring[1:] - ring[:-1]
     length = np.hypot(edge[:, 0], edge[:, 1])
     keep = ~(length < 2 * end_gap)
-    a, u, length = ring[:-1][keep], edge[keep] / length[keep, None], length[keep]
-    inward = np.column_stack([-u[:, 1], u[:, 0]])
-    count = [int((n - 2 * end_gap) // step) + 1 for n in length.tolist()]
-    start = np.array([(n - (k - 1) * step) / 2 for n, k in zip(length.tolist(), count)])
+    a, u, length = ring[:-1][keep], edge[keep] / length[keep, None], length[keep].tolist()
+    count = [int((n - 2 * end_gap) // step) + 1 for n in length]
     which = np.repeat(np.arange(len(count)), count)
     k = np.arange(len(which)) - np.repeat(np.cumsum(count) - count, count)
-    xy = a[which] + u[which] * (start[which] + k * step)[:, None] + (inward * inset)[which]
-    yaw = np.array([heading(*w) for w in inward.tolist()])[which]
-    return np.column_stack([xy, yaw]) if len(which) else np.zeros((0, 3))
+    along = np.repeat([(n - (c - 1) * step) / 2 for n, c in zip(length, count)], count) + k * step
+    inward = np.column_stack([-u[:, 1], u[:, 0]])
+    out = np.empty((len(which), 3))
+    out[:, :2] = a[which] + u[which] * along[:, None] + (inward * inset)[which]
+    out[:, 2] = np.repeat([heading(dx, dy) for dx, dy in inward.tolist()], count)
+    return out
 
 
 def holds(poly: BaseGeometry, p: Point, depth: float) -> bool:
