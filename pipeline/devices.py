@@ -1149,24 +1149,35 @@ class _Equipper:
 
     def corners(self, rid: str) -> list[tuple[float, float]]:
         """Candidate camera points: each convex corner of the room, moved in along its bisector."""
-        return list(self._corners(rid))
+        return list(self.room_corners[rid])
 
-    @_memo
-    def _corners(self, rid: str) -> list[tuple[float, float]]:
-        poly = self.outline(rid)
-        closed = np.asarray(poly.exterior.coords)
-        ring, edge = closed[:-1], closed[1:] - closed[:-1]
-        a, b = edge[np.arange(len(ring)) - 1], edge  # the edges into and out of each vertex
-        la, lb = np.hypot(a[:, 0], a[:, 1]), np.hypot(b[:, 0], b[:, 1])
+    @functools.cached_property
+    def room_corners(self) -> dict[str, list[tuple[float, float]]]:
+        """:meth:`corners` of every room (its :meth:`outline`'s), found for all at once."""
+        rids = list(self.polys)
+        outlines = np.empty(len(rids), dtype=object)
+        outlines[:] = [self.outline(rid) for rid in rids]
+        coords, ring = shapely.get_coordinates(shapely.get_exterior_ring(outlines), return_index=True)
+        vertex = np.nonzero(ring[1:] == ring[:-1])[0]  # each ring's points but its closing one
+        owner, edge = ring[vertex], coords[vertex + 1] - coords[vertex]  # the edge out of each vertex
+        count = np.bincount(owner, minlength=len(rids))
+        first = (np.cumsum(count) - count)[owner]
+        into = first + (np.arange(len(vertex)) - first - 1) % count[owner]  # the edge into each vertex
+        length = np.hypot(edge[:, 0], edge[:, 1])
+        a, b, la, lb = edge[into], edge, length[into], length
         # A corner to look out of: convex (not reflex, not straight), between edges of some length.
         ok = (la >= 1e-6) & (lb >= 1e-6) & (a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0] > 1e-9)
-        ring, a, b, la, lb = ring[ok], a[ok], b[ok], la[ok], lb[ok]
+        at, a, b, la, lb, owner = coords[vertex][ok], a[ok], b[ok], la[ok], lb[ok], owner[ok]
         bis = -a / la[:, None] + b / lb[:, None]
         nb = np.hypot(bis[:, 0], bis[:, 1])
         ok = nb >= 1e-9
-        p = ring[ok] + bis[ok] / nb[ok, None] * CAMERA_CORNER_INSET
-        p = p[shapely.contains_xy(poly, p[:, 0], p[:, 1])]
-        return [tuple(q) for q in p.tolist()]
+        p, owner = at[ok] + bis[ok] / nb[ok, None] * CAMERA_CORNER_INSET, owner[ok]
+        shapely.prepare(outlines)
+        inside = shapely.contains_xy(outlines[owner], p[:, 0], p[:, 1])
+        out: dict[str, list[tuple[float, float]]] = {rid: [] for rid in rids}
+        for k, q in zip(owner[inside].tolist(), p[inside].tolist()):
+            out[rids[k]].append(tuple(q))
+        return out
 
     @_memo
     def coverage_floor(self, rid: str) -> BaseGeometry:
@@ -1185,7 +1196,7 @@ class _Equipper:
         """Whether nothing blocks sight between any of the room's camera corners and coverage
         points: no blocker meets the convex hull of the corners and the floor the points lie
         on, which holds every line between them."""
-        pts = np.concatenate([shapely.get_coordinates(self.coverage_floor(rid)), np.reshape(self._corners(rid), (-1, 2))])
+        pts = np.concatenate([shapely.get_coordinates(self.coverage_floor(rid)), np.reshape(self.room_corners[rid], (-1, 2))])
         if len(pts) == 0 or not self.walls_near_box((*pts.min(axis=0), *pts.max(axis=0))):
             return True
         hull = shapely.multipoints(pts).convex_hull
@@ -1239,7 +1250,7 @@ class _Equipper:
                      ) -> dict[tuple[float, float], tuple[float, float, float, np.ndarray, bool]]:
         """Cameras in the room's corners (:meth:`camera_pose`), by corner: the yaw, height and
         pitch, which of the room's coverage points it sees, and whether it sees ``must_see``."""
-        corners = self._corners(rid)
+        corners = self.room_corners[rid]
         poses = [self.camera_pose(rid, c, must_see=must_see, hfov=hfov) for c in corners]
         cams = np.array([(c[0], c[1], pose[0]) for c, pose in zip(corners, poses)], dtype=float).reshape(-1, 3)
         # Nothing blocks the lines to the coverage points of a room clear of blockers.

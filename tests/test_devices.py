@@ -453,6 +453,7 @@ def test_a_catalog_without_a_mounting_height_names_the_field(tmp_path):
 # --- the house ------------------------------------------------------------------------------
 
 
+@functools.cache
 def _furnished_house() -> Home:
     """The house furnished by the furnishing stage from its hand-written file."""
     from homeloop.pipeline.furnish import furnish_house
@@ -781,7 +782,7 @@ def test_the_smoke_search_finds_the_clear_ceiling_point_nearest_its_target(room,
     assert eq.pick_smoke_point(room, minimum, towards=target) == _nearest_clear_ceiling_point(eq, room, minimum, target)
 
 
-def test_a_room_clear_of_sight_blockers_sees_what_testing_each_line_sees(equipped_house):
+def test_a_room_clear_of_sight_blockers_sees_what_testing_each_line_sees():
     # The house's corridor turns a corner (its lines of sight are tested); its other rooms are clear.
     from homeloop.pipeline.devices import HOUSE_PROFILE, _Equipper, visible_mask
 
@@ -834,3 +835,24 @@ def test_cameras_seen_together_see_what_each_sees_alone(cams, pts, hfov, wall):
     for cam, seen in zip(cams, together):
         assert np.array_equal(seen, alone(cam))
         assert np.array_equal(seen, visible_mask(cam, hfov, xy, blocking))
+
+
+def test_camera_corners_are_the_convex_corners_of_each_room_moved_in():
+    from homeloop.pipeline.devices import CAMERA_CORNER_INSET, HOUSE_PROFILE, _Equipper
+
+    for home in (crafted(), _furnished_house()):
+        eq = _Equipper(home, CAT, np.random.default_rng(0), HOUSE_PROFILE)
+        for r in home.rooms:
+            outline = eq.outline(r.id)
+            ring = np.asarray(outline.exterior.coords)[:-1]
+            want = []
+            for i, v in enumerate(ring):  # a convex vertex, the point along its bisector, if inside
+                a, b = v - ring[i - 1], ring[(i + 1) % len(ring)] - v
+                if a[0] * b[1] - a[1] * b[0] > 1e-9:
+                    bis = -a / np.hypot(*a) + b / np.hypot(*b)
+                    p = v + bis / np.hypot(*bis) * CAMERA_CORNER_INSET
+                    if outline.contains(shapely.Point(p)):
+                        want.append(tuple(p))
+            got = np.reshape(eq.corners(r.id), (-1, 2))
+            assert got.shape == np.reshape(want, (-1, 2)).shape and np.allclose(got, np.reshape(want, (-1, 2)),
+                                                                                 rtol=0, atol=1e-12), r.id
