@@ -1,5 +1,4 @@
-"""USD export: catalog assets, homes, semantic labels, cameras, validation, determinism,
-and the mesh geometry (prisms, caps) the stages carry."""
+"""USD export: catalog assets, homes, semantic labels, cameras, validation, determinism."""
 
 from __future__ import annotations
 
