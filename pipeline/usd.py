@@ -466,7 +466,6 @@ class _HomeWriter:
         self.bodies = [device_body(home, d) for d in home.devices]
         self._room_labels_of: dict[tuple[str | None, ...], dict[str, list[str]]] = {}
         self._references: dict[str, Sdf.Reference] = {}
-        self._folders: dict[Path, str] = {}
 
     # -- labels and looks
 
@@ -662,11 +661,7 @@ class _HomeWriter:
         if ref is None:
             if catalog_id not in self.assets:
                 raise UsdExportError(f"home {self.home.home_id}: no USD asset for catalog id {catalog_id!r}")
-            asset = self.assets[catalog_id]
-            folder = self._folders.get(asset.parent)
-            if folder is None:  # the assets share a folder or a few: one relative path each
-                folder = self._folders[asset.parent] = os.path.relpath(asset.parent, self.out_path.parent)
-            rel = os.path.join(folder, asset.name).replace(os.sep, "/")
+            rel = os.path.relpath(self.assets[catalog_id], self.out_path.parent).replace(os.sep, "/")
             ref = self._references[catalog_id] = Sdf.Reference(rel if rel.startswith(".") else f"./{rel}")
         owner = prim_spec(group, name, "")
         owner.referenceList.Prepend(ref)
