@@ -111,9 +111,7 @@ Files are written atomically (homeloop.io, readable as any output: 0644
 under the usual umask) and deterministically: the same home, catalog and
 usd-core version give the same bytes, in ``.usdc`` and ``.usda`` alike (no
 timestamps or paths are written; references are relative). docs/pipeline.md
-("USD homes") says how they load in Isaac Sim and Blender. How the specs,
-meshes and their geometry are authored (and kept cheap: benchmarks/usd_export.py)
-is pipeline/usd_author.py.
+("USD homes") says how they load in Isaac Sim and Blender.
 """
 
 from __future__ import annotations
@@ -134,7 +132,7 @@ from pxr import Gf, Sdf, Usd, UsdValidation, Vt
 from shapely import Polygon, affinity
 
 from homeloop.catalog import Catalog, FurnitureEntry, ObjectEntry
-from homeloop.geometry import rectangle_frames
+from homeloop.geometry import opening_axes
 from homeloop.geometry_assets import CAMERA_LENS_CLEARANCE, Box, device_body, mesh_for, part_panel_bounds
 from homeloop.home import Camera, Device, DeviceField, Home, Opening, Wall, polygon_from_rings
 from homeloop.pipeline.usd_author import (
@@ -238,13 +236,8 @@ class _Frame:
                 self.centre[1] + sign * self.along[1] * self.width / 2)
 
 
-def _opening_frames(polys: list[Polygon]) -> list[_Frame]:
-    """Each opening's frame (:func:`homeloop.geometry.rectangle_frames`: all in one call)."""
-    centres, alongs, _, widths, depths = rectangle_frames(polys)
-    return [_opening_frame(*frame) for frame in zip(polys, centres, alongs, widths.tolist(), depths.tolist())]
-
-
-def _opening_frame(poly: Polygon, centre: np.ndarray, u: np.ndarray, width: float, depth: float) -> _Frame:
+def _opening_frame(poly: Polygon) -> _Frame:
+    centre, u, _, width, depth = opening_axes(poly)
     if width <= 0:  # no rectangle to speak of
         c = poly.centroid
         return _Frame((c.x, c.y), (1.0, 0.0), max(poly.length / 2, 0.01), 0.01)
@@ -460,7 +453,7 @@ class _HomeWriter:
         self.counts: Counter[str] = Counter()
         self.rooms = {r.id: r for r in home.rooms}
         self.looks: dict[str, RGB] = {}
-        self.look_paths: dict[str, Sdf.Path] = {}
+        self.looks_path = Sdf.Path(f"/{HOME_ROOT}/Looks")
         self.wall_polys = _footprints(home.walls)
         self.opening_polys = _footprints(home.openings)
         self.bodies = [device_body(home, d) for d in home.devices]
@@ -488,18 +481,11 @@ class _HomeWriter:
         if look is None:
             label(owner, labels, before=apis)
             return labels
+        name = valid_name(look[0], "look")
+        self.looks.setdefault(name, look[1])
         label(owner, labels, before=apis, after=("MaterialBindingAPI",))
-        relationship(owner, "material:binding", self._look_path(*look))
+        relationship(owner, "material:binding", self.looks_path.AppendChild(name))
         return labels
-
-    def _look_path(self, name: str, colour: RGB) -> Sdf.Path:
-        """The path of the ``Looks`` material of this name (made once per home, :meth:`write`)."""
-        path = self.look_paths.get(name)
-        if path is None:
-            prim_name = valid_name(name, "look")
-            self.looks.setdefault(prim_name, colour)
-            path = self.look_paths[name] = Sdf.Path(f"/{HOME_ROOT}/Looks/{prim_name}")
-        return path
 
     def _group(self, parent: Sdf.PrimSpec | Sdf.Layer, name: str) -> Sdf.PrimSpec:
         group = prim_spec(parent, name)
@@ -583,16 +569,14 @@ class _HomeWriter:
     def _openings(self, group: Sdf.PrimSpec) -> None:
         walls = self.home.walls
         near = _intersecting(self.opening_polys, self.wall_polys)
-        frames = _opening_frames(self.opening_polys)
         names = Names()
         for i, (opening, poly) in enumerate(zip(self.home.openings, self.opening_polys)):
-            self._opening(group, names(opening.id, "opening"), opening, poly, frames[i],
-                          [walls[j] for j in near.get(i, ())])
+            self._opening(group, names(opening.id, "opening"), opening, poly, [walls[j] for j in near.get(i, ())])
 
-    def _opening(self, group: Sdf.PrimSpec, name: str, o: Opening, poly: Polygon, frame: _Frame,
-                 walls: list[Wall]) -> None:
+    def _opening(self, group: Sdf.PrimSpec, name: str, o: Opening, poly: Polygon, walls: list[Wall]) -> None:
         """A door or window: its prim at the hinge (doors) or centre (windows), the wall
         around it, the floor through it, and a pane or a hinged (garage doors: sliding) leaf."""
+        frame = _opening_frame(poly)
         cls = "window" if o.kind == "window" else o.kind
         owner = prim_spec(group, name)
         labels = self._thing(owner, cls, o.connects, look=look_of(cls, "architecture"))

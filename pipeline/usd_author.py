@@ -24,7 +24,6 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -61,7 +60,6 @@ class UsdExportError(RuntimeError):
 # --- names, prims, attributes ---------------------------------------------------------------------
 
 
-@lru_cache(maxsize=8192)
 def valid_name(text: str, prefix: str) -> str:
     """A prim name for an id: ids such as "1" or "bath-2" are not valid USD identifiers."""
     name = Tf.MakeValidIdentifier(str(text))
@@ -85,7 +83,7 @@ class Names:
 
 
 def prim_spec(parent: Sdf.PrimSpec | Sdf.Layer, name: str, type_name: str = "Xform",
-              specifier: Sdf.Specifier = Sdf.SpecifierDef) -> Sdf.PrimSpec:
+         specifier: Sdf.Specifier = Sdf.SpecifierDef) -> Sdf.PrimSpec:
     owner = parent.pseudoRoot if isinstance(parent, Sdf.Layer) else parent
     return Sdf.PrimSpec(owner, name, specifier, type_name)
 
@@ -210,18 +208,15 @@ def _colour_array(colour: RGB) -> Vt.Vec3fArray:
     return Vt.Vec3fArray([Gf.Vec3f(*colour)])
 
 
-def _int_array(values: np.ndarray) -> Vt.IntArray:
-    return Vt.IntArray.FromNumpy(np.ascontiguousarray(values, dtype=np.int32))
-
-
 def mesh_attrs(owner: Sdf.PrimSpec, data: MeshData, colour: RGB | None) -> None:
     """Mesh attributes (points rounded to 10 µm, extent, no subdivision, a constant display
     colour) on a prim made as a ``Mesh``."""
     pts = np.round(data.points, 5).astype(np.float32)
     points = Vt.Vec3fArray.FromNumpy(pts)
     attr(owner, "points", TYPES.Point3fArray, points)
-    attr(owner, "faceVertexCounts", TYPES.IntArray, _int_array(data.counts))
-    attr(owner, "faceVertexIndices", TYPES.IntArray, _int_array(data.indices))
+    attr(owner, "faceVertexCounts", TYPES.IntArray, Vt.IntArray.FromNumpy(np.ascontiguousarray(data.counts, np.int32)))
+    attr(owner, "faceVertexIndices", TYPES.IntArray,
+         Vt.IntArray.FromNumpy(np.ascontiguousarray(data.indices, np.int32)))
     attr(owner, "extent", TYPES.Float3Array, UsdGeom.PointBased.ComputeExtent(points))
     attr(owner, "subdivisionScheme", TYPES.Token, "none", uniform=True)
     if colour is not None:
@@ -230,7 +225,7 @@ def mesh_attrs(owner: Sdf.PrimSpec, data: MeshData, colour: RGB | None) -> None:
 
 
 def mesh_prim(parent: Sdf.PrimSpec, name: str, data: MeshData, *, colour: RGB | None,
-              double_sided: bool = False) -> Sdf.PrimSpec:
+         double_sided: bool = False) -> Sdf.PrimSpec:
     owner = prim_spec(parent, name, "Mesh")
     mesh_attrs(owner, data, colour)
     if double_sided:
@@ -305,10 +300,9 @@ def polygons(geom: BaseGeometry, min_area: float = 1e-6) -> list[Polygon]:
 def rings(poly: Polygon) -> list[np.ndarray]:
     """Rings of ``poly`` without closing points: exterior counter-clockwise, holes clockwise."""
     poly = shapely.geometry.polygon.orient(poly, sign=1.0)
-    holes = poly.interiors
-    if not len(holes):
+    if not shapely.get_num_interior_rings(poly):
         return [shapely.get_coordinates(poly)[:-1]]
-    return [np.asarray(r.coords, dtype=np.float64)[:-1, :2] for r in [poly.exterior, *holes]]
+    return [np.asarray(r.coords, dtype=np.float64)[:-1, :2] for r in [poly.exterior, *poly.interiors]]
 
 
 def _at_height(verts: np.ndarray, z: float) -> np.ndarray:
@@ -335,7 +329,7 @@ class Triangulation:
     def of(poly: Polygon) -> "Triangulation":
         loops = rings(poly)
         verts = np.concatenate(loops) if len(loops) > 1 else np.ascontiguousarray(loops[0])
-        ends = np.array(list(accumulate(len(r) for r in loops)), dtype=np.uint32)
+        ends = np.array([len(r) for r in loops], dtype=np.uint32).cumsum(dtype=np.uint32)
         tris = mapbox_earcut.triangulate_float64(verts, ends).reshape(-1, 3).tolist()
         # Few triangles each: plain Python beats numpy's per-call cost here (same float operations).
         xy, up, down = verts.tolist(), [], []
@@ -354,9 +348,9 @@ class Triangulation:
 
 
 @lru_cache(maxsize=64)
-def _side_quads(n: int) -> tuple[int, ...]:
+def _side_quads(n: int) -> list[int]:
     """The quads joining a ring of ``n`` points (first ``n``) to its copy above (next ``n``)."""
-    return tuple(v for i in range(n) for v in (i, (i + 1) % n, (i + 1) % n + n, i + n))
+    return [v for i in range(n) for v in (i, (i + 1) % n, (i + 1) % n + n, i + n)]
 
 
 def prism(poly: Polygon, z0: float, z1: float) -> MeshData:
