@@ -800,26 +800,35 @@ class _Equipper:
         return wall_point_array(self.outline(rid), step, end_gap, WALL_INSET)
 
     @_memo
-    def wall_neighbours(self, rid: str) -> tuple[Shapes, int]:
+    def wall_neighbours(self, rid: str, body: tuple[str, float] | None) -> tuple[Shapes, int, int, float]:
         """What wall devices keep clear of: the room's doors and windows and any other opening
-        within 5 cm of it, then its furniture; and how many of them are openings."""
+        within 5 cm of it, then its furniture, then with ``body`` (a wall device type and its
+        height) what that device's body keeps clear of (:meth:`wall_body_obstacles`); how many
+        openings and pieces of furniture, and how far the body keeps."""
         close = shapely.distance(self.all_openings.geoms, self.polys[rid]) < 0.05
         openings = [g for (oid, g), near in zip(self.opening_polys.items(), close.tolist())
                     if rid in self.openings[oid].connects or near]
-        return Shapes.of(openings + [self.footprints[f.id] for f in self.room_furniture[rid]]), len(openings)
+        furniture = [self.footprints[f.id] for f in self.room_furniture[rid]]
+        reach, obstacles = self.wall_body_obstacles(rid, *body) if body else (0.0, Shapes.of([]))
+        return Shapes.of(openings + furniture + list(obstacles.geoms)), len(openings), len(furniture), reach
 
     @functools.cached_property
     def all_openings(self) -> Shapes:
         return Shapes.of(list(self.opening_polys.values()))
 
-    def wall_candidates(self, rid: str, *, avoid_furniture: float | None = 0.05) -> list[tuple[float, float, float]]:
-        """Wall points of the room clear of its openings, and of its furniture by ``avoid_furniture``."""
+    def wall_candidates(self, rid: str, *, avoid_furniture: float | None = 0.05,
+                        clear_for: tuple[str, float] | None = None) -> list[tuple[float, float, float]]:
+        """Wall points of the room clear of its openings, and of its furniture by ``avoid_furniture``;
+        with ``clear_for`` (a wall device type and its height) where its body stays clear too
+        (:meth:`wall_spot_clear`). One pass measures them all."""
         rows = self.wall_point_rows(rid)
-        near, n_openings = self.wall_neighbours(rid)
-        gaps = near.distances(rows[:, :2], max(WALL_OPENING_CLEARANCE, avoid_furniture or 0.0))
-        keep = ~(gaps[:n_openings] < WALL_OPENING_CLEARANCE).any(axis=0)
+        near, n_open, n_furniture, body_reach = self.wall_neighbours(rid, clear_for)
+        gaps = near.distances(rows[:, :2], max(WALL_OPENING_CLEARANCE, avoid_furniture or 0.0, body_reach))
+        keep = ~(gaps[:n_open] < WALL_OPENING_CLEARANCE).any(axis=0)
         if avoid_furniture is not None:
-            keep &= ~(gaps[n_openings:] < avoid_furniture).any(axis=0)
+            keep &= ~(gaps[n_open:n_open + n_furniture] < avoid_furniture).any(axis=0)
+        if clear_for is not None:
+            keep &= (gaps[n_open + n_furniture:] >= body_reach).all(axis=0)
         return [tuple(row) for row in rows[keep].tolist()]
 
     def room_doors(self, rid: str) -> list[Opening]:
@@ -974,10 +983,7 @@ class _Equipper:
                     self.add("plug", r.id, Pose(x=x, y=y, z=self.floor(r.id) + height, yaw=yaw), controls=[f.id],
                              label=f"{r.name} {f.semantic_class.replace('_', ' ')}")
                     placed.append((x, y))
-            walls = self.wall_candidates(r.id)
-            if walls:
-                clear = self.wall_spots_clear(r.id, np.array(walls)[:, :2], PLUG, height)
-                walls = [w for w, ok in zip(walls, clear.tolist()) if ok]
+            walls = self.wall_candidates(r.id, clear_for=(PLUG, height))
             while len(placed) < wanted and walls:
                 if not placed:
                     pick = walls[int(self.rng.integers(len(walls)))]
@@ -1016,12 +1022,8 @@ class _Equipper:
         """Whether a wall device's body at ``p``, ``height`` above the floor, stays clear of the room's
         furniture and of the objects on its floor that reach up to it: a plug beside the TV unit is
         neither behind it nor inside the bookshelf next to it, nor in the watering can by the wall."""
-        return bool(self.wall_spots_clear(rid, np.array([p], dtype=float), device_type, height)[0])
-
-    def wall_spots_clear(self, rid: str, xy: np.ndarray, device_type: str, height: float) -> np.ndarray:
-        """:meth:`wall_spot_clear` of many points (rows of ``xy``)."""
         reach, near = self.wall_body_obstacles(rid, device_type, height)
-        return near.clear(xy, reach)
+        return bool(near.clear(np.array([p], dtype=float), reach)[0])
 
     @_memo
     def wall_body_obstacles(self, rid: str, device_type: str, height: float) -> tuple[float, Shapes]:
