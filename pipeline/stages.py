@@ -257,13 +257,18 @@ def run_audit_source(source: Path, out: Path, *, all_usages: bool = False, progr
 # --- build stages -------------------------------------------------------------------
 
 
+def generated_source(out: Path) -> Path:
+    """Where a build without ``--source`` writes the plans it generates."""
+    return Path(out) / "source" / "geometries.csv"
+
+
 def stage_source(build: Build) -> Path:
     cfg = build.config
     if cfg.source is not None:
         source = require_file(Path(cfg.source), "source file")
         build.results["source"] = {"path": str(source)}
         return source
-    target = build.path("source", "geometries.csv")
+    target = generated_source(build.out)
 
     def run():
         report = run_generate(target, plans=cfg.plans, sites=cfg.sites, seed=cfg.seed, progress=cfg.progress)

@@ -75,14 +75,14 @@ def up_to_date(config: Any) -> dict[str, Any] | None:
     without starting Prefect, a Dask cluster or any stage (docs/pipeline.md). Partial files a killed
     write left behind are removed, as a run would."""
     from homeloop.pipeline.cache import build_code_hash
-    from homeloop.pipeline.stages import package_versions, remove_partial_files
+    from homeloop.pipeline.stages import generated_source, package_versions, remove_partial_files
 
     build = Path(config.out_dir)
     try:
         manifest = load_manifest(build)
     except UnusableBuild:
         return None
-    source = Path(config.source) if config.source is not None else build / "source" / "geometries.csv"
+    source = Path(config.source) if config.source is not None else generated_source(build)
     recorded = manifest.get("inputs", {}).get("source", {})
     same = (manifest.get("parameters") == json.loads(json.dumps(config.parameters()))
             and manifest.get("code") == build_code_hash() and manifest.get("versions") == package_versions()
