@@ -64,8 +64,9 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 import shapely
@@ -164,13 +165,33 @@ def checks(**rules: str) -> Callable[[Check], Check]:
 def check_home(home: Home, catalog: Catalog) -> list[CheckFinding]:
     """Every rule over ``home``; findings in rule order, then element order."""
     findings: list[CheckFinding] = []
-    for check, rule_ids in _CHECKS:
-        found = check(home, catalog)
-        stray = {f.rule for f in found} - rule_ids
-        if stray:  # a check reports only the rules it registered
-            raise AssertionError(f"{check.__name__} reported unregistered rules {sorted(stray)}")
-        findings += found
+    token = _SHARED.set((home, {}))
+    try:
+        for check, rule_ids in _CHECKS:
+            found = check(home, catalog)
+            stray = {f.rule for f in found} - rule_ids
+            if stray:  # a check reports only the rules it registered
+                raise AssertionError(f"{check.__name__} reported unregistered rules {sorted(stray)}")
+            findings += found
+    finally:
+        _SHARED.reset(token)
     return findings
+
+
+#: The home :func:`check_home` is checking and what its rules measured alike, by name; the
+#: home is not changed while it is checked, so a rule reuses what another one built.
+_SHARED: ContextVar[tuple[Home, dict[str, Any]] | None] = ContextVar("check_shared", default=None)
+
+
+def _shared(home: Home, name: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``, made once per :func:`check_home` call (each time outside one)."""
+    current = _SHARED.get()
+    if current is None or current[0] is not home:
+        return compute()
+    memo = current[1]
+    if name not in memo:
+        memo[name] = compute()
+    return memo[name]
 
 
 # --- shared geometry of a home ----------------------------------------------------------
@@ -275,12 +296,23 @@ def camera_sees(camera: Camera, point: tuple[float, float], blocking: BaseGeomet
     return not LineString([(camera.pose.x, camera.pose.y), point]).intersects(blocking)
 
 
+#: :func:`sight_blockers` by wall shapes (geometries hash by value): equipping places the
+#: cameras with them and the home check tests the entrance against the same walls.
+_BLOCKERS_CACHE: dict[tuple[BaseGeometry, ...], BaseGeometry] = {}
+_BLOCKERS_CACHE_SIZE = 512
+
+
 def sight_blockers(home: Home) -> BaseGeometry:
-    """Walls, shrunk by a centimetre so a camera in a corner does not touch them."""
-    walls = [polygon_from_rings(w.polygon) for w in home.walls if w.kind != "RAILING"]
-    if not walls:
-        return shapely.Polygon()
-    return shapely.union_all(walls).buffer(-0.01)
+    """Walls, shrunk by a centimetre so a camera in a corner does not touch them
+    (one shared geometry per set of walls: never change it)."""
+    walls = tuple(polygon_from_rings(w.polygon) for w in home.walls if w.kind != "RAILING")
+    hit = _BLOCKERS_CACHE.get(walls)
+    if hit is None:
+        hit = shapely.union_all(walls).buffer(-0.01) if walls else shapely.Polygon()
+        if len(_BLOCKERS_CACHE) >= _BLOCKERS_CACHE_SIZE:
+            _BLOCKERS_CACHE.clear()
+        _BLOCKERS_CACHE[walls] = hit
+    return hit
 
 
 def opening_zones(home: Home, kinds: frozenset[str] | set[str], depth: float) -> dict[str, list[BaseGeometry]]:
@@ -344,8 +376,11 @@ def _outside_rooms(home: Home, items: list[Furniture], polys: list[BaseGeometry]
     walls = [(w.id, polygon_from_rings(w.polygon)) for w in home.walls]
     openings = [(o.id, polygon_from_rings(o.polygon)) for o in home.openings]
     rooms = home.room_polygons()
+    grown: dict[str, BaseGeometry] = {}
     for f, poly in zip(items, polys):
-        outside = poly.difference(rooms[f.room].buffer(ROOM_TOLERANCE, join_style="mitre"))
+        if f.room not in grown:
+            grown[f.room] = rooms[f.room].buffer(ROOM_TOLERANCE, join_style="mitre")
+        outside = poly.difference(grown[f.room])
         if outside.area <= OVERLAP_TOLERANCE:
             continue
         rest = outside
@@ -692,7 +727,12 @@ def _privacy_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
 
 
 def _furniture_solids(home: Home, catalog: Catalog) -> tuple[list[Furniture], OrientedBoxes, np.ndarray]:
-    """The home's catalogued furniture, their solids as one set of boxes and each box's item index."""
+    """The home's catalogued furniture, their solids as one set of boxes and each box's item index
+    (shared by the object and device rules: treat as read-only)."""
+    return _shared(home, "furniture_solids", lambda: _measure_furniture_solids(home, catalog))
+
+
+def _measure_furniture_solids(home: Home, catalog: Catalog) -> tuple[list[Furniture], OrientedBoxes, np.ndarray]:
     items = [f for f in home.furniture if f.catalog_id in catalog.furniture]
     parts = [furniture_solids(catalog.furniture[f.catalog_id], f) for f in items]
     owner = np.repeat(np.arange(len(items)), [len(p) for p in parts])

@@ -288,6 +288,13 @@ def face_point(polygon: BaseGeometry, room: BaseGeometry, depth: float, *, along
 # --- open passages ------------------------------------------------------------------------------
 
 
+#: Passages already found, by spaces, blockers and thresholds (geometries hash by value).
+#: A home's passages are asked for by equipping, by the home check and by the smoke
+#: spread of every scenario, and each time all its walls would be unioned again.
+_OPEN_CACHE: dict[tuple, tuple[tuple[int, int], ...]] = {}
+_OPEN_CACHE_SIZE = 512
+
+
 def open_connections(spaces: Sequence[BaseGeometry] | np.ndarray, blockers: Sequence[BaseGeometry] | np.ndarray,
                      *, tolerance: float = OPENING_CONTACT_TOLERANCE,
                      min_length: float = OPEN_PASSAGE_MIN_LENGTH) -> list[tuple[int, int]]:
@@ -299,7 +306,20 @@ def open_connections(spaces: Sequence[BaseGeometry] | np.ndarray, blockers: Sequ
     width is its length once the blockers are cut out. A wall as thick as that
     strip has faces along its long edges, so the overlay snaps to
     :data:`OVERLAY_GRID` (the open passage of docs/pipeline.md, `unreachable_space`).
+    Results are remembered for the same shapes (a bounded cache).
     """
+    key = (tuple(spaces), tuple(blockers), tolerance, min_length)
+    hit = _OPEN_CACHE.get(key)
+    if hit is None:
+        hit = tuple(_open_connections(spaces, blockers, tolerance, min_length))
+        if len(_OPEN_CACHE) >= _OPEN_CACHE_SIZE:
+            _OPEN_CACHE.clear()
+        _OPEN_CACHE[key] = hit
+    return list(hit)
+
+
+def _open_connections(spaces: Sequence[BaseGeometry] | np.ndarray, blockers: Sequence[BaseGeometry] | np.ndarray,
+                      tolerance: float, min_length: float) -> list[tuple[int, int]]:
     polys = repaired(spaces)
     if len(polys) < 2:
         return []
@@ -308,11 +328,17 @@ def open_connections(spaces: Sequence[BaseGeometry] | np.ndarray, blockers: Sequ
     a, b = a[upper], b[upper]
     if len(a) == 0:
         return []
-    walls = repaired(blockers)
-    blocking = shapely.union_all(walls) if len(walls) else Polygon()
-    strips = shapely.difference(
-        shapely.intersection(shapely.buffer(polys[a], tolerance, join_style="mitre"),
-                             shapely.buffer(polys[b], tolerance, join_style="mitre"), grid_size=OVERLAY_GRID),
-        blocking, grid_size=OVERLAY_GRID)
-    lengths = shapely.area(strips) / (2 * tolerance)
+    strips = shapely.intersection(shapely.buffer(polys[a], tolerance, join_style="mitre"),
+                                  shapely.buffer(polys[b], tolerance, join_style="mitre"), grid_size=OVERLAY_GRID)
+    open_part = shapely.difference(strips, _blockers_meeting(repaired(blockers), strips), grid_size=OVERLAY_GRID)
+    lengths = shapely.area(open_part) / (2 * tolerance)
     return [(int(i), int(j)) for i, j, length in zip(a, b, lengths) if length >= min_length]
+
+
+def _blockers_meeting(blockers: np.ndarray, strips: np.ndarray) -> BaseGeometry:
+    """The union of the blockers that meet some strip: only those can cut one, and a home's
+    other walls would make most of the union's work."""
+    if not len(blockers):
+        return Polygon()
+    _, near = shapely.STRtree(blockers).query(strips, predicate="intersects")
+    return shapely.union_all(blockers[np.unique(near)]) if len(near) else Polygon()

@@ -599,3 +599,13 @@ def test_remotes_where_furnishing_puts_them_never_meet_the_tv(clean):
                 Pose(x=x, y=y, z=unit.pose.z + top.height, yaw=unit.pose.yaw)))
     home = with_update(clean, furniture=[*clean.furniture, tv], objects=[*clean.objects, *objects])
     assert [f for f in check_home(home, CAT) if f.rule == "object_inside_furniture"] == []
+
+
+def test_a_home_changed_between_two_checks_is_checked_as_it_is_now(clean):
+    # The object and device rules share the furniture solids within one check only:
+    # the nightstand moved a metre after a first check no longer holds the sunk book.
+    home = book_sunk_into_the_nightstand(clean)
+    assert "object_inside_furniture" in rules(home)
+    stand = home.furniture_item(furniture_of("nightstand"))
+    home.furniture = moved(home, stand.id, stand.pose.x + 1.0, stand.pose.y, stand.pose.yaw).furniture
+    assert "object_inside_furniture" not in rules(home)

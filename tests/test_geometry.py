@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 import shapely
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from shapely import affinity
 from shapely.geometry import box
@@ -101,3 +101,46 @@ def test_spaces_sharing_an_edge_are_open_to_each_other_when_it_is_long_enough(ed
     assert open_connections([left, right], []) == ([(0, 1)] if edge + 2 * TOL > OPEN_PASSAGE_MIN_LENGTH else [])
     wall = place(box(-0.05, 2.0 - edge, 0.05, 4.0))
     assert open_connections([left, right], [wall]) == []
+
+
+def covered_length(intervals: list[tuple[float, float]], lo: float, hi: float) -> float:
+    """Length of [lo, hi] covered by the union of the intervals."""
+    covered, reach = 0.0, lo
+    for a, b in sorted((max(a, lo), min(b, hi)) for a, b in intervals):
+        if b > max(a, reach):
+            covered += b - max(a, reach)
+            reach = b
+    return covered
+
+
+spans = st.lists(st.tuples(st.floats(-0.5, 4.5), st.floats(0.05, 1.5)), max_size=6)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.floats(1.0, 4.0), spans, spans, angles, coords, coords)
+def test_an_open_passage_is_the_shared_edge_left_by_walls_across_it(height, across, elsewhere, angle, x, y):
+    def place(g):
+        return affinity.translate(affinity.rotate(g, angle, origin=(0, 0), use_radians=True), x, y)
+
+    # Two rooms share the edge x = 0, 0 <= y <= height (measured with the contact tolerance at
+    # both ends). Walls across it close parts of it; walls by the rooms' far sides, and walls
+    # meeting those, close nothing of it.
+    rooms = [place(box(-3.0, 0.0, 0.0, height)), place(box(0.0, 0.0, 3.0, height))]
+    walls = [box(-0.06, y0, 0.06, y0 + length) for y0, length in across]
+    walls += [box(side - 0.1, y0, side + 0.1, y0 + length) for side in (-3.0, 3.0) for y0, length in elsewhere]
+    walls += [box(-3.0, y0, -0.5, y0 + 0.1) for y0, _ in elsewhere]
+    open_length = height + 2 * TOL - covered_length([(y0, y0 + n) for y0, n in across], -TOL, height + TOL)
+    assume(abs(open_length - OPEN_PASSAGE_MIN_LENGTH) > 1e-3)
+    expected = [(0, 1)] if open_length > OPEN_PASSAGE_MIN_LENGTH else []
+    assert open_connections(rooms, [place(w) for w in walls]) == expected
+
+
+def test_open_passages_asked_again_are_the_same_and_a_fresh_list():
+    rooms = [box(-3.0, 0.0, 0.0, 3.0), box(0.0, 0.0, 3.0, 3.0), box(3.0, 0.0, 6.0, 3.0)]
+    walls = [box(2.95, -0.5, 3.05, 3.5)]
+    first = open_connections(rooms, walls)
+    first.append((7, 8))
+    # The same shapes built again (equal, not identical) are the same question.
+    again = open_connections([box(*r.bounds) for r in rooms], [box(*w.bounds) for w in walls])
+    assert again == open_connections(rooms, walls) == [(0, 1)]
+    assert open_connections(rooms, []) == [(0, 1), (1, 2)]
