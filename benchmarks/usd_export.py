@@ -1,5 +1,6 @@
 """USD export benchmark: writes the catalog assets once, then exports N homes
-and prints the median and p90 milliseconds and the bytes per home, and,
+and prints the median and p90 CPU milliseconds (this process's CPU time, so
+other work on the machine does not count) and the bytes per home, and,
 separately, the time the usd-core validators take per home.
 
     .venv/bin/python benchmarks/usd_export.py [--homes N] [--seed S] [--usda] [--validate K] [--stand-in] [--out DIR]
@@ -194,9 +195,12 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         assets = write_catalog_assets(catalog, out / "assets")
         asset_s = time.perf_counter() - t0
-        results = [export_home(h, catalog, out / "homes" / h.home_id / "home.usdc", assets=assets,
-                               usda=args.usda, validate=False) for h in homes]
-        ms = [r.seconds * 1000 for r in results]
+        results, ms = [], []
+        for h in homes:
+            cpu = time.process_time()  # CPU time of this process: other work shares the machine
+            results.append(export_home(h, catalog, out / "homes" / h.home_id / "home.usdc", assets=assets,
+                                       usda=args.usda, validate=False))
+            ms.append((time.process_time() - cpu) * 1000)
         sizes = [r.bytes for r in results]
         things = [sum(r.prim_counts.values()) for r in results]
         print(f"homes: {len(homes)} ({'usda' if args.usda else 'usdc'}; {furnished} by homeloop.pipeline.furnish, "
@@ -205,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
               f"devices per home: median {statistics.median(len(h.devices) for h in homes):.0f}")
         print(f"assets: {len(assets)} files, {sum(p.stat().st_size for p in assets.values())} bytes, "
               f"{asset_s * 1000:.1f} ms")
-        print(f"export ms/home: median {statistics.median(ms):.1f}, p90 {_pct(ms, 0.9):.1f}, max {max(ms):.1f}")
+        print(f"export CPU ms/home: median {statistics.median(ms):.1f}, p90 {_pct(ms, 0.9):.1f}, max {max(ms):.1f}")
         print(f"bytes/home: median {statistics.median(sizes):.0f}, p90 {_pct(sizes, 0.9):.0f}")
         if args.validate > 0:
             vms, errors, warnings = [], 0, 0
