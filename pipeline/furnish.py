@@ -464,14 +464,24 @@ def _shell_fixtures(plan: Plan, rooms: list[Room]) -> list[Fixture]:
 
 
 @dataclass
-class _Face:
-    """A straight stretch of wall face: from ``a`` along ``t`` between s0 and s1, inward normal ``n``."""
+class _Faces:
+    """A room's straight stretches of wall face, one row each: from ``a`` along ``t`` between
+    ``s0`` and ``s1``, inward normal ``n``, ``heading`` the direction of ``n`` (rad)."""
 
     a: np.ndarray
     t: np.ndarray
     n: np.ndarray
-    s0: float
-    s1: float
+    s0: np.ndarray
+    s1: np.ndarray
+    heading: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.s0)
+
+    @staticmethod
+    def of_edges(a: np.ndarray, t: np.ndarray, n: np.ndarray, s0: np.ndarray, s1: np.ndarray) -> "_Faces":
+        heading = np.array([math.atan2(y, x) for x, y in n.tolist()])
+        return _Faces(a, t, n, s0, s1, heading)
 
 
 @dataclass
@@ -498,7 +508,9 @@ class _HomeGeometry:
         self.passage_tree = shapely.STRtree(self.passage_polys) if self.passages else None
         self.passage_zones = _door_zones(self.passages, self.passage_polys)
         self.windows = [o for o in home.openings if o.kind == "window"]
-        self.window_polys = [polygon_from_home(o.polygon) for o in self.windows]
+        self.window_polys = np.asarray([polygon_from_home(o.polygon) for o in self.windows], dtype=object)
+        #: Where tall furniture keeps out in front of each window, shared by the rooms it faces.
+        self.window_zones = shapely.buffer(self.window_polys, WINDOW_CLEAR_DEPTH, join_style="mitre")
 
 
 def polygon_from_home(rings) -> Polygon:
@@ -525,10 +537,9 @@ class _RoomGeometry:
         self.features = [(f.id, f.feature_subtype, polygon_from_home(f.polygon)) for f in home.fixtures_in(room.id)]
         self.counters = [self._counter(fid, p) for fid, k, p in self.features if k == "KITCHEN"]
         self.faces = self._faces(geo)
-        bands = [shapely.buffer(shapely.linestrings([f.a + f.t * f.s0, f.a + f.t * f.s1]), FLUSH_TOLERANCE + 0.005,
-                                cap_style="flat") for f in self.faces]
-        self.face_band = shapely.union_all(bands) if bands else Polygon()
-        shapely.prepare(self.face_band)
+        self.face_band = _face_band(self.faces)
+        #: Each feature's outline (closed ring coordinates), which wall items may stand flush beside.
+        self.feature_outlines = [np.asarray(p.exterior.coords) for _, _, p in self.features]
         self.door_zones: list[Polygon] = []
         self.door_points: list[Point] = []
         for i, (o, op) in enumerate(zip(geo.passages, geo.passage_polys)):
@@ -536,59 +547,42 @@ class _RoomGeometry:
                 continue
             self.door_zones.append(geo.passage_zones[(i, face_side(op, self.poly))])
             self.door_points.append(navigation.approach_point(op, self.poly, 2 * radius))
-        self.window_zones = [wp.buffer(WINDOW_CLEAR_DEPTH, join_style="mitre")
-                             for o, wp in zip(geo.windows, geo.window_polys)
-                             if room.id in o.connects or wp.distance(self.poly) < 0.05]
+        near = shapely.distance(geo.window_polys, self.poly) < 0.05 if geo.windows else []
+        self.window_zones = [z for o, z, close in zip(geo.windows, geo.window_zones, near)
+                             if room.id in o.connects or close]
         self._base: BaseGeometry | None = None
+        self._door_pieces: list[int | None] | None = None
         self._pole: Point | None = None
 
     # -- walls
 
-    def _faces(self, geo: _HomeGeometry) -> list[_Face]:
-        faces: list[_Face] = []
-        if geo.wall_tree is None:
-            return faces
-        # Every edge's samples are tested against the walls and doors in one query.
-        edges: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        samples: list[np.ndarray] = []
-        for ring in [self.poly.exterior, *self.poly.interiors]:
-            coords = np.asarray(ring.coords)
-            for i in range(len(coords) - 1):
-                a, b = coords[i], coords[i + 1]
-                length = float(np.hypot(*(b - a)))
-                if length < MIN_FACE_LENGTH:
-                    continue
-                t = (b - a) / length
-                n = np.array([-t[1], t[0]])
-                steps = max(int(math.ceil(length / FACE_SAMPLE_STEP)), 1)
-                s = np.linspace(0.0, length, steps + 1)
-                edges.append((a, t, n, s))
-                samples.append(a[None, :] + s[:, None] * t[None, :] + n[None, :] * 0.001)
-        if not edges:
-            return faces
-        pts = shapely.points(np.concatenate(samples))
-        on_all = np.zeros(len(pts), bool)
-        on_all[geo.wall_tree.query(pts, predicate="dwithin", distance=WALL_CONTACT)[0]] = True
+    def _faces(self, geo: _HomeGeometry) -> _Faces:
+        """The runs of the boundary's edges that lie along a wall (not at a door), sampled
+        every :data:`FACE_SAMPLE_STEP` just inside the room; all edges tested in one query."""
+        a, t, n, length = _boundary_edges(self.poly)
+        if geo.wall_tree is None or not len(a):
+            none = np.zeros((0, 2))
+            return _Faces.of_edges(none, none, none, np.zeros(0), np.zeros(0))
+        steps = np.maximum(np.ceil(length / FACE_SAMPLE_STEP).astype(int), 1)
+        edge = np.repeat(np.arange(len(a)), steps + 1)
+        first = np.concatenate([[0], np.cumsum(steps + 1)[:-1]])
+        k = np.arange(len(edge)) - first[edge]
+        # np.linspace(0, length, steps + 1), edge by edge: k * step, the last sample exactly at the end.
+        s = k * (length / steps)[edge]
+        last = k == steps[edge]
+        s[last] = length[edge[last]]
+        pts = shapely.points(a[edge] + s[:, None] * t[edge] + n[edge] * 0.001)
+        on = np.zeros(len(pts), bool)
+        on[geo.wall_tree.query(pts, predicate="dwithin", distance=WALL_CONTACT)[0]] = True
         if geo.passage_tree is not None:
-            on_all[geo.passage_tree.query(pts, predicate="dwithin", distance=0.03)[0]] = False
-        start = 0
-        for a, t, n, s in edges:
-            on_wall = on_all[start:start + len(s)]
-            start += len(s)
-            # Runs of consecutive wall samples become faces.
-            j = 0
-            while j < len(s):
-                if not on_wall[j]:
-                    j += 1
-                    continue
-                k = j
-                while k + 1 < len(s) and on_wall[k + 1]:
-                    k += 1
-                s0, s1 = float(s[j]), float(s[k])
-                if s1 - s0 >= MIN_FACE_LENGTH:
-                    faces.append(_Face(a, t, n, s0, s1))
-                j = k + 1
-        return faces
+            near = np.flatnonzero(on)
+            on[near[geo.passage_tree.query(pts[near], predicate="dwithin", distance=0.03)[0]]] = False
+        # Runs of consecutive wall samples of one edge become faces.
+        starts = np.flatnonzero(on & ~np.concatenate([[False], on[:-1]]) | on & (k == 0))
+        ends = np.flatnonzero(on & ~np.concatenate([on[1:], [False]]) | on & last)
+        long_enough = s[ends] - s[starts] >= MIN_FACE_LENGTH
+        owner, starts, ends = edge[starts][long_enough], starts[long_enough], ends[long_enough]
+        return _Faces.of_edges(a[owner], t[owner], n[owner], s[starts], s[ends])
 
     def _counter(self, fid: str, poly: Polygon) -> _Counter:
         c, u, v, length, depth = opening_axes(poly)
@@ -623,6 +617,12 @@ class _RoomGeometry:
             self._base = floor.buffer(-self.radius, quad_segs=navigation.QUAD_SEGS)
         return self._base
 
+    def door_pieces(self) -> list[int | None]:
+        """Which piece of the empty room's free floor (:meth:`base_free`) each door opens onto."""
+        if self._door_pieces is None:
+            self._door_pieces = _components(self.base_free(), np.asarray(self.door_points, dtype=object))
+        return self._door_pieces
+
 
 def _door_zones(doors: list[HomeOpening], polys: list[Polygon]) -> dict[tuple[int, float], Polygon]:
     """Where furniture keeps out in front of each face of each door, by (door index,
@@ -634,6 +634,39 @@ def _door_zones(doors: list[HomeOpening], polys: list[Polygon]) -> dict[tuple[in
     reach = [DOOR_CLEAR_DEPTH if o.kind == "garage_door" else max(w, DOOR_CLEAR_DEPTH) for o, w in zip(doors, widths)]
     zones, owners, sides = face_zones(polys, np.array(reach), side_inset=0.0, face_gap=0.0)
     return {(int(i), float(side)): z for i, side, z in zip(owners, sides, zones)}
+
+
+def _boundary_edges(poly: Polygon) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The polygon's edges at least :data:`MIN_FACE_LENGTH` long (outer ring, then holes):
+    start points, unit directions, inward normals (left of the direction) and lengths."""
+    a, b = [], []
+    for ring in [poly.exterior, *poly.interiors]:
+        coords = np.asarray(ring.coords)
+        a.append(coords[:-1])
+        b.append(coords[1:])
+    a, b = np.concatenate(a), np.concatenate(b)
+    d = b - a
+    length = np.hypot(d[:, 0], d[:, 1])
+    keep = length >= MIN_FACE_LENGTH
+    a, d, length = a[keep], d[keep], length[keep]
+    t = d / length[:, None]
+    return a, t, np.stack([-t[:, 1], t[:, 0]], axis=1), length
+
+
+def _along(points: np.ndarray, origins: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """How far along each axis (a row per axis, from its origin) each point lies: (axes, points)."""
+    rel = points[None, :, :] - origins[:, None, :]
+    return rel[..., 0] * axes[:, None, 0] + rel[..., 1] * axes[:, None, 1]
+
+
+def _face_band(faces: _Faces) -> BaseGeometry:
+    """The strip along the wall faces where an item's back counts as against a wall (prepared)."""
+    if not len(faces):
+        return Polygon()
+    ends = np.stack([faces.a + faces.t * faces.s0[:, None], faces.a + faces.t * faces.s1[:, None]], axis=1)
+    band = shapely.union_all(shapely.buffer(shapely.linestrings(ends), FLUSH_TOLERANCE + 0.005, cap_style="flat"))
+    shapely.prepare(band)
+    return band
 
 
 # --- placement state ------------------------------------------------------------------------
@@ -648,6 +681,13 @@ class _Placed:
     clearance: Polygon | None
     on_floor: bool
     probes: list[tuple[float, float]]
+    #: The footprint grown by the widest body's radius (made when the free floor is first needed).
+    grown: BaseGeometry | None = None
+
+    @property
+    def outline(self) -> np.ndarray:
+        """The footprint's closed ring coordinates."""
+        return shapely.get_coordinates(self.footprint)
 
 
 @dataclass
@@ -737,6 +777,8 @@ class _Furnisher:
         #: Per (furniture, surface or container): the boxes taken, (u0, u1, v0, v1, top) in its frame.
         self.surface_use: dict[tuple[str, str], list[tuple[float, float, float, float, float]]] = {}
         self.failures: list[FurnishFailure] = []
+        #: The ids of the home's rooms, walls, openings and fixtures, which furniture and objects must not reuse.
+        self.shell_ids = frozenset(x.id for x in [*home.rooms, *home.walls, *home.openings, *home.fixtures])
 
     # -- ids
 
@@ -750,8 +792,7 @@ class _Furnisher:
                 return fid
 
     def _taken_ids(self) -> set[str]:
-        ids = {r.id for r in self.home.rooms} | {w.id for w in self.home.walls} | {o.id for o in self.home.openings}
-        ids |= {x.id for x in self.home.fixtures}
+        ids = set(self.shell_ids)
         for lst in self.placed.values():
             ids |= {p.model.id for p in lst}
         ids |= {o.id for o in self.objects}
@@ -1008,7 +1049,7 @@ class _Furnisher:
             "in_counter", "on_counter", "beside", "in_front_of", "around", "center"}
         gap = WALL_GAP if (against or entry.placement == "against_wall") else 0.02
         if wall_wanted:
-            parts.append(self._gen_wall(geom, d.width, d.depth, gap, extra_s, corners_only=False))
+            parts.append(self._gen_wall(geom, d.width, d.depth, gap, extra_s))
         for c in [*hard, *soft]:
             tgt = keyed.get(c.target) if c.target else None
             if c.kind == "beside" and tgt is not None:
@@ -1030,33 +1071,38 @@ class _Furnisher:
         return _Cands.concat(parts)
 
     def _gen_wall(self, geom: _RoomGeometry, width: float, depth: float, gap: float,
-                  extra: list[np.ndarray], corners_only: bool) -> _Cands:
-        parts: list[_Cands] = []
-        # Things an item may stand flush against: features and furniture on the floor.
-        snaps = [p for _, _, p in geom.features] + [p.footprint for p in self.placed.get(geom.id, []) if p.on_floor]
-        # Every snap outline's corners in one array; ``starts`` marks where each outline begins.
-        coords = [np.asarray(p.exterior.coords) for p in snaps]
-        corners = np.concatenate(coords) if coords else np.zeros((0, 2))
-        starts = np.cumsum([0] + [len(c) for c in coords[:-1]]) if coords else np.zeros(0, int)
-        for f in geom.faces:
-            lo, hi = f.s0 + width / 2, f.s1 - width / 2
-            if hi < lo - 1e-9:
-                continue
-            s = np.arange(lo, hi + 1e-9, WALL_STEP)
-            extra_s = [hi] + [float(np.dot(p - f.a, f.t)) for p in extra]
-            if len(corners):
-                rel = corners - f.a
-                off, along = rel @ f.n, rel @ f.t
-                near = ~((np.minimum.reduceat(off, starts) > depth + 0.1) | (np.maximum.reduceat(off, starts) < -0.01))
-                ends = np.stack([np.minimum.reduceat(along, starts) - width / 2 - 0.005,
-                                 np.maximum.reduceat(along, starts) + width / 2 + 0.005], axis=1)
-                extra_s += ends[near].ravel().tolist()
-            extra_arr = np.asarray(extra_s)
-            s = np.concatenate([s, extra_arr[(extra_arr >= lo - 1e-9) & (extra_arr <= hi + 1e-9)]])
-            centre = f.a[None, :] + s[:, None] * f.t[None, :] + f.n[None, :] * (depth / 2 + gap)
-            parts.append(_Cands(centre[:, 0], centre[:, 1], np.full(len(s), math.atan2(f.n[1], f.n[0])),
-                                np.zeros(len(s))))
-        return _Cands.concat(parts)
+                  extra: list[np.ndarray]) -> _Cands:
+        """Poses with the back ``gap`` off a wall face, facing into the room: every
+        :data:`WALL_STEP` along each face that fits the width, at its far end, level with the
+        ``extra`` points, and just past the ends of the features and floor furniture near the
+        face (so an item can stand flush beside them). All faces are measured at once."""
+        f = geom.faces
+        lo, hi = f.s0 + width / 2, f.s1 - width / 2
+        fit = np.flatnonzero(~(hi < lo - 1e-9))
+        if not len(fit):
+            return _Cands.empty()
+        a, t, n, lo, hi = f.a[fit], f.t[fit], f.n[fit], lo[fit], hi[fit]
+        levels = [hi[:, None], _along(np.asarray(extra).reshape(-1, 2), a, t)]
+        valid = [np.ones((len(fit), 1 + len(extra)), bool)]
+        # Things an item may stand flush beside: features and furniture on the floor.
+        outlines = geom.feature_outlines + [p.outline for p in self.placed.get(geom.id, []) if p.on_floor]
+        if outlines:
+            corners = np.concatenate(outlines)
+            starts = np.cumsum([0] + [len(c) for c in outlines[:-1]])
+            off, along = _along(corners, a, n), _along(corners, a, t)
+            near = ~((np.minimum.reduceat(off, starts, axis=1) > depth + 0.1)
+                     | (np.maximum.reduceat(off, starts, axis=1) < -0.01))
+            ends = np.stack([np.minimum.reduceat(along, starts, axis=1) - width / 2 - 0.005,
+                             np.maximum.reduceat(along, starts, axis=1) + width / 2 + 0.005], axis=2)
+            levels.append(ends.reshape(len(fit), -1))
+            valid.append(np.repeat(near, 2, axis=1))
+        level, ok = np.concatenate(levels, axis=1), np.concatenate(valid, axis=1)
+        ok &= (level >= lo[:, None] - 1e-9) & (level <= hi[:, None] + 1e-9)
+        s = [np.concatenate([np.arange(lo[i], hi[i] + 1e-9, WALL_STEP), level[i][ok[i]]]) for i in range(len(fit))]
+        face = np.repeat(np.arange(len(fit)), [len(x) for x in s])
+        s = np.concatenate(s)
+        centre = a[face] + s[:, None] * t[face] + n[face] * (depth / 2 + gap)
+        return _Cands(centre[:, 0], centre[:, 1], f.heading[fit][face], np.zeros(len(s)))
 
     def _gen_center(self, geom: _RoomGeometry, width: float, depth: float) -> _Cands:
         pole = geom.pole()
@@ -1102,33 +1148,40 @@ class _Furnisher:
     def _room_free(self, geom: _RoomGeometry) -> BaseGeometry:
         """The room's free floor for the widest body with everything placed so far."""
         base = geom.base_free()
-        solid = [p.footprint for p in self.placed.get(geom.id, []) if p.on_floor]
+        solid = [p for p in self.placed.get(geom.id, []) if p.on_floor]
         if not solid or base.is_empty:
             return base
-        return base.difference(shapely.union_all(navigation.dilate(solid, self.radius)))
+        for p in solid:
+            if p.grown is None:
+                p.grown = navigation.dilate([p.footprint], self.radius)[0]
+        return base.difference(shapely.union_all([p.grown for p in solid]))
 
     def _navigable(self, geom: _RoomGeometry, free_now: BaseGeometry, footprint: Polygon,
                    probes: list[tuple[float, float]]) -> bool:
-        doors = geom.door_points
-        base = geom.base_free()
+        """Whether the room stays navigable with ``footprint`` placed as well: doors joined by
+        the empty room's free floor stay joined, and every used item's front (its probes, these
+        ``probes`` too) lies on a piece of free floor a door opens onto. The doors and all probes
+        are looked up in one pass."""
         free = free_now.difference(footprint.buffer(self.radius, quad_segs=navigation.QUAD_SEGS))
-        base_comp = _components(base, doors)
-        now_comp = _components(free, doors)
-        for i in range(len(doors)):
-            for j in range(i + 1, len(doors)):
+        groups = [p.probes for p in self.placed.get(geom.id, []) if p.probes] + ([probes] if probes else [])
+        spots = np.asarray(geom.door_points, dtype=object)
+        if groups:
+            spots = np.concatenate([spots, shapely.points([xy for pts in groups for xy in pts])])
+        pieces = _components(free, spots)
+        base_comp, now_comp = geom.door_pieces(), pieces[:len(geom.door_points)]
+        for i in range(len(now_comp)):
+            for j in range(i + 1, len(now_comp)):
                 if base_comp[i] is not None and base_comp[i] == base_comp[j]:
                     if now_comp[i] is None or now_comp[i] != now_comp[j]:
                         return False
         ref = {c for c, b in zip(now_comp, base_comp) if c is not None and b is not None}
         if not ref:
             return True
-        items = [p.probes for p in self.placed.get(geom.id, []) if p.probes]
-        if probes:
-            items.append(probes)
-        for pts in items:
-            comps = _components(free, [Point(*p) for p in pts])
-            if not any(c in ref for c in comps if c is not None):
+        start = len(now_comp)
+        for pts in groups:
+            if not any(c in ref for c in pieces[start:start + len(pts)] if c is not None):
                 return False
+            start += len(pts)
         return True
 
     # -- objects
@@ -1226,7 +1279,7 @@ class _Furnisher:
         """An object on the floor, its long side along a wall, clear of furniture and door zones."""
         d = entry.dimensions
         along, across = max(d.depth, d.width), min(d.depth, d.width)
-        cands = self._gen_wall(geom, along, across, 0.02, [], False).rounded()
+        cands = self._gen_wall(geom, along, across, 0.02, []).rounded()
         if not len(cands):
             return None
         fps = _boxes(cands.cx, cands.cy, cands.yaw, across, along)
@@ -1462,14 +1515,14 @@ def _failure_name(item: ItemRule) -> str:
     return item.one_of[0] if len(item.one_of) == 1 else item.key
 
 
-def _components(geom: BaseGeometry, points: Sequence[Point]) -> list[int | None]:
-    """For each point, the index of the piece of ``geom`` holding it (None if on none)."""
-    if not points:
+def _components(geom: BaseGeometry, pts: np.ndarray) -> list[int | None]:
+    """For each point (an array of shapely points), the index of the piece of ``geom``
+    holding it (None if on none)."""
+    if not len(pts):
         return []
     if geom.is_empty:
-        return [None] * len(points)
+        return [None] * len(pts)
     parts = shapely.get_parts(geom)
-    pts = np.asarray(points, dtype=object)
     if len(parts) == 1:
         d = shapely.distance(parts[0], pts)
         return [0 if x <= navigation.SNAP_TOLERANCE else None for x in d]
@@ -1625,9 +1678,9 @@ def furnish(plan: Plan, catalog: Catalog, rng: np.random.Generator, *, fixed: Ho
         openings = [o.model_copy(update={"openable": o.id in fixed.openable_windows}) if o.kind == "window" else o
                     for o in openings]
     try:
-        built = home.model_copy(update={"furniture": furniture, "objects": list(f.objects), "points": points,
-                                        "openings": openings})
-        built = Home.model_validate(built.model_dump())
+        # The parts are validated models already: the home checks how they refer to each other.
+        built = Home(**{**dict(home), "furniture": furniture, "objects": list(f.objects), "points": points,
+                        "openings": openings})
     except ValueError as exc:
         return FurnishResult(None, failures + [FurnishFailure("", "", "", f"home does not validate: {exc}")])
     if failures:
