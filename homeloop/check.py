@@ -333,6 +333,12 @@ def smoke_distance_rule(catalog: Catalog) -> KeepAway | None:
     return entry.placement.keep_away_from(COOKING) if entry is not None else None
 
 
+def _grown_rooms(home: Home) -> dict[str, BaseGeometry]:
+    """Each room grown by :data:`ROOM_TOLERANCE`: how far a footprint may stick out of it."""
+    return _shared(home, "grown_rooms", lambda: {rid: p.buffer(ROOM_TOLERANCE, join_style="mitre")
+                                                 for rid, p in home.room_polygons().items()})
+
+
 def _collides(f: Furniture) -> bool:
     return f.height > FLAT_HEIGHT
 
@@ -375,12 +381,13 @@ def _outside_rooms(home: Home, items: list[Furniture], polys: list[BaseGeometry]
     out: list[CheckFinding] = []
     walls = [(w.id, polygon_from_rings(w.polygon)) for w in home.walls]
     openings = [(o.id, polygon_from_rings(o.polygon)) for o in home.openings]
-    rooms = home.room_polygons()
-    grown: dict[str, BaseGeometry] = {}
+    grown = _grown_rooms(home)
     for f, poly in zip(items, polys):
-        if f.room not in grown:
-            grown[f.room] = rooms[f.room].buffer(ROOM_TOLERANCE, join_style="mitre")
-        outside = poly.difference(grown[f.room])
+        room = grown[f.room]
+        shapely.prepare(room)
+        if room.contains(poly):  # nothing outside: the overlay is not needed
+            continue
+        outside = poly.difference(room)
         if outside.area <= OVERLAP_TOLERANCE:
             continue
         rest = outside
@@ -397,13 +404,29 @@ def _outside_rooms(home: Home, items: list[Furniture], polys: list[BaseGeometry]
     return out
 
 
+def _items_in_zones(items: list[Furniture], zones: dict[str, list[BaseGeometry]]) -> dict[str, list[str]]:
+    """For each opening, the items (in their order) whose footprint covers more than
+    :data:`DOOR_OBSTRUCTION_MIN_AREA` of one of its zones; only items whose bounds meet a
+    zone are measured."""
+    polys = np.array([polygon_from_rings(f.footprint) for f in items], dtype=object)
+    tree = shapely.STRtree(polys)
+    out: dict[str, list[str]] = {}
+    for oid, faces in zones.items():
+        hit: set[int] = set()
+        for zone in faces:
+            near = tree.query(zone)
+            covered = shapely.area(shapely.intersection(polys[near], zone)) > DOOR_OBSTRUCTION_MIN_AREA
+            hit.update(near[covered].tolist())
+        out[oid] = [items[i].id for i in sorted(hit)]
+    return out
+
+
 @checks(door_clearance=f"furniture stands in a door's clear zone ({DOOR_CLEAR_DEPTH} m in front of each face)")
 def _door_clearance(home: Home, catalog: Catalog) -> list[CheckFinding]:
     out: list[CheckFinding] = []
-    items = [(f.id, polygon_from_rings(f.footprint)) for f in home.furniture if _collides(f)]
+    items = [f for f in home.furniture if _collides(f)]
     kinds = {o.id: o.kind for o in home.openings}
-    for oid, zones in opening_zones(home, PASSAGE_KINDS, DOOR_CLEAR_DEPTH).items():
-        hit = [fid for fid, g in items if any(g.intersection(z).area > DOOR_OBSTRUCTION_MIN_AREA for z in zones)]
+    for oid, hit in _items_in_zones(items, opening_zones(home, PASSAGE_KINDS, DOOR_CLEAR_DEPTH)).items():
         if hit:
             out.append(CheckFinding("door_clearance", (oid, *hit),
                                     f"{kinds[oid]} {oid}: {', '.join(hit)} within {DOOR_CLEAR_DEPTH} m of its face"))
@@ -413,11 +436,10 @@ def _door_clearance(home: Home, catalog: Catalog) -> list[CheckFinding]:
 @checks(window_blocked_by_tall_item=f"a tall item stands within {WINDOW_CLEAR_DEPTH} m in front of a window")
 def _window_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
     out: list[CheckFinding] = []
-    tall = [(f.id, polygon_from_rings(f.footprint)) for f in home.furniture if f.tall]
+    tall = [f for f in home.furniture if f.tall]
     if not tall:
         return out
-    for oid, zones in opening_zones(home, {"window"}, WINDOW_CLEAR_DEPTH).items():
-        hit = [fid for fid, g in tall if any(g.intersection(z).area > DOOR_OBSTRUCTION_MIN_AREA for z in zones)]
+    for oid, hit in _items_in_zones(tall, opening_zones(home, {"window"}, WINDOW_CLEAR_DEPTH)).items():
         if hit:
             out.append(CheckFinding("window_blocked_by_tall_item", (oid, *hit),
                                     f"window {oid}: tall {', '.join(hit)} stands in front of it"))
@@ -441,7 +463,7 @@ def _fridge_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
     fridges = [f for f in home.furniture if f.semantic_class == "fridge" and f.catalog_id in catalog.furniture]
     if not fridges:
         return out
-    floor = shapely.union_all([p.buffer(ROOM_TOLERANCE, join_style="mitre") for p in home.room_polygons().values()])
+    floor = shapely.union_all(list(_grown_rooms(home).values()))
     solid = [(w.id, polygon_from_rings(w.polygon)) for w in home.walls]
     solid += [(x.id, polygon_from_rings(x.polygon)) for x in home.fixtures]
     solid += [(f.id, polygon_from_rings(f.footprint)) for f in home.furniture if _collides(f)]
