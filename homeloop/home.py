@@ -24,7 +24,6 @@ built or read, so a home written and read back is equal to itself and
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections import Counter
@@ -776,8 +775,8 @@ class Home(HomeModel):
     def from_json(cls, text: str, where: str = "<home file>") -> "Home":
         """A home from home file text; :class:`HomeFileError` names ``where`` on failure."""
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
+            data = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
             raise HomeFileError(f"{where}: not JSON: {exc}") from None
         if not isinstance(data, dict):
             raise HomeFileError(f"{where}: a home file is a JSON object")

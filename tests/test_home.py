@@ -235,3 +235,14 @@ def test_device_values_are_checked_against_the_catalog():
         device_from_catalog(cat.devices["light"], "light_2", "1", Pose(x=1, y=1), values={"brightness": 140})
     with pytest.raises(ValidationError):
         light.fields["brightness"].value = 101
+
+
+@pytest.mark.parametrize("text", ['{"schema_version": ', "nope", '{"x": NaN}', "[1, 2]"])
+def test_a_home_file_that_is_not_a_json_object_is_named_in_one_line(tmp_path, text):
+    path = tmp_path / "home.json"
+    path.write_text(text)
+    with pytest.raises(HomeFileError) as err:
+        Home.read(path)
+    message = str(err.value)
+    assert str(path) in message and "\n" not in message
+    assert "not JSON" in message or "JSON object" in message
