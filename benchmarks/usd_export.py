@@ -7,11 +7,11 @@ separately, the time the usd-core validators take per home.
 
 Homes come from the project's plans: the house plus generated Swiss
 Dwellings plans (:func:`homeloop.pipeline.sources.synthetic.generate`, read by
-:func:`homeloop.pipeline.ingest.ingest`). Where ``homeloop.pipeline.furnish`` provides
-``furnish(plan, catalog, rng)``, homes are furnished by it; plans it cannot
-furnish (or all, without it) by a stand-in that puts each room rule's first choices on a grid inside the room
-(overlaps allowed: only the export cost matters here) and equips each home
-with devices and cameras in the ranges of docs/pipeline.md (52-118 devices,
+:func:`homeloop.pipeline.ingest.ingest`), each furnished, equipped and checked as the build
+does (:func:`homeloop.pipeline.homes.build_home`: devices and cameras included). A plan that
+gives no home (or every plan, with ``--stand-in``) is made by a stand-in that puts each room
+rule's first choices on a grid inside the room (overlaps allowed: only the export cost matters
+here) and equips it with devices and cameras in the ranges of docs/pipeline.md (52-118 devices,
 6-10 agent cameras).
 """
 
@@ -22,14 +22,12 @@ from pathlib import Path
 
 
 import argparse
-import hashlib
 import math
 import random
 import statistics
 import tempfile
 import time
 
-import numpy as np
 import shapely
 
 from homeloop.catalog import Catalog, load_catalog
@@ -151,26 +149,17 @@ def bench_plans(n: int, seed: int, work: Path) -> list[Plan]:
 
 
 def make_homes(plans: list[Plan], catalog: Catalog, seed: int, stand_in: bool = False) -> tuple[list[Home], int]:
-    """Homes for ``plans`` and how many of them the project's furnisher made."""
-    try:
-        from homeloop.pipeline.furnish import furnish  # type: ignore[import-not-found]
-    except ImportError:
-        furnish = None
-    if stand_in:
-        furnish = None
-    homes, furnished = [], 0
+    """Homes for ``plans`` as the build makes them (furnished, equipped and checked by
+    :func:`homeloop.pipeline.homes.build_home`), and how many it made; the stand-in fills in
+    for a plan that gives no home (or for all, with ``stand_in``)."""
+    from homeloop.pipeline.homes import build_home
+
+    homes, built = [], 0
     for plan in plans:
-        home = None
-        if furnish is not None:
-            try:
-                digest = hashlib.sha256(f"{seed}:{plan.key}:furnish".encode()).digest()
-                result = furnish(plan, catalog, np.random.default_rng(int.from_bytes(digest[:8], "little")))
-                home = getattr(result, "home", result)
-            except Exception:  # a plan that does not furnish: use the stand-in
-                home = None
-        furnished += home is not None
+        home = None if stand_in else build_home(plan, catalog, seed)[0]
+        built += home is not None
         homes.append(home if home is not None else stand_in_home(plan, catalog, seed))
-    return homes, furnished
+    return homes, built
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -203,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
             ms.append((time.process_time() - cpu) * 1000)
         sizes = [r.bytes for r in results]
         things = [sum(r.prim_counts.values()) for r in results]
-        print(f"homes: {len(homes)} ({'usda' if args.usda else 'usdc'}; {furnished} by homeloop.pipeline.furnish, "
+        print(f"homes: {len(homes)} ({'usda' if args.usda else 'usdc'}; {furnished} built as the build does, "
               f"{len(homes) - furnished} by the stand-in); "
               f"things per home: median {statistics.median(things):.0f}, "
               f"devices per home: median {statistics.median(len(h.devices) for h in homes):.0f}")
