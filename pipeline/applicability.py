@@ -142,6 +142,8 @@ class HomeFacts:
         self._reachable: dict[float, set[str]] = {}
         self._approach: dict[tuple[str, float], bool] = {}
         self._start: dict[float, Point | None] = {}
+        self._floor: dict[float, navigation.FreeFloor] = {}
+        self._start_piece: dict[float, int | None] = {}
         self._static: dict[str, list[str]] = {}
         self._spread: dict[tuple[str, str], set[str]] = {}
 
@@ -240,9 +242,10 @@ class HomeFacts:
         key = (furniture.id, width)
         if key in self._approach:
             return self._approach[key]
-        start = self.start_point(width)
+        start = self.start_piece(width)
         ok = False
         if start is not None:
+            floor = self.free_floor(width)
             ring = np.asarray(furniture.footprint[0], dtype=float)
             centre = ring.mean(axis=0)
             offset = width / 2 + navigation.APPROACH_MARGIN
@@ -253,11 +256,26 @@ class HomeFacts:
                 if np.dot(normal, mid - centre) < 0:
                     normal = -normal
                 p = mid + normal * offset
-                if navigation.path_exists(self.home, (start.x, start.y), (float(p[0]), float(p[1])), width):
+                # navigation.path_exists from the start, its free floor and start piece found once
+                if floor.component_of((float(p[0]), float(p[1]))) == start:
                     ok = True
                     break
         self._approach[key] = ok
         return ok
+
+    def free_floor(self, width: float) -> navigation.FreeFloor:
+        """The free floor of a body of this width, split into pieces (cached)."""
+        if width not in self._floor:
+            self._floor[width] = navigation.free_floor_of(self.home, width)
+        return self._floor[width]
+
+    def start_piece(self, width: float) -> int | None:
+        """The piece of free floor the :meth:`start_point` lies on, None when it lies on none."""
+        if width not in self._start_piece:
+            start = self.start_point(width)
+            self._start_piece[width] = (None if start is None else
+                                        self.free_floor(width).component_of((start.x, start.y)))
+        return self._start_piece[width]
 
 
 # --- the checks ---------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import time
 import pandas as pd
 import pytest
 
+from homeloop import navigation
 from homeloop.bench.tasks import CORE_TASK_IDS, TASK_IDS, load_tasks
 from homeloop.catalog import load_catalog
 from homeloop.home import (
@@ -353,6 +354,40 @@ def test_furniture_blocking_the_dryer_front_fails_approach(catalog, tasks):
     home = Home.model_validate(home.model_dump())
     s = screen(home, tasks["empty_the_dryer"], cat.robots[G1D], cat)
     assert s.reasons == ["approach:dryer drum not reachable for body width 0.50 m"]
+
+
+def side_points(footprint: list[tuple[float, float]], offset: float) -> list[tuple[float, float]]:
+    """A point ``offset`` out from the middle of each side of a convex footprint."""
+    cx = sum(x for x, _ in footprint) / len(footprint)
+    cy = sum(y for _, y in footprint) / len(footprint)
+    out = []
+    for (ax, ay), (bx, by) in zip(footprint, footprint[1:] + footprint[:1]):
+        mx, my = (ax + bx) / 2, (ay + by) / 2
+        nx, ny = by - ay, ax - bx
+        norm = math.hypot(nx, ny)
+        nx, ny = nx / norm, ny / norm
+        if nx * (mx - cx) + ny * (my - cy) < 0:
+            nx, ny = -nx, -ny
+        out.append((mx + nx * offset, my + ny * offset))
+    return out
+
+
+@pytest.mark.parametrize("laundry_door", [0.9, 0.52])
+def test_furniture_is_approachable_where_a_path_from_the_entrance_reaches_one_of_its_sides(catalog, laundry_door):
+    home = crafted_home(laundry_door=laundry_door)
+    home.furniture = [*home.furniture, furniture_from_catalog(catalog.furniture["storage_shelf"], "shelf_block",
+                                                              "laundry", Pose(x=8.0, y=-2.0, yaw=SOUTH))]
+    home = Home.model_validate(home.model_dump())
+    facts = HomeFacts(home, catalog)
+    verdicts = set()
+    for width in sorted({r.clearance_width for r in catalog.robots.values()}, reverse=True):
+        start = facts.start_point(width)
+        for f in home.furniture:
+            sides = side_points(list(map(tuple, f.footprint[0])), width / 2 + navigation.APPROACH_MARGIN)
+            expected = any(navigation.path_exists(home, (start.x, start.y), p, width) for p in sides)
+            assert facts.approachable(f, width) == expected, (f.id, width)
+            verdicts.add(expected)
+    assert verdicts == {True, False}
 
 
 def test_screen_homes_table_and_summary(catalog, tasks, tmp_path):
