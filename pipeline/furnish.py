@@ -144,6 +144,12 @@ FLUSH_TOLERANCE = 0.02
 #: touching counts as a collision and footprints rounded to the millimetre
 #: never overlap.
 COLLISION_MARGIN = 0.001
+#: An item overlapping a door's or window's clear zone by more than this (m²) stands in it.
+ZONE_OVERLAP_AREA = 1e-5
+#: A footprint corner this deep (m) inside a clear zone makes an overlap of more than
+#: :data:`ZONE_OVERLAP_AREA` for sure (the footprint's quarter disc around that corner,
+#: pi r² / 4, is twice that area), so it needs no measuring.
+ZONE_SURE_DEPTH = 1.6 * math.sqrt(4 * ZONE_OVERLAP_AREA / math.pi)
 #: Wall faces shorter than this (m) take no furniture.
 MIN_FACE_LENGTH = 0.2
 #: Sampling step (m) when finding which parts of the room boundary are wall faces.
@@ -324,16 +330,30 @@ def furnish_house(catalog: Catalog, seed: int = 0) -> Home:
 # --- geometry helpers ---------------------------------------------------------------------
 
 
-def _boxes(cx: np.ndarray, cy: np.ndarray, yaw: np.ndarray, depth: float, width: float,
-           ox: float = 0.0, oy: float = 0.0) -> np.ndarray:
-    """Rectangles given in each item's frame (centre ox, oy; extent depth along x,
-    width along y), in home coordinates; vectorised over poses."""
+def _corners(cx: np.ndarray, cy: np.ndarray, yaw: np.ndarray, depth: float, width: float,
+             ox: float = 0.0, oy: float = 0.0) -> np.ndarray:
+    """The corners (poses, 4, 2) of rectangles given in each item's frame (centre ox, oy;
+    extent depth along x, width along y), in home coordinates; vectorised over poses."""
     c, s = np.cos(yaw), np.sin(yaw)
     lx = np.array([ox - depth / 2, ox + depth / 2, ox + depth / 2, ox - depth / 2])
     ly = np.array([oy - width / 2, oy - width / 2, oy + width / 2, oy + width / 2])
     x = cx[:, None] + c[:, None] * lx[None, :] - s[:, None] * ly[None, :]
     y = cy[:, None] + s[:, None] * lx[None, :] + c[:, None] * ly[None, :]
-    return shapely.polygons(np.stack([x, y], axis=-1))
+    return np.stack([x, y], axis=-1)
+
+
+def _rectangles(corners: np.ndarray) -> np.ndarray:
+    """Polygons from corners (n, 4, 2), each ring closed on its first corner; built from one
+    flat coordinate array, which is the cheapest way to make many small polygons."""
+    n = len(corners)
+    rings = np.concatenate([corners, corners[:, :1]], axis=1).reshape(-1, 2)
+    return shapely.from_ragged_array(shapely.GeometryType.POLYGON, rings, (np.arange(0, 5 * n + 1, 5), np.arange(n + 1)))
+
+
+def _boxes(cx: np.ndarray, cy: np.ndarray, yaw: np.ndarray, depth: float, width: float,
+           ox: float = 0.0, oy: float = 0.0) -> np.ndarray:
+    """The rectangles of :func:`_corners` as polygons."""
+    return _rectangles(_corners(cx, cy, yaw, depth, width, ox, oy))
 
 
 def _segments(cx: np.ndarray, cy: np.ndarray, yaw: np.ndarray, p: tuple[float, float],
@@ -551,6 +571,7 @@ class _RoomGeometry:
         self.window_zones = [z for o, z, close in zip(geo.windows, geo.window_zones, near)
                              if room.id in o.connects or close]
         self._base: BaseGeometry | None = None
+        self._keep_out: dict[bool, _KeepOut] = {}
         self._door_pieces: list[int | None] | None = None
         self._pole: Point | None = None
 
@@ -617,11 +638,36 @@ class _RoomGeometry:
             self._base = floor.buffer(-self.radius, quad_segs=navigation.QUAD_SEGS)
         return self._base
 
+    def keep_out(self, tall: bool) -> _KeepOut:
+        """The clear zones an item keeps out of: the doors', and the windows' for a tall item."""
+        if tall not in self._keep_out:
+            self._keep_out[tall] = _KeepOut.of(self.door_zones + (self.window_zones if tall else []))
+        return self._keep_out[tall]
+
     def door_pieces(self) -> list[int | None]:
         """Which piece of the empty room's free floor (:meth:`base_free`) each door opens onto."""
         if self._door_pieces is None:
             self._door_pieces = _components(self.base_free(), np.asarray(self.door_points, dtype=object))
         return self._door_pieces
+
+
+@dataclass
+class _KeepOut:
+    """Clear zones (an STRtree over them) and the zones' cores, :data:`ZONE_SURE_DEPTH` in from
+    their edges (one prepared geometry)."""
+
+    zones: np.ndarray
+    tree: shapely.STRtree | None
+    deep: BaseGeometry
+
+    @staticmethod
+    def of(zones: list[BaseGeometry]) -> "_KeepOut":
+        arr = np.asarray(zones, dtype=object)
+        if not len(arr):
+            return _KeepOut(arr, None, Polygon())
+        deep = shapely.union_all(shapely.buffer(arr, -ZONE_SURE_DEPTH, join_style="mitre"))
+        shapely.prepare(deep)
+        return _KeepOut(arr, shapely.STRtree(arr), deep)
 
 
 def _door_zones(doors: list[HomeOpening], polys: list[Polygon]) -> dict[tuple[int, float], Polygon]:
@@ -952,13 +998,14 @@ class _Furnisher:
         stats.generated = len(cands)
         if not len(cands):
             return None, stats.reason(entry, tall, against)
-        fps = _boxes(cands.cx, cands.cy, cands.yaw, d.depth, d.width)
-        keep = _inside(geom, fps)
+        corners = _corners(cands.cx, cands.cy, cands.yaw, d.depth, d.width)
+        fps = _rectangles(corners)
+        keep = _inside(geom, fps, corners)
         stats.inside = int(keep.sum())
         solid, clearances, exempt = self._obstacles(geom, hard, soft, keyed)
         _drop_collisions(keep, cands, fps, d, solid + clearances, exempt)
         stats.clear = int(keep.sum())
-        _drop_in_zones(keep, fps, list(geom.door_zones) + (list(geom.window_zones) if tall else []))
+        _drop_in_zones(keep, fps, corners, geom.keep_out(tall))
         stats.zoned = int(keep.sum())
         if entry.clearance_front > 0:
             _drop_blocked_fronts(keep, geom, cands, entry, solid + exempt)
@@ -1377,16 +1424,20 @@ def _drop_collisions(keep: np.ndarray, cands: _Cands, fps: np.ndarray, d, obstac
         keep[idx[bad]] = False
 
 
-def _drop_in_zones(keep: np.ndarray, fps: np.ndarray, zones: list[BaseGeometry]) -> None:
-    """Drop candidates overlapping a clear zone (touching its edge is fine)."""
+def _drop_in_zones(keep: np.ndarray, fps: np.ndarray, corners: np.ndarray, zones: _KeepOut) -> None:
+    """Drop candidates overlapping a clear zone by more than :data:`ZONE_OVERLAP_AREA`
+    (touching its edge is fine). A corner deep in a zone settles it without measuring."""
     idx = np.flatnonzero(keep)
-    if not len(idx) or not zones:
+    if not len(idx) or zones.tree is None:
         return
-    hit = shapely.STRtree(zones).query(fps[idx], predicate="intersects")
+    deep = shapely.contains_xy(zones.deep, corners[idx, :, 0], corners[idx, :, 1]).any(axis=1)
+    keep[idx[deep]] = False
+    idx = idx[~deep]
+    hit = zones.tree.query(fps[idx], predicate="intersects")
     if hit.shape[1]:
         ci, zi = hit
-        inter = shapely.area(shapely.intersection(fps[idx[ci]], np.asarray(zones, dtype=object)[zi]))
-        keep[idx[np.unique(ci[inter > 1e-5])]] = False
+        inter = shapely.area(shapely.intersection(fps[idx[ci]], zones.zones[zi]))
+        keep[idx[np.unique(ci[inter > ZONE_OVERLAP_AREA])]] = False
 
 
 def _drop_blocked_fronts(keep: np.ndarray, geom: _RoomGeometry, cands: _Cands, entry: FurnitureEntry,
@@ -1396,8 +1447,10 @@ def _drop_blocked_fronts(keep: np.ndarray, geom: _RoomGeometry, cands: _Cands, e
     if not len(idx):
         return
     d, cf = entry.dimensions, entry.clearance_front
-    zone = _boxes(cands.cx[idx], cands.cy[idx], cands.yaw[idx], cf - 0.004, d.width - 0.004, ox=d.depth / 2 + cf / 2)
-    ok = _inside(geom, zone)
+    corners = _corners(cands.cx[idx], cands.cy[idx], cands.yaw[idx], cf - 0.004, d.width - 0.004,
+                       ox=d.depth / 2 + cf / 2)
+    zone = _rectangles(corners)
+    ok = _inside(geom, zone, corners)
     if solid:
         hit = shapely.STRtree(solid).query(zone, predicate="intersects")[0]
         ok[np.unique(hit)] = False
@@ -1490,11 +1543,10 @@ def _overlap_area(boxes: np.ndarray, poly: BaseGeometry) -> np.ndarray:
     return out
 
 
-def _inside(geom: _RoomGeometry, boxes: np.ndarray) -> np.ndarray:
-    """Which rectangles lie inside the room (2 mm tolerance)."""
+def _inside(geom: _RoomGeometry, boxes: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """Which rectangles (polygons and their :func:`_corners`) lie inside the room (2 mm tolerance)."""
     if not len(boxes):
         return np.zeros(0, bool)
-    corners = shapely.get_coordinates(boxes).reshape(len(boxes), -1, 2)[:, :4, :]
     ok = shapely.contains_xy(geom.ok, corners[..., 0], corners[..., 1]).all(axis=1)
     if geom.convex:
         return ok
