@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Sequence
 
@@ -330,16 +331,16 @@ def furnish_house(catalog: Catalog, seed: int = 0) -> Home:
 # --- geometry helpers ---------------------------------------------------------------------
 
 
-def _corners(cx: np.ndarray, cy: np.ndarray, yaw: np.ndarray, depth: float, width: float,
-             ox: float = 0.0, oy: float = 0.0) -> np.ndarray:
+def _corners(poses: _Cands, depth: float, width: float, ox: float = 0.0, oy: float = 0.0) -> np.ndarray:
     """The corners (poses, 4, 2) of rectangles given in each item's frame (centre ox, oy;
     extent depth along x, width along y), in home coordinates; vectorised over poses."""
-    c, s = np.cos(yaw), np.sin(yaw)
+    c, s = poses.cos[:, None], poses.sin[:, None]
     lx = np.array([ox - depth / 2, ox + depth / 2, ox + depth / 2, ox - depth / 2])
     ly = np.array([oy - width / 2, oy - width / 2, oy + width / 2, oy + width / 2])
-    x = cx[:, None] + c[:, None] * lx[None, :] - s[:, None] * ly[None, :]
-    y = cy[:, None] + s[:, None] * lx[None, :] + c[:, None] * ly[None, :]
-    return np.stack([x, y], axis=-1)
+    out = np.empty((len(poses), 4, 2))
+    out[..., 0] = poses.cx[:, None] + c * lx - s * ly
+    out[..., 1] = poses.cy[:, None] + s * lx + c * ly
+    return out
 
 
 def _rectangles(corners: np.ndarray) -> np.ndarray:
@@ -350,20 +351,19 @@ def _rectangles(corners: np.ndarray) -> np.ndarray:
     return shapely.from_ragged_array(shapely.GeometryType.POLYGON, rings, (np.arange(0, 5 * n + 1, 5), np.arange(n + 1)))
 
 
-def _boxes(cx: np.ndarray, cy: np.ndarray, yaw: np.ndarray, depth: float, width: float,
-           ox: float = 0.0, oy: float = 0.0) -> np.ndarray:
+def _boxes(poses: _Cands, depth: float, width: float, ox: float = 0.0, oy: float = 0.0) -> np.ndarray:
     """The rectangles of :func:`_corners` as polygons."""
-    return _rectangles(_corners(cx, cy, yaw, depth, width, ox, oy))
+    return _rectangles(_corners(poses, depth, width, ox, oy))
 
 
-def _segments(cx: np.ndarray, cy: np.ndarray, yaw: np.ndarray, p: tuple[float, float],
-              q: tuple[float, float]) -> np.ndarray:
+def _segments(poses: _Cands, p: tuple[float, float], q: tuple[float, float]) -> np.ndarray:
     """Segments from p to q given in each item's frame, in home coordinates."""
-    c, s = np.cos(yaw), np.sin(yaw)
-    pts = []
-    for lx, ly in (p, q):
-        pts.append(np.stack([cx + c * lx - s * ly, cy + s * lx + c * ly], axis=-1))
-    return shapely.linestrings(np.stack(pts, axis=1))
+    c, s, cx, cy = poses.cos, poses.sin, poses.cx, poses.cy
+    ends = np.empty((len(poses), 2, 2))
+    for k, (lx, ly) in enumerate((p, q)):
+        ends[:, k, 0] = cx + c * lx - s * ly
+        ends[:, k, 1] = cy + s * lx + c * ly
+    return shapely.linestrings(ends)
 
 
 def _to_local(x: np.ndarray, y: np.ndarray, pose: Pose) -> tuple[np.ndarray, np.ndarray]:
@@ -447,7 +447,9 @@ def _shell_walls(plan: Plan) -> list[Wall]:
 
 def _shell_openings(plan: Plan, room_ids: set[str]) -> list[HomeOpening]:
     openings = []
-    for o in plan.openings:
+    # Each opening's width (the plan's ``Opening.width``), all measured in one pass.
+    widths = rectangle_frames([o.polygon for o in plan.openings])[3].tolist()
+    for o, width in zip(plan.openings, widths):
         poly = _valid_polygon(o.polygon)
         if poly is None:
             continue
@@ -456,7 +458,7 @@ def _shell_openings(plan: Plan, room_ids: set[str]) -> list[HomeOpening]:
         exterior = len(connects) < 2 or any(space_class(plan.space(c).subtype) == "outdoor" for c in connects)
         sill, head = (WINDOW_SILL, WINDOW_HEAD) if kind == "window" else (DOOR_SILL, DOOR_HEAD)
         openings.append(HomeOpening(id=o.id, kind=kind, polygon=rings_from_polygon(poly), connects=connects,
-                                    width=max(o.width, 0.01), sill=sill, height=head - sill,
+                                    width=max(width, 0.01), sill=sill, height=head - sill,
                                     lockable=kind in ("entrance_door", "garage_door"), exterior=exterior))
     return openings
 
@@ -738,10 +740,24 @@ class _Placed:
 
 @dataclass
 class _Cands:
+    """Candidate poses of an item (centre, heading) and their generator's own preference."""
+
     cx: np.ndarray
     cy: np.ndarray
     yaw: np.ndarray
     quality: np.ndarray  # generator's own preference, higher first
+
+    @staticmethod
+    def at(pose: Pose) -> "_Cands":
+        return _Cands(np.array([pose.x]), np.array([pose.y]), np.array([pose.yaw]), np.zeros(1))
+
+    @cached_property
+    def cos(self) -> np.ndarray:
+        return np.cos(self.yaw)
+
+    @cached_property
+    def sin(self) -> np.ndarray:
+        return np.sin(self.yaw)
 
     @staticmethod
     def empty() -> "_Cands":
@@ -759,7 +775,12 @@ class _Cands:
         return len(self.cx)
 
     def take(self, idx: np.ndarray) -> "_Cands":
-        return _Cands(self.cx[idx], self.cy[idx], self.yaw[idx], self.quality[idx])
+        """The candidates at ``idx`` (with their cosines and sines, where measured)."""
+        sub = _Cands(self.cx[idx], self.cy[idx], self.yaw[idx], self.quality[idx])
+        for trig in ("cos", "sin"):
+            if trig in self.__dict__:
+                sub.__dict__[trig] = self.__dict__[trig][idx]
+        return sub
 
     def rounded(self) -> "_Cands":
         """Poses as the home file stores them (mm, 1e-4 rad)."""
@@ -833,15 +854,14 @@ class _Furnisher:
         while True:
             n += 1
             fid = f"{catalog_id}_{n}"
-            if fid not in taken:
+            if fid not in taken and fid not in self.shell_ids:
                 counts[catalog_id] = n
                 return fid
 
     def _taken_ids(self) -> set[str]:
-        ids = set(self.shell_ids)
-        for lst in self.placed.values():
-            ids |= {p.model.id for p in lst}
-        ids |= {o.id for o in self.objects}
+        """The ids of the furniture and objects placed so far (the shell's are :attr:`shell_ids`)."""
+        ids = {p.model.id for lst in self.placed.values() for p in lst}
+        ids.update(o.id for o in self.objects)
         return ids
 
     # -- furniture records
@@ -854,8 +874,7 @@ class _Furnisher:
         clearance = None
         if entry.clearance_front > 0 and on_floor:
             d = entry.dimensions
-            clearance = _boxes(np.array([pose.x]), np.array([pose.y]), np.array([pose.yaw]),
-                               entry.clearance_front, d.width, ox=d.depth / 2 + entry.clearance_front / 2)[0]
+            clearance = _boxes(_Cands.at(pose), entry.clearance_front, d.width, ox=d.depth / 2 + entry.clearance_front / 2)[0]
         probes = self._probes(entry, pose) if on_floor and entry.semantic_class in REACHED_CLASSES else []
         placed = _Placed(model, key, entry, fp, clearance, on_floor, probes)
         self.placed.setdefault(room.id, []).append(placed)
@@ -998,7 +1017,7 @@ class _Furnisher:
         stats.generated = len(cands)
         if not len(cands):
             return None, stats.reason(entry, tall, against)
-        corners = _corners(cands.cx, cands.cy, cands.yaw, d.depth, d.width)
+        corners = _corners(cands, d.depth, d.width)
         fps = _rectangles(corners)
         keep = _inside(geom, fps, corners)
         stats.inside = int(keep.sum())
@@ -1329,7 +1348,7 @@ class _Furnisher:
         cands = self._gen_wall(geom, along, across, 0.02, []).rounded()
         if not len(cands):
             return None
-        fps = _boxes(cands.cx, cands.cy, cands.yaw, across, along)
+        fps = _boxes(cands, across, along)
         keep = shapely.within(fps, geom.ok)
         obstacles = [p for _, _, p in geom.features] + list(geom.door_zones)
         for p in self.placed.get(geom.id, []):
@@ -1410,8 +1429,7 @@ def _drop_collisions(keep: np.ndarray, cands: _Cands, fps: np.ndarray, d, obstac
     or that stand over only part of a feature they may stand over."""
     idx = np.flatnonzero(keep)
     if len(idx) and obstacles:
-        col = _boxes(cands.cx[idx], cands.cy[idx], cands.yaw[idx], d.depth + 2 * COLLISION_MARGIN,
-                     d.width + 2 * COLLISION_MARGIN)
+        col = _boxes(cands.take(idx), d.depth + 2 * COLLISION_MARGIN, d.width + 2 * COLLISION_MARGIN)
         hit = shapely.STRtree(obstacles).query(col, predicate="intersects")[0]
         keep[idx[np.unique(hit)]] = False
     idx = np.flatnonzero(keep)
@@ -1447,8 +1465,7 @@ def _drop_blocked_fronts(keep: np.ndarray, geom: _RoomGeometry, cands: _Cands, e
     if not len(idx):
         return
     d, cf = entry.dimensions, entry.clearance_front
-    corners = _corners(cands.cx[idx], cands.cy[idx], cands.yaw[idx], cf - 0.004, d.width - 0.004,
-                       ox=d.depth / 2 + cf / 2)
+    corners = _corners(cands.take(idx), cf - 0.004, d.width - 0.004, ox=d.depth / 2 + cf / 2)
     zone = _rectangles(corners)
     ok = _inside(geom, zone, corners)
     if solid:
@@ -1462,13 +1479,12 @@ def _drop_blocked_fronts(keep: np.ndarray, geom: _RoomGeometry, cands: _Cands, e
 
 def _against_walls(geom: _RoomGeometry, kind: str, cands: _Cands, d) -> np.ndarray:
     """Back against a wall face; for ``corner`` also one side against a wall."""
-    back = _segments(cands.cx, cands.cy, cands.yaw, (-d.depth / 2, -d.width / 2 + 0.02),
-                     (-d.depth / 2, d.width / 2 - 0.02))
+    back = _segments(cands, (-d.depth / 2, -d.width / 2 + 0.02), (-d.depth / 2, d.width / 2 - 0.02))
     ok = shapely.covers(geom.face_band, back)
     if kind == "corner":
         reach = min(d.depth, 0.3)
-        sides = [_segments(cands.cx, cands.cy, cands.yaw, (-d.depth / 2 + 0.02, sgn * d.width / 2),
-                           (-d.depth / 2 + reach, sgn * d.width / 2)) for sgn in (1, -1)]
+        sides = [_segments(cands, (-d.depth / 2 + 0.02, sgn * d.width / 2), (-d.depth / 2 + reach, sgn * d.width / 2))
+                 for sgn in (1, -1)]
         ok &= shapely.covers(geom.face_band, sides[0]) | shapely.covers(geom.face_band, sides[1])
     return ok
 
