@@ -1,0 +1,110 @@
+"""Furnishing's geometry shortcuts (docs/pipeline.md, furnish): each gives what the plain
+measurement gives — candidate rectangles, the clear-zone overlap rule, the wall faces."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import given
+from hypothesis import strategies as st
+
+from homeloop.pipeline.furnish import (
+    FACE_SAMPLE_STEP,
+    MIN_FACE_LENGTH,
+    WALL_CONTACT,
+    ZONE_OVERLAP_AREA,
+    _Cands,
+    _corners,
+    _drop_in_zones,
+    _HomeGeometry,
+    _KeepOut,
+    _rectangles,
+    _RoomGeometry,
+    home_shell,
+)
+from tests.conftest import load_fixture_plans
+
+coordinate = st.floats(-20, 20, allow_nan=False)
+size = st.floats(0.05, 2.5, allow_nan=False)
+heading = st.floats(-math.pi, math.pi, allow_nan=False)
+pose = st.tuples(coordinate, coordinate, heading)
+
+
+def _poses(items: list[tuple[float, float, float]]) -> _Cands:
+    cx, cy, yaw = (np.array(v, dtype=float) for v in zip(*items))
+    return _Cands(cx, cy, yaw, np.zeros(len(items)))
+
+
+@given(st.lists(pose, min_size=1, max_size=20), size, size)
+def test_rectangles_are_the_polygons_of_their_corners(items, depth, width):
+    corners = _corners(_poses(items), depth, width)
+    made = _rectangles(corners)
+    assert shapely.get_coordinates(made).tolist() == shapely.get_coordinates(shapely.polygons(corners)).tolist()
+    assert np.allclose(shapely.area(made), depth * width)
+
+
+@given(st.lists(st.tuples(st.floats(-1.5, 1.5), st.floats(-1.5, 1.5), heading), min_size=1, max_size=30),
+       size, size, st.floats(0.3, 1.5), st.floats(0.3, 1.5), heading)
+def test_zone_overlap_shortcut_drops_exactly_the_measured_overlaps(items, depth, width, zone_depth, zone_width,
+                                                                    zone_yaw):
+    """A candidate is dropped when its footprint shares more than ZONE_OVERLAP_AREA with a
+    clear zone, whether a deep corner settled it or the overlap was measured."""
+    zone = _rectangles(_corners(_poses([(0.0, 0.0, zone_yaw)]), zone_depth, zone_width))[0]
+    poses = _poses(items)
+    corners = _corners(poses, depth, width)
+    fps = _rectangles(corners)
+    keep = np.ones(len(items), bool)
+    _drop_in_zones(keep, fps, corners, _KeepOut.of([zone]))
+    measured = shapely.area(shapely.intersection(fps, zone)) > ZONE_OVERLAP_AREA
+    assert (~keep).tolist() == measured.tolist()
+
+
+@given(size, size, st.floats(0.3, 1.5), st.floats(0.3, 1.5), heading, heading,
+       st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_a_corner_deep_in_a_zone_overlaps_it_by_more_than_the_threshold(depth, width, zone_depth, zone_width,
+                                                                       zone_yaw, yaw, fu, fv):
+    zone = _rectangles(_corners(_poses([(0.0, 0.0, zone_yaw)]), zone_depth, zone_width))[0]
+    deep = _KeepOut.of([zone]).deep
+    # A point of the zone's core, and a footprint with a corner on it.
+    lo_x, lo_y, hi_x, hi_y = deep.bounds if not deep.is_empty else (0, 0, 0, 0)
+    x, y = lo_x + fu * (hi_x - lo_x), lo_y + fv * (hi_y - lo_y)
+    if deep.is_empty or not shapely.contains_xy(deep, x, y):
+        return
+    c, s = math.cos(yaw), math.sin(yaw)
+    cx, cy = x + c * depth / 2 - s * width / 2, y + s * depth / 2 + c * width / 2
+    fp = _rectangles(_corners(_poses([(cx, cy, yaw)]), depth, width))[0]
+    assert np.allclose(shapely.get_coordinates(fp)[0], (x, y))
+    assert fp.intersection(zone).area > ZONE_OVERLAP_AREA
+
+
+@pytest.fixture(scope="module")
+def shells(tmp_path_factory):
+    from homeloop.pipeline.sources.synthetic import generate
+
+    path = tmp_path_factory.mktemp("faces") / "plans.csv"
+    generate(path, plans=6, sites=3, seed=3, defect_rate=0.0)
+    return [home_shell(p) for p in load_fixture_plans(path)]
+
+
+def test_wall_faces_run_along_walls_between_doors(shells):
+    """Every wall face lies on its room's boundary, is long enough, and runs along a wall: its
+    own samples were within WALL_CONTACT of one, so any point of it is within half a sample step more."""
+    checked = 0
+    for home in shells:
+        geo = _HomeGeometry(home)
+        walls = shapely.union_all([shapely.Polygon(*w.polygon[:1]) for w in home.walls])
+        for room in home.rooms:
+            geom = _RoomGeometry(home, geo, room, 0.3)
+            f = geom.faces
+            assert (f.s1 - f.s0 >= MIN_FACE_LENGTH).all()
+            for a, t, n, s0, s1 in zip(f.a, f.t, f.n, f.s0, f.s1):
+                s = np.linspace(s0, s1, max(int(math.ceil((s1 - s0) / FACE_SAMPLE_STEP)), 1) + 1)
+                pts = shapely.points(a + s[:, None] * t + n * 0.001)
+                assert shapely.dwithin(geom.poly.boundary, pts, 0.002).all()
+                assert shapely.dwithin(walls, pts, WALL_CONTACT + FACE_SAMPLE_STEP / 2).all()
+                assert np.allclose(np.hypot(*t), 1.0) and abs(float(t @ n)) < 1e-12
+                checked += 1
+    assert checked > 20
