@@ -79,6 +79,7 @@ from homeloop.geometry import (
     DOOR_CLEAR_DEPTH,
     DOOR_OBSTRUCTION_MIN_AREA,
     WINDOW_CLEAR_DEPTH,
+    ShapeMemo,
     door_clear_zones,
     face_point,
     open_connections,
@@ -296,23 +297,17 @@ def camera_sees(camera: Camera, point: tuple[float, float], blocking: BaseGeomet
     return not LineString([(camera.pose.x, camera.pose.y), point]).intersects(blocking)
 
 
-#: :func:`sight_blockers` by wall shapes (geometries hash by value): equipping places the
-#: cameras with them and the home check tests the entrance against the same walls.
-_BLOCKERS_CACHE: dict[tuple[BaseGeometry, ...], BaseGeometry] = {}
-_BLOCKERS_CACHE_SIZE = 512
+#: :func:`sight_blockers` by wall shapes: equipping places the cameras with them and the home
+#: check tests the entrance against the same walls.
+_BLOCKERS_CACHE = ShapeMemo(512)
 
 
 def sight_blockers(home: Home) -> BaseGeometry:
     """Walls, shrunk by a centimetre so a camera in a corner does not touch them
     (one shared geometry per set of walls: never change it)."""
-    walls = tuple(polygon_from_rings(w.polygon) for w in home.walls if w.kind != "RAILING")
-    hit = _BLOCKERS_CACHE.get(walls)
-    if hit is None:
-        hit = shapely.union_all(walls).buffer(-0.01) if walls else shapely.Polygon()
-        if len(_BLOCKERS_CACHE) >= _BLOCKERS_CACHE_SIZE:
-            _BLOCKERS_CACHE.clear()
-        _BLOCKERS_CACHE[walls] = hit
-    return hit
+    walls = [polygon_from_rings(w.polygon) for w in home.walls if w.kind != "RAILING"]
+    return _BLOCKERS_CACHE.get((walls,), (), lambda: shapely.union_all(walls).buffer(-0.01) if walls
+                               else shapely.Polygon())
 
 
 def opening_zones(home: Home, kinds: frozenset[str] | set[str], depth: float) -> dict[str, list[BaseGeometry]]:

@@ -26,7 +26,7 @@ Functions take shapely geometries, so a :class:`~homeloop.plan.Plan` and a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 import shapely
@@ -34,6 +34,8 @@ from shapely import Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
 from homeloop.plan import DOOR_CLEAR_DEPTH, OPEN_PASSAGE_MIN_LENGTH, OPENING_CONTACT_TOLERANCE, repaired
+
+T = TypeVar("T")
 
 #: The clear zone is shrunk by this much (m) at its sides, so flush jambs do not obstruct it.
 DOOR_ZONE_SIDE_INSET = 0.02
@@ -63,6 +65,7 @@ __all__ = [
     "OVERLAY_GRID",
     "WINDOW_CLEAR_DEPTH",
     "DoorZone",
+    "ShapeMemo",
     "door_clear_zones",
     "face_point",
     "face_side",
@@ -288,11 +291,32 @@ def face_point(polygon: BaseGeometry, room: BaseGeometry, depth: float, *, along
 # --- open passages ------------------------------------------------------------------------------
 
 
-#: Passages already found, by spaces, blockers and thresholds (geometries hash by value).
-#: A home's passages are asked for by equipping, by the home check and by the smoke
-#: spread of every scenario, and each time all its walls would be unioned again.
-_OPEN_CACHE: dict[tuple, tuple[tuple[int, int], ...]] = {}
-_OPEN_CACHE_SIZE = 512
+class ShapeMemo:
+    """Results computed from lists of shapes, kept by the shapes' identity (bounded: emptied when
+    full). Each entry holds its shapes, so no other shape takes their identities while it is
+    kept; the same rings give the same shapes (:func:`homeloop.home.polygon_from_rings`), and
+    identities are much cheaper to look up than shapes hashed by value."""
+
+    def __init__(self, size: int) -> None:
+        self._kept: dict[tuple, tuple[tuple, Any]] = {}
+        self._size = size
+
+    def get(self, shapes: Sequence[Sequence[BaseGeometry] | np.ndarray], extra: tuple,
+            compute: Callable[[], T]) -> T:
+        """The result for these shapes and ``extra`` (hashable), computed once by ``compute()``."""
+        held = tuple(tuple(group) for group in shapes)
+        key = (tuple(tuple(map(id, group)) for group in held), extra)
+        hit = self._kept.get(key)
+        if hit is None:
+            if len(self._kept) >= self._size:
+                self._kept.clear()
+            hit = self._kept[key] = (held, compute())
+        return hit[1]
+
+
+#: Passages already found: a home's are asked for by equipping, by the home check and by the
+#: smoke spread of every scenario.
+_OPEN_CACHE = ShapeMemo(512)
 
 
 def open_connections(spaces: Sequence[BaseGeometry] | np.ndarray, blockers: Sequence[BaseGeometry] | np.ndarray,
@@ -308,14 +332,8 @@ def open_connections(spaces: Sequence[BaseGeometry] | np.ndarray, blockers: Sequ
     :data:`OVERLAY_GRID` (the open passage of docs/pipeline.md, `unreachable_space`).
     Results are remembered for the same shapes (a bounded cache).
     """
-    key = (tuple(spaces), tuple(blockers), tolerance, min_length)
-    hit = _OPEN_CACHE.get(key)
-    if hit is None:
-        hit = tuple(_open_connections(spaces, blockers, tolerance, min_length))
-        if len(_OPEN_CACHE) >= _OPEN_CACHE_SIZE:
-            _OPEN_CACHE.clear()
-        _OPEN_CACHE[key] = hit
-    return list(hit)
+    return list(_OPEN_CACHE.get((spaces, blockers), (tolerance, min_length),
+                                lambda: tuple(_open_connections(spaces, blockers, tolerance, min_length))))
 
 
 def _open_connections(spaces: Sequence[BaseGeometry] | np.ndarray, blockers: Sequence[BaseGeometry] | np.ndarray,

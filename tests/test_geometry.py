@@ -140,7 +140,24 @@ def test_open_passages_asked_again_are_the_same_and_a_fresh_list():
     walls = [box(2.95, -0.5, 3.05, 3.5)]
     first = open_connections(rooms, walls)
     first.append((7, 8))
-    # The same shapes built again (equal, not identical) are the same question.
+    # Equal shapes built anew (not the same objects) give the same passages.
     again = open_connections([box(*r.bounds) for r in rooms], [box(*w.bounds) for w in walls])
     assert again == open_connections(rooms, walls) == [(0, 1)]
     assert open_connections(rooms, []) == [(0, 1), (1, 2)]
+
+
+def test_a_shape_memo_computes_once_for_the_same_shapes_and_stays_bounded():
+    from homeloop.geometry import ShapeMemo
+
+    memo, calls = ShapeMemo(2), []
+
+    def area_of(shapes):
+        return lambda: calls.append(1) or sum(s.area for s in shapes)
+
+    rooms = [box(0, 0, 2, 1), box(2, 0, 3, 1)]
+    assert memo.get((rooms,), (), area_of(rooms)) == memo.get((list(rooms),), (), area_of(rooms)) == 3.0
+    assert len(calls) == 1
+    assert memo.get((rooms,), ("other",), area_of(rooms)) == 3.0  # other arguments: asked anew
+    anew = [box(*r.bounds) for r in rooms]
+    assert memo.get((anew,), (), area_of(anew)) == 3.0  # equal shapes, not the same: asked anew
+    assert len(calls) == 3 and len(memo._kept) <= 2
