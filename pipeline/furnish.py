@@ -77,9 +77,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import shapely
@@ -1072,12 +1072,13 @@ class _Furnisher:
         draw = self.rng.random(len(idx))
         order = np.lexsort((draw, -sub.quality, -score))
         reach_entry = entry.semantic_class in REACHED_CLASSES
-        dil_base = self._room_free(geom)
+        # The free floor with what stands so far, made when a candidate first needs it.
+        free_now = cache(lambda: self._room_free(geom))
         for j in order[:MAX_NAV_CHECKS]:
             i = idx[j]
             pose = Pose(x=float(cands.cx[i]), y=float(cands.cy[i]), yaw=float(cands.yaw[i]))
             probes = self._probes(entry, pose) if reach_entry else []
-            if self._navigable(geom, dil_base, fps[i], probes):
+            if self._navigable(geom, free_now, fps[i], probes):
                 return self._record(entry, geom, pose, item.key)
         return None
 
@@ -1222,14 +1223,17 @@ class _Furnisher:
                 p.grown = navigation.dilate([p.footprint], self.radius)[0]
         return base.difference(shapely.union_all([p.grown for p in solid]))
 
-    def _navigable(self, geom: _RoomGeometry, free_now: BaseGeometry, footprint: Polygon,
+    def _navigable(self, geom: _RoomGeometry, free_now: Callable[[], BaseGeometry], footprint: Polygon,
                    probes: list[tuple[float, float]]) -> bool:
         """Whether the room stays navigable with ``footprint`` placed as well: doors joined by
         the empty room's free floor stay joined, and every used item's front (its probes, these
         ``probes`` too) lies on a piece of free floor a door opens onto. The doors and all probes
         are looked up in one pass."""
-        free = free_now.difference(footprint.buffer(self.radius, quad_segs=navigation.QUAD_SEGS))
         groups = [p.probes for p in self.placed.get(geom.id, []) if p.probes] + ([probes] if probes else [])
+        on_floor = sum(b is not None for b in geom.door_pieces())
+        if on_floor < 2 and not (groups and on_floor):
+            return True  # no two doors to keep joined, no door to reach a front from
+        free = free_now().difference(footprint.buffer(self.radius, quad_segs=navigation.QUAD_SEGS))
         spots = np.asarray(geom.door_points, dtype=object)
         if groups:
             spots = np.concatenate([spots, shapely.points([xy for pts in groups for xy in pts])])
