@@ -48,13 +48,11 @@ to the second (:mod:`homeloop.pipeline.verify_pairs`).
 
 from __future__ import annotations
 
-import gc
 import math
 from collections import defaultdict
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -521,19 +519,6 @@ def screen_homes(homes: Iterable[Home], tasks: Iterable[Task] | dict[str, Task],
     # Widest body first, so narrower bodies can reuse its reachability.
     order = sorted(range(len(bodies)), key=lambda i: -bodies[i].clearance_width)
     cols: dict[str, list[Any]] = {c: [] for c in COLUMNS}
-    with _long_lived_set_aside():
-        _screen_into(cols, homes, task_list, bodies, order, catalog, progress)
-    table = pd.DataFrame(cols, columns=COLUMNS)
-    for c in ("home", "task", "family", "robot", "reasons"):
-        table[c] = table[c].astype(str)
-    table["applicable"] = table["applicable"].astype(bool)
-    table["extension"] = table["extension"].astype(bool)
-    return table
-
-
-def _screen_into(cols: dict[str, list[Any]], homes: Iterable[Home], task_list: list[Task], bodies: list[RobotEntry],
-                 order: list[int], catalog: Catalog, progress: Callable[[int], None] | None) -> None:
-    """Append the rows of each home to ``cols``: screened widest body first, written in task, body order."""
     for home in homes:
         facts = HomeFacts(home, catalog)
         results: dict[tuple[int, int], Screening] = {}
@@ -552,19 +537,12 @@ def _screen_into(cols: dict[str, list[Any]], homes: Iterable[Home], task_list: l
                 cols["reasons"].append(REASON_SEPARATOR.join(s.reasons))
         if progress is not None:
             progress(1)
-
-
-@contextmanager
-def _long_lived_set_aside() -> Iterator[None]:
-    """Leave what is alive now (the homes, the catalog, the tasks: they outlive the screening)
-    out of the cyclic garbage collector's passes while the block runs (:func:`gc.freeze`).
-    Each full pass would walk every loaded home again; that was a quarter of the screening.
-    What the screening itself leaves behind is still collected."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
+    table = pd.DataFrame(cols, columns=COLUMNS)
+    for c in ("home", "task", "family", "robot", "reasons"):
+        table[c] = table[c].astype(str)
+    table["applicable"] = table["applicable"].astype(bool)
+    table["extension"] = table["extension"].astype(bool)
+    return table
 
 
 def reasons_of(cell: str) -> list[str]:

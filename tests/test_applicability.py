@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import math
 import time
 
@@ -389,16 +388,6 @@ def test_furniture_is_approachable_where_a_path_from_the_entrance_reaches_one_of
             assert facts.approachable(f, width) == expected, (f.id, width)
             verdicts.add(expected)
     assert verdicts == {True, False}
-
-
-def test_screening_leaves_the_garbage_collector_as_it_found_it(catalog, tasks):
-    # The screening sets the loaded homes aside from the collector's passes, and only while it runs.
-    assert gc.isenabled() and gc.get_freeze_count() == 0
-    frozen_during: list[int] = []
-    screen_homes([crafted_home("a"), crafted_home("b")], tasks, None, catalog,
-                 progress=lambda n: frozen_during.append(gc.get_freeze_count()))
-    assert len(frozen_during) == 2 and all(n > 0 for n in frozen_during)
-    assert gc.isenabled() and gc.get_freeze_count() == 0
 
 
 def test_screen_homes_table_and_summary(catalog, tasks, tmp_path):
