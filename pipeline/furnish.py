@@ -4,7 +4,9 @@
 from the plan, then places furniture room by room as the catalog's room rules
 say (``catalog/rooms.yaml``), then the carryable objects the tasks need
 (docs/tasks.md: a pan on the range, a watering can in the kitchen, a mug, glasses,
-red/blue/white pill boxes, garments in the dryer ...).
+red/blue/white pill boxes, garments in the dryer ...). What it measures of each room
+before placing anything (wall faces, features, door and window zones, free floor) is
+:mod:`homeloop.pipeline.furnish_geometry`.
 
 What the household owns
 -----------------------
@@ -44,7 +46,8 @@ empty room, and reach the front of every item the tasks use
 Constraint kinds (:class:`homeloop.catalog.Constraint`), as interpreted here:
 
 - ``against_wall``: the back lies on a wall face (the room boundary where a
-  wall is, not at a door), within :data:`FLUSH_TOLERANCE`.
+  wall is, not at a door), within
+  :data:`~homeloop.pipeline.furnish_geometry.FLUSH_TOLERANCE`.
 - ``corner``: against a wall with one side also on a wall face.
 - ``beside:<key>``: same heading as <key>, backs aligned, side gap between
   ``min_distance`` (0) and ``max_distance`` (0.10 m).
@@ -85,20 +88,12 @@ import numpy as np
 import shapely
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
-from shapely import Point, Polygon
+from shapely import Polygon
 from shapely.geometry.base import BaseGeometry
-from shapely.ops import polylabel
 
 from homeloop import navigation
 from homeloop.catalog import Catalog, Constraint, FurnitureEntry, ItemRule, ObjectEntry
-from homeloop.geometry import (
-    DOOR_CLEAR_DEPTH,
-    WINDOW_CLEAR_DEPTH,
-    face_side,
-    face_zones,
-    opening_axes,
-    rectangle_frames,
-)
+from homeloop.geometry import opening_axes, rectangle_frames
 from homeloop.home import (
     FIXTURE_KIND_OF_FEATURE,
     Fixture,
@@ -118,6 +113,16 @@ from homeloop.home import (
 )
 from homeloop.home import Opening as HomeOpening
 from homeloop.house import HOUSE_CSV, HOUSE_PLAN_KEY, load_house
+from homeloop.pipeline.furnish_geometry import (
+    ZONE_OVERLAP_AREA,
+    HomeGeometry,
+    KeepOut,
+    RoomGeometry,
+    along_axes,
+    pieces_holding,
+    polygon_from_home,
+    valid_polygon,
+)
 from homeloop.plan import ENTRANCE_DOOR, RAILING, WINDOW, Plan, space_class
 
 # --- constants ------------------------------------------------------------------------
@@ -139,24 +144,10 @@ GARAGE_DOOR_MIN_WIDTH = 2.0
 WALL_STEP = 0.1
 #: Gap (m) left between an item's back and the wall face it stands against.
 WALL_GAP = 0.003
-#: An item is against a wall when its back is within this distance (m) of a wall face.
-FLUSH_TOLERANCE = 0.02
 #: Collision boxes are this much (m) larger than footprints on every side, so
 #: touching counts as a collision and footprints rounded to the millimetre
 #: never overlap.
 COLLISION_MARGIN = 0.001
-#: An item overlapping a door's or window's clear zone by more than this (m²) stands in it.
-ZONE_OVERLAP_AREA = 1e-5
-#: A footprint corner this deep (m) inside a clear zone makes an overlap of more than
-#: :data:`ZONE_OVERLAP_AREA` for sure (the footprint's quarter disc around that corner,
-#: pi r² / 4, is twice that area), so it needs no measuring.
-ZONE_SURE_DEPTH = 1.6 * math.sqrt(4 * ZONE_OVERLAP_AREA / math.pi)
-#: Wall faces shorter than this (m) take no furniture.
-MIN_FACE_LENGTH = 0.2
-#: Sampling step (m) when finding which parts of the room boundary are wall faces.
-FACE_SAMPLE_STEP = 0.05
-#: A boundary point within this distance (m) of a wall polygon is a wall face.
-WALL_CONTACT = 0.06
 #: Candidates whose navigation is checked per item before giving up.
 MAX_NAV_CHECKS = 24
 #: Attempts per room before its required items are reported as failures: the
@@ -376,18 +367,6 @@ def _wrap(a: np.ndarray | float) -> np.ndarray | float:
     return (np.asarray(a) + math.pi) % (2 * math.pi) - math.pi
 
 
-def _valid_polygon(geom: BaseGeometry) -> Polygon | None:
-    """The geometry as one valid polygon (the largest part), or None."""
-    if geom is None or geom.is_empty:
-        return None
-    if not geom.is_valid:
-        geom = shapely.make_valid(geom)
-    parts = [g for g in shapely.get_parts(geom) if g.geom_type == "Polygon" and g.area > 1e-6]
-    if not parts:
-        return None
-    return max(parts, key=lambda g: g.area)
-
-
 # --- the home's fixed parts ----------------------------------------------------------------
 
 
@@ -425,7 +404,7 @@ def _shell_rooms(plan: Plan) -> list[Room]:
     names = _room_names(plan)
     rooms = []
     for s in plan.spaces:
-        poly = _valid_polygon(s.polygon)
+        poly = valid_polygon(s.polygon)
         if poly is None:
             continue
         rooms.append(Room(id=s.id, name=names[s.id], type=s.subtype, space_class=space_class(s.subtype),
@@ -450,7 +429,7 @@ def _shell_openings(plan: Plan, room_ids: set[str]) -> list[HomeOpening]:
     # Each opening's width (the plan's ``Opening.width``), all measured in one pass.
     widths = rectangle_frames([o.polygon for o in plan.openings])[3].tolist()
     for o, width in zip(plan.openings, widths):
-        poly = _valid_polygon(o.polygon)
+        poly = valid_polygon(o.polygon)
         if poly is None:
             continue
         kind = opening_kind(plan, o)
@@ -469,7 +448,7 @@ def _shell_fixtures(plan: Plan, rooms: list[Room]) -> list[Fixture]:
     polys = {r.id: polygon_from_rings(r.polygon) for r in rooms}
     fixtures = []
     for f in plan.features:
-        poly = _valid_polygon(f.polygon)
+        poly = valid_polygon(f.polygon)
         if poly is None or f.kind not in FIXTURE_KIND_OF_FEATURE:
             continue
         room = f.space_id if f.space_id in polys else max(
@@ -480,241 +459,6 @@ def _shell_fixtures(plan: Plan, rooms: list[Room]) -> list[Fixture]:
         fixtures.append(Fixture(id=f.id, kind=FIXTURE_KIND_OF_FEATURE[f.kind], room=room,
                                 polygon=rings_from_polygon(poly), height=height))
     return fixtures
-
-
-# --- per-room geometry ----------------------------------------------------------------------
-
-
-@dataclass
-class _Faces:
-    """A room's straight stretches of wall face, one row each: from ``a`` along ``t`` between
-    ``s0`` and ``s1``, inward normal ``n``, ``heading`` the direction of ``n`` (rad)."""
-
-    a: np.ndarray
-    t: np.ndarray
-    n: np.ndarray
-    s0: np.ndarray
-    s1: np.ndarray
-    heading: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.s0)
-
-    @staticmethod
-    def of_edges(a: np.ndarray, t: np.ndarray, n: np.ndarray, s0: np.ndarray, s1: np.ndarray) -> "_Faces":
-        heading = np.array([math.atan2(y, x) for x, y in n.tolist()])
-        return _Faces(a, t, n, s0, s1, heading)
-
-
-@dataclass
-class _Counter:
-    """A KITCHEN counter run: centre, axis along the run, normal out of its front."""
-
-    feature_id: str
-    polygon: Polygon
-    centre: np.ndarray
-    u: np.ndarray
-    front: np.ndarray
-    length: float
-    depth: float
-
-
-class _HomeGeometry:
-    """Home-wide lookups shared by the rooms."""
-
-    def __init__(self, home: Home) -> None:
-        walls = [polygon_from_home(w.polygon) for w in home.walls]
-        self.wall_tree = shapely.STRtree(walls) if walls else None
-        self.passages = [o for o in home.openings if o.kind in navigation.PASSABLE_KINDS]
-        self.passage_polys = [polygon_from_home(o.polygon) for o in self.passages]
-        self.passage_tree = shapely.STRtree(self.passage_polys) if self.passages else None
-        self.passage_zones = _door_zones(self.passages, self.passage_polys)
-        self.windows = [o for o in home.openings if o.kind == "window"]
-        self.window_polys = np.asarray([polygon_from_home(o.polygon) for o in self.windows], dtype=object)
-        #: Where tall furniture keeps out in front of each window, shared by the rooms it faces.
-        self.window_zones = shapely.buffer(self.window_polys, WINDOW_CLEAR_DEPTH, join_style="mitre")
-
-
-def polygon_from_home(rings) -> Polygon:
-    return polygon_from_rings(rings)
-
-
-class _RoomGeometry:
-    """A room's polygon, wall faces, fixtures, door and window zones, base free floor.
-
-    ``features`` holds the room's fixtures as (id, plan feature subtype, polygon):
-    the catalog's furnishing rules name fixtures by their subtype (``at_feature:SINK``).
-    """
-
-    def __init__(self, home: Home, geo: _HomeGeometry, room: Room, radius: float) -> None:
-        self.id = room.id
-        self.subtype = room.type
-        self.poly = polygon_from_home(room.polygon)
-        self.area = float(self.poly.area)
-        self.ok = self.poly.buffer(0.002, join_style="mitre")
-        shapely.prepare(self.ok)
-        # In a convex room a rectangle whose corners are inside is inside.
-        self.convex = not self.poly.interiors and self.poly.area >= self.poly.convex_hull.area * (1 - 1e-6)
-        self.radius = radius
-        self.features = [(f.id, f.feature_subtype, polygon_from_home(f.polygon)) for f in home.fixtures_in(room.id)]
-        self.counters = [self._counter(fid, p) for fid, k, p in self.features if k == "KITCHEN"]
-        self.faces = self._faces(geo)
-        self.face_band = _face_band(self.faces)
-        #: Each feature's outline (closed ring coordinates), which wall items may stand flush beside.
-        self.feature_outlines = [np.asarray(p.exterior.coords) for _, _, p in self.features]
-        self.door_zones: list[Polygon] = []
-        self.door_points: list[Point] = []
-        for i, (o, op) in enumerate(zip(geo.passages, geo.passage_polys)):
-            if room.id not in o.connects:
-                continue
-            self.door_zones.append(geo.passage_zones[(i, face_side(op, self.poly))])
-            self.door_points.append(navigation.approach_point(op, self.poly, 2 * radius))
-        near = shapely.distance(geo.window_polys, self.poly) < 0.05 if geo.windows else []
-        self.window_zones = [z for o, z, close in zip(geo.windows, geo.window_zones, near)
-                             if room.id in o.connects or close]
-        self._base: BaseGeometry | None = None
-        self._keep_out: dict[bool, _KeepOut] = {}
-        self._door_pieces: list[int | None] | None = None
-        self._pole: Point | None = None
-
-    # -- walls
-
-    def _faces(self, geo: _HomeGeometry) -> _Faces:
-        """The runs of the boundary's edges that lie along a wall (not at a door), sampled
-        every :data:`FACE_SAMPLE_STEP` just inside the room; all edges tested in one query."""
-        a, t, n, length = _boundary_edges(self.poly)
-        if geo.wall_tree is None or not len(a):
-            none = np.zeros((0, 2))
-            return _Faces.of_edges(none, none, none, np.zeros(0), np.zeros(0))
-        steps = np.maximum(np.ceil(length / FACE_SAMPLE_STEP).astype(int), 1)
-        edge = np.repeat(np.arange(len(a)), steps + 1)
-        first = np.concatenate([[0], np.cumsum(steps + 1)[:-1]])
-        k = np.arange(len(edge)) - first[edge]
-        # np.linspace(0, length, steps + 1), edge by edge: k * step, the last sample exactly at the end.
-        s = k * (length / steps)[edge]
-        last = k == steps[edge]
-        s[last] = length[edge[last]]
-        pts = shapely.points(a[edge] + s[:, None] * t[edge] + n[edge] * 0.001)
-        on = np.zeros(len(pts), bool)
-        on[geo.wall_tree.query(pts, predicate="dwithin", distance=WALL_CONTACT)[0]] = True
-        if geo.passage_tree is not None:
-            near = np.flatnonzero(on)
-            on[near[geo.passage_tree.query(pts[near], predicate="dwithin", distance=0.03)[0]]] = False
-        # Runs of consecutive wall samples of one edge become faces.
-        starts = np.flatnonzero(on & ~np.concatenate([[False], on[:-1]]) | on & (k == 0))
-        ends = np.flatnonzero(on & ~np.concatenate([on[1:], [False]]) | on & last)
-        long_enough = s[ends] - s[starts] >= MIN_FACE_LENGTH
-        owner, starts, ends = edge[starts][long_enough], starts[long_enough], ends[long_enough]
-        return _Faces.of_edges(a[owner], t[owner], n[owner], s[starts], s[ends])
-
-    def _counter(self, fid: str, poly: Polygon) -> _Counter:
-        c, u, v, length, depth = opening_axes(poly)
-        # The front is the long side farther from the room boundary (the back is at the wall).
-        boundary = self.poly.boundary
-        d_plus = boundary.distance(Point(*(c + v * depth / 2)))
-        d_minus = boundary.distance(Point(*(c - v * depth / 2)))
-        front = v if d_plus >= d_minus else -v
-        return _Counter(fid, poly, c, u, front, length, depth)
-
-    def pole(self) -> Point:
-        """The point of the room's floor (features left out) farthest from its edges."""
-        if self._pole is None:
-            floor = self.poly
-            feats = [p for _, _, p in self.features]
-            if feats:
-                floor = _valid_polygon(floor.difference(shapely.union_all(feats))) or floor
-            try:
-                self._pole = polylabel(floor, tolerance=0.05)
-            except Exception:  # pragma: no cover - degenerate polygons
-                self._pole = floor.representative_point()
-        return self._pole
-
-    # -- navigation base: the room's floor without features, eroded
-
-    def base_free(self) -> BaseGeometry:
-        if self._base is None:
-            floor = self.poly
-            feats = [p for _, _, p in self.features]
-            if feats:
-                floor = floor.difference(shapely.union_all(feats))
-            self._base = floor.buffer(-self.radius, quad_segs=navigation.QUAD_SEGS)
-        return self._base
-
-    def keep_out(self, tall: bool) -> _KeepOut:
-        """The clear zones an item keeps out of: the doors', and the windows' for a tall item."""
-        if tall not in self._keep_out:
-            self._keep_out[tall] = _KeepOut.of(self.door_zones + (self.window_zones if tall else []))
-        return self._keep_out[tall]
-
-    def door_pieces(self) -> list[int | None]:
-        """Which piece of the empty room's free floor (:meth:`base_free`) each door opens onto."""
-        if self._door_pieces is None:
-            self._door_pieces = _components(self.base_free(), np.asarray(self.door_points, dtype=object))
-        return self._door_pieces
-
-
-@dataclass
-class _KeepOut:
-    """Clear zones (an STRtree over them) and the zones' cores, :data:`ZONE_SURE_DEPTH` in from
-    their edges (one prepared geometry)."""
-
-    zones: np.ndarray
-    tree: shapely.STRtree | None
-    deep: BaseGeometry
-
-    @staticmethod
-    def of(zones: list[BaseGeometry]) -> "_KeepOut":
-        arr = np.asarray(zones, dtype=object)
-        if not len(arr):
-            return _KeepOut(arr, None, Polygon())
-        deep = shapely.union_all(shapely.buffer(arr, -ZONE_SURE_DEPTH, join_style="mitre"))
-        shapely.prepare(deep)
-        return _KeepOut(arr, shapely.STRtree(arr), deep)
-
-
-def _door_zones(doors: list[HomeOpening], polys: list[Polygon]) -> dict[tuple[int, float], Polygon]:
-    """Where furniture keeps out in front of each face of each door, by (door index,
-    side): the door's full width, from its face as deep as its leaf swings (its width)
-    or its clear zone, whichever is deeper (a garage door lifts: its clear zone only)."""
-    if not doors:
-        return {}
-    widths = rectangle_frames(polys)[3]
-    reach = [DOOR_CLEAR_DEPTH if o.kind == "garage_door" else max(w, DOOR_CLEAR_DEPTH) for o, w in zip(doors, widths)]
-    zones, owners, sides = face_zones(polys, np.array(reach), side_inset=0.0, face_gap=0.0)
-    return {(int(i), float(side)): z for i, side, z in zip(owners, sides, zones)}
-
-
-def _boundary_edges(poly: Polygon) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The polygon's edges at least :data:`MIN_FACE_LENGTH` long (outer ring, then holes):
-    start points, unit directions, inward normals (left of the direction) and lengths."""
-    a, b = [], []
-    for ring in [poly.exterior, *poly.interiors]:
-        coords = np.asarray(ring.coords)
-        a.append(coords[:-1])
-        b.append(coords[1:])
-    a, b = np.concatenate(a), np.concatenate(b)
-    d = b - a
-    length = np.hypot(d[:, 0], d[:, 1])
-    keep = length >= MIN_FACE_LENGTH
-    a, d, length = a[keep], d[keep], length[keep]
-    t = d / length[:, None]
-    return a, t, np.stack([-t[:, 1], t[:, 0]], axis=1), length
-
-
-def _along(points: np.ndarray, origins: np.ndarray, axes: np.ndarray) -> np.ndarray:
-    """How far along each axis (a row per axis, from its origin) each point lies: (axes, points)."""
-    rel = points[None, :, :] - origins[:, None, :]
-    return rel[..., 0] * axes[:, None, 0] + rel[..., 1] * axes[:, None, 1]
-
-
-def _face_band(faces: _Faces) -> BaseGeometry:
-    """The strip along the wall faces where an item's back counts as against a wall (prepared)."""
-    if not len(faces):
-        return Polygon()
-    ends = np.stack([faces.a + faces.t * faces.s0[:, None], faces.a + faces.t * faces.s1[:, None]], axis=1)
-    band = shapely.union_all(shapely.buffer(shapely.linestrings(ends), FLUSH_TOLERANCE + 0.005, cap_style="flat"))
-    shapely.prepare(band)
-    return band
 
 
 # --- placement state ------------------------------------------------------------------------
@@ -836,7 +580,7 @@ class _Furnisher:
         self.lacking = lacking
         self.body = navigation.widest_body_width(catalog)
         self.radius = self.body / 2
-        self.geo = _HomeGeometry(home)
+        self.geo = HomeGeometry(home)
         self.placed: dict[str, list[_Placed]] = {}  # room id -> placed furniture
         self.counts: dict[str, int] = {}
         self.objects: list[HomeObject] = []
@@ -866,7 +610,7 @@ class _Furnisher:
 
     # -- furniture records
 
-    def _record(self, entry: FurnitureEntry, room: _RoomGeometry, pose: Pose, key: str,
+    def _record(self, entry: FurnitureEntry, room: RoomGeometry, pose: Pose, key: str,
                 fid: str | None = None, on_floor: bool = True) -> _Placed:
         fid = fid or self._next_id(entry.id, self.counts, self._taken_ids())
         model = furniture_from_catalog(entry, fid, room.id, pose)
@@ -893,7 +637,7 @@ class _Furnisher:
 
     # -- rooms
 
-    def furnish_room(self, room: Room, geom: _RoomGeometry) -> None:
+    def furnish_room(self, room: Room, geom: RoomGeometry) -> None:
         rule = self.catalog.rule_for(room.type)
         items: list[ItemRule] = list(rule.items) if rule is not None else []
         if room.space_class == "indoor" and any(k == "KITCHEN" for _, k, _ in geom.features):
@@ -931,7 +675,7 @@ class _Furnisher:
         self.counts, self.objects, self.object_counts = dict(counts), list(objects), dict(object_counts)
         self.surface_use = {k: list(v) for k, v in surface_use.items()}
 
-    def _furnish_items(self, geom: _RoomGeometry, items: list[ItemRule], attempt: int) -> list[FurnishFailure]:
+    def _furnish_items(self, geom: RoomGeometry, items: list[ItemRule], attempt: int) -> list[FurnishFailure]:
         failures: list[FurnishFailure] = []
         if attempt in (1, 2):
             items = _anchored_first(items)
@@ -1000,7 +744,7 @@ class _Furnisher:
 
     # -- one furniture item
 
-    def _place_furniture(self, geom: _RoomGeometry, item: ItemRule, entry: FurnitureEntry,
+    def _place_furniture(self, geom: RoomGeometry, item: ItemRule, entry: FurnitureEntry,
                          keyed: dict[str, _Placed], attempt: int) -> tuple[_Placed | None, str]:
         """Candidates generated, then filtered step by step (inside the room, clear of
         obstacles, out of door and window zones, with free floor in front, meeting the
@@ -1040,7 +784,7 @@ class _Furnisher:
         placed = self._pick(geom, item, entry, cands, fps, np.flatnonzero(keep), soft, keyed)
         return (placed, "") if placed is not None else (None, stats.reason(entry, tall, against))
 
-    def _obstacles(self, geom: _RoomGeometry, hard: list[Constraint], soft: list[Constraint],
+    def _obstacles(self, geom: RoomGeometry, hard: list[Constraint], soft: list[Constraint],
                    keyed: dict[str, _Placed]) -> tuple[list[BaseGeometry], list[BaseGeometry], list[BaseGeometry]]:
         """What an item must not touch in the room: solid things (features, furniture on the
         floor), the clearances of items it is not placed relative to; and the features it
@@ -1059,7 +803,7 @@ class _Furnisher:
         clearances = [p.clearance for p in placed if p.clearance is not None and p.model.id not in target_ids]
         return solid, clearances, exempt
 
-    def _pick(self, geom: _RoomGeometry, item: ItemRule, entry: FurnitureEntry, cands: _Cands, fps: np.ndarray,
+    def _pick(self, geom: RoomGeometry, item: ItemRule, entry: FurnitureEntry, cands: _Cands, fps: np.ndarray,
               idx: np.ndarray, soft: list[Constraint], keyed: dict[str, _Placed]) -> _Placed | None:
         """The candidate (of those at ``idx``) meeting most preferences, then of best quality,
         ties drawn at random, that leaves the room navigable; it is recorded."""
@@ -1082,7 +826,7 @@ class _Furnisher:
                 return self._record(entry, geom, pose, item.key)
         return None
 
-    def _place_on(self, geom: _RoomGeometry, item: ItemRule, entry: FurnitureEntry,
+    def _place_on(self, geom: RoomGeometry, item: ItemRule, entry: FurnitureEntry,
                   host: _Placed) -> tuple[_Placed | None, str]:
         surfaces = host.entry.surfaces
         if not surfaces:
@@ -1099,7 +843,7 @@ class _Furnisher:
 
     # -- candidate generation
 
-    def _generate(self, geom: _RoomGeometry, entry: FurnitureEntry, hard: list[Constraint],
+    def _generate(self, geom: RoomGeometry, entry: FurnitureEntry, hard: list[Constraint],
                   soft: list[Constraint], keyed: dict[str, _Placed], against: bool) -> _Cands:
         d = entry.dimensions
         parts: list[_Cands] = []
@@ -1137,7 +881,7 @@ class _Furnisher:
             parts.append(self._gen_center(geom, d.width, d.depth))
         return _Cands.concat(parts)
 
-    def _gen_wall(self, geom: _RoomGeometry, width: float, depth: float, gap: float,
+    def _gen_wall(self, geom: RoomGeometry, width: float, depth: float, gap: float,
                   extra: list[np.ndarray]) -> _Cands:
         """Poses with the back ``gap`` off a wall face, facing into the room: every
         :data:`WALL_STEP` along each face that fits the width, at its far end, level with the
@@ -1149,14 +893,14 @@ class _Furnisher:
         if not len(fit):
             return _Cands.empty()
         a, t, n, lo, hi = f.a[fit], f.t[fit], f.n[fit], lo[fit], hi[fit]
-        levels = [hi[:, None], _along(np.asarray(extra).reshape(-1, 2), a, t)]
+        levels = [hi[:, None], along_axes(np.asarray(extra).reshape(-1, 2), a, t)]
         valid = [np.ones((len(fit), 1 + len(extra)), bool)]
         # Things an item may stand flush beside: features and furniture on the floor.
         outlines = geom.feature_outlines + [p.outline for p in self.placed.get(geom.id, []) if p.on_floor]
         if outlines:
             corners = np.concatenate(outlines)
             starts = np.cumsum([0] + [len(c) for c in outlines[:-1]])
-            off, along = _along(corners, a, n), _along(corners, a, t)
+            off, along = along_axes(corners, a, n), along_axes(corners, a, t)
             near = ~((np.minimum.reduceat(off, starts, axis=1) > depth + 0.1)
                      | (np.maximum.reduceat(off, starts, axis=1) < -0.01))
             ends = np.stack([np.minimum.reduceat(along, starts, axis=1) - width / 2 - 0.005,
@@ -1171,7 +915,7 @@ class _Furnisher:
         centre = a[face] + s[:, None] * t[face] + n[face] * (depth / 2 + gap)
         return _Cands(centre[:, 0], centre[:, 1], f.heading[fit][face], np.zeros(len(s)))
 
-    def _gen_center(self, geom: _RoomGeometry, width: float, depth: float) -> _Cands:
+    def _gen_center(self, geom: RoomGeometry, width: float, depth: float) -> _Cands:
         pole = geom.pole()
         _, u, _, _, _ = opening_axes(geom.poly)
         axis = math.atan2(u[1], u[0])
@@ -1188,7 +932,7 @@ class _Furnisher:
 
     # -- constraint predicates
 
-    def _holds(self, geom: _RoomGeometry, c: Constraint, cands: _Cands, fps: np.ndarray,
+    def _holds(self, geom: RoomGeometry, c: Constraint, cands: _Cands, fps: np.ndarray,
                entry: FurnitureEntry, keyed: dict[str, _Placed]) -> np.ndarray:
         """Which candidates meet one placement constraint (docs/catalog.md, room rules)."""
         d = entry.dimensions
@@ -1212,7 +956,7 @@ class _Furnisher:
 
     # -- navigation within a room
 
-    def _room_free(self, geom: _RoomGeometry) -> BaseGeometry:
+    def _room_free(self, geom: RoomGeometry) -> BaseGeometry:
         """The room's free floor for the widest body with everything placed so far."""
         base = geom.base_free()
         solid = [p for p in self.placed.get(geom.id, []) if p.on_floor]
@@ -1223,7 +967,7 @@ class _Furnisher:
                 p.grown = navigation.dilate([p.footprint], self.radius)[0]
         return base.difference(shapely.union_all([p.grown for p in solid]))
 
-    def _navigable(self, geom: _RoomGeometry, free_now: Callable[[], BaseGeometry], footprint: Polygon,
+    def _navigable(self, geom: RoomGeometry, free_now: Callable[[], BaseGeometry], footprint: Polygon,
                    probes: list[tuple[float, float]]) -> bool:
         """Whether the room stays navigable with ``footprint`` placed as well: doors joined by
         the empty room's free floor stay joined, and every used item's front (its probes, these
@@ -1237,7 +981,7 @@ class _Furnisher:
         spots = np.asarray(geom.door_points, dtype=object)
         if groups:
             spots = np.concatenate([spots, shapely.points([xy for pts in groups for xy in pts])])
-        pieces = _components(free, spots)
+        pieces = pieces_holding(free, spots)
         base_comp, now_comp = geom.door_pieces(), pieces[:len(geom.door_points)]
         for i in range(len(now_comp)):
             for j in range(i + 1, len(now_comp)):
@@ -1256,7 +1000,7 @@ class _Furnisher:
 
     # -- objects
 
-    def _rule_objects(self, geom: _RoomGeometry, item: ItemRule, keyed: dict[str, _Placed],
+    def _rule_objects(self, geom: RoomGeometry, item: ItemRule, keyed: dict[str, _Placed],
                       need: int) -> tuple[int, str]:
         on = next((c for c in item.place if c.kind == "on"), None)
         already = sum(1 for o in self.objects if o.catalog_id in item.one_of and o.location.room == geom.id)
@@ -1345,7 +1089,7 @@ class _Furnisher:
             return self._add_object(entry, loc, pose)
         return None
 
-    def _object_on_floor(self, geom: _RoomGeometry, entry: ObjectEntry) -> HomeObject | None:
+    def _object_on_floor(self, geom: RoomGeometry, entry: ObjectEntry) -> HomeObject | None:
         """An object on the floor, its long side along a wall, clear of furniture and door zones."""
         d = entry.dimensions
         along, across = max(d.depth, d.width), min(d.depth, d.width)
@@ -1371,7 +1115,7 @@ class _Furnisher:
         pose = Pose(x=float(cands.cx[i]), y=float(cands.cy[i]), yaw=yaw)
         return self._add_object(entry, ObjectLocation(kind="floor", room=geom.id), pose)
 
-    def place_task_objects(self, room_geoms: dict[str, _RoomGeometry]) -> None:
+    def place_task_objects(self, room_geoms: dict[str, RoomGeometry]) -> None:
         present = {o.catalog_id for o in self.objects}
         furniture = [p.model for rid in self._room_order() for p in self.placed.get(rid, [])]
         for spec in TASK_OBJECTS:
@@ -1446,7 +1190,7 @@ def _drop_collisions(keep: np.ndarray, cands: _Cands, fps: np.ndarray, d, obstac
         keep[idx[bad]] = False
 
 
-def _drop_in_zones(keep: np.ndarray, fps: np.ndarray, corners: np.ndarray, zones: _KeepOut) -> None:
+def _drop_in_zones(keep: np.ndarray, fps: np.ndarray, corners: np.ndarray, zones: KeepOut) -> None:
     """Drop candidates overlapping a clear zone by more than :data:`ZONE_OVERLAP_AREA`
     (touching its edge is fine). A corner deep in a zone settles it without measuring."""
     idx = np.flatnonzero(keep)
@@ -1462,7 +1206,7 @@ def _drop_in_zones(keep: np.ndarray, fps: np.ndarray, corners: np.ndarray, zones
         keep[idx[np.unique(ci[inter > ZONE_OVERLAP_AREA])]] = False
 
 
-def _drop_blocked_fronts(keep: np.ndarray, geom: _RoomGeometry, cands: _Cands, entry: FurnitureEntry,
+def _drop_blocked_fronts(keep: np.ndarray, geom: RoomGeometry, cands: _Cands, entry: FurnitureEntry,
                          solid: list[BaseGeometry]) -> None:
     """Drop candidates without the catalog's ``clearance_front`` of free floor in front."""
     idx = np.flatnonzero(keep)
@@ -1481,7 +1225,7 @@ def _drop_blocked_fronts(keep: np.ndarray, geom: _RoomGeometry, cands: _Cands, e
 # --- placement constraints, vectorised over candidates ------------------------------------------------
 
 
-def _against_walls(geom: _RoomGeometry, kind: str, cands: _Cands, d) -> np.ndarray:
+def _against_walls(geom: RoomGeometry, kind: str, cands: _Cands, d) -> np.ndarray:
     """Back against a wall face; for ``corner`` also one side against a wall."""
     back = _segments(cands, (-d.depth / 2, -d.width / 2 + 0.02), (-d.depth / 2, d.width / 2 - 0.02))
     ok = shapely.covers(geom.face_band, back)
@@ -1519,7 +1263,7 @@ def _relative_to(c: Constraint, cands: _Cands, fps: np.ndarray, d, target: _Plac
     return facing & (dist <= AROUND_MAX_GAP + 0.01)
 
 
-def _at_counters(geom: _RoomGeometry, kind: str, fps: np.ndarray, d) -> np.ndarray:
+def _at_counters(geom: RoomGeometry, kind: str, fps: np.ndarray, d) -> np.ndarray:
     """``in_counter`` / ``on_counter``: the share of the footprint over a counter run;
     ``beside_counter``: touching one."""
     n = len(fps)
@@ -1563,7 +1307,7 @@ def _overlap_area(boxes: np.ndarray, poly: BaseGeometry) -> np.ndarray:
     return out
 
 
-def _inside(geom: _RoomGeometry, boxes: np.ndarray, corners: np.ndarray) -> np.ndarray:
+def _inside(geom: RoomGeometry, boxes: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """Which rectangles (polygons and their :func:`_corners`) lie inside the room (2 mm tolerance)."""
     if not len(boxes):
         return np.zeros(0, bool)
@@ -1585,22 +1329,6 @@ def _anchored_first(items: list[ItemRule]) -> list[ItemRule]:
 
 def _failure_name(item: ItemRule) -> str:
     return item.one_of[0] if len(item.one_of) == 1 else item.key
-
-
-def _components(geom: BaseGeometry, pts: np.ndarray) -> list[int | None]:
-    """For each point (an array of shapely points), the index of the piece of ``geom``
-    holding it (None if on none)."""
-    if not len(pts):
-        return []
-    if geom.is_empty:
-        return [None] * len(pts)
-    parts = shapely.get_parts(geom)
-    if len(parts) == 1:
-        d = shapely.distance(parts[0], pts)
-        return [0 if x <= navigation.SNAP_TOLERANCE else None for x in d]
-    dist = shapely.distance(parts[:, None], pts[None, :])
-    best = np.argmin(dist, axis=0)
-    return [int(b) if dist[b, k] <= navigation.SNAP_TOLERANCE else None for k, b in enumerate(best)]
 
 
 # --- generators relative to other items and to the counter -----------------------------------
@@ -1678,7 +1406,7 @@ def _gen_facing_free(tgt: _Placed, width: float, depth: float) -> _Cands:
     return _from_local(tgt.model.pose, u, v, yaw, -r)
 
 
-def _gen_in_counter(geom: _RoomGeometry, width: float, depth: float) -> _Cands:
+def _gen_in_counter(geom: RoomGeometry, width: float, depth: float) -> _Cands:
     parts: list[_Cands] = []
     for ctr in geom.counters:
         lo, hi = -ctr.length / 2 + width / 2, ctr.length / 2 - width / 2
@@ -1693,7 +1421,7 @@ def _gen_in_counter(geom: _RoomGeometry, width: float, depth: float) -> _Cands:
     return _Cands.concat(parts)
 
 
-def _gen_beside_counter(geom: _RoomGeometry, width: float, depth: float) -> _Cands:
+def _gen_beside_counter(geom: RoomGeometry, width: float, depth: float) -> _Cands:
     xs, ys, yaws, qs = [], [], [], []
     for ctr in geom.counters:
         for end in (1.0, -1.0):
@@ -1730,7 +1458,7 @@ def furnish(plan: Plan, catalog: Catalog, rng: np.random.Generator, *, fixed: Ho
     except ValueError as exc:
         return FurnishResult(None, [FurnishFailure("", "", "", f"plan cannot become a home: {exc}")])
     f = _Furnisher(catalog, rng, home, lacking_items(catalog, rng) if lacking is None else lacking)
-    geoms: dict[str, _RoomGeometry] = {}
+    geoms: dict[str, RoomGeometry] = {}
     rooms = {r.id: r for r in home.rooms}
     failures: list[FurnishFailure] = []
     if fixed is not None:
@@ -1738,7 +1466,7 @@ def furnish(plan: Plan, catalog: Catalog, rng: np.random.Generator, *, fixed: Ho
         failures += _place_fixed_objects(f, fixed)
     for room in home.rooms:
         if room.id not in geoms:
-            geoms[room.id] = _RoomGeometry(home, f.geo, room, f.radius)
+            geoms[room.id] = RoomGeometry(home, f.geo, room, f.radius)
         if catalog.rule_for(room.type) is not None or _has_counter(home, room):
             f.furnish_room(room, geoms[room.id])
     f.place_task_objects(geoms)
@@ -1765,7 +1493,7 @@ def _has_counter(home: Home, room: Room) -> bool:
 
 
 def _place_fixed_furniture(f: _Furnisher, fixed: HouseFurnishing, rooms: dict[str, Room],
-                           geoms: dict[str, _RoomGeometry]) -> list[FurnishFailure]:
+                           geoms: dict[str, RoomGeometry]) -> list[FurnishFailure]:
     failures = []
     for item in fixed.furniture:
         room = rooms.get(item.room)
@@ -1774,7 +1502,7 @@ def _place_fixed_furniture(f: _Furnisher, fixed: HouseFurnishing, rooms: dict[st
                                            "fixed item names an unknown room or catalog id"))
             continue
         if room.id not in geoms:
-            geoms[room.id] = _RoomGeometry(f.home, f.geo, room, f.radius)
+            geoms[room.id] = RoomGeometry(f.home, f.geo, room, f.radius)
         entry = f.catalog.furniture[item.catalog_id]
         pose = Pose(x=item.x, y=item.y, z=item.z, yaw=math.radians(item.yaw_deg))
         key = _rule_key(f.catalog, room.type, item.catalog_id)

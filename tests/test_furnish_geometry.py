@@ -11,19 +11,15 @@ import shapely
 from hypothesis import given
 from hypothesis import strategies as st
 
-from homeloop.pipeline.furnish import (
+from homeloop.pipeline.furnish import _Cands, _corners, _drop_in_zones, _rectangles, home_shell
+from homeloop.pipeline.furnish_geometry import (
     FACE_SAMPLE_STEP,
     MIN_FACE_LENGTH,
     WALL_CONTACT,
     ZONE_OVERLAP_AREA,
-    _Cands,
-    _corners,
-    _drop_in_zones,
-    _HomeGeometry,
-    _KeepOut,
-    _rectangles,
-    _RoomGeometry,
-    home_shell,
+    HomeGeometry,
+    KeepOut,
+    RoomGeometry,
 )
 from tests.conftest import load_fixture_plans
 
@@ -57,7 +53,7 @@ def test_zone_overlap_shortcut_drops_exactly_the_measured_overlaps(items, depth,
     corners = _corners(poses, depth, width)
     fps = _rectangles(corners)
     keep = np.ones(len(items), bool)
-    _drop_in_zones(keep, fps, corners, _KeepOut.of([zone]))
+    _drop_in_zones(keep, fps, corners, KeepOut.of([zone]))
     measured = shapely.area(shapely.intersection(fps, zone)) > ZONE_OVERLAP_AREA
     assert (~keep).tolist() == measured.tolist()
 
@@ -67,7 +63,7 @@ def test_zone_overlap_shortcut_drops_exactly_the_measured_overlaps(items, depth,
 def test_a_corner_deep_in_a_zone_overlaps_it_by_more_than_the_threshold(depth, width, zone_depth, zone_width,
                                                                        zone_yaw, yaw, fu, fv):
     zone = _rectangles(_corners(_poses([(0.0, 0.0, zone_yaw)]), zone_depth, zone_width))[0]
-    deep = _KeepOut.of([zone]).deep
+    deep = KeepOut.of([zone]).deep
     # A point of the zone's core, and a footprint with a corner on it.
     lo_x, lo_y, hi_x, hi_y = deep.bounds if not deep.is_empty else (0, 0, 0, 0)
     x, y = lo_x + fu * (hi_x - lo_x), lo_y + fv * (hi_y - lo_y)
@@ -94,10 +90,10 @@ def test_wall_faces_run_along_walls_between_doors(shells):
     own samples were within WALL_CONTACT of one, so any point of it is within half a sample step more."""
     checked = 0
     for home in shells:
-        geo = _HomeGeometry(home)
+        geo = HomeGeometry(home)
         walls = shapely.union_all([shapely.Polygon(*w.polygon[:1]) for w in home.walls])
         for room in home.rooms:
-            geom = _RoomGeometry(home, geo, room, 0.3)
+            geom = RoomGeometry(home, geo, room, 0.3)
             f = geom.faces
             assert (f.s1 - f.s0 >= MIN_FACE_LENGTH).all()
             for a, t, n, s0, s1 in zip(f.a, f.t, f.n, f.s0, f.s1):
