@@ -12,12 +12,14 @@ numbers are the only ones used:
 - smoke sensors on the ceiling, at least ``min_wall_distance`` (0.1 m) from
   walls and at least the ``smoke_sensor_cooking_distance`` rule's
   ``min_distance`` (3.0 m, horizontal, to the nearest point of the footprint)
-  from every cooking appliance (NFPA 72). The room with the range gets one (in
-  an adjoining dining room, hall or living room through a door when the
-  kitchen has no such place, near that door so smoke reaches it); where no
-  such place exists, at the rule's ``fallback_distance`` (1.8 m) in the
-  kitchen, recorded in the home's ``placement_exceptions``. A rule no room
-  can meet is one failure line naming the rule and its catalog file.
+  from every cooking appliance (NFPA 72). The room with the range gets one;
+  where the kitchen has no such place, in an adjoining dining room, hall or
+  living room its smoke reaches with every door shut (through an open
+  passage: homeloop.sim.dynamics.smoke.rooms_reached), near where smoke comes
+  through; else at the rule's ``fallback_distance`` (1.8 m) in the kitchen,
+  recorded in the home's ``placement_exceptions``; else, last, in such a room
+  behind a door, which is marked open. A rule no room can meet is one failure
+  line naming the rule and its catalog file.
   One in every bedroom, one outside each sleeping area, one in each room of a
   type the catalog lists (corridors, living rooms). Positions come from a grid
   of ceiling points, nearest the room's centre;
@@ -108,6 +110,7 @@ from homeloop.home import (
 )
 from homeloop.pipeline.devices_geometry import Shapes, ccw, clear_of, heading, holds, ring_segments, wall_point_array
 from homeloop.plan import BEDROOM_SUBTYPES, KITCHEN_SUBTYPES
+from homeloop.sim.dynamics.smoke import rooms_reached
 
 # --- rules and distances ------------------------------------------------------------
 
@@ -594,26 +597,33 @@ class _Equipper:
             rooms.append(rid)
 
     def kitchen_smoke(self, rid: str) -> None:
-        """The smoke sensor of the room with the range: in it, else next door, else with the exception."""
+        """The smoke sensor of the room with the range: in it; else in a room its smoke reaches
+        with every door shut (an open passage away); else in it at the fallback distance, with the
+        exception; else, last, next door behind a door (marked open)."""
         serves = [rid] + [f.id for f in self.cookers if f.room == rid]
         spot = self.pick_smoke_point(rid, self.smoke_min)
         if spot is not None:
             self.place_smoke(rid, spot, serves=serves, reason="the kitchen")
             return
-        if self.kitchen_smoke_next_door(rid, serves):
+        reached = rooms_reached(self.home, rid)
+        if self.kitchen_smoke_next_door(rid, serves, within=reached):
             return
         hit = self.pick_farthest_smoke_point(rid, self.smoke_fallback)
         if hit is not None:
             self.place_smoke(rid, hit[0], serves=serves, fallback_at=hit[1],
                              reason=f"the kitchen has no place {self.smoke_min} m from the range and no "
-                                    "adjoining room has one")
+                                    "room its smoke reaches through an open passage has one")
+            return
+        if self.kitchen_smoke_next_door(rid, serves, within=None):
             return
         self.rule_unmet(rid)
 
-    def kitchen_smoke_next_door(self, rid: str, serves: list[str]) -> bool:
-        """The kitchen's smoke sensor in an adjoining room, near where smoke comes through."""
+    def kitchen_smoke_next_door(self, rid: str, serves: list[str], within: set[str] | None) -> bool:
+        """The kitchen's smoke sensor in an adjoining room (one of ``within``, where given), near
+        where smoke comes through."""
         neighbours = [n for n in self.adjacency.get(rid, [])
-                      if self.rooms[n].indoor and self.rooms[n].type in KITCHEN_SENSOR_NEIGHBOURS]
+                      if self.rooms[n].indoor and self.rooms[n].type in KITCHEN_SENSOR_NEIGHBOURS
+                      and (within is None or n in within)]
         best = None
         for n in neighbours:
             door, door_id = self.door_towards(n, rid)
@@ -628,7 +638,7 @@ class _Equipper:
         self.place_smoke(n, got, serves=serves, reason=f"next to kitchen {rid}")
         self.notes.append(f"kitchen {rid} has no ceiling point {self.smoke_min} m from the range; "
                           f"its smoke sensor is in room {n}, by the way smoke comes through")
-        if door_id is not None:
+        if door_id is not None and n not in rooms_reached(self.home, rid):
             # Smoke spreads through open doors only: the kitchen door stands open.
             self.open_doors.add(door_id)
             self.notes.append(f"door {door_id} between kitchen {rid} and room {n} is marked open so smoke "

@@ -45,6 +45,7 @@ from homeloop.home import (
     rings_from_polygon,
 )
 from homeloop.plan import space_class
+from homeloop.sim.dynamics.smoke import rooms_reached
 
 from homeloop.pipeline.devices import EquipProfile, HOUSE_PROFILE, device_summary, equip
 from homeloop.pipeline.furnish import FEATURE_HEIGHTS
@@ -371,27 +372,57 @@ def test_device_ids_are_type_room_number(equipped):
     assert len(set(names)) == len(names)
 
 
-def small_kitchen_next_to_dining(depth: float = 2.6) -> Home:
-    """A 3.0 m wide kitchen ``depth`` deep, the range in the middle of its north wall,
-    opening into a dining room."""
-    rooms = {"k": ("KITCHEN", (0.0, 0.0, 3.0, depth)), "d": ("DINING", (3.1, 0.0, 8.0, 4.0)),
+def small_kitchen_next_to_dining(depth: float = 2.6, width: float = 3.0, door: bool = True) -> Home:
+    """A kitchen ``width`` wide and ``depth`` deep, the range in the middle of its north wall,
+    opening into a dining room through a door (or, without ``door``, an open passage: the two
+    rooms touch, no wall between)."""
+    gap = 0.1 if door else 0.0
+    rooms = {"k": ("KITCHEN", (0.0, 0.0, width, depth)), "d": ("DINING", (width + gap, 0.0, 8.0, 4.0)),
              "h": ("CORRIDOR", (0.0, -1.6, 8.0, -0.1))}
     openings = [("e", "ENTRANCE_DOOR", (8.0, -1.4, 8.3, -0.4), ("h",)),
-                ("kd", "DOOR", (3.0, 0.8, 3.1, 1.7), ("k", "d")),
-                ("hd", "DOOR", (5.0, -0.1, 5.9, 0.0), ("h", "d"))]
-    return build(rooms, openings, furniture=[("range", "range", "k", (1.5, depth - 0.3, S))])
+                ("hd", "DOOR", (5.0, -0.1, 5.9, 0.0), ("h", "d")),
+                ("kh", "DOOR", (0.4, -0.1, 1.3, 0.0), ("k", "h"))]
+    if door:
+        openings.append(("kd", "DOOR", (width, 0.8, width + gap, 1.7), ("k", "d")))
+    return build(rooms, openings, furniture=[("range", "range", "k", (width / 2, depth - 0.3, S))])
 
 
-def test_kitchen_too_small_puts_the_sensor_next_door():
+def _kitchen_sensor(result):
+    (sensor,) = [d for d in result.home.devices_of_type("smoke_sensor") if "range" in d.monitors]
+    return sensor
+
+
+def test_a_small_kitchen_behind_a_door_keeps_its_sensor_at_the_fallback_distance():
+    """Doors start shut in the simulator: a sensor next door would never smell the range."""
     home = small_kitchen_next_to_dining()
     result = equip(home, CAT, np.random.default_rng(0))
-    (kitchen_door,) = [o for o in home.openings if set(o.connects) == {"k", "d"}]
-    kitchen = [d for d in result.home.devices_of_type("smoke_sensor") if "range" in d.monitors]
-    assert len(kitchen) == 1 and kitchen[0].room == "d"
+    sensor = _kitchen_sensor(result)
+    assert sensor.room == "k"
+    (exception,) = result.home.placement_exceptions
+    assert exception.device == sensor.id and exception.fallback == 1.8 and exception.required == 3.0
+    assert not [f for f in check_home(result.home, CAT) if f.rule.startswith("smoke")]
+    assert not any(o.is_open for o in result.home.openings)
+
+
+def test_a_small_kitchen_open_to_the_dining_room_has_its_sensor_there():
+    home = small_kitchen_next_to_dining(door=False)
+    assert rooms_reached(home, "k") == {"k", "d"}
+    result = equip(home, CAT, np.random.default_rng(0))
+    assert _kitchen_sensor(result).room == "d"
     assert result.home.placement_exceptions == []
     assert not [f for f in check_home(result.home, CAT) if f.rule.startswith("smoke")]
-    assert result.home.opening(kitchen_door.id).is_open  # smoke from the range reaches the dining room
-    assert not kitchen_door.is_open
+    assert not any(o.is_open for o in result.home.openings)
+
+
+def test_a_kitchen_too_small_even_for_the_fallback_puts_the_sensor_next_door_with_the_door_open():
+    home = small_kitchen_next_to_dining(depth=2.0, width=2.0)
+    result = equip(home, CAT, np.random.default_rng(0))
+    room = _kitchen_sensor(result).room
+    (door,) = [o for o in home.openings if set(o.connects) == {"k", room}]
+    assert result.home.placement_exceptions == []
+    assert result.home.opening(door.id).is_open  # smoke from the range reaches the sensor's room
+    assert [o.id for o in result.home.openings if o.is_open] == [door.id]
+    assert not home.opening(door.id).is_open
 
 
 def test_wearables_go_on_the_resident():
