@@ -909,9 +909,12 @@ class _Furnisher:
             valid.append(np.repeat(near, 2, axis=1))
         level, ok = np.concatenate(levels, axis=1), np.concatenate(valid, axis=1)
         ok &= (level >= lo[:, None] - 1e-9) & (level <= hi[:, None] + 1e-9)
-        s = [np.concatenate([np.arange(lo[i], hi[i] + 1e-9, WALL_STEP), level[i][ok[i]]]) for i in range(len(fit))]
-        face = np.repeat(np.arange(len(fit)), [len(x) for x in s])
-        s = np.concatenate(s)
+        # Face by face: the steps along it, then its levels in order.
+        step_face, steps = _aranges(lo, hi + 1e-9, WALL_STEP)
+        level_face = np.nonzero(ok)[0]
+        order = np.argsort(np.concatenate([2 * step_face, 2 * level_face + 1]), kind="stable")
+        face = np.concatenate([step_face, level_face])[order]
+        s = np.concatenate([steps, level[ok]])[order]
         centre = a[face] + s[:, None] * t[face] + n[face] * (depth / 2 + gap)
         return _Cands(centre[:, 0], centre[:, 1], f.heading[fit][face], np.zeros(len(s)))
 
@@ -1160,6 +1163,19 @@ class _Furnisher:
 
 
 # --- filtering placement candidates ------------------------------------------------------------------
+
+
+def _aranges(start: np.ndarray, stop: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """``np.arange(start[i], stop[i], step)`` for every row at once, value for value as
+    numpy makes it (the second value is start + step, the others start + i * (that - start)),
+    with the row of each value."""
+    count = np.maximum(np.ceil((stop - start) / step), 0).astype(int)
+    row = np.repeat(np.arange(len(start)), count)
+    i = np.arange(len(row)) - np.repeat(np.cumsum(count) - count, count)
+    second = start + step
+    values = start[row] + i * (second - start)[row]
+    values[i == 1] = second[row[i == 1]]
+    return row, values
 
 
 def _against_wall(entry: FurnitureEntry, hard: list[Constraint]) -> bool:
