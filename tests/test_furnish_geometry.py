@@ -11,7 +11,7 @@ import shapely
 from hypothesis import given
 from hypothesis import strategies as st
 
-from homeloop.pipeline.furnish import _Cands, _corners, _drop_in_zones, _rectangles, home_shell
+from homeloop.pipeline.furnish import WALL_STEP, _aranges, _Cands, _corners, _drop_in_zones, _rectangles, home_shell
 from homeloop.pipeline.furnish_geometry import (
     FACE_SAMPLE_STEP,
     MIN_FACE_LENGTH,
@@ -40,6 +40,17 @@ def test_rectangles_are_the_polygons_of_their_corners(items, depth, width):
     made = _rectangles(corners)
     assert shapely.get_coordinates(made).tolist() == shapely.get_coordinates(shapely.polygons(corners)).tolist()
     assert np.allclose(shapely.area(made), depth * width)
+
+
+@given(st.lists(st.tuples(st.floats(-5, 25, allow_nan=False), st.floats(-1, 8, allow_nan=False)), max_size=12))
+def test_steps_along_faces_are_numpys_aranges(rows):
+    """The steps along every wall face at once are the values np.arange gives face by face."""
+    start = np.array([a for a, _ in rows], dtype=float)
+    stop = start + np.array([b for _, b in rows], dtype=float)
+    row, values = _aranges(start, stop, WALL_STEP)
+    expected = [np.arange(a, b, WALL_STEP) for a, b in zip(start, stop)]
+    assert values.tolist() == [v for e in expected for v in e.tolist()]
+    assert row.tolist() == [i for i, e in enumerate(expected) for _ in e]
 
 
 @given(st.lists(st.tuples(st.floats(-1.5, 1.5), st.floats(-1.5, 1.5), heading), min_size=1, max_size=30),
