@@ -476,7 +476,7 @@ class _Placed:
     #: The footprint grown by the widest body's radius (made when the free floor is first needed).
     grown: BaseGeometry | None = None
 
-    @property
+    @cached_property
     def outline(self) -> np.ndarray:
         """The footprint's closed ring coordinates."""
         return shapely.get_coordinates(self.footprint)

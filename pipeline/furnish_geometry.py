@@ -37,7 +37,7 @@ FLUSH_TOLERANCE = 0.02
 ZONE_OVERLAP_AREA = 1e-5
 #: A footprint corner this deep (m) inside a clear zone makes an overlap of more than
 #: :data:`ZONE_OVERLAP_AREA` for sure (the footprint's quarter disc around that corner,
-#: pi r² / 4, is twice that area), so it needs no measuring.
+#: pi r² / 4, is over twice that area), so it needs no measuring.
 ZONE_SURE_DEPTH = 1.6 * math.sqrt(4 * ZONE_OVERLAP_AREA / math.pi)
 #: Wall faces shorter than this (m) take no furniture.
 MIN_FACE_LENGTH = 0.2
