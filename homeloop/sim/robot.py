@@ -838,15 +838,13 @@ def stand_spot(world: World, body: RobotEntry, target: Target, from_xy: tuple[fl
 
 
 def _closed_doorways(world: World, width: float, target: Target) -> list[BaseGeometry]:
-    """Where a body cannot stand for doors: clear of the leaf of every closed door, and in front of
-    (not in) the doorway it is to work."""
+    """Where a body cannot stand for openings: clear of the leaf of every closed door, and in
+    front of (not in) the door or window it is to work, as closing one asks."""
     out = []
     for o in world.home.openings:
-        if o.kind not in PASSABLE_KINDS:
-            continue
         if target.kind == "opening" and target.id == o.id:
             out.append(polygon_from_rings(o.polygon).buffer(width / 2 + APPROACH_MARGIN))
-        elif not world.openings[o.id].open:
+        elif o.kind in PASSABLE_KINDS and not world.openings[o.id].open:
             out.append(polygon_from_rings(o.polygon).buffer(width / 2 + 0.01))
     return out
 

@@ -296,10 +296,20 @@ class Roles:
         return self._one(spec, kept, f"no {spec.name}")
 
     def _openable_windows(self) -> list[Opening]:
-        """Windows that open, those a contact sensor watches first (a hub can tell they are shut)."""
+        """Windows that open: those a contact sensor watches first (a hub can tell they are shut),
+        then those nearest the free floor of their rooms (a window behind a bed or a desk is the
+        last a resident would leave open, and one no one could reach to shut)."""
         watched = {ref for d in self.home.devices if d.type == "contact_sensor" for ref in (d.mounted_on, *d.monitors)}
         windows = [o for o in self.home.openings if o.kind == "window" and o.openable]
-        return sorted(windows, key=lambda o: o.id not in watched)
+        return sorted(windows, key=lambda o: (o.id not in watched, self._reach_gap(o)))
+
+    def _reach_gap(self, opening: Opening) -> float:
+        """How far (m, to the centimetre) an opening lies from the free floor of the rooms it joins."""
+        rooms = [self._polys[r] for r in opening.connects if r in self._polys]
+        floor = self.free_floor().intersection(shapely.union_all(rooms)) if rooms else shapely.Polygon()
+        if floor.is_empty:
+            return math.inf
+        return round(float(polygon_from_rings(opening.polygon).distance(floor)), 2)
 
     # --- devices ----------------------------------------------------------------------------
 

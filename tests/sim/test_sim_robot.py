@@ -386,6 +386,26 @@ def test_handing_an_object_to_the_resident(house_home, by_truth):
 # --- doors, switches and moving straight ---------------------------------------------------------------------
 
 
+def test_a_window_the_robot_approached_is_closed_from_where_it_stands(house_home, generated_homes, by_truth):
+    """Approaching a window stops in front of it, never in its opening: closing it then works."""
+    closed = 0
+    for home in (house_home, *generated_homes):
+        for window in [o for o in home.openings if o.kind == "window" and o.openable]:
+            ep = Episode(home, TASK, seed=0)
+            world = ep.world
+            world.openings[window.id].open = True
+            reached = ep.call("robot_approach", target=f"opening:{window.id}")
+            if reached.error:  # a window behind furniture: the refusal names the distance
+                assert "cannot stand close enough" in reached.error
+                continue
+            robot = world.robot
+            gap = shapely.distance(Point(robot.x, robot.y), rb.polygon_from_rings(window.polygon))
+            assert gap >= robot.body.clearance_width / 2, (home.home_id, window.id)
+            assert not ok(ep.call("robot_close", target=f"opening:{window.id}"))["open"]
+            closed += 1
+    assert closed >= 3
+
+
 def test_opening_and_closing_a_door_and_a_locked_one(house_home, by_truth):
     ep = Episode(house_home, TASK, seed=0)
     world = ep.world
