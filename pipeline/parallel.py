@@ -12,6 +12,7 @@ import gc
 import os
 import signal
 import threading
+import uuid
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from homeloop.errors import HomeLoopError
@@ -163,7 +164,9 @@ def map_partitions(
     else:
         from distributed import as_completed
 
-        futures = [client.submit(run_partition, fn, part, *args, pure=False) for part in parts]
+        # Keys named after ``fn`` (Dask's dashboard and task prefixes show the stage's work, not the wrapper).
+        futures = [client.submit(run_partition, fn, part, *args, key=f"{fn.__name__}-{uuid.uuid4().hex}")
+                   for part in parts]
         index = {f.key: i for i, f in enumerate(futures)}
         for future in as_completed(futures):
             i = index[future.key]
