@@ -85,7 +85,7 @@ from homeloop.geometry import (
     open_connections,
     oriented_boxes,
 )
-from homeloop.geometry_assets import OrientedBoxes, device_solid, furniture_solids, object_box, overlapping_pairs
+from homeloop.geometry_assets import OrientedBoxes, device_solids, object_box, overlapping_pairs, placed_solids
 from homeloop.home import Camera, Furniture, Home, Opening, polygon_from_rings
 from homeloop.plan import BEDROOM_SUBTYPES
 
@@ -751,9 +751,8 @@ def _furniture_solids(home: Home, catalog: Catalog) -> tuple[list[Furniture], Or
 
 def _measure_furniture_solids(home: Home, catalog: Catalog) -> tuple[list[Furniture], OrientedBoxes, np.ndarray]:
     items = [f for f in home.furniture if f.catalog_id in catalog.furniture]
-    parts = [furniture_solids(catalog.furniture[f.catalog_id], f) for f in items]
-    owner = np.repeat(np.arange(len(items)), [len(p) for p in parts])
-    return items, OrientedBoxes.concat(parts), owner
+    solids, owner = placed_solids([catalog.furniture[f.catalog_id] for f in items], items)
+    return items, solids, owner
 
 
 @checks(object_inside_furniture="a carryable object's box reaches into the solid of a piece of furniture")
@@ -778,11 +777,11 @@ def _device_body_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
     names = [(f.id, f.semantic_class) for f in items] + [(o.id, o.semantic_class) for o in home.objects]
     solids = OrientedBoxes.concat([solids, *(object_box(o) for o in home.objects)])
     owner = np.concatenate([owner, np.arange(len(items), len(names))])
-    devices = [(d, body) for d in home.devices if (body := device_solid(home, d)) is not None]
-    hits = overlapping_pairs(OrientedBoxes.concat(body for _, body in devices), solids, OBJECT_PENETRATION)
+    devices, bodies = device_solids(home)
+    hits = overlapping_pairs(bodies, solids, OBJECT_PENETRATION)
     out: list[CheckFinding] = []
     for k, i in sorted(set(zip(hits[0].tolist(), owner[hits[1]].tolist()))):
-        d = devices[k][0]
+        d = devices[k]
         thing, cls = names[i]
         if thing != d.mounted_on:
             out.append(CheckFinding("device_overlaps_object", (d.id, thing),

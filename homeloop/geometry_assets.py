@@ -305,11 +305,20 @@ class OrientedBoxes:
     @staticmethod
     def of(boxes: Iterable[Box], transform: np.ndarray) -> "OrientedBoxes":
         """Item-frame boxes moved by a 4x4 transform (a rotation and a translation)."""
-        b = np.asarray(list(boxes), dtype=float).reshape(-1, 6)
+        b = (boxes if isinstance(boxes, np.ndarray) else np.asarray(list(boxes), dtype=float)).reshape(-1, 6)
         rot, shift = transform[:3, :3], transform[:3, 3]
         centres = (b[:, :3] + b[:, 3:]) / 2 @ rot.T + shift
         axes = np.repeat(rot.T[None], len(b), axis=0)
         return OrientedBoxes(centres, axes, (b[:, 3:] - b[:, :3]) / 2)
+
+    @staticmethod
+    def of_each(boxes: np.ndarray, transforms: np.ndarray) -> "OrientedBoxes":
+        """One item-frame box (n x 6) moved by each of n 4x4 transforms: :meth:`of` for every
+        pair at once, the same numbers (each centre turned as a one-row product)."""
+        b = np.asarray(boxes, dtype=float).reshape(-1, 6)
+        rot_t = np.asarray(transforms, dtype=float).reshape(-1, 4, 4)[:, :3, :3].transpose(0, 2, 1)
+        centres = np.matmul(((b[:, :3] + b[:, 3:]) / 2)[:, None, :], rot_t)[:, 0] + transforms[:, :3, 3]
+        return OrientedBoxes(centres, np.ascontiguousarray(rot_t), (b[:, 3:] - b[:, :3]) / 2)
 
     @staticmethod
     def concat(parts: Iterable["OrientedBoxes"]) -> "OrientedBoxes":
@@ -340,15 +349,58 @@ def part_transform(part: Any, state: float) -> np.ndarray:
     return at @ slide
 
 
+#: Item-frame solids already cut, by catalog entry (each kept with its entry, so no other
+#: entry takes its identity while it is kept); emptied when it grows past this size.
+_ENTRY_SOLIDS: dict[int, tuple[FurnitureEntry, np.ndarray, tuple[np.ndarray, ...]]] = {}
+_ENTRY_SOLIDS_SIZE = 4096
+
+
+def _entry_solid(entry: FurnitureEntry) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """The entry's body boxes (n x 6, :func:`solid_boxes`) and each part's panel (1 x 6,
+    :func:`part_panel_bounds`), in the item frame: the same for every placed copy, so cut once."""
+    hit = _ENTRY_SOLIDS.get(id(entry))
+    if hit is None:
+        if len(_ENTRY_SOLIDS) >= _ENTRY_SOLIDS_SIZE:
+            _ENTRY_SOLIDS.clear()
+        body = np.asarray(solid_boxes(entry), dtype=float).reshape(-1, 6)
+        panels = tuple(np.asarray([part_panel_bounds(entry, p)], dtype=float) for p in entry.parts)
+        hit = _ENTRY_SOLIDS[id(entry)] = (entry, body, panels)
+    return hit[1], hit[2]
+
+
+def _panel_transforms(entry: FurnitureEntry, item: Furniture, place: np.ndarray) -> list[np.ndarray]:
+    """Where each articulated part's panel is, at the part's present state (its range's start
+    when the item does not give one)."""
+    states = {p.name: p.state for p in item.parts}
+    return [place @ part_transform(p, states.get(p.name, p.range[0])) for p in entry.parts]
+
+
 def furniture_solids(entry: FurnitureEntry, item: Furniture) -> OrientedBoxes:
     """A placed piece of furniture's solid in home coordinates: its body's boxes and each
     articulated part's panel at the part's present state."""
     place = pose_matrix(item.pose)
-    states = {p.name: p.state for p in item.parts}
-    panels = [OrientedBoxes.of([Box(*part_panel_bounds(entry, p))],
-                               place @ part_transform(p, states.get(p.name, p.range[0])))
-              for p in entry.parts]
-    return OrientedBoxes.concat([OrientedBoxes.of(solid_boxes(entry), place), *panels])
+    body, panel_boxes = _entry_solid(entry)
+    panels = [OrientedBoxes.of(box, at) for box, at in zip(panel_boxes, _panel_transforms(entry, item, place))]
+    return OrientedBoxes.concat([OrientedBoxes.of(body, place), *panels])
+
+
+def placed_solids(entries: list[FurnitureEntry], items: list[Furniture]) -> tuple[OrientedBoxes, np.ndarray]:
+    """The solids of many placed pieces of furniture (``items[k]`` of catalog entry ``entries[k]``)
+    as one set of boxes, and the index of the item each box belongs to: the boxes of
+    :func:`furniture_solids` for every item, bodies first, then every panel."""
+    bodies, owners, panels, at, panel_owners = [], [], [], [], []
+    for k, (entry, item) in enumerate(zip(entries, items)):
+        place = pose_matrix(item.pose)
+        body, panel_boxes = _entry_solid(entry)
+        bodies.append(OrientedBoxes.of(body, place))
+        owners.append(np.full(len(body), k))
+        panels += panel_boxes
+        at += _panel_transforms(entry, item, place)
+        panel_owners += [k] * len(panel_boxes)
+    if panels:
+        bodies.append(OrientedBoxes.of_each(np.concatenate(panels), np.stack(at)))
+    owner = np.concatenate([*owners, np.asarray(panel_owners, dtype=int)]).astype(np.intp)
+    return OrientedBoxes.concat(bodies), owner
 
 
 def object_box(obj: HomeObject) -> OrientedBoxes:
@@ -446,23 +498,46 @@ def device_body_size(device_type: str, mount: str) -> BodySize | None:
     return DEVICE_BODIES_BY_TYPE.get((device_type, mount), DEVICE_BODIES.get(mount))
 
 
+class _Mounts:
+    """What device bodies of one home rest on: its rooms, its cameras' ids, and each room's
+    outline (measured once for all the devices on its walls)."""
+
+    def __init__(self, home: Home) -> None:
+        self.rooms: dict[str, Any] = {}
+        for r in home.rooms:  # the first room of an id, as Home.room finds it
+            self.rooms.setdefault(r.id, r)
+        self.cameras = {c.id for c in home.cameras}
+        self._outlines: dict[str, Any] = {}
+
+    def outline(self, room_id: str) -> Any:
+        if room_id not in self._outlines:
+            self._outlines[room_id] = polygon_from_rings(self.rooms[room_id].polygon).exterior
+        return self._outlines[room_id]
+
+
 def device_body(home: Home, d: Device) -> Box | None:
     """A device's body as a box in its pose's frame, resting on its mount (module docstring,
     "Device bodies"); None where it has none."""
+    return _device_body(_Mounts(home), d)
+
+
+def _device_body(mounts: _Mounts, d: Device) -> Box | None:
     size = device_body_size(d.type, d.mount)
     if size is None:
         return None
     w, depth, h = size.width / 2, size.depth / 2, size.height
-    room = home.room(d.room) if d.room is not None else None
+    if d.room is not None and d.room not in mounts.rooms:
+        raise KeyError(f"no room {d.room!r}")
+    room = mounts.rooms[d.room] if d.room is not None else None
     if d.mount == "ceiling" and room is not None:
         top = room.floor_height + room.ceiling_height - d.pose.z
-        if any(c.id == d.id for c in home.cameras):  # the housing stays clear of the lens
+        if d.id in mounts.cameras:  # the housing stays clear of the lens
             return Box(-depth, -w, CAMERA_LENS_CLEARANCE, depth, w, max(top, 2 * CAMERA_LENS_CLEARANCE))
         return Box(-depth, -w, top - h, depth, w, top)
     if d.mount in STANDING_MOUNTS:
         return Box(-depth, -w, 0.0, depth, w, h)
     if d.mount in WALL_MOUNTS and room is not None:
-        gap = polygon_from_rings(room.polygon).exterior.distance(shapely.Point(d.pose.x, d.pose.y))
+        gap = mounts.outline(room.id).distance(shapely.Point(d.pose.x, d.pose.y))
         gap = gap if gap <= DEVICE_WALL_REACH else 0.0
         return Box(-gap, -w, -h / 2, size.depth - gap, w, h / 2)
     return Box(-depth, -w, -h / 2, depth, w, h / 2)
@@ -471,4 +546,17 @@ def device_body(home: Home, d: Device) -> Box | None:
 def device_solid(home: Home, d: Device) -> OrientedBoxes | None:
     """A device's body in home coordinates; None where it has none."""
     body = device_body(home, d)
-    return None if body is None else OrientedBoxes.of([body], pose_matrix(d.pose))
+    return None if body is None else OrientedBoxes.of(np.asarray(body, dtype=float), pose_matrix(d.pose))
+
+
+def device_solids(home: Home) -> tuple[list[Device], OrientedBoxes]:
+    """The devices of the home that have a body, and their bodies in home coordinates, one box
+    each in the same order (:func:`device_solid` for all of them, the rooms' outlines measured
+    once)."""
+    mounts = _Mounts(home)
+    placed = [(d, body) for d in home.devices if (body := _device_body(mounts, d)) is not None]
+    if not placed:
+        return [], OrientedBoxes.concat([])
+    solids = OrientedBoxes.of_each(np.asarray([b for _, b in placed], dtype=float),
+                                   np.stack([pose_matrix(d.pose) for d, _ in placed]))
+    return [d for d, _ in placed], solids

@@ -161,3 +161,24 @@ def test_a_shape_memo_computes_once_for_the_same_shapes_and_stays_bounded():
     anew = [box(*r.bounds) for r in rooms]
     assert memo.get((anew,), (), area_of(anew)) == 3.0  # equal shapes, not the same: asked anew
     assert len(calls) == 3 and len(memo._kept) <= 2
+
+
+def test_placed_solids_are_each_items_solid_and_device_solids_each_devices_body(house_home, catalog):
+    # The home check measures every solid of a home at once; each item's boxes and each device's
+    # body must be the very numbers the one-at-a-time functions give.
+    from homeloop.geometry_assets import device_solid, device_solids, furniture_solids, placed_solids
+
+    items = [f for f in house_home.furniture if f.catalog_id in catalog.furniture]
+    entries = [catalog.furniture[f.catalog_id] for f in items]
+    solids, owner = placed_solids(entries, items)
+    assert len(solids) == len(owner) and set(owner.tolist()) == set(range(len(items)))
+    for k, (entry, item) in enumerate(zip(entries, items)):
+        one = furniture_solids(entry, item)
+        for field in ("centres", "axes", "halves"):
+            assert np.array_equal(getattr(solids, field)[owner == k], getattr(one, field)), (item.id, field)
+    devices, bodies = device_solids(house_home)
+    assert [d.id for d in devices] == [d.id for d in house_home.devices if device_solid(house_home, d) is not None]
+    for k, d in enumerate(devices):
+        one = device_solid(house_home, d)
+        for field in ("centres", "axes", "halves"):
+            assert np.array_equal(getattr(bodies, field)[k:k + 1], getattr(one, field)), (d.id, field)
