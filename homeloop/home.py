@@ -148,7 +148,8 @@ def polygon_from_rings(rings: list[list[tuple[float, float]]]) -> Polygon:
         key = tuple(tuple(map(tuple, ring)) for ring in rings)
         hit = _POLYGON_CACHE.get(key)
     if hit is None:
-        hit = Polygon(rings[0], rings[1:])
+        # One ring (the common case) goes straight to shapely's array constructor.
+        hit = shapely.polygons(rings[0]) if len(rings) == 1 else Polygon(rings[0], rings[1:])
         if len(_POLYGON_CACHE) >= _POLYGON_CACHE_SIZE:
             _POLYGON_CACHE.clear()
         _POLYGON_CACHE[key] = hit
@@ -161,8 +162,9 @@ def rings_from_polygon(geom: BaseGeometry) -> list[list[tuple[float, float]]]:
     if geom.geom_type != "Polygon" or geom.is_empty:
         raise ValueError(f"expected a non-empty Polygon, got {geom.geom_type}")
     poly = shapely.geometry.polygon.orient(geom, sign=1.0)
-    rings = [poly.exterior, *poly.interiors]
-    return [[(float(x), float(y)) for x, y in list(r.coords)[:-1]] for r in rings]
+    holes = poly.interiors
+    rings = [poly.exterior, *holes] if len(holes) else [poly]
+    return [list(map(tuple, shapely.get_coordinates(r)[:-1].tolist())) for r in rings]
 
 
 class Pose(HomeModel):

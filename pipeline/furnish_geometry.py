@@ -23,7 +23,6 @@ from homeloop import navigation
 from homeloop.geometry import (
     DOOR_CLEAR_DEPTH,
     WINDOW_CLEAR_DEPTH,
-    face_side,
     face_zones,
     opening_axes,
     rectangle_frames,
@@ -103,10 +102,19 @@ class HomeGeometry:
         self.passage_polys = [polygon_from_home(o.polygon) for o in self.passages]
         self.passage_tree = shapely.STRtree(self.passage_polys) if self.passages else None
         self.passage_zones = door_zones_by_side(self.passages, self.passage_polys)
+        centres, _, normals, _, _ = rectangle_frames(self.passage_polys)
+        self._passage_frames = (centres, normals)
         self.windows = [o for o in home.openings if o.kind == "window"]
         self.window_polys = np.asarray([polygon_from_home(o.polygon) for o in self.windows], dtype=object)
         #: Where tall furniture keeps out in front of each window, shared by the rooms it faces.
         self.window_zones = shapely.buffer(self.window_polys, WINDOW_CLEAR_DEPTH, join_style="mitre")
+
+
+    def passage_side(self, i: int, point: Point) -> float:
+        """+1 or -1: the side of passage ``i``'s normal (see :func:`homeloop.geometry.opening_axes`)
+        on which ``point`` lies."""
+        centres, normals = self._passage_frames
+        return 1.0 if (point.x - centres[i, 0]) * normals[i, 0] + (point.y - centres[i, 1]) * normals[i, 1] >= 0 else -1.0
 
 
 def polygon_from_home(rings) -> Polygon:
@@ -142,8 +150,10 @@ class RoomGeometry:
         for i, (o, op) in enumerate(zip(geo.passages, geo.passage_polys)):
             if room.id not in o.connects:
                 continue
-            self.door_zones.append(geo.passage_zones[(i, face_side(op, self.poly))])
-            self.door_points.append(navigation.approach_point(op, self.poly, 2 * radius))
+            point = navigation.approach_point(op, self.poly, 2 * radius)
+            self.door_points.append(point)
+            # The approach point lies before the door's face on this room's side: that face's zone.
+            self.door_zones.append(geo.passage_zones[(i, geo.passage_side(i, point))])
         near = shapely.distance(geo.window_polys, self.poly) < 0.05 if geo.windows else []
         self.window_zones = [z for o, z, close in zip(geo.windows, geo.window_zones, near)
                              if room.id in o.connects or close]
