@@ -306,7 +306,7 @@ def sight_blockers(home: Home) -> BaseGeometry:
     """Walls, shrunk by a centimetre so a camera in a corner does not touch them
     (one shared geometry per set of walls: never change it)."""
     walls = [polygon_from_rings(w.polygon) for w in home.walls if w.kind != "RAILING"]
-    return _BLOCKERS_CACHE.get((walls,), (), lambda: shapely.union_all(walls).buffer(-0.01) if walls
+    return _BLOCKERS_CACHE.get((walls,), (), lambda: navigation.union_of_walls(walls).buffer(-0.01) if walls
                                else shapely.Polygon())
 
 
@@ -495,8 +495,8 @@ def _navigation_rules(home: Home, catalog: Catalog) -> list[CheckFinding]:
                                         f"by {robot.name} ({robot.clearance_width} m wide)"))
     widest = navigation.widest_body_width(catalog)
     if widest > 0:
-        for rid in wanted:
-            for a, b in navigation.doors_connected_within_room(home, rid, widest):
+        for rid, pairs in navigation.doors_not_joined(home, wanted, widest).items():
+            for a, b in pairs:
                 out.append(CheckFinding("doors_not_connected", (rid, a, b),
                                         f"room {rid}: no free floor {widest} m wide joins {a} and {b}"))
     return out

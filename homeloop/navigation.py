@@ -28,7 +28,7 @@ import shapely
 from shapely import Point
 from shapely.geometry.base import BaseGeometry
 
-from homeloop.geometry import face_point
+from homeloop.geometry import ShapeMemo, face_point
 from homeloop.home import Home, Opening, polygon_from_rings
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ class _Layout:
         walls = [polygon_from_rings(w.polygon) for w in home.walls]
         floor = shapely.union_all([*self.rooms.values(), *passages])
         if walls:
-            wall_union = shapely.union_all(walls)
+            wall_union = union_of_walls(walls)
             if passages:
                 wall_union = wall_union.difference(shapely.union_all(passages))
             floor = floor.difference(wall_union)
@@ -83,6 +83,15 @@ class _Layout:
         if key not in self._eroded:
             self._eroded[key] = self.floor.buffer(-radius, quad_segs=QUAD_SEGS)
         return self._eroded[key]
+
+
+#: :func:`union_of_walls` by wall shapes: the home check's sight blockers are made of the same walls.
+_WALL_UNIONS = ShapeMemo(64)
+
+
+def union_of_walls(walls: Sequence[BaseGeometry]) -> BaseGeometry:
+    """The union of these wall shapes (one shared geometry per list of walls: never change it)."""
+    return _WALL_UNIONS.get((walls,), (), lambda: shapely.union_all(walls))
 
 
 def _layout_signature(home: Home) -> tuple:
@@ -291,15 +300,28 @@ def doors_connected_within_room(home: Home, room_id: str, body_width: float) -> 
     Each door is represented by its approach point in the room; paths may not
     leave the room. An empty list means every pair of doors is joined.
     """
+    return doors_not_joined(home, [room_id], body_width)[room_id]
+
+
+def doors_not_joined(home: Home, room_ids: Sequence[str], body_width: float) -> dict[str, list[tuple[str, str]]]:
+    """:func:`doors_connected_within_room` for each of these rooms, the home's layout and free
+    floor looked up once."""
     layout = _layout(home)
-    doors = passable_openings(home, room_id)
-    if len(doors) < 2:
-        return []
-    room = layout.rooms[room_id]
-    local = FreeFloor(free_floor(home, body_width).intersection(room))
-    comps = [local.component_of(approach_point(layout.opening_polys[d.id], room, body_width)) for d in doors]
-    return [(doors[i].id, doors[j].id) for i in range(len(doors)) for j in range(i + 1, len(doors))
-            if comps[i] is None or comps[i] != comps[j]]
+    out: dict[str, list[tuple[str, str]]] = {}
+    free: BaseGeometry | None = None
+    for room_id in room_ids:
+        doors = passable_openings(home, room_id)
+        out[room_id] = []
+        if len(doors) < 2:
+            continue
+        if free is None:
+            free = free_floor(home, body_width)
+        room = layout.rooms[room_id]
+        local = FreeFloor(free.intersection(room))
+        comps = [local.component_of(approach_point(layout.opening_polys[d.id], room, body_width)) for d in doors]
+        out[room_id] = [(doors[i].id, doors[j].id) for i in range(len(doors)) for j in range(i + 1, len(doors))
+                        if comps[i] is None or comps[i] != comps[j]]
+    return out
 
 
 def path_exists(home: Home, a: tuple[float, float], b: tuple[float, float], body_width: float) -> bool:
@@ -329,12 +351,14 @@ __all__ = [
     "dilate",
     "door_approach_points",
     "doors_connected_within_room",
+    "doors_not_joined",
     "entrance_room",
     "free_floor",
     "free_floor_of",
     "passable_openings",
     "path_exists",
     "reachable_rooms",
+    "union_of_walls",
     "widest_body_width",
 ]
 

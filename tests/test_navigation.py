@@ -127,3 +127,23 @@ def test_free_floor_is_fast_on_the_furnished_house():
     assert best < 0.05
     indoor = {r.id for r in home.rooms if r.indoor}
     assert indoor <= navigation.reachable_rooms(home, WIDE)
+
+
+def test_doors_not_joined_answers_each_room_as_asked_alone():
+    # The sofa leaves 0.4 m in room A: a wide body cannot join A's two doors, a narrow one can.
+    home = _three_rooms(with_sofa=True)
+    rooms = [r.id for r in home.rooms]
+    for width in (WIDE, NARROW):
+        together = navigation.doors_not_joined(home, rooms, width)
+        assert list(together) == rooms
+        assert together == {rid: navigation.doors_connected_within_room(home, rid, width) for rid in rooms}
+    assert navigation.doors_not_joined(home, rooms, WIDE)["A"] == [("door_1", "door_2")]
+    assert navigation.doors_not_joined(home, rooms, NARROW)["A"] == []
+
+
+def test_the_union_of_walls_is_shared_by_the_same_walls():
+    home = _three_rooms(with_sofa=False)
+    walls = [shapely.Polygon(w.polygon[0]) for w in home.walls]
+    union = navigation.union_of_walls(walls)
+    assert navigation.union_of_walls(list(walls)) is union
+    assert union.equals(shapely.union_all(walls))
