@@ -473,8 +473,6 @@ class _Placed:
     clearance: Polygon | None
     on_floor: bool
     probes: list[tuple[float, float]]
-    #: The footprint grown by the widest body's radius (made when the free floor is first needed).
-    grown: BaseGeometry | None = None
 
     @cached_property
     def outline(self) -> np.ndarray:
@@ -588,6 +586,8 @@ class _Furnisher:
         #: Per (furniture, surface or container): the boxes taken, (u0, u1, v0, v1, top) in its frame.
         self.surface_use: dict[tuple[str, str], list[tuple[float, float, float, float, float]]] = {}
         self.failures: list[FurnishFailure] = []
+        #: Per room: the furniture on the floor its free floor leaves out, and that floor.
+        self.free_floor: dict[str, tuple[list[_Placed], BaseGeometry]] = {}
         #: The ids of the home's rooms, walls, openings and fixtures, which furniture and objects must not reuse.
         self.shell_ids = frozenset(x.id for x in [*home.rooms, *home.walls, *home.openings, *home.fixtures])
 
@@ -960,15 +960,18 @@ class _Furnisher:
     # -- navigation within a room
 
     def _room_free(self, geom: RoomGeometry) -> BaseGeometry:
-        """The room's free floor for the widest body with everything placed so far."""
-        base = geom.base_free()
+        """The room's free floor for the widest body with everything placed so far: the free
+        floor last made for the room, less what was placed since (furniture is only ever
+        added to a room, or the room started afresh)."""
         solid = [p for p in self.placed.get(geom.id, []) if p.on_floor]
-        if not solid or base.is_empty:
-            return base
-        for p in solid:
-            if p.grown is None:
-                p.grown = navigation.dilate([p.footprint], self.radius)[0]
-        return base.difference(shapely.union_all([p.grown for p in solid]))
+        made, free = self.free_floor.get(geom.id, ([], geom.base_free()))
+        if len(made) > len(solid) or any(a is not b for a, b in zip(made, solid)):
+            made, free = [], geom.base_free()
+        new = solid[len(made):]
+        if new and not free.is_empty:
+            free = free.difference(shapely.union_all(navigation.dilate([p.footprint for p in new], self.radius)))
+        self.free_floor[geom.id] = (solid, free)
+        return free
 
     def _navigable(self, geom: RoomGeometry, free_now: Callable[[], BaseGeometry], footprint: Polygon,
                    probes: list[tuple[float, float]]) -> bool:
@@ -980,7 +983,7 @@ class _Furnisher:
         on_floor = sum(b is not None for b in geom.door_pieces())
         if on_floor < 2 and not (groups and on_floor):
             return True  # no two doors to keep joined, no door to reach a front from
-        free = free_now().difference(footprint.buffer(self.radius, quad_segs=navigation.QUAD_SEGS))
+        free = free_now().difference(navigation.dilate([footprint], self.radius)[0])
         spots = np.asarray(geom.door_points, dtype=object)
         if groups:
             spots = np.concatenate([spots, shapely.points([xy for pts in groups for xy in pts])])
