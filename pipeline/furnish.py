@@ -1109,9 +1109,7 @@ class _Furnisher:
             obstacles.append(p.footprint)
             if p.clearance is not None:
                 obstacles.append(p.clearance)
-        if obstacles:
-            hit = shapely.STRtree(obstacles).query(fps, predicate="intersects")[0]
-            keep[np.unique(hit)] = False
+        keep[_touched(fps, obstacles)] = False
         idx = np.flatnonzero(keep)
         if not len(idx):
             return None
@@ -1181,6 +1179,14 @@ def _aranges(start: np.ndarray, stop: np.ndarray, step: float) -> tuple[np.ndarr
     return row, values
 
 
+def _touched(boxes: np.ndarray, shapes: Sequence[BaseGeometry]) -> np.ndarray:
+    """The indices of the ``boxes`` that meet any of the ``shapes``. The many boxes go into the
+    STRtree and the few shapes query it, each shape prepared once rather than every box."""
+    if not len(boxes) or not len(shapes):
+        return np.zeros(0, int)
+    return np.unique(shapely.STRtree(boxes).query(shapes, predicate="intersects")[1])
+
+
 def _against_wall(entry: FurnitureEntry, hard: list[Constraint]) -> bool:
     """Whether an item stands with its back to a wall: asked so, or the catalog's way of
     placing it where no constraint puts it elsewhere."""
@@ -1197,8 +1203,7 @@ def _drop_collisions(keep: np.ndarray, cands: _Cands, fps: np.ndarray, d, obstac
     idx = np.flatnonzero(keep)
     if len(idx) and obstacles:
         col = _boxes(cands.take(idx), d.depth + 2 * COLLISION_MARGIN, d.width + 2 * COLLISION_MARGIN)
-        hit = shapely.STRtree(obstacles).query(col, predicate="intersects")[0]
-        keep[idx[np.unique(hit)]] = False
+        keep[idx[_touched(col, obstacles)]] = False
     idx = np.flatnonzero(keep)
     for fpoly in exempt:
         if not len(idx):
@@ -1213,14 +1218,13 @@ def _drop_in_zones(keep: np.ndarray, fps: np.ndarray, corners: np.ndarray, zones
     """Drop candidates overlapping a clear zone by more than :data:`ZONE_OVERLAP_AREA`
     (touching its edge is fine). A corner deep in a zone settles it without measuring."""
     idx = np.flatnonzero(keep)
-    if not len(idx) or zones.tree is None:
+    if not len(idx) or not len(zones.zones):
         return
     deep = shapely.contains_xy(zones.deep, corners[idx, :, 0], corners[idx, :, 1]).any(axis=1)
     keep[idx[deep]] = False
     idx = idx[~deep]
-    hit = zones.tree.query(fps[idx], predicate="intersects")
-    if hit.shape[1]:
-        ci, zi = hit
+    zi, ci = shapely.STRtree(fps[idx]).query(zones.zones, predicate="intersects")
+    if len(ci):
         inter = shapely.area(shapely.intersection(fps[idx[ci]], zones.zones[zi]))
         keep[idx[np.unique(ci[inter > ZONE_OVERLAP_AREA])]] = False
 
@@ -1236,8 +1240,7 @@ def _drop_blocked_fronts(keep: np.ndarray, geom: RoomGeometry, cands: _Cands, en
     zone = _rectangles(corners)
     ok = _inside(geom, zone, corners)
     if solid:
-        hit = shapely.STRtree(solid).query(zone, predicate="intersects")[0]
-        ok[np.unique(hit)] = False
+        ok[_touched(zone, solid)] = False
     keep[idx[~ok]] = False
 
 

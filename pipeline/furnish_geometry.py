@@ -240,21 +240,20 @@ class RoomGeometry:
 
 @dataclass
 class KeepOut:
-    """Clear zones (an STRtree over them) and the zones' cores, :data:`ZONE_SURE_DEPTH` in from
-    their edges (one prepared geometry)."""
+    """Clear zones and the zones' cores, :data:`ZONE_SURE_DEPTH` in from their edges (one
+    prepared geometry)."""
 
     zones: np.ndarray
-    tree: shapely.STRtree | None
     deep: BaseGeometry
 
     @staticmethod
     def of(zones: list[BaseGeometry]) -> "KeepOut":
         arr = np.asarray(zones, dtype=object)
         if not len(arr):
-            return KeepOut(arr, None, Polygon())
+            return KeepOut(arr, Polygon())
         deep = shapely.union_all(shapely.buffer(arr, -ZONE_SURE_DEPTH, join_style="mitre"))
         shapely.prepare(deep)
-        return KeepOut(arr, shapely.STRtree(arr), deep)
+        return KeepOut(arr, deep)
 
 
 def door_zones_by_side(doors: list[HomeOpening], polys: list[Polygon]) -> dict[tuple[int, float], Polygon]:
