@@ -420,6 +420,18 @@ def _projected_radii(unit: np.ndarray, axes: np.ndarray, halves: np.ndarray) -> 
     return np.sum(np.abs(np.einsum("pak,pjk->paj", unit, axes)) * halves[:, None], axis=2)
 
 
+def _bounds_overlapping(boxes: OrientedBoxes, others: OrientedBoxes, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (i, j), in row order, whose axis-aligned bounding boxes overlap by more than
+    ``tolerance`` along every world axis: all pairs tested along x, the pairs left along y, then z."""
+    ext_a, ext_b = _world_extents(boxes), _world_extents(others)
+    ca, cb = boxes.centres, others.centres
+    i, j = np.nonzero(np.abs(ca[:, None, 0] - cb[None, :, 0]) < (ext_a[:, None, 0] + ext_b[None, :, 0]) - tolerance)
+    for axis in (1, 2):
+        near = np.abs(ca[i, axis] - cb[j, axis]) < (ext_a[i, axis] + ext_b[j, axis]) - tolerance
+        i, j = i[near], j[near]
+    return i, j
+
+
 def overlapping_pairs(boxes: OrientedBoxes, others: OrientedBoxes,
                       tolerance: float) -> tuple[np.ndarray, np.ndarray]:
     """The pairs (i, j) where ``boxes[i]`` overlaps ``others[j]`` by more than ``tolerance`` (m)
@@ -431,9 +443,7 @@ def overlapping_pairs(boxes: OrientedBoxes, others: OrientedBoxes,
     axis overlaps less than the test's least and the filter changes no answer."""
     if not len(boxes) or not len(others):
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    gap = np.abs(boxes.centres[:, None] - others.centres[None])
-    reach = _world_extents(boxes)[:, None] + _world_extents(others)[None]
-    i, j = np.nonzero(np.all(gap < reach - tolerance, axis=2))
+    i, j = _bounds_overlapping(boxes, others, tolerance)
     a, b = boxes.axes[i], others.axes[j]
     axes = np.concatenate([a, b, np.cross(a[:, :, None], b[:, None, :]).reshape(-1, 9, 3)], axis=1)
     length = np.linalg.norm(axes, axis=2)
