@@ -44,6 +44,8 @@ MIN_FACE_LENGTH = 0.2
 FACE_SAMPLE_STEP = 0.05
 #: A boundary point within this distance (m) of a wall polygon is a wall face.
 WALL_CONTACT = 0.06
+#: ... unless it is within this distance (m) of a door or other passage.
+PASSAGE_CONTACT = 0.03
 
 
 def valid_polygon(geom: BaseGeometry) -> Polygon | None:
@@ -101,6 +103,7 @@ class HomeGeometry:
         self.passages = [o for o in home.openings if o.kind in navigation.PASSABLE_KINDS]
         self.passage_polys = [polygon_from_home(o.polygon) for o in self.passages]
         self.passage_tree = shapely.STRtree(self.passage_polys) if self.passages else None
+        self.passage_bounds = shapely.bounds(np.asarray(self.passage_polys, dtype=object)).reshape(-1, 4)
         self.passage_zones = door_zones_by_side(self.passages, self.passage_polys)
         centres, _, normals, _, _ = rectangle_frames(self.passage_polys)
         self._passage_frames = (centres, normals)
@@ -109,6 +112,13 @@ class HomeGeometry:
         #: Where tall furniture keeps out in front of each window, shared by the rooms it faces.
         self.window_zones = shapely.buffer(self.window_polys, WINDOW_CLEAR_DEPTH, join_style="mitre")
 
+
+    def by_passage(self, xy: np.ndarray, distance: float) -> np.ndarray:
+        """Which points (rows of ``xy``) lie within ``distance`` of a passage's bounding box (and a
+        hair more, for rounding): the only points that can lie within ``distance`` of a passage."""
+        x, y, b, distance = xy[:, :1], xy[:, 1:], self.passage_bounds[None, :, :], distance + 1e-9
+        return ((x >= b[..., 0] - distance) & (x <= b[..., 2] + distance)
+                & (y >= b[..., 1] - distance) & (y <= b[..., 3] + distance)).any(axis=1)
 
     def passage_side(self, i: int, point: Point) -> float:
         """+1 or -1: the side of passage ``i``'s normal (see :func:`homeloop.geometry.opening_axes`)
@@ -179,12 +189,13 @@ class RoomGeometry:
         s = k * (length / steps)[edge]
         last = k == steps[edge]
         s[last] = length[edge[last]]
-        pts = shapely.points(a[edge] + s[:, None] * t[edge] + n[edge] * 0.001)
+        xy = a[edge] + s[:, None] * t[edge] + n[edge] * 0.001
+        pts = shapely.points(xy)
         on = np.zeros(len(pts), bool)
         on[geo.wall_tree.query(pts, predicate="dwithin", distance=WALL_CONTACT)[0]] = True
         if geo.passage_tree is not None:
-            near = np.flatnonzero(on)
-            on[near[geo.passage_tree.query(pts[near], predicate="dwithin", distance=0.03)[0]]] = False
+            near = np.flatnonzero(on & geo.by_passage(xy, PASSAGE_CONTACT))
+            on[near[geo.passage_tree.query(pts[near], predicate="dwithin", distance=PASSAGE_CONTACT)[0]]] = False
         # Runs of consecutive wall samples of one edge become faces.
         starts = np.flatnonzero(on & ~np.concatenate([[False], on[:-1]]) | on & (k == 0))
         ends = np.flatnonzero(on & ~np.concatenate([on[1:], [False]]) | on & last)
