@@ -705,11 +705,13 @@ def _device_room_rule(home: Home, catalog: Catalog) -> list[CheckFinding]:
     out: list[CheckFinding] = []
     rooms = home.room_polygons()
     openings = home.opening_polygons()
-    for d in home.devices:
-        if d.room is None:
-            continue
-        p = Point(d.pose.x, d.pose.y)
-        ok = rooms[d.room].distance(p) <= DEVICE_ROOM_TOLERANCE
+    placed = [d for d in home.devices if d.room is not None]
+    if not placed:
+        return out
+    points = shapely.points(np.array([(d.pose.x, d.pose.y) for d in placed], dtype=float))
+    in_room = shapely.distance(np.array([rooms[d.room] for d in placed], dtype=object), points)
+    for d, p, gap in zip(placed, points, in_room):
+        ok = gap <= DEVICE_ROOM_TOLERANCE
         if not ok and d.mounted_on in openings:
             ok = openings[d.mounted_on].distance(p) <= DEVICE_OPENING_TOLERANCE
         if not ok:
