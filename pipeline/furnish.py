@@ -474,10 +474,14 @@ class _Placed:
     on_floor: bool
     probes: list[tuple[float, float]]
 
-    @cached_property
-    def outline(self) -> np.ndarray:
-        """The footprint's closed ring coordinates."""
-        return shapely.get_coordinates(self.footprint)
+    #: Its outline's extents on its room's wall faces (:meth:`RoomGeometry.extents_on_faces`).
+    face_extents: np.ndarray | None = None
+
+    def extents_on(self, geom: RoomGeometry) -> np.ndarray:
+        """The footprint's extents on the wall faces of its room (measured once)."""
+        if self.face_extents is None:
+            self.face_extents = geom.extents_on_faces([shapely.get_coordinates(self.footprint)])
+        return self.face_extents
 
 
 @dataclass
@@ -896,15 +900,11 @@ class _Furnisher:
         levels = [hi[:, None], along_axes(np.asarray(extra).reshape(-1, 2), a, t)]
         valid = [np.ones((len(fit), 1 + len(extra)), bool)]
         # Things an item may stand flush beside: features and furniture on the floor.
-        outlines = geom.feature_outlines + [p.outline for p in self.placed.get(geom.id, []) if p.on_floor]
-        if outlines:
-            corners = np.concatenate(outlines)
-            starts = np.cumsum([0] + [len(c) for c in outlines[:-1]])
-            off, along = along_axes(corners, a, n), along_axes(corners, a, t)
-            near = ~((np.minimum.reduceat(off, starts, axis=1) > depth + 0.1)
-                     | (np.maximum.reduceat(off, starts, axis=1) < -0.01))
-            ends = np.stack([np.minimum.reduceat(along, starts, axis=1) - width / 2 - 0.005,
-                             np.maximum.reduceat(along, starts, axis=1) + width / 2 + 0.005], axis=2)
+        extents = [geom.feature_extents] + [p.extents_on(geom) for p in self.placed.get(geom.id, []) if p.on_floor]
+        off_lo, off_hi, along_lo, along_hi = np.concatenate(extents, axis=2)[:, fit]
+        if off_lo.shape[1]:
+            near = ~((off_lo > depth + 0.1) | (off_hi < -0.01))
+            ends = np.stack([along_lo - width / 2 - 0.005, along_hi + width / 2 + 0.005], axis=2)
             levels.append(ends.reshape(len(fit), -1))
             valid.append(np.repeat(near, 2, axis=1))
         level, ok = np.concatenate(levels, axis=1), np.concatenate(valid, axis=1)

@@ -104,9 +104,9 @@ class HomeGeometry:
         self.passage_polys = [polygon_from_home(o.polygon) for o in self.passages]
         self.passage_tree = shapely.STRtree(self.passage_polys) if self.passages else None
         self.passage_bounds = shapely.bounds(np.asarray(self.passage_polys, dtype=object)).reshape(-1, 4)
-        self.passage_zones = door_zones_by_side(self.passages, self.passage_polys)
-        centres, _, normals, _, _ = rectangle_frames(self.passage_polys)
+        centres, _, normals, widths, _ = rectangle_frames(self.passage_polys)
         self._passage_frames = (centres, normals)
+        self.passage_zones = door_zones_by_side(self.passages, self.passage_polys, widths)
         self.windows = [o for o in home.openings if o.kind == "window"]
         self.window_polys = np.asarray([polygon_from_home(o.polygon) for o in self.windows], dtype=object)
         #: Where tall furniture keeps out in front of each window, shared by the rooms it faces.
@@ -153,8 +153,8 @@ class RoomGeometry:
         self.counters = [self._counter(fid, p) for fid, k, p in self.features if k == "KITCHEN"]
         self.faces = self._faces(geo)
         self.face_band = face_band(self.faces)
-        #: Each feature's outline (closed ring coordinates), which wall items may stand flush beside.
-        self.feature_outlines = [np.asarray(p.exterior.coords) for _, _, p in self.features]
+        #: The features' extents on the wall faces (:meth:`extents_on_faces`): wall items may stand flush beside them.
+        self.feature_extents = self.extents_on_faces([np.asarray(p.exterior.coords) for _, _, p in self.features])
         self.door_zones: list[Polygon] = []
         self.door_points: list[Point] = []
         for i, (o, op) in enumerate(zip(geo.passages, geo.passage_polys)):
@@ -202,6 +202,17 @@ class RoomGeometry:
         long_enough = s[ends] - s[starts] >= MIN_FACE_LENGTH
         owner, starts, ends = edge[starts][long_enough], starts[long_enough], ends[long_enough]
         return WallFaces.of_edges(a[owner], t[owner], n[owner], s[starts], s[ends])
+
+    def extents_on_faces(self, outlines: list[np.ndarray]) -> np.ndarray:
+        """Per wall face and outline (rows of corner coordinates): the least and greatest offset
+        of its corners from the face (along the face's inward normal), then the least and greatest
+        position along it; an array (4, faces, outlines)."""
+        f = self.faces
+        out = np.empty((4, len(f), len(outlines)))
+        for k, corners in enumerate(outlines):
+            off, along = along_axes(corners, f.a, f.n), along_axes(corners, f.a, f.t)
+            out[:, :, k] = off.min(axis=1), off.max(axis=1), along.min(axis=1), along.max(axis=1)
+        return out
 
     def _counter(self, fid: str, poly: Polygon) -> CounterRun:
         c, u, v, length, depth = opening_axes(poly)
@@ -267,13 +278,14 @@ class KeepOut:
         return KeepOut(arr, deep)
 
 
-def door_zones_by_side(doors: list[HomeOpening], polys: list[Polygon]) -> dict[tuple[int, float], Polygon]:
+def door_zones_by_side(doors: list[HomeOpening], polys: list[Polygon],
+                       widths: np.ndarray) -> dict[tuple[int, float], Polygon]:
     """Where furniture keeps out in front of each face of each door, by (door index,
-    side): the door's full width, from its face as deep as its leaf swings (its width)
-    or its clear zone, whichever is deeper (a garage door lifts: its clear zone only)."""
+    side): the door's full width, from its face as deep as its leaf swings (its width,
+    as :func:`homeloop.geometry.rectangle_frames` measures it) or its clear zone, whichever
+    is deeper (a garage door lifts: its clear zone only)."""
     if not doors:
         return {}
-    widths = rectangle_frames(polys)[3]
     reach = [DOOR_CLEAR_DEPTH if o.kind == "garage_door" else max(w, DOOR_CLEAR_DEPTH) for o, w in zip(doors, widths)]
     zones, owners, sides = face_zones(polys, np.array(reach), side_inset=0.0, face_gap=0.0)
     return {(int(i), float(side)): z for i, side, z in zip(owners, sides, zones)}
