@@ -76,6 +76,7 @@ from homeloop import navigation
 from homeloop.catalog import Catalog, CatalogError, DeviceEntry, KeepAway
 from homeloop.check import (
     CAMERA_RANGE,
+    OBJECT_PENETRATION,
     ENTRANCE_INSIDE_DEPTH,
     LEAK_SENSOR,
     LIGHT_SWITCH,
@@ -91,7 +92,7 @@ from homeloop.check import (
     smoke_distance_rule,
 )
 from homeloop.geometry import face_side, opening_axes
-from homeloop.geometry_assets import BodySize, device_body_size
+from homeloop.geometry_assets import BodySize, device_body_size, device_solid, overlapping, placed_solids
 from homeloop.home import (
     Camera,
     CameraPose,
@@ -118,6 +119,10 @@ from homeloop.sim.dynamics.smoke import rooms_reached
 SMOKE_GRID_STEP = 0.1
 #: The search for a smoke sensor's place looks this far (m) about its target first, then twice as far ...
 SMOKE_SEARCH_RADIUS = 0.5
+#: Furniture whose footprint comes this close (m) to a wall device's centre may reach its body:
+#: the device's half-width plus, with room to spare, what a closed part (a wardrobe's door) stands
+#: proud of a footprint (furnishing leaves every part closed).
+WALL_BODY_NEAR = 0.3
 #: Rooms next to a kitchen that may hold the kitchen's smoke sensor (reached through a door or passage).
 KITCHEN_SENSOR_NEIGHBOURS = ("DINING", "CORRIDOR", "LIVING_ROOM", "LIVING_DINING", "KITCHEN_DINING")
 #: Exit rooms of a sleeping area, in order of preference for its smoke sensor.
@@ -866,7 +871,8 @@ class _Equipper:
                 p = Point(x, y)
                 if poly.distance(p) > 0.005 or any(g.distance(p) < 0.05 for g in tall):
                     continue
-                if self.opening_polys[door.id].distance(p) <= self.switch_reach:
+                if self.opening_polys[door.id].distance(p) <= self.switch_reach \
+                        and self.wall_body_clear(rid, LIGHT_SWITCH, x, y, yaw):
                     return x, y, yaw
         return self.switch_near_door(rid, door)
 
@@ -882,9 +888,23 @@ class _Equipper:
         high = Shapes.of([self.footprints[f.id] for f in self.room_furniture[rid] if f.pose.z + f.height >= switch_h])
         keep = ~openings.near(rows[:, :2], SWITCH_OPENING_GAP) & ~high.near(rows[:, :2], 0.05)
         keep &= shapely.intersects_xy(self.polys[rid], rows[:, 0], rows[:, 1])  # covered: in or on the room
-        spots = [(round(dk, 3), x, y, yaw) for dk, (x, y, yaw) in zip(d[keep].tolist(), rows[keep].tolist())]
-        best = min(spots, key=lambda spot: spot[:3], default=None)  # nearest the door, then by position
-        return None if best is None else best[1:]
+        spots = sorted((round(dk, 3), x, y, yaw) for dk, (x, y, yaw) in zip(d[keep].tolist(), rows[keep].tolist()))
+        # nearest the door, then by position; its body clear of furniture as the home check measures it
+        return next((spot[1:] for spot in spots if self.wall_body_clear(rid, LIGHT_SWITCH, *spot[1:])), None)
+
+    def wall_body_clear(self, rid: str, device_type: str, x: float, y: float, yaw: float) -> bool:
+        """Whether the body of a wall device at (x, y), at its catalog height, stays out of the
+        room's furniture as the home check measures it (rule device_overlaps_object: solids with
+        their parts, which stand proud of a footprint, as a wardrobe's doors do)."""
+        here = Point(x, y)
+        near = [f for f in self.room_furniture[rid] if self.footprints[f.id].distance(here) < WALL_BODY_NEAR]
+        if not near:
+            return True
+        probe = Device.model_construct(id=f"{device_type}_probe", type=device_type, mount="wall", room=rid,
+                                       pose=Pose(x=x, y=y, z=self.floor(rid) + self.height(device_type), yaw=yaw))
+        body = device_solid(self.home, probe)
+        solids, _ = placed_solids([self.catalog.furniture[f.catalog_id] for f in near], near)
+        return body is None or not overlapping(body, solids, OBJECT_PENETRATION).any()
 
     def lights_and_switches(self) -> None:
         switch_h = self.height("light_switch")

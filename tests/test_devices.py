@@ -425,6 +425,20 @@ def test_a_kitchen_too_small_even_for_the_fallback_puts_the_sensor_next_door_wit
     assert not home.opening(door.id).is_open
 
 
+def test_a_switch_stays_clear_of_the_wardrobe_doors_beside_its_door():
+    """A wardrobe side-on to the wall, just past the door: its footprint leaves room for the
+    switch, its doors (proud of the footprint) do not, so the switch goes to the door's other side."""
+    wardrobe_y = 1.9 + 0.15 + 0.067  # the door's edge, the switch's offset, a gap wider than 5 cm
+    rooms = {"r": ("BEDROOM", (0.0, 0.0, 4.0, 4.0)), "h": ("CORRIDOR", (4.1, 0.0, 6.0, 4.0))}
+    openings = [("e", "ENTRANCE_DOOR", (6.0, 1.0, 6.3, 1.9), ("h",)),
+                ("d", "DOOR", (4.0, 1.0, 4.1, 1.9), ("r", "h"))]
+    home = build(rooms, openings, furniture=[("wardrobe", "wardrobe", "r", (3.5, wardrobe_y + 0.3, -math.pi / 2))])
+    result = equip(home, CAT, np.random.default_rng(0))
+    (switch,) = [d for d in result.home.devices_of_type("light_switch") if d.room == "r"]
+    assert switch.pose.y < 1.0  # below the door, away from the wardrobe
+    assert [f for f in check_home(result.home, CAT) if f.rule == "device_overlaps_object"] == []
+
+
 def test_wearables_go_on_the_resident():
     from homeloop.home import Person
 
