@@ -11,10 +11,24 @@ import shapely
 from hypothesis import given
 from hypothesis import strategies as st
 
-from homeloop.pipeline.furnish import WALL_STEP, _aranges, _Cands, _corners, _drop_in_zones, _rectangles, home_shell
+from homeloop import navigation
+from homeloop.catalog import load_catalog
+from homeloop.home import Pose
+from homeloop.pipeline.furnish import (
+    WALL_STEP,
+    _aranges,
+    _Cands,
+    _corners,
+    _drop_in_zones,
+    _rectangles,
+    _Furnisher,
+    _touched,
+    home_shell,
+)
 from homeloop.pipeline.furnish_geometry import (
     FACE_SAMPLE_STEP,
     MIN_FACE_LENGTH,
+    PASSAGE_CONTACT,
     WALL_CONTACT,
     ZONE_OVERLAP_AREA,
     HomeGeometry,
@@ -87,6 +101,16 @@ def test_a_corner_deep_in_a_zone_overlaps_it_by_more_than_the_threshold(depth, w
     assert fp.intersection(zone).area > ZONE_OVERLAP_AREA
 
 
+@given(st.lists(pose, min_size=1, max_size=25), st.lists(pose, min_size=1, max_size=6), size, size)
+def test_rectangles_touched_are_those_meeting_a_shape(items, others, depth, width):
+    """Querying a tree of the rectangles with the shapes finds exactly the rectangles that
+    meet (touch or overlap) one of the shapes."""
+    boxes = _rectangles(_corners(_poses(items), depth, width))
+    shapes = list(_rectangles(_corners(_poses(others), width, depth)))
+    expected = [i for i, b in enumerate(boxes) if any(b.intersects(sh) for sh in shapes)]
+    assert _touched(boxes, shapes).tolist() == expected
+
+
 @pytest.fixture(scope="module")
 def shells(tmp_path_factory):
     from homeloop.pipeline.sources.synthetic import generate
@@ -115,3 +139,67 @@ def test_wall_faces_run_along_walls_between_doors(shells):
                 assert np.allclose(np.hypot(*t), 1.0) and abs(float(t @ n)) < 1e-12
                 checked += 1
     assert checked > 20
+
+
+def test_points_far_from_every_door_box_are_far_from_every_door(shells):
+    """The boundary samples passed over before measuring against the doors (outside every door's
+    bounding box grown by PASSAGE_CONTACT) are all farther than that from every door."""
+    rng = np.random.default_rng(0)
+    checked = 0
+    for home in shells:
+        geo = HomeGeometry(home)
+        if not geo.passages:
+            continue
+        lo, hi = geo.passage_bounds[:, :2].min(axis=0) - 1, geo.passage_bounds[:, 2:].max(axis=0) + 1
+        xy = rng.uniform(lo, hi, (4000, 2))
+        near = shapely.dwithin(shapely.union_all(geo.passage_polys), shapely.points(xy), PASSAGE_CONTACT)
+        flagged = geo.by_passage(xy, PASSAGE_CONTACT)
+        assert not (near & ~flagged).any()
+        checked += int(near.sum())
+    assert checked > 0
+
+
+def test_extents_on_faces_are_each_outlines_reach(shells):
+    """A room's extents of an outline on its wall faces are the least and greatest offset and
+    position of the outline's corners, face by face."""
+    checked = 0
+    for home in shells:
+        geo = HomeGeometry(home)
+        for room in home.rooms:
+            geom = RoomGeometry(home, geo, room, 0.3)
+            outlines = [shapely.get_coordinates(p) for _, _, p in geom.features] + [
+                np.array([[0.0, 0.0], [1.0, 0.5], [0.5, 2.0], [0.0, 0.0]])]
+            got = geom.extents_on_faces(outlines)
+            f = geom.faces
+            for k, corners in enumerate(outlines):
+                for j in range(len(f)):
+                    off = (corners - f.a[j]) @ f.n[j]
+                    along = (corners - f.a[j]) @ f.t[j]
+                    assert np.allclose(got[:, j, k], [off.min(), off.max(), along.min(), along.max()])
+                    checked += 1
+    assert checked > 50
+
+
+def test_a_rooms_free_floor_kept_as_furniture_is_added_is_the_floor_left(shells):
+    """The free floor kept room by room (only what was placed since taken off) covers the same
+    floor as the empty room's free floor less every placed footprint grown by the body's radius,
+    also after the room starts afresh with fewer pieces."""
+    catalog = load_catalog()
+    entry = catalog.furniture["nightstand"]
+    home = shells[0]
+    f = _Furnisher(catalog, np.random.default_rng(0), home)
+    room = max(home.rooms, key=lambda r: shapely.Polygon(*r.polygon[:1]).area)
+    geom = RoomGeometry(home, f.geo, room, f.radius)
+    centre = geom.pole()
+
+    def left_by_all_placed():
+        grown = navigation.dilate([p.footprint for p in f.placed[room.id]], f.radius)
+        return geom.base_free().difference(shapely.union_all(grown))
+
+    for k in range(3):
+        f._record(entry, geom, Pose(x=centre.x + 0.4 * k, y=centre.y - 0.3 * k, yaw=0.3 * k), "item")
+        free = f._room_free(geom)
+        assert free.area < geom.base_free().area - 0.1 * (k + 1)
+        assert free.symmetric_difference(left_by_all_placed()).area < 1e-9
+    f.placed[room.id] = f.placed[room.id][:1]  # the room started afresh
+    assert f._room_free(geom).symmetric_difference(left_by_all_placed()).area < 1e-9
