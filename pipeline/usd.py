@@ -152,15 +152,23 @@ from homeloop.pipeline.usd_author import (
     from_trimesh,
     joint,
     label,
+    label_values,
+    limit_value,
+    mass_value,
+    mesh_values,
     layer_file,
     mesh_attrs,
     mesh_prim,
     polygons,
+    points_and_extent,
+    prefixed,
     pose_ops,
+    pose_values,
     prim_spec,
     prism,
     relationship,
     rigid_body,
+    stamp,
     valid_name,
 )
 from homeloop.sim.dynamics.light import DEFAULT_LUMENS, LUMENS_BY_MOUNT
@@ -411,25 +419,59 @@ def _door_leaf(parent: Sdf.PrimSpec, o: Opening, w: float, labels: dict[str, lis
     """A door's leaf, ``w`` wide, as a rigid body on a joint: hinged at the prim's origin,
     or sliding up for a garage door; open by its ``is_open``."""
     leaf = prim_spec(parent, "leaf")
-    half, gap, head = DOOR_LEAF_THICKNESS / 2, DOOR_LEAF_GAP, o.sill + o.height
     garage = o.kind == "garage_door"
-    if garage:
-        attr(leaf, "xformOp:translate:joint", TYPES.Double3,
-             Gf.Vec3d(0.0, 0.0, float(o.height) if o.is_open else 0.0))
-        attr(leaf, "xformOpOrder", TYPES.TokenArray, _GARAGE_LEAF_ORDER, uniform=True)
-    else:
-        attr(leaf, "xformOp:rotateZ:joint", TYPES.Float, DOOR_OPEN_DEG if o.is_open else 0.0)
-        attr(leaf, "xformOpOrder", TYPES.TokenArray, _DOOR_LEAF_ORDER, uniform=True)
-    label(leaf, labels, before=rigid_body(leaf, DOOR_LEAF_KG_PER_M2.get(o.kind, 10.0) * w * o.height))
+    op, value = _leaf_joint_op(o)
+    attr(leaf, op, TYPES.Double3 if garage else TYPES.Float, value)
+    attr(leaf, "xformOpOrder", TYPES.TokenArray, _GARAGE_LEAF_ORDER if garage else _DOOR_LEAF_ORDER, uniform=True)
+    label(leaf, labels, before=rigid_body(leaf, _leaf_mass(o, w)))
     _, colour = look_of(o.kind, "architecture")
-    panel = mesh_prim(leaf, "panel", box_mesh(gap, -half, o.sill + gap, w - gap, half, head - gap), colour=colour)
+    panel = mesh_prim(leaf, "panel", _leaf_panel(o, w), colour=colour)
     label(panel, labels, before=collider(panel, "convexHull"))
-    if garage:
-        joint(parent, "joint", "prismatic", body0=parent.path, body1=leaf.path, axis="z",
-              lower=0.0, upper=o.height, local_pos0=(0.0, 0.0, 0.0), values=labels)
-    else:
-        joint(parent, "joint", "revolute", body0=parent.path, body1=leaf.path, axis="z",
-              lower=0.0, upper=DOOR_OPEN_DEG, local_pos0=(0.0, 0.0, 0.0), values=labels)
+    joint(parent, "joint", "prismatic" if garage else "revolute", body0=parent.path, body1=leaf.path, axis="z",
+          lower=0.0, upper=_leaf_travel(o), local_pos0=(0.0, 0.0, 0.0), values=labels)
+
+
+def _leaf_joint_op(o: Opening) -> tuple[str, Any]:
+    """A door leaf's joint op and its value: lifted by its height (garage doors) or turned
+    :data:`DOOR_OPEN_DEG` when the door is open."""
+    if o.kind == "garage_door":
+        return "xformOp:translate:joint", Gf.Vec3d(0.0, 0.0, float(o.height) if o.is_open else 0.0)
+    return "xformOp:rotateZ:joint", DOOR_OPEN_DEG if o.is_open else 0.0
+
+
+def _leaf_travel(o: Opening) -> float:
+    """A door leaf's joint's upper limit: its height (m, garage doors) or :data:`DOOR_OPEN_DEG`."""
+    return o.height if o.kind == "garage_door" else DOOR_OPEN_DEG
+
+
+def _leaf_mass(o: Opening, w: float) -> float:
+    return DOOR_LEAF_KG_PER_M2.get(o.kind, 10.0) * w * o.height
+
+
+def _leaf_panel(o: Opening, w: float) -> MeshData:
+    """A door leaf's panel, ``w`` wide, in the leaf's frame (the hinge at its origin)."""
+    half, gap, head = DOOR_LEAF_THICKNESS / 2, DOOR_LEAF_GAP, o.sill + o.height
+    return box_mesh(gap, -half, o.sill + gap, w - gap, half, head - gap)
+
+
+def _window_pane(o: Opening, w: float) -> MeshData:
+    """A window's pane, ``w`` wide, centred on the opening's prim."""
+    half, gap = WINDOW_PANE_THICKNESS / 2, DOOR_LEAF_GAP
+    return box_mesh(-w / 2 + gap, -half, o.sill, w / 2 - gap, half, o.sill + o.height)
+
+
+@dataclass(frozen=True)
+class _OpeningShape:
+    """An opening's prim pose (``origin`` at ``floor_z``, turned by ``yaw``), its width, and
+    in its own frame the wall around it and the floor through it (None: not at floor level)."""
+
+    cls: str
+    origin: tuple[float, float]
+    floor_z: float
+    yaw: float
+    width: float
+    surround: MeshData
+    threshold: MeshData | None
 
 
 def light_is_on(home: Home, d: Device) -> bool:
@@ -537,28 +579,58 @@ class _HomeWriter:
                 _material(looks, name, colour)
 
     def _rooms(self, group: Sdf.PrimSpec) -> None:
+        """Each room's prim with its floor (facing up) and, under a roof, its ceiling (facing
+        down): static triangle colliders. Rooms differ in a few values: one is copied and those are set."""
         names = Names()
         for room, footprint in zip(self.home.rooms, _footprints(self.home.rooms)):
-            owner = prim_spec(group, names(f"room_{room.id}", "room"))
-            label(owner, {"group": ["room"], **self._room_labels([room.id])})
-            attr(owner, "homeloop:id", TYPES.String, room.id, custom=True)
-            attr(owner, "homeloop:name", TYPES.String, room.name, custom=True)
-            attr(owner, "homeloop:type", TYPES.String, room.type, custom=True)
-            attr(owner, "homeloop:space_class", TYPES.String, room.space_class, custom=True)
-            polys = polygons(footprint)
-            if not polys:
-                continue
-            tris = [Triangulation.of(p) for p in polys]  # one triangulation for the floor and the ceiling
-            self._surface(owner, "floor", tris, room.floor_height, True, [room.id])
-            if room.space_class in ("indoor", "ancillary"):
-                self._surface(owner, "ceiling", tris, room.floor_height + room.ceiling_height, False, [room.id])
+            labels = {"group": ["room"], **self._room_labels([room.id])}
+            values = [("homeloop:id", room.id), ("homeloop:name", room.name), ("homeloop:type", room.type),
+                      ("homeloop:space_class", room.space_class)]
+            tris = [Triangulation.of(p) for p in polygons(footprint)]  # one for the floor and the ceiling
+            surfaces = []
+            if tris:
+                surfaces.append(("floor", MeshData.concat(t.cap(room.floor_height, True) for t in tris)))
+                if room.space_class in ("indoor", "ancillary"):
+                    top = room.floor_height + room.ceiling_height
+                    surfaces.append(("ceiling", MeshData.concat(t.cap(top, False) for t in tris)))
+            varying = [*label_values(labels), *values]
+            for cls, data in surfaces:  # counted and given their looks here: the template is authored uncounted
+                self.counts[cls] += 1
+                self._look_path(*look_of(cls, "architecture"))
+                varying += prefixed(cls, [*mesh_values(data),
+                                          *label_values({"class": [cls], **self._room_labels([room.id])})])
+            key = ("room", tuple(n for n, _ in label_values(labels)), tuple(cls for cls, _ in surfaces))
+            stamp(group, names(f"room_{room.id}", "room"), key, varying,
+                  lambda g, n, room=room, labels=labels, values=values, surfaces=surfaces:
+                  self._room(g, n, room.id, labels, values, surfaces))
 
-    def _surface(self, parent: Sdf.PrimSpec, cls: str, tris: list[Triangulation], z: float, up: bool,
-                 room_ids: list[str]) -> None:
-        """A floor (facing up) or ceiling (facing down) at height ``z``: a static triangle collider."""
-        look = look_of(cls, "architecture")
-        surface = mesh_prim(parent, cls, MeshData.concat(t.cap(z, up) for t in tris), colour=look[1])
-        self._thing(surface, cls, room_ids, look=look, apis=collider(surface, "none"))
+    def _room(self, group: Sdf.PrimSpec, name: str, room_id: str, labels: dict[str, list[str]],
+              values: list[tuple[str, str]], surfaces: list[tuple[str, MeshData]]) -> None:
+        owner = prim_spec(group, name)
+        label(owner, labels)
+        for attr_name, value in values:
+            attr(owner, attr_name, TYPES.String, value, custom=True)
+        for cls, data in surfaces:
+            look = look_of(cls, "architecture")
+            surface = mesh_prim(owner, cls, data, colour=look[1])
+            self._thing(surface, cls, [room_id], False, look=look, apis=collider(surface, "none"))
+
+    def _static_mesh(self, group: Sdf.PrimSpec, name: str, data: MeshData, cls: str, look: tuple[str, RGB],
+                     room_ids: list[str], values: list[tuple[str, str]]) -> None:
+        """A static triangle collider labelled ``cls`` (a wall, a fixture), bound to ``look``, with
+        ``homeloop:*`` string ``values``. Such things differ in a few values: one is copied and those are set."""
+        self.counts[cls] += 1  # counted and given its look here: the template is authored uncounted
+        self._look_path(*look)
+        labels = label_values({"class": [cls], **self._room_labels(room_ids)})
+        key = ("static", cls, look[0], tuple(n for n, _ in labels), tuple(n for n, _ in values))
+
+        def author(parent: Sdf.PrimSpec, prim_name: str) -> None:
+            owner = mesh_prim(parent, prim_name, data, colour=look[1])
+            self._thing(owner, cls, room_ids, False, look=look, apis=collider(owner, "none"))
+            for attr_name, value in values:
+                attr(owner, attr_name, TYPES.String, value, custom=True)
+
+        stamp(group, name, key, [*mesh_values(data), *labels, *values], author)
 
     def _wall_solids(self) -> list[Any]:
         """Each wall's footprint less the openings through it."""
@@ -576,10 +648,8 @@ class _HomeWriter:
             data = MeshData.concat(prism(p, base, base + wall.height) for p in polygons(solid))
             if not len(data.counts):
                 continue
-            owner = mesh_prim(group, names(wall.id, "wall"), data, colour=look[1])
-            self._thing(owner, "wall", look=look, apis=collider(owner, "none"))
-            attr(owner, "homeloop:id", TYPES.String, wall.id, custom=True)
-            attr(owner, "homeloop:kind", TYPES.String, wall.kind, custom=True)
+            self._static_mesh(group, names(wall.id, "wall"), data, "wall", look, [],
+                              [("homeloop:id", wall.id), ("homeloop:kind", wall.kind)])
 
     def _openings(self, group: Sdf.PrimSpec) -> None:
         walls = self.home.walls
@@ -593,40 +663,75 @@ class _HomeWriter:
     def _opening(self, group: Sdf.PrimSpec, name: str, o: Opening, poly: Polygon, frame: _Frame,
                  walls: list[Wall]) -> None:
         """A door or window: its prim at the hinge (doors) or centre (windows), the wall
-        around it, the floor through it, and a pane or a hinged (garage doors: sliding) leaf."""
-        cls = "window" if o.kind == "window" else o.kind
-        owner = prim_spec(group, name)
-        labels = self._thing(owner, cls, o.connects, look=look_of(cls, "architecture"))
-        is_door = o.kind != "window"
+        around it, the floor through it, and a pane or a hinged (garage doors: sliding) leaf.
+        Openings of one kind differ in a few values: one is copied and those are set."""
+        shape = self._opening_shape(o, poly, frame, walls)
+        things = [shape.cls, *(["wall"] if len(shape.surround.counts) else []),
+                  *(["floor"] if shape.threshold is not None else [])]
+        for cls in things:  # counted and given their looks here: the template is authored uncounted
+            self.counts[cls] += 1
+            self._look_path(*look_of(cls, "architecture"))
+        values = _opening_values(o)
+        varying = self._opening_varying(o, shape, values)
+        key = ("opening", o.kind, *things, tuple(n for n, _ in varying if n.startswith("semantics:")),
+               tuple((n, v is None) for n, _, v in values))
+        stamp(group, name, key, varying, lambda g, n: self._opening_prim(g, n, o, shape))
+
+    def _opening_shape(self, o: Opening, poly: Polygon, frame: _Frame, walls: list[Wall]) -> _OpeningShape:
         # Doors stand at the hinge (one end of the opening, mid-thickness); windows at the centre.
-        origin = frame.end(-1.0) if is_door else frame.centre
-        pose_ops(owner, (origin[0], origin[1], self._floor_z(o.connects)), frame.yaw)
-        _opening_attrs(owner, o)
+        origin = frame.end(-1.0) if o.kind != "window" else frame.centre
         # The opening's own footprint, in the prim's frame.
         local = polygons(affinity.rotate(affinity.translate(poly, -origin[0], -origin[1]),
                                          -frame.yaw, origin=(0, 0), use_radians=True))
-        self._opening_surround(owner, o, local, walls)
+        threshold = None
         if o.sill <= FLOOR_LEVEL_SILL and local:
-            self._threshold(owner, o, local)
-        if is_door:
-            _door_leaf(owner, o, frame.width, labels)
+            threshold = MeshData.concat(Triangulation.of(p).cap(0.0, up=True) for p in local)
+        return _OpeningShape("window" if o.kind == "window" else o.kind, origin, self._floor_z(o.connects),
+                             frame.yaw, frame.width, self._surround(o, local, walls), threshold)
+
+    def _opening_varying(self, o: Opening, shape: _OpeningShape, values: list[tuple[str, Any, Any]]
+                         ) -> list[tuple[str, Any]]:
+        """The values :meth:`_opening_prim` writes that differ between openings of one kind."""
+        rooms = self._room_labels(o.connects)
+        labels = label_values({"class": [shape.cls], **rooms})
+        varying = [*pose_values((*shape.origin, shape.floor_z), shape.yaw), *labels, *((n, v) for n, _, v in values)]
+        if len(shape.surround.counts):
+            varying += prefixed("wall", [*mesh_values(shape.surround), *label_values({"class": ["wall"], **rooms})])
+        if shape.threshold is not None:
+            varying += prefixed("threshold", [*mesh_values(shape.threshold),
+                                              *label_values({"class": ["floor"], **rooms})])
+        if o.kind == "window":
+            return varying + prefixed("pane", [*mesh_values(_window_pane(o, shape.width)), *labels])
+        varying += prefixed("leaf", [_leaf_joint_op(o), ("physics:mass", mass_value(_leaf_mass(o, shape.width))),
+                                     *labels])
+        varying += prefixed("leaf/panel", [*mesh_values(_leaf_panel(o, shape.width)), *labels])
+        return varying + prefixed("joint", [("physics:upperLimit", limit_value(_leaf_travel(o))), *labels])
+
+    def _opening_prim(self, group: Sdf.PrimSpec, name: str, o: Opening, shape: _OpeningShape) -> None:
+        """An opening's prim and what it holds (:meth:`_opening`; its things uncounted)."""
+        owner = prim_spec(group, name)
+        labels = self._thing(owner, shape.cls, o.connects, False, look=look_of(shape.cls, "architecture"))
+        pose_ops(owner, (shape.origin[0], shape.origin[1], shape.floor_z), shape.yaw)
+        _opening_attrs(owner, o)
+        if len(shape.surround.counts):
+            look = look_of("wall", "architecture")
+            wall = mesh_prim(owner, "wall", shape.surround, colour=look[1])
+            self._thing(wall, "wall", o.connects, False, look=look, apis=collider(wall, "none"))
+        if shape.threshold is not None:
+            # The floor through an opening at floor level (its footprint at the prim's base, the
+            # lower room's floor), part of the floor collider: no slot the wall's thickness deep.
+            look = look_of("floor", "architecture")
+            floor = mesh_prim(owner, "threshold", shape.threshold, colour=look[1])
+            self._thing(floor, "floor", o.connects, False, look=look, apis=collider(floor, "none"))
+        if o.kind != "window":
+            _door_leaf(owner, o, shape.width, labels)
             return
-        half, w, gap = WINDOW_PANE_THICKNESS / 2, frame.width, DOOR_LEAF_GAP
-        pane = mesh_prim(owner, "pane", box_mesh(-w / 2 + gap, -half, o.sill, w / 2 - gap, half, o.sill + o.height),
-                         colour=look_of("window", "architecture")[1])
+        pane = mesh_prim(owner, "pane", _window_pane(o, shape.width), colour=look_of("window", "architecture")[1])
         label(pane, labels, before=collider(pane, "convexHull"))
 
-    def _threshold(self, parent: Sdf.PrimSpec, o: Opening, local: list[Polygon]) -> None:
-        """The floor through an opening at floor level (its footprint at the prim's base, the
-        lower room's floor), part of the floor collider: no slot the wall's thickness deep."""
-        look = look_of("floor", "architecture")
-        floor = mesh_prim(parent, "threshold", MeshData.concat(Triangulation.of(p).cap(0.0, up=True) for p in local),
-                          colour=look[1])
-        self._thing(floor, "floor", o.connects, look=look, apis=collider(floor, "none"))
-
-    def _opening_surround(self, parent: Sdf.PrimSpec, o: Opening, local: list[Polygon], walls: list[Wall]) -> None:
+    def _surround(self, o: Opening, local: list[Polygon], walls: list[Wall]) -> MeshData:
         """The wall around an opening (footprint ``local``, in its prim's frame): above the head
-        up to the walls' top, and below the sill of windows."""
+        up to the walls' top, and below the sill of windows (no faces: none)."""
         wall_top = max((w.height for w in walls if w.kind == "WALL"), default=0.0) or max(
             (self.rooms[r].ceiling_height for r in o.connects if r in self.rooms), default=2.6)
         head = o.sill + o.height
@@ -636,11 +741,7 @@ class _HomeWriter:
                 pieces.append(prism(p, head, wall_top))
             if o.sill > 1e-6:
                 pieces.append(prism(p, 0.0, o.sill))
-        surround = MeshData.concat(pieces)
-        if len(surround.counts):
-            look = look_of("wall", "architecture")
-            wall = mesh_prim(parent, "wall", surround, colour=look[1])
-            self._thing(wall, "wall", o.connects, look=look, apis=collider(wall, "none"))
+        return MeshData.concat(pieces)
 
     def _fixtures(self, group: Sdf.PrimSpec) -> None:
         names = Names()
@@ -649,15 +750,11 @@ class _HomeWriter:
             data = MeshData.concat(prism(p, base, base + x.height) for p in polygons(footprint))
             if not len(data.counts):
                 continue
-            look = look_of(x.kind, "fixture")
-            owner = mesh_prim(group, names(x.id, "fixture"), data, colour=look[1])
-            self._thing(owner, x.kind, [x.room], look=look, apis=collider(owner, "none"))
-            attr(owner, "homeloop:id", TYPES.String, x.id, custom=True)
-            attr(owner, "homeloop:kind", TYPES.String, x.kind, custom=True)
-            attr(owner, "homeloop:room", TYPES.String, x.room, custom=True)
+            self._static_mesh(group, names(x.id, "fixture"), data, x.kind, look_of(x.kind, "fixture"), [x.room],
+                              [("homeloop:id", x.id), ("homeloop:kind", x.kind), ("homeloop:room", x.room)])
 
-    def _reference(self, group: Sdf.PrimSpec, name: str, catalog_id: str) -> Sdf.PrimSpec:
-        """A prim referencing the catalog asset (by a path relative to the home's file)."""
+    def _asset_reference(self, catalog_id: str) -> Sdf.Reference:
+        """The reference to a catalog asset (by a path relative to the home's file)."""
         ref = self._references.get(catalog_id)
         if ref is None:
             if catalog_id not in self.assets:
@@ -668,51 +765,52 @@ class _HomeWriter:
                 folder = self._folders[asset.parent] = os.path.relpath(asset.parent, self.out_path.parent)
             rel = os.path.join(folder, asset.name).replace(os.sep, "/")
             ref = self._references[catalog_id] = Sdf.Reference(rel if rel.startswith(".") else f"./{rel}")
-        owner = prim_spec(group, name, "")
-        owner.referenceList.Prepend(ref)
-        return owner
+        return ref
+
+    def _placed(self, group: Sdf.PrimSpec, name: str, cls: str, look: tuple[str, RGB], catalog_id: str,
+                pose: Any, room: str | None, values: list[tuple[str, Any]],
+                parts: Sequence[tuple[str, float, str | None, Any]] = ()) -> None:
+        """A placed furniture item or object: a prim referencing its catalog asset, at its pose,
+        labelled, bound to its look, with ``homeloop:*`` string ``values`` and (furniture) each
+        articulated part's state over the asset's part prim. Items of one asset differ in a
+        few values: one is copied and those are set."""
+        ref = self._asset_reference(catalog_id)
+        self.counts[cls] += 1  # counted and given its look here: the template is authored uncounted
+        self._look_path(*look)
+        labels = label_values({"class": [cls], **self._room_labels([room])})
+        key = ("placed", ref.assetPath, cls, look[0], pose.yaw is None, tuple(n for n, _ in labels),
+               tuple(n for n, _ in values), tuple((pname, op) for pname, _, op, _ in parts))
+        varying = [*pose_values((pose.x, pose.y, pose.z), pose.yaw), *labels, *values]
+        for pname, state, op, value in parts:
+            varying += prefixed(pname, [("homeloop:state", state), *([(op, value)] if op else [])])
+
+        def author(parent: Sdf.PrimSpec, prim_name: str) -> None:
+            owner = prim_spec(parent, prim_name, "")
+            owner.referenceList.Prepend(ref)
+            pose_ops(owner, (pose.x, pose.y, pose.z), pose.yaw)
+            self._thing(owner, cls, [room], False, look=look)
+            for attr_name, value in values:
+                attr(owner, attr_name, TYPES.String, value, custom=True)
+            _part_states(owner, parts)
+
+        stamp(group, name, key, varying, author)
 
     def _furniture(self, group: Sdf.PrimSpec) -> None:
         names = Names()
         for f in self.home.furniture:
-            owner = self._reference(group, names(f.id, "item"), f.catalog_id)
-            pose_ops(owner, (f.pose.x, f.pose.y, f.pose.z), f.pose.yaw)
-            self._thing(owner, f.semantic_class, [f.room], look=look_of(f.semantic_class, "furniture"))
-            attr(owner, "homeloop:id", TYPES.String, f.id, custom=True)
-            attr(owner, "homeloop:room", TYPES.String, f.room, custom=True)
             entry = self.catalog.furniture.get(f.catalog_id)
-            if entry is not None:
-                self._part_states(owner, entry, f)
-
-    def _part_states(self, owner: Sdf.PrimSpec, entry: FurnitureEntry, f: Any) -> None:
-        """Each articulated part's present state, over the asset's part prims (named as there)."""
-        part_names = Names()
-        part_names(entry.id, "body")
-        for part in f.parts:
-            spec = next((p for p in entry.parts if p.name == part.name), None)
-            pname = part_names(part.name, "part")
-            if spec is None:
-                continue
-            over = prim_spec(owner, pname, "", Sdf.SpecifierOver)
-            attr(over, "homeloop:state", TYPES.Float, float(part.state), custom=True)
-            if part.is_open:
-                op = joint_op_name(spec.kind, spec.axis)
-                if spec.kind == "revolute":
-                    attr(over, op, TYPES.Float, deg(part.state))
-                else:
-                    attr(over, op, TYPES.Double3, _AXIS[spec.axis] * float(part.state))
+            self._placed(group, names(f.id, "item"), f.semantic_class, look_of(f.semantic_class, "furniture"),
+                         f.catalog_id, f.pose, f.room, [("homeloop:id", f.id), ("homeloop:room", f.room)],
+                         _part_values(entry, f) if entry is not None else ())
 
     def _objects(self, group: Sdf.PrimSpec) -> None:
         names = Names()
         for obj in self.home.objects:
-            owner = self._reference(group, names(obj.id, "item"), obj.catalog_id)
-            pose_ops(owner, (obj.pose.x, obj.pose.y, obj.pose.z), obj.pose.yaw)
-            self._thing(owner, obj.semantic_class, [obj.location.room],
-                        look=look_of(obj.semantic_class, "object", obj.colour))
-            attr(owner, "homeloop:id", TYPES.String, obj.id, custom=True)
-            attr(owner, "homeloop:room", TYPES.String, obj.location.room, custom=True)
-            attr(owner, "homeloop:location", TYPES.String,
-                 json.dumps(obj.location.model_dump(mode="json"), sort_keys=True), custom=True)
+            self._placed(group, names(obj.id, "item"), obj.semantic_class,
+                         look_of(obj.semantic_class, "object", obj.colour), obj.catalog_id, obj.pose,
+                         obj.location.room,
+                         [("homeloop:id", obj.id), ("homeloop:room", obj.location.room),
+                          ("homeloop:location", json.dumps(obj.location.model_dump(mode="json"), sort_keys=True))])
 
     def _devices(self, group: Sdf.PrimSpec) -> None:
         """Each device as its body (a Mesh prim named after it), or an Xform where it has none.
@@ -721,17 +819,43 @@ class _HomeWriter:
         names = Names()
         cameras = {c.id for c in self.home.cameras}
         for d, body in zip(self.home.devices, self.bodies):
-            look = look_of(d.type, "device")
-            name = names(d.id, "device")
-            if body is None or d.id in cameras:
-                owner = prim_spec(group, name)
-            else:
-                owner = mesh_prim(group, name, box_mesh(*body), colour=look[1])
-            pose_ops(owner, (d.pose.x, d.pose.y, d.pose.z), d.pose.yaw)
-            labels = self._thing(owner, d.type, [d.room], look=look if body is not None else None)
-            _device_attrs(owner, d)
-            if body is not None and d.id in cameras:
-                label(mesh_prim(owner, f"{name}_{DOME_HOUSING}", box_mesh(*body), colour=look[1]), labels)
+            # Devices of one type and field layout differ in a few values: copy one, set those.
+            name, camera = names(d.id, "device"), d.id in cameras
+            self.counts[d.type] += 1  # counted and given its look here: the template is authored uncounted
+            if body is not None:
+                self._look_path(*look_of(d.type, "device"))
+            values = _device_values(d)
+            labels = label_values(self._room_labels([d.room]))
+            key = ("device", d.type, camera, body is None, d.pose.yaw is None, tuple(n for n, _ in labels),
+                   tuple((n, t, v is None) for n, t, v in values))
+            varying = [*pose_values((d.pose.x, d.pose.y, d.pose.z), d.pose.yaw), *labels,
+                       *((n, v) for n, _, v in values)]
+            if body is not None and not camera:
+                varying += zip(("points", "extent"), _box_points(body))
+            path = stamp(group, name, key, varying,
+                         lambda g, n, d=d, body=body, camera=camera: self._device(g, n, d, body, camera))
+            if body is not None and camera:
+                self._housing(group.layer.GetPrimAtPath(path), f"{name}_{DOME_HOUSING}", d, body)
+
+    def _device(self, group: Sdf.PrimSpec, name: str, d: Device, body: Box | None, camera: bool) -> None:
+        """A device's prim (uncounted): its body, or an Xform (no body, or a dome camera, whose
+        housing :meth:`_housing` adds)."""
+        look = look_of(d.type, "device")
+        if body is None or camera:
+            owner = prim_spec(group, name)
+        else:
+            owner = mesh_prim(group, name, box_mesh(*body), colour=look[1])
+        pose_ops(owner, (d.pose.x, d.pose.y, d.pose.z), d.pose.yaw)
+        self._thing(owner, d.type, [d.room], False, look=look if body is not None else None)
+        _device_attrs(owner, d)
+
+    def _housing(self, owner: Sdf.PrimSpec, name: str, d: Device, body: Box) -> None:
+        """A dome camera's housing: its body's mesh below the device's prim."""
+        labels = {"class": [d.type], **self._room_labels([d.room])}
+        values = label_values(labels)
+        varying = [*zip(("points", "extent"), _box_points(body)), *values]
+        stamp(owner, name, ("housing", d.type, tuple(n for n, _ in values)), varying,
+              lambda g, n: label(mesh_prim(g, n, box_mesh(*body), colour=look_of(d.type, "device")[1]), labels))
 
     def _lights(self, group: Sdf.PrimSpec) -> None:
         """A SphereLight just under each ceiling light's body, lit as the home file says."""
@@ -751,6 +875,34 @@ class _HomeWriter:
             attr(owner, "homeloop:room", TYPES.String, cam.room, custom=True)
 
 
+def _part_values(entry: FurnitureEntry, f: Any) -> list[tuple[str, float, str | None, Any]]:
+    """Each articulated part's present state, for the asset's part prim (named as there):
+    the prim's name, ``homeloop:state``, and, where the part is open, its joint op and value."""
+    part_names = Names()
+    part_names(entry.id, "body")
+    values = []
+    for part in f.parts:
+        spec = next((p for p in entry.parts if p.name == part.name), None)
+        pname = part_names(part.name, "part")
+        if spec is None:
+            continue
+        op, value = None, None
+        if part.is_open:
+            op = joint_op_name(spec.kind, spec.axis)
+            value = deg(part.state) if spec.kind == "revolute" else _AXIS[spec.axis] * float(part.state)
+        values.append((pname, float(part.state), op, value))
+    return values
+
+
+def _part_states(owner: Sdf.PrimSpec, parts: Iterable[tuple[str, float, str | None, Any]]) -> None:
+    """Overs of the asset's part prims with their states (:func:`_part_values`)."""
+    for pname, state, op, value in parts:
+        over = prim_spec(owner, pname, "", Sdf.SpecifierOver)
+        attr(over, "homeloop:state", TYPES.Float, state, custom=True)
+        if op is not None:
+            attr(over, op, TYPES.Float if isinstance(value, float) else TYPES.Double3, value)
+
+
 def _footprints(items: Sequence[Any]) -> list[Any]:
     """The items' home-file polygons made valid (``buffer(0)``), in one vectorised call."""
     polys = np.array([polygon_from_rings(x.polygon) for x in items], dtype=object)
@@ -766,14 +918,21 @@ def _intersecting(geoms: list[Any], others: list[Any]) -> dict[int, list[int]]:
     return found
 
 
+def _opening_values(o: Opening) -> list[tuple[str, Sdf.ValueTypeName, Any]]:
+    """An opening's ``homeloop:*`` attributes: name, type and value."""
+    values = [(f"homeloop:{key}", t, value)
+              for key, value, t in (("id", o.id, TYPES.String), ("kind", o.kind, TYPES.String),
+                                    ("width", o.width, TYPES.Double), ("sill", o.sill, TYPES.Double),
+                                    ("height", o.height, TYPES.Double), ("lockable", o.lockable, TYPES.Bool),
+                                    ("openable", o.openable, TYPES.Bool), ("exterior", o.exterior, TYPES.Bool),
+                                    ("is_open", o.is_open, TYPES.Bool))]
+    values.append(("homeloop:connects", TYPES.StringArray, _string_array(tuple(o.connects))))
+    return values
+
+
 def _opening_attrs(owner: Sdf.PrimSpec, o: Opening) -> None:
-    for key, value, t in (("id", o.id, TYPES.String), ("kind", o.kind, TYPES.String),
-                          ("width", o.width, TYPES.Double), ("sill", o.sill, TYPES.Double),
-                          ("height", o.height, TYPES.Double), ("lockable", o.lockable, TYPES.Bool),
-                          ("openable", o.openable, TYPES.Bool), ("exterior", o.exterior, TYPES.Bool),
-                          ("is_open", o.is_open, TYPES.Bool)):
-        attr(owner, f"homeloop:{key}", t, value, custom=True)
-    attr(owner, "homeloop:connects", TYPES.StringArray, Vt.StringArray(list(o.connects)), custom=True)
+    for name, type_name, value in _opening_values(o):
+        attr(owner, name, type_name, value, custom=True)
 
 
 def _light(owner: Sdf.PrimSpec, d: Device, body: Box | None, room_labels: dict[str, list[str]], lit: bool) -> None:
@@ -839,20 +998,44 @@ def _field_value(spec_type: str, value: Any) -> tuple[Sdf.ValueTypeName, Any]:
     return TYPES.String, None if value is None else str(value)
 
 
-def _device_attrs(owner: Sdf.PrimSpec, d: Device) -> None:
+def _device_values(d: Device) -> list[tuple[str, Sdf.ValueTypeName, Any]]:
+    """A device's ``homeloop:*`` attributes: name, type and value (None: no value)."""
     s = TYPES.String
-    for key, value in (("id", d.id), ("type", d.type), ("category", d.category), ("name", d.name),
-                       ("room", d.room or ""), ("mount", d.mount), ("mounted_on", d.mounted_on or ""),
-                       ("matter_device_type", d.matter_device_type or "")):
-        attr(owner, f"homeloop:{key}", s, value, custom=True)
-    attr(owner, "homeloop:agent_visible", TYPES.Bool, d.agent_visible, custom=True)
-    for key, values in (("controls", d.controls), ("monitors", d.monitors), ("events", d.events)):
-        attr(owner, f"homeloop:{key}", TYPES.StringArray, Vt.StringArray(list(values)), custom=True)
-    attr(owner, "homeloop:fields", TYPES.StringArray, Vt.StringArray(list(d.fields)), custom=True)
+    values: list[tuple[str, Sdf.ValueTypeName, Any]] = [
+        (f"homeloop:{key}", s, value)
+        for key, value in (("id", d.id), ("type", d.type), ("category", d.category), ("name", d.name),
+                           ("room", d.room or ""), ("mount", d.mount), ("mounted_on", d.mounted_on or ""),
+                           ("matter_device_type", d.matter_device_type or ""))]
+    values.append(("homeloop:agent_visible", TYPES.Bool, d.agent_visible))
+    for key, items in (("controls", d.controls), ("monitors", d.monitors), ("events", d.events),
+                       ("fields", d.fields)):
+        values.append((f"homeloop:{key}", TYPES.StringArray, _string_array(tuple(items))))
     for fname, f in d.fields.items():
         type_name, value = _field_value(f.type, f.value)
-        attr(owner, f"homeloop:field:{fname}", type_name, value, custom=True)
-        attr(owner, f"homeloop:field:{fname}:accepts", s, _accepts(f), custom=True)
+        values.append((f"homeloop:field:{fname}", type_name, value))
+        values.append((f"homeloop:field:{fname}:accepts", s, _accepts(f)))
+    return values
+
+
+@lru_cache(maxsize=4096)
+def _string_array(items: tuple[str, ...]) -> Vt.StringArray:
+    return Vt.StringArray(list(items))
+
+
+def _device_attrs(owner: Sdf.PrimSpec, d: Device) -> None:
+    for name, type_name, value in _device_values(d):
+        attr(owner, name, type_name, value, custom=True)
+
+
+def _box_points(body: Box) -> tuple[Vt.Vec3fArray, Vt.Vec3fArray]:
+    """A device body's ``points`` and ``extent``, as :func:`mesh_attrs` writes them."""
+    # The signs keep -0.0 and 0.0 apart (equal, but written "-0" and "0").
+    return _box_points_of(body, tuple(math.copysign(1.0, v) for v in body))
+
+
+@lru_cache(maxsize=4096)
+def _box_points_of(body: Box, signs: tuple[float, ...]) -> tuple[Vt.Vec3fArray, Vt.Vec3fArray]:
+    return points_and_extent(box_mesh(*body).points)
 
 
 #: Field attributes left out of a field's ``accepts`` JSON: its present value and its prose.

@@ -16,6 +16,11 @@ measures it):
   Python tuple by trying type after type, which doubles an attribute's cost.
 - Mesh arrays go to Vt from numpy in one call each; a prism is triangulated
   once for both its caps.
+- A repeated sub-tree (a device, a door with its leaf and joint, a wall, a room
+  with its floor and ceiling) is authored once per process as a template and
+  copied in one ``Sdf.CopySpec`` (:func:`stamp`); only the values that differ
+  (pose, ids, labels, mesh arrays) are then set: a copy costs about half of
+  authoring the same specs one Python call each.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Hashable, Iterable, Iterator, Sequence
 
 import mapbox_earcut
 import numpy as np
@@ -127,8 +132,23 @@ def label(owner: Sdf.PrimSpec, values: dict[str, list[str]], *, before: Sequence
     any :func:`apply_apis`)."""
     taxonomies = tuple(t for t in values if values[t])
     owner.SetInfo("apiSchemas", _prepended((*before, *_label_apis(taxonomies), *after)))
-    for t in taxonomies:
-        attr(owner, f"semantics:labels:{t}", TYPES.TokenArray, values[t])
+    for name, tokens in label_values(values):
+        attr(owner, name, TYPES.TokenArray, tokens)
+
+
+def label_values(values: dict[str, list[str]]) -> list[tuple[str, Vt.TokenArray]]:
+    """The label attributes :func:`label` writes for ``values``: name and tokens."""
+    return [(_label_attribute(t), _tokens(tuple(values[t]))) for t in values if values[t]]
+
+
+@lru_cache(maxsize=64)
+def _label_attribute(taxonomy: str) -> str:
+    return f"semantics:labels:{taxonomy}"
+
+
+@lru_cache(maxsize=4096)
+def _tokens(items: tuple[str, ...]) -> Vt.TokenArray:
+    return Vt.TokenArray(items)
 
 
 @lru_cache(maxsize=64)
@@ -140,14 +160,119 @@ def deg(rad: float) -> float:
     return round(math.degrees(rad), 4) + 0.0
 
 
+def pose_values(translate: Sequence[float], yaw_rad: float | None = None) -> list[tuple[str, Any]]:
+    """The values of :func:`pose_ops` that differ from pose to pose, by attribute name."""
+    if yaw_rad is None:
+        return [(_TRANSLATE, Gf.Vec3d(*translate))]
+    return [(_TRANSLATE, Gf.Vec3d(*translate)), ("xformOp:rotateZ", deg(yaw_rad))]
+
+
 def pose_ops(owner: Sdf.PrimSpec, translate: Sequence[float], yaw_rad: float | None = None) -> None:
     """``translate`` then, with a yaw, ``rotateZ`` (degrees)."""
-    attr(owner, _TRANSLATE, TYPES.Double3, Gf.Vec3d(*translate))
+    values = pose_values(translate, yaw_rad)
+    attr(owner, _TRANSLATE, TYPES.Double3, values[0][1])
     if yaw_rad is None:
         attr(owner, "xformOpOrder", TYPES.TokenArray, _ORDER_TRANSLATE, uniform=True)
         return
-    attr(owner, "xformOp:rotateZ", TYPES.Float, deg(yaw_rad))
+    attr(owner, "xformOp:rotateZ", TYPES.Float, values[1][1])
     attr(owner, "xformOpOrder", TYPES.TokenArray, _ORDER_TRANSLATE_YAW, uniform=True)
+
+
+# --- templates ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Template:
+    """A sub-tree authored once, at ``path`` in its own layer, and the varying values it holds."""
+
+    layer: Sdf.Layer
+    path: Sdf.Path
+    values: tuple[Any, ...]
+
+
+_TEMPLATES: dict[Hashable, _Template] = {}
+
+
+def stamp(parent: Sdf.PrimSpec, name: str, key: Hashable, varying: Sequence[tuple[str, Any]],
+          author: Callable[[Sdf.PrimSpec, str], Any]) -> Sdf.Path:
+    """The prim ``name`` below ``parent``, as ``author(parent, name)`` would write it, copied
+    from a template: the first sub-tree of ``key`` in this process, authored by ``author``
+    in a layer of its own. ``varying`` holds the attribute values that differ between
+    sub-trees of one key, as ``(attribute name, value)`` (``"child.name"`` for a child
+    prim's, ``"child/grandchild.name"`` further down: :func:`prefixed`), each the value
+    ``author`` writes (None: no default); the copy gets those that differ from the
+    template's. Everything else ``author`` writes must follow from ``key``.
+
+    The copy is the same scene description whichever sub-tree became the template, and its
+    fields keep the template's order (values are replaced in place), so the crate bytes do
+    not depend on what the process exported before.
+    """
+    dst = parent.path.AppendChild(name)
+    template = _TEMPLATES.get(key)
+    if template is None:
+        layer = Sdf.Layer.CreateAnonymous(".usda")
+        author(Sdf.CreatePrimInLayer(layer, parent.path), name)
+        template = _TEMPLATES[key] = _Template(layer, dst, tuple(value for _, value in varying))
+    layer = parent.layer
+    if not Sdf.CopySpec(template.layer, template.path, layer, dst):
+        raise UsdExportError(f"could not copy a template to {dst}")
+    for (prop, value), was in zip(varying, template.values):
+        if _written_alike(value, was):
+            continue
+        below, _, prop_name = prop.rpartition(".")
+        spec = layer.GetAttributeAtPath((dst.AppendPath(_relative(below)) if below else dst).AppendProperty(prop_name))
+        if value is None:
+            spec.ClearDefaultValue()
+            continue
+        if value == was or (type(value) is float and abs(value) < _FLOAT32_TINY):
+            # Sdf keeps a value equal to the one held: a zero of the other sign (or a float that
+            # becomes one in a float attribute) first gets an unequal value.
+            spec.default = _unequal(value)
+        spec.default = value  # (in place: the spec's fields keep their order, and the crate bytes theirs)
+    return dst
+
+
+@lru_cache(maxsize=256)
+def _relative(path: str) -> Sdf.Path:
+    return Sdf.Path(path)
+
+
+def prefixed(prefix: str, values: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """``values`` (attribute name, value) of the prim at ``prefix`` below a stamped one
+    (:func:`stamp`): ``"child"``, ``"child/grandchild"``."""
+    return [(f"{prefix}.{name}", value) for name, value in values]
+
+
+def _unequal(value: Any) -> Any:
+    """A value of the type of ``value`` (a float, vector or array :func:`_written_alike`
+    compares) unequal to it."""
+    if type(value) is float:
+        return value + 1.0
+    if isinstance(value, _FLOAT_VECTORS):
+        return type(value)(*(x + 1.0 for x in value))
+    return type(value)()
+
+
+_FLOAT_VECTORS = (Gf.Vec2f, Gf.Vec3f, Gf.Vec2d, Gf.Vec3d)
+#: The least normal float32: a float below it may become 0 or -0 in a ``float`` attribute.
+_FLOAT32_TINY = float(np.finfo(np.float32).tiny)
+_FLOAT_ARRAYS = (Vt.Vec3fArray, Vt.Vec2fArray, Vt.FloatArray, Vt.DoubleArray)
+
+
+def _written_alike(a: Any, b: Any) -> bool:
+    """Whether two attribute values are written alike: equal, and -0.0 and 0.0 kept apart
+    (equal numbers, written "-0" and "0")."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or a != b:
+        return False
+    if type(a) is float:
+        return a != 0.0 or math.copysign(1.0, a) == math.copysign(1.0, b)
+    if isinstance(a, _FLOAT_VECTORS):
+        return all(_written_alike(x, y) for x, y in zip(a, b))
+    if isinstance(a, _FLOAT_ARRAYS):
+        return bytes(memoryview(a)) == bytes(memoryview(b))
+    return True
 
 
 # --- layers ------------------------------------------------------------------------------------------
@@ -213,19 +338,31 @@ def _int_array(values: np.ndarray) -> Vt.IntArray:
     return Vt.IntArray.FromNumpy(np.ascontiguousarray(values, dtype=np.int32))
 
 
+def points_and_extent(points: np.ndarray) -> tuple[Vt.Vec3fArray, Vt.Vec3fArray]:
+    """A mesh's ``points`` (rounded to 10 µm) and ``extent``, as :func:`mesh_attrs` writes them."""
+    pts = np.round(points, 5).astype(np.float32)
+    return Vt.Vec3fArray.FromNumpy(pts), Vt.Vec3fArray.FromNumpy(np.stack([pts.min(axis=0), pts.max(axis=0)]))
+
+
 def mesh_attrs(owner: Sdf.PrimSpec, data: MeshData, colour: RGB | None) -> None:
     """Mesh attributes (points rounded to 10 µm, extent, no subdivision, a constant display
     colour) on a prim made as a ``Mesh``."""
-    pts = np.round(data.points, 5).astype(np.float32)
-    points = Vt.Vec3fArray.FromNumpy(pts)
+    (_, points), (_, counts), (_, indices), (_, extent) = mesh_values(data)
     attr(owner, "points", TYPES.Point3fArray, points)
-    attr(owner, "faceVertexCounts", TYPES.IntArray, _int_array(data.counts))
-    attr(owner, "faceVertexIndices", TYPES.IntArray, _int_array(data.indices))
-    attr(owner, "extent", TYPES.Float3Array, Vt.Vec3fArray.FromNumpy(np.stack([pts.min(axis=0), pts.max(axis=0)])))
+    attr(owner, "faceVertexCounts", TYPES.IntArray, counts)
+    attr(owner, "faceVertexIndices", TYPES.IntArray, indices)
+    attr(owner, "extent", TYPES.Float3Array, extent)
     attr(owner, "subdivisionScheme", TYPES.Token, "none", uniform=True)
     if colour is not None:
         attr(owner, "primvars:displayColor", TYPES.Color3fArray, _colour_array(tuple(colour))
              ).SetInfo("interpolation", "constant")
+
+
+def mesh_values(data: MeshData) -> list[tuple[str, Any]]:
+    """The mesh arrays :func:`mesh_attrs` writes for ``data``, by attribute name."""
+    points, extent = points_and_extent(data.points)
+    return [("points", points), ("faceVertexCounts", _int_array(data.counts)),
+            ("faceVertexIndices", _int_array(data.indices)), ("extent", extent)]
 
 
 def mesh_prim(parent: Sdf.PrimSpec, name: str, data: MeshData, *, colour: RGB | None,
@@ -247,8 +384,18 @@ def collider(owner: Sdf.PrimSpec, approximation: str) -> tuple[str, ...]:
 
 def rigid_body(owner: Sdf.PrimSpec, mass: float) -> tuple[str, ...]:
     """A rigid body's mass; returns its API schemas (:data:`RIGID_BODY_APIS`) for the caller to apply."""
-    attr(owner, "physics:mass", TYPES.Float, round(float(mass), 4))
+    attr(owner, "physics:mass", TYPES.Float, mass_value(mass))
     return RIGID_BODY_APIS
+
+
+def mass_value(mass: float) -> float:
+    """``physics:mass`` as :func:`rigid_body` writes it (kg, to 0.1 g)."""
+    return round(float(mass), 4)
+
+
+def limit_value(limit: float) -> float:
+    """A joint limit as :func:`joint` writes it."""
+    return round(float(limit), 4) + 0.0
 
 
 def joint(parent: Sdf.PrimSpec, name: str, kind: str, *, body0: Sdf.Path, body1: Sdf.Path, axis: str,
@@ -264,8 +411,8 @@ def joint(parent: Sdf.PrimSpec, name: str, kind: str, *, body0: Sdf.Path, body1:
     relationship(spec, "physics:body0", body0)
     relationship(spec, "physics:body1", body1)
     attr(spec, "physics:axis", TYPES.Token, axis.upper(), uniform=True)
-    attr(spec, "physics:lowerLimit", TYPES.Float, round(float(lower), 4) + 0.0)
-    attr(spec, "physics:upperLimit", TYPES.Float, round(float(upper), 4) + 0.0)
+    attr(spec, "physics:lowerLimit", TYPES.Float, limit_value(lower))
+    attr(spec, "physics:upperLimit", TYPES.Float, limit_value(upper))
     attr(spec, "physics:localPos0", TYPES.Point3f, Gf.Vec3f(*local_pos0))
     attr(spec, "physics:localRot0", TYPES.Quatf, _NO_ROTATION)
     attr(spec, "physics:localPos1", TYPES.Point3f, Gf.Vec3f(0.0, 0.0, 0.0))

@@ -45,7 +45,24 @@ from homeloop.pipeline.usd import (
     validate_stage_report,
     write_catalog_assets,
 )
-from homeloop.pipeline.usd_author import MeshData, Triangulation, prism
+from homeloop.pipeline.usd_author import (
+    TYPES,
+    MeshData,
+    Triangulation,
+    attr,
+    box_mesh,
+    collider,
+    label,
+    label_values,
+    mesh_prim,
+    points_and_extent,
+    pose_ops,
+    pose_values,
+    prefixed,
+    prim_spec,
+    prism,
+    stamp,
+)
 
 #: Camera poses of the test home: (yaw, pitch) in radians.
 CAMERA_POSES = [(-2.5, -0.6), (0.0, 0.0), (math.pi / 2, -math.pi / 4), (math.pi, 0.3), (1.0, -math.pi / 2)]
@@ -775,3 +792,60 @@ def test_caps_cover_the_polygon_facing_up_or_down(poly, z):
         areas = [sign * _cross2(f[1] - f[0], f[2] - f[0]) / 2 for f in _faces(cap)]
         assert min(areas) >= 0.0  # every triangle faces the same way
         assert sum(areas) == pytest.approx(poly.area, rel=1e-9)
+
+
+_SIGNED_FLOATS = st.one_of(st.sampled_from([0.0, -0.0]), st.floats(-1e3, 1e3, allow_nan=False))
+
+
+def _stamp_author(values: dict):
+    """Writes a labelled mesh prim with a child, as the export's stamped sub-trees are written."""
+    def author(parent, name):
+        owner = mesh_prim(parent, name, box_mesh(*values["box"]), colour=(0.5, 0.5, 0.5))
+        pose_ops(owner, values["at"], values["yaw"])
+        label(owner, {"class": ["thing"], "room": values["rooms"]}, before=collider(owner, "none"))
+        attr(owner, "homeloop:id", TYPES.String, values["id"], custom=True)
+        attr(owner, "homeloop:level", TYPES.Double, values["level"], custom=True)
+        child = prim_spec(owner, "part")
+        attr(child, "physics:mass", TYPES.Float, values["mass"])
+    return author
+
+
+def _stamp_varying(values: dict) -> list:
+    return [*pose_values(values["at"], values["yaw"]), *label_values({"class": ["thing"], "room": values["rooms"]}),
+            ("homeloop:id", values["id"]), ("homeloop:level", values["level"]),
+            *zip(("points", "extent"), points_and_extent(box_mesh(*values["box"]).points)),
+            *prefixed("part", [("physics:mass", values["mass"])])]
+
+
+@st.composite
+def _stamp_values(draw) -> dict:
+    lo = [draw(_SIGNED_FLOATS) for _ in range(3)]
+    return {"box": (*lo, *(v + draw(st.floats(0.01, 2.0)) for v in lo)),
+            "at": tuple(draw(_SIGNED_FLOATS) for _ in range(3)), "yaw": draw(_SIGNED_FLOATS),
+            "rooms": draw(st.lists(st.sampled_from(["kitchen", "bath", "hall"]), min_size=1, max_size=2)),
+            "id": draw(st.text("abc_", min_size=1, max_size=5)), "level": draw(_SIGNED_FLOATS),
+            "mass": draw(_SIGNED_FLOATS)}
+
+
+@given(_stamp_values(), _stamp_values(), _stamp_values())
+def test_a_stamped_sub_tree_is_written_as_if_authored(tmp_path_factory, first, other, second):
+    """A sub-tree copied from its template (authored from other values: the first of its key
+    in the process) and given its own values is the sub-tree authored directly, -0.0 and 0.0
+    kept apart; and its crate bytes do not depend on the values its template was made from."""
+    def layer_with(author_into):
+        layer = Sdf.Layer.CreateAnonymous(".usda")
+        author_into(prim_spec(layer, "Home"))
+        return layer
+
+    copies = []
+    for template_values, key in ((first, ("test-stamp", 1)), (other, ("test-stamp", 2))):
+        layer_with(lambda home: stamp(home, "first", key, _stamp_varying(template_values),
+                                      _stamp_author(template_values)))
+        copies.append(layer_with(lambda home: stamp(home, "thing", key, _stamp_varying(second),
+                                                    _stamp_author(second))))
+    authored = layer_with(lambda home: _stamp_author(second)(home, "thing"))
+    assert copies[0].ExportToString() == copies[1].ExportToString() == authored.ExportToString()
+    out = tmp_path_factory.mktemp("stamp")
+    for i, layer in enumerate(copies):
+        assert layer.Export(str(out / f"{i}.usdc"))
+    assert (out / "0.usdc").read_bytes() == (out / "1.usdc").read_bytes()
