@@ -54,6 +54,8 @@ def valid_polygon(geom: BaseGeometry) -> Polygon | None:
         return None
     if not geom.is_valid:
         geom = shapely.make_valid(geom)
+    elif geom.geom_type == "Polygon":  # the usual case: the polygon itself, if not a sliver
+        return geom if geom.area > 1e-6 else None
     parts = [g for g in shapely.get_parts(geom) if g.geom_type == "Polygon" and g.area > 1e-6]
     if not parts:
         return None
@@ -144,7 +146,7 @@ class RoomGeometry:
         self.subtype = room.type
         self.poly = polygon_from_home(room.polygon)
         self.area = float(self.poly.area)
-        self.ok = self.poly.buffer(0.002, join_style="mitre")
+        self.ok = shapely.buffer(self.poly, 0.002, join_style="mitre")
         shapely.prepare(self.ok)
         # In a convex room a rectangle whose corners are inside is inside.
         self.convex = not self.poly.interiors and self.poly.area >= self.poly.convex_hull.area * (1 - 1e-6)
@@ -244,7 +246,7 @@ class RoomGeometry:
             feats = [p for _, _, p in self.features]
             if feats:
                 floor = floor.difference(shapely.union_all(feats))
-            self._base = floor.buffer(-self.radius, quad_segs=navigation.QUAD_SEGS)
+            self._base = shapely.buffer(floor, -self.radius, quad_segs=navigation.QUAD_SEGS)
         return self._base
 
     def keep_out(self, tall: bool) -> KeepOut:
