@@ -1103,7 +1103,7 @@ class _Furnisher:
         if not len(cands):
             return None
         fps = _boxes(cands, across, along)
-        keep = shapely.within(fps, geom.ok)
+        keep = shapely.contains(geom.ok, fps)
         obstacles = [p for _, _, p in geom.features] + list(geom.door_zones)
         for p in self.placed.get(geom.id, []):
             obstacles.append(p.footprint)
@@ -1337,7 +1337,7 @@ def _inside(geom: RoomGeometry, boxes: np.ndarray, corners: np.ndarray) -> np.nd
     if geom.convex:
         return ok
     idx = np.flatnonzero(ok)
-    ok[idx] = shapely.within(boxes[idx], geom.ok)
+    ok[idx] = shapely.contains(geom.ok, boxes[idx])  # the room outline is prepared: asked first, it answers faster
     return ok
 
 
