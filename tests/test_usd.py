@@ -1,5 +1,4 @@
-"""USD export: catalog assets, homes, semantic labels, cameras, validation, determinism,
-and the mesh geometry (prisms, caps) the stages carry."""
+"""USD export: catalog assets, homes, semantic labels, cameras, validation, determinism."""
 
 from __future__ import annotations
 
@@ -13,10 +12,8 @@ import sys
 import numpy as np
 import pytest
 import shapely
-from hypothesis import given
-from hypothesis import strategies as st
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdLux, UsdPhysics, UsdShade
-from shapely.geometry import Polygon, box
+from shapely.geometry import box
 
 from homeloop.catalog import load_catalog
 from homeloop.home import (
@@ -44,24 +41,6 @@ from homeloop.pipeline.usd import (
     validate_stage,
     validate_stage_report,
     write_catalog_assets,
-)
-from homeloop.pipeline.usd_author import (
-    TYPES,
-    MeshData,
-    Triangulation,
-    attr,
-    box_mesh,
-    collider,
-    label,
-    label_values,
-    mesh_prim,
-    points_and_extent,
-    pose_ops,
-    pose_values,
-    prefixed,
-    prim_spec,
-    prism,
-    stamp,
 )
 
 #: Camera poses of the test home: (yaw, pitch) in radians.
@@ -731,121 +710,3 @@ def test_a_built_home_set_loads_cleanly(tmp_path_factory):
         assert cameras_in_solids(stage, meshes) == {}, file
         assert objects_in_furniture(stage, meshes) == [], file
     assert doors > len(table)
-
-
-# --- the geometry the meshes carry ---------------------------------------------------------------
-
-
-@st.composite
-def footprints(draw) -> Polygon:
-    """A star-shaped polygon around a random centre (5-12 corners, each 1-3 m out, no two
-    more than 0.6 pi apart, so every edge stays 0.58 m clear of the centre), sometimes with a
-    square hole at the centre (corners 0.5 m out)."""
-    n = draw(st.integers(5, 12))
-    jitter = draw(st.lists(st.floats(-0.25, 0.25), min_size=n, max_size=n))
-    radii = draw(st.lists(st.floats(1.0, 3.0), min_size=n, max_size=n))
-    cx, cy = draw(st.floats(-50, 50)), draw(st.floats(-50, 50))
-    angles = [2 * math.pi * (i + j) / n for i, j in enumerate(jitter)]
-    ring = [(cx + r * math.cos(a), cy + r * math.sin(a)) for a, r in zip(angles, radii)]
-    holes = [[(cx + x, cy + y) for x, y in ((-0.35, -0.35), (0.35, -0.35), (0.35, 0.35), (-0.35, 0.35))]]
-    holes = holes if draw(st.booleans()) else []
-    if draw(st.booleans()):  # either winding
-        ring, holes = ring[::-1], [h[::-1] for h in holes]
-    return Polygon(ring, holes)
-
-
-def _faces(data: MeshData) -> list[np.ndarray]:
-    starts = np.concatenate([[0], np.cumsum(data.counts)[:-1]])
-    return [data.points[data.indices[s:s + n]] for s, n in zip(starts, data.counts)]
-
-
-def _signed_volume(data: MeshData) -> float:
-    """The volume a closed mesh bounds, positive when its faces point out (divergence theorem)."""
-    return sum(float(np.dot(f[0], np.cross(f[i], f[i + 1]))) for f in _faces(data) for i in range(1, len(f) - 1)) / 6
-
-
-@given(footprints(), st.floats(-1.0, 3.0), st.floats(0.05, 3.0))
-def test_prisms_are_closed_solids_facing_out(poly, z0, height):
-    data = prism(poly, z0, z0 + height)
-    assert set(data.counts.tolist()) <= {3, 4} and len(data.indices) == data.counts.sum()
-    # Closed and consistently wound: every edge, between the same two corners, is walked once each way.
-    edges: dict[tuple, int] = {}
-    for face in _faces(data):
-        corners = [tuple(np.round(p, 9)) for p in face]
-        for a, b in zip(corners, corners[1:] + corners[:1]):
-            edges[(a, b)] = edges.get((a, b), 0) + 1
-    assert all(edges.get((b, a)) == n == 1 for (a, b), n in edges.items())
-    assert _signed_volume(data) == pytest.approx(poly.area * height, rel=1e-9)
-    assert data.points[:, 2].min() == z0 and data.points[:, 2].max() == z0 + height
-
-
-def _cross2(u: np.ndarray, v: np.ndarray) -> float:
-    return float(u[0] * v[1] - u[1] * v[0])
-
-
-@given(footprints(), st.floats(-1.0, 3.0))
-def test_caps_cover_the_polygon_facing_up_or_down(poly, z):
-    tri = Triangulation.of(poly)
-    for up, sign in ((True, 1.0), (False, -1.0)):
-        cap = tri.cap(z, up)
-        assert set(cap.counts.tolist()) == {3} and set(cap.points[:, 2].tolist()) == {z}
-        areas = [sign * _cross2(f[1] - f[0], f[2] - f[0]) / 2 for f in _faces(cap)]
-        assert min(areas) >= 0.0  # every triangle faces the same way
-        assert sum(areas) == pytest.approx(poly.area, rel=1e-9)
-
-
-_SIGNED_FLOATS = st.one_of(st.sampled_from([0.0, -0.0]), st.floats(-1e3, 1e3, allow_nan=False))
-
-
-def _stamp_author(values: dict):
-    """Writes a labelled mesh prim with a child, as the export's stamped sub-trees are written."""
-    def author(parent, name):
-        owner = mesh_prim(parent, name, box_mesh(*values["box"]), colour=(0.5, 0.5, 0.5))
-        pose_ops(owner, values["at"], values["yaw"])
-        label(owner, {"class": ["thing"], "room": values["rooms"]}, before=collider(owner, "none"))
-        attr(owner, "homeloop:id", TYPES.String, values["id"], custom=True)
-        attr(owner, "homeloop:level", TYPES.Double, values["level"], custom=True)
-        child = prim_spec(owner, "part")
-        attr(child, "physics:mass", TYPES.Float, values["mass"])
-    return author
-
-
-def _stamp_varying(values: dict) -> list:
-    return [*pose_values(values["at"], values["yaw"]), *label_values({"class": ["thing"], "room": values["rooms"]}),
-            ("homeloop:id", values["id"]), ("homeloop:level", values["level"]),
-            *zip(("points", "extent"), points_and_extent(box_mesh(*values["box"]).points)),
-            *prefixed("part", [("physics:mass", values["mass"])])]
-
-
-@st.composite
-def _stamp_values(draw) -> dict:
-    lo = [draw(_SIGNED_FLOATS) for _ in range(3)]
-    return {"box": (*lo, *(v + draw(st.floats(0.01, 2.0)) for v in lo)),
-            "at": tuple(draw(_SIGNED_FLOATS) for _ in range(3)), "yaw": draw(_SIGNED_FLOATS),
-            "rooms": draw(st.lists(st.sampled_from(["kitchen", "bath", "hall"]), min_size=1, max_size=2)),
-            "id": draw(st.text("abc_", min_size=1, max_size=5)), "level": draw(_SIGNED_FLOATS),
-            "mass": draw(_SIGNED_FLOATS)}
-
-
-@given(_stamp_values(), _stamp_values(), _stamp_values())
-def test_a_stamped_sub_tree_is_written_as_if_authored(tmp_path_factory, first, other, second):
-    """A sub-tree copied from its template (authored from other values: the first of its key
-    in the process) and given its own values is the sub-tree authored directly, -0.0 and 0.0
-    kept apart; and its crate bytes do not depend on the values its template was made from."""
-    def layer_with(author_into):
-        layer = Sdf.Layer.CreateAnonymous(".usda")
-        author_into(prim_spec(layer, "Home"))
-        return layer
-
-    copies = []
-    for template_values, key in ((first, ("test-stamp", 1)), (other, ("test-stamp", 2))):
-        layer_with(lambda home: stamp(home, "first", key, _stamp_varying(template_values),
-                                      _stamp_author(template_values)))
-        copies.append(layer_with(lambda home: stamp(home, "thing", key, _stamp_varying(second),
-                                                    _stamp_author(second))))
-    authored = layer_with(lambda home: _stamp_author(second)(home, "thing"))
-    assert copies[0].ExportToString() == copies[1].ExportToString() == authored.ExportToString()
-    out = tmp_path_factory.mktemp("stamp")
-    for i, layer in enumerate(copies):
-        assert layer.Export(str(out / f"{i}.usdc"))
-    assert (out / "0.usdc").read_bytes() == (out / "1.usdc").read_bytes()
