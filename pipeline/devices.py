@@ -624,8 +624,8 @@ class _Equipper:
         self.rule_unmet(rid)
 
     def kitchen_smoke_next_door(self, rid: str, serves: list[str], within: set[str] | None) -> bool:
-        """The kitchen's smoke sensor in an adjoining room (one of ``within``, where given), near
-        where smoke comes through."""
+        """The kitchen's smoke sensor in an adjoining room (one of ``within``, the rooms its smoke
+        reaches, where given; else any, behind a door marked open), near where smoke comes through."""
         neighbours = [n for n in self.adjacency.get(rid, [])
                       if self.rooms[n].indoor and self.rooms[n].type in KITCHEN_SENSOR_NEIGHBOURS
                       and (within is None or n in within)]
@@ -643,8 +643,9 @@ class _Equipper:
         self.place_smoke(n, got, serves=serves, reason=f"next to kitchen {rid}")
         self.notes.append(f"kitchen {rid} has no ceiling point {self.smoke_min} m from the range; "
                           f"its smoke sensor is in room {n}, by the way smoke comes through")
-        if door_id is not None and n not in rooms_reached(self.home, rid):
-            # Smoke spreads through open doors only: the kitchen door stands open.
+        if door_id is not None and within is None:
+            # A room the smoke does not reach (the rooms it reaches were tried first, with no spot
+            # found): smoke spreads through open doors only, so the kitchen door stands open.
             self.open_doors.add(door_id)
             self.notes.append(f"door {door_id} between kitchen {rid} and room {n} is marked open so smoke "
                               "from the range reaches the kitchen's smoke sensor")
