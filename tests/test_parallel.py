@@ -7,7 +7,13 @@ import gc
 
 import pytest
 
-from homeloop.pipeline.parallel import PARTITION_GC_THRESHOLD, map_partitions, run_partition
+from homeloop.pipeline.parallel import (
+    PARTITION_GC_THRESHOLD,
+    dask_client,
+    map_partitions,
+    run_partition,
+    stop_heartbeats,
+)
 
 
 def _thresholds_seen(part: list[int]) -> list[tuple[int, int]]:
@@ -39,3 +45,17 @@ def test_a_failing_partition_still_restores_the_threshold():
     with pytest.raises(ValueError, match="bad plan"):
         run_partition(fails, [1])
     assert gc.get_threshold() == before
+
+
+def _heartbeat_running(dask_worker) -> bool:
+    return dask_worker.periodic_callbacks["heartbeat"].is_running()
+
+
+def test_workers_stop_their_heartbeats_before_the_cluster_closes():
+    """A heartbeat racing the scheduler's shutdown printed a traceback on a build
+    that had succeeded; the cluster now closes with every heartbeat stopped."""
+    with dask_client(workers=2) as client:
+        assert set(client.run(_heartbeat_running).values()) == {True}
+        stop_heartbeats(client)
+        states = client.run(_heartbeat_running)
+    assert len(states) == 2 and set(states.values()) == {False}
