@@ -1,4 +1,5 @@
-"""USD export: catalog assets, homes, semantic labels, cameras, validation, determinism."""
+"""USD export: catalog assets, homes, semantic labels, cameras, validation, determinism,
+and the mesh geometry (prisms, caps) the stages carry."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ import sys
 import numpy as np
 import pytest
 import shapely
+from hypothesis import given
+from hypothesis import strategies as st
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdLux, UsdPhysics, UsdShade
-from shapely.geometry import box
+from shapely.geometry import Polygon, box
 
 from homeloop.catalog import load_catalog
 from homeloop.home import (
@@ -42,6 +45,7 @@ from homeloop.pipeline.usd import (
     validate_stage_report,
     write_catalog_assets,
 )
+from homeloop.pipeline.usd_author import MeshData, Triangulation, prism
 
 #: Camera poses of the test home: (yaw, pitch) in radians.
 CAMERA_POSES = [(-2.5, -0.6), (0.0, 0.0), (math.pi / 2, -math.pi / 4), (math.pi, 0.3), (1.0, -math.pi / 2)]
@@ -710,3 +714,64 @@ def test_a_built_home_set_loads_cleanly(tmp_path_factory):
         assert cameras_in_solids(stage, meshes) == {}, file
         assert objects_in_furniture(stage, meshes) == [], file
     assert doors > len(table)
+
+
+# --- the geometry the meshes carry ---------------------------------------------------------------
+
+
+@st.composite
+def footprints(draw) -> Polygon:
+    """A star-shaped polygon around a random centre (5-12 corners, each 1-3 m out, no two
+    more than 0.6 pi apart, so every edge stays 0.58 m clear of the centre), sometimes with a
+    square hole at the centre (corners 0.5 m out)."""
+    n = draw(st.integers(5, 12))
+    jitter = draw(st.lists(st.floats(-0.25, 0.25), min_size=n, max_size=n))
+    radii = draw(st.lists(st.floats(1.0, 3.0), min_size=n, max_size=n))
+    cx, cy = draw(st.floats(-50, 50)), draw(st.floats(-50, 50))
+    angles = [2 * math.pi * (i + j) / n for i, j in enumerate(jitter)]
+    ring = [(cx + r * math.cos(a), cy + r * math.sin(a)) for a, r in zip(angles, radii)]
+    holes = [[(cx + x, cy + y) for x, y in ((-0.35, -0.35), (0.35, -0.35), (0.35, 0.35), (-0.35, 0.35))]]
+    holes = holes if draw(st.booleans()) else []
+    if draw(st.booleans()):  # either winding
+        ring, holes = ring[::-1], [h[::-1] for h in holes]
+    return Polygon(ring, holes)
+
+
+def _faces(data: MeshData) -> list[np.ndarray]:
+    starts = np.concatenate([[0], np.cumsum(data.counts)[:-1]])
+    return [data.points[data.indices[s:s + n]] for s, n in zip(starts, data.counts)]
+
+
+def _signed_volume(data: MeshData) -> float:
+    """The volume a closed mesh bounds, positive when its faces point out (divergence theorem)."""
+    return sum(float(np.dot(f[0], np.cross(f[i], f[i + 1]))) for f in _faces(data) for i in range(1, len(f) - 1)) / 6
+
+
+@given(footprints(), st.floats(-1.0, 3.0), st.floats(0.05, 3.0))
+def test_prisms_are_closed_solids_facing_out(poly, z0, height):
+    data = prism(poly, z0, z0 + height)
+    assert set(data.counts.tolist()) <= {3, 4} and len(data.indices) == data.counts.sum()
+    # Closed and consistently wound: every edge, between the same two corners, is walked once each way.
+    edges: dict[tuple, int] = {}
+    for face in _faces(data):
+        corners = [tuple(np.round(p, 9)) for p in face]
+        for a, b in zip(corners, corners[1:] + corners[:1]):
+            edges[(a, b)] = edges.get((a, b), 0) + 1
+    assert all(edges.get((b, a)) == n == 1 for (a, b), n in edges.items())
+    assert _signed_volume(data) == pytest.approx(poly.area * height, rel=1e-9)
+    assert data.points[:, 2].min() == z0 and data.points[:, 2].max() == z0 + height
+
+
+def _cross2(u: np.ndarray, v: np.ndarray) -> float:
+    return float(u[0] * v[1] - u[1] * v[0])
+
+
+@given(footprints(), st.floats(-1.0, 3.0))
+def test_caps_cover_the_polygon_facing_up_or_down(poly, z):
+    tri = Triangulation.of(poly)
+    for up, sign in ((True, 1.0), (False, -1.0)):
+        cap = tri.cap(z, up)
+        assert set(cap.counts.tolist()) == {3} and set(cap.points[:, 2].tolist()) == {z}
+        areas = [sign * _cross2(f[1] - f[0], f[2] - f[0]) / 2 for f in _faces(cap)]
+        assert min(areas) >= 0.0  # every triangle faces the same way
+        assert sum(areas) == pytest.approx(poly.area, rel=1e-9)
