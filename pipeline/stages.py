@@ -470,7 +470,7 @@ def stage_usd(build: Build, home_ids: list[str]) -> dict[str, Any]:
             records = map_partitions(export_homes_partition, ids, str(build.out), cfg.usda,
                                      client=build.client, partition_size=50, progress=advance)
         table = pd.DataFrame.from_records(records)
-        build.work["usd"] = work_summary(list(table.pop("export_ms") / 1000) if len(table) else [])
+        build.work["usd"] = work_summary(list(table.pop("seconds")) if len(table) else [])
         write_parquet(build.path("usd.parquet"), table)
         invalid = table[~table["valid"]]
         for r in invalid.itertuples(index=False):

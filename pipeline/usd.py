@@ -118,6 +118,7 @@ is pipeline/usd_author.py.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -126,7 +127,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 import shapely
@@ -999,6 +1000,19 @@ def _message(error: Any) -> str:
             sites.append(str(site.GetPrim().GetPath() if site.IsPrim() else site.GetProperty().GetPath()))
     where = f" (at {', '.join(sites)})" if sites and any(sites) else ""
     return f"[{name}] {error.GetMessage()}{where}"
+
+
+@contextlib.contextmanager
+def assets_held_open(paths: Iterable[str | os.PathLike[str]]) -> Iterator[None]:
+    """Keep the catalog asset layers open while homes that reference them are validated:
+    each home's stage would otherwise read them from disk again (about 5 ms a home). Held
+    for one batch of homes only, so a long-lived worker never sees assets older than the
+    files; a missing asset stays missing for the validators to report."""
+    layers = [Sdf.Layer.FindOrOpen(str(p)) for p in paths if Path(p).is_file()]
+    try:
+        yield
+    finally:
+        del layers
 
 
 def validate_stage_report(path: str | os.PathLike[str] | Usd.Stage) -> ValidationReport:

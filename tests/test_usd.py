@@ -42,6 +42,8 @@ from homeloop.pipeline.usd import (
     labels_of,
     semantic_class_counts,
     validate_stage,
+    ValidationReport,
+    assets_held_open,
     validate_stage_report,
     write_catalog_assets,
 )
@@ -402,6 +404,25 @@ def test_missing_asset_is_an_error(build, tmp_path):
     partial = {k: v for k, v in assets.items() if k != "sofa"}
     with pytest.raises(UsdExportError, match="sofa"):
         export_home(small_home(), load_catalog(), tmp_path / "home.usdc", assets=partial)
+
+
+def test_assets_held_open_change_no_report_and_hide_no_missing_asset(build, tmp_path):
+    """Validation with the catalog assets held open (the USD stage's batches) reports what
+    a cold validation does, and an asset deleted from disk is still reported missing."""
+    _, assets, results = build
+    path = results["small"].path
+    with assets_held_open(assets.values()):
+        assert validate_stage_report(path) == validate_stage_report(path) == ValidationReport()
+    folder = tmp_path / "assets"
+    shutil.copytree(assets["sofa"].parent, folder)
+    copied = {k: folder / v.name for k, v in assets.items()}
+    exported = export_home(small_home(), load_catalog(), tmp_path / "homes" / "h" / "home.usdc", assets=copied)
+    assert exported.valid
+    copied["sofa"].unlink()
+    cold = validate_stage_report(exported.path)
+    with assets_held_open(copied.values()):
+        held = validate_stage_report(exported.path)
+    assert held == cold and any("sofa" in e for e in cold.errors), cold
 
 
 def test_furnished_house_exports_and_validates(build, tmp_path):
