@@ -800,22 +800,9 @@ def _physics_scene(root: Sdf.PrimSpec) -> None:
 
 
 def _material(looks: Sdf.PrimSpec, name: str, colour: RGB) -> None:
-    """The ``Looks`` material ``name`` of ``colour``, copied from its template (authored once)."""
-    path = looks.path.AppendChild(name)
-    if not Sdf.CopySpec(_material_template(name, tuple(colour)), path, looks.layer, path):
-        raise UsdExportError(f"could not copy the material {name} into a home")
-
-
-@lru_cache(maxsize=512)
-def _material_template(name: str, colour: RGB) -> Sdf.Layer:
-    """A layer holding the material where every home has it (``/Home/Looks/<name>``)."""
-    layer = Sdf.Layer.CreateAnonymous(".usda")
-    _author_material(prim_spec(prim_spec(layer, HOME_ROOT), "Looks"), name, colour)
-    return layer
-
-
-def _author_material(looks: Sdf.PrimSpec, name: str, colour: RGB) -> None:
-    """A UsdPreviewSurface material of one colour (translucent for glass)."""
+    """A UsdPreviewSurface material of one colour (translucent for glass), authored afresh in
+    every home: a spec copied with Sdf.CopySpec gets its fields in the order of their tokens'
+    addresses, which differ between processes, and so would the crate bytes."""
     material = prim_spec(looks, name, "Material")
     shader = prim_spec(material, "surface", "Shader")
     attr(shader, "info:id", TYPES.Token, "UsdPreviewSurface", uniform=True)
