@@ -37,13 +37,13 @@ from homeloop.home import (
 from homeloop.pipeline.usd import (
     CAMERA_LENS_CLEARANCE,
     HOME_ROOT,
+    ValidationReport,
+    assets_held_open,
     camera_rotate_xyz,
     export_home,
     labels_of,
     semantic_class_counts,
     validate_stage,
-    ValidationReport,
-    assets_held_open,
     validate_stage_report,
     write_catalog_assets,
 )
@@ -828,3 +828,4 @@ def test_caps_cover_the_polygon_facing_up_or_down(poly, z):
         areas = [sign * _cross2(f[1] - f[0], f[2] - f[0]) / 2 for f in _faces(cap)]
         assert min(areas) >= 0.0  # every triangle faces the same way
         assert sum(areas) == pytest.approx(poly.area, rel=1e-9)
+
