@@ -4,6 +4,7 @@ import json
 import math
 import re
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -246,3 +247,12 @@ def test_a_home_file_that_is_not_a_json_object_is_named_in_one_line(tmp_path, te
     message = str(err.value)
     assert str(path) in message and "\n" not in message
     assert "not JSON" in message or "JSON object" in message
+
+
+def test_reading_a_file_gives_the_home_its_parsed_json_validates_to(house_home):
+    """Home files are parsed and validated by pydantic in one pass; the home must be the one
+    that validating the parsed JSON gives (the house: every kind of element and device field)."""
+    text = house_home.to_json()
+    read = Home.from_json(text)
+    assert read == Home.model_validate(orjson.loads(text))
+    assert read.to_json() == text
