@@ -378,16 +378,13 @@ def _panel_transforms(entry: FurnitureEntry, item: Furniture, place: np.ndarray)
 def furniture_solids(entry: FurnitureEntry, item: Furniture) -> OrientedBoxes:
     """A placed piece of furniture's solid in home coordinates: its body's boxes and each
     articulated part's panel at the part's present state."""
-    place = pose_matrix(item.pose)
-    body, panel_boxes = _entry_solid(entry)
-    panels = [OrientedBoxes.of(box, at) for box, at in zip(panel_boxes, _panel_transforms(entry, item, place))]
-    return OrientedBoxes.concat([OrientedBoxes.of(body, place), *panels])
+    return placed_solids([entry], [item])[0]
 
 
 def placed_solids(entries: list[FurnitureEntry], items: list[Furniture]) -> tuple[OrientedBoxes, np.ndarray]:
     """The solids of many placed pieces of furniture (``items[k]`` of catalog entry ``entries[k]``)
-    as one set of boxes, and the index of the item each box belongs to: the boxes of
-    :func:`furniture_solids` for every item, bodies first, then every panel."""
+    as one set of boxes, and the index of the item each box belongs to: every item's body boxes
+    first, then every panel."""
     bodies, owners, panels, at, panel_owners = [], [], [], [], []
     for k, (entry, item) in enumerate(zip(entries, items)):
         place = pose_matrix(item.pose)
@@ -555,16 +552,18 @@ def _device_body(mounts: _Mounts, d: Device) -> Box | None:
 
 def device_solid(home: Home, d: Device) -> OrientedBoxes | None:
     """A device's body in home coordinates; None where it has none."""
-    body = device_body(home, d)
-    return None if body is None else OrientedBoxes.of(np.asarray(body, dtype=float), pose_matrix(d.pose))
+    placed, solids = _device_solids(_Mounts(home), [d])
+    return solids if placed else None
 
 
 def device_solids(home: Home) -> tuple[list[Device], OrientedBoxes]:
     """The devices of the home that have a body, and their bodies in home coordinates, one box
-    each in the same order (:func:`device_solid` for all of them, the rooms' outlines measured
-    once)."""
-    mounts = _Mounts(home)
-    placed = [(d, body) for d in home.devices if (body := _device_body(mounts, d)) is not None]
+    each in the same order (the rooms' outlines measured once for all of them)."""
+    return _device_solids(_Mounts(home), home.devices)
+
+
+def _device_solids(mounts: _Mounts, devices: Iterable[Device]) -> tuple[list[Device], OrientedBoxes]:
+    placed = [(d, body) for d in devices if (body := _device_body(mounts, d)) is not None]
     if not placed:
         return [], OrientedBoxes.concat([])
     solids = OrientedBoxes.of_each(np.asarray([b for _, b in placed], dtype=float),
