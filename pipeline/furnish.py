@@ -120,7 +120,6 @@ from homeloop.pipeline.furnish_geometry import (
     RoomGeometry,
     along_axes,
     pieces_holding,
-    polygon_from_home,
     valid_polygon,
 )
 from homeloop.plan import ENTRANCE_DOOR, RAILING, WINDOW, Plan, space_class
@@ -618,7 +617,7 @@ class _Furnisher:
                 fid: str | None = None, on_floor: bool = True) -> _Placed:
         fid = fid or self._next_id(entry.id, self.counts, self._taken_ids())
         model = furniture_from_catalog(entry, fid, room.id, pose)
-        fp = polygon_from_home(model.footprint)
+        fp = polygon_from_rings(model.footprint)
         clearance = None
         if entry.clearance_front > 0 and on_floor:
             d = entry.dimensions

@@ -100,17 +100,17 @@ class HomeGeometry:
     """Home-wide lookups shared by the rooms."""
 
     def __init__(self, home: Home) -> None:
-        walls = [polygon_from_home(w.polygon) for w in home.walls]
+        walls = [polygon_from_rings(w.polygon) for w in home.walls]
         self.wall_tree = shapely.STRtree(walls) if walls else None
         self.passages = [o for o in home.openings if o.kind in navigation.PASSABLE_KINDS]
-        self.passage_polys = [polygon_from_home(o.polygon) for o in self.passages]
+        self.passage_polys = [polygon_from_rings(o.polygon) for o in self.passages]
         self.passage_tree = shapely.STRtree(self.passage_polys) if self.passages else None
         self.passage_bounds = shapely.bounds(np.asarray(self.passage_polys, dtype=object)).reshape(-1, 4)
         centres, _, normals, widths, _ = rectangle_frames(self.passage_polys)
         self._passage_frames = (centres, normals)
         self.passage_zones = door_zones_by_side(self.passages, self.passage_polys, widths)
         self.windows = [o for o in home.openings if o.kind == "window"]
-        self.window_polys = np.asarray([polygon_from_home(o.polygon) for o in self.windows], dtype=object)
+        self.window_polys = np.asarray([polygon_from_rings(o.polygon) for o in self.windows], dtype=object)
         #: Where tall furniture keeps out in front of each window, shared by the rooms it faces.
         self.window_zones = shapely.buffer(self.window_polys, WINDOW_CLEAR_DEPTH, join_style="mitre")
 
@@ -129,11 +129,6 @@ class HomeGeometry:
         return 1.0 if (point.x - centres[i, 0]) * normals[i, 0] + (point.y - centres[i, 1]) * normals[i, 1] >= 0 else -1.0
 
 
-def polygon_from_home(rings) -> Polygon:
-    """The shapely polygon of a home file polygon (shared through the home's polygon cache)."""
-    return polygon_from_rings(rings)
-
-
 class RoomGeometry:
     """A room's polygon, wall faces, fixtures, door and window zones, base free floor.
 
@@ -144,14 +139,14 @@ class RoomGeometry:
     def __init__(self, home: Home, geo: HomeGeometry, room: Room, radius: float) -> None:
         self.id = room.id
         self.subtype = room.type
-        self.poly = polygon_from_home(room.polygon)
+        self.poly = polygon_from_rings(room.polygon)
         self.area = float(self.poly.area)
         self.ok = shapely.buffer(self.poly, 0.002, join_style="mitre")
         shapely.prepare(self.ok)
         # In a convex room a rectangle whose corners are inside is inside.
         self.convex = not self.poly.interiors and self.poly.area >= self.poly.convex_hull.area * (1 - 1e-6)
         self.radius = radius
-        self.features = [(f.id, f.feature_subtype, polygon_from_home(f.polygon)) for f in home.fixtures_in(room.id)]
+        self.features = [(f.id, f.feature_subtype, polygon_from_rings(f.polygon)) for f in home.fixtures_in(room.id)]
         self.counters = [self._counter(fid, p) for fid, k, p in self.features if k == "KITCHEN"]
         self.faces = self._faces(geo)
         self.face_band = face_band(self.faces)
@@ -169,6 +164,7 @@ class RoomGeometry:
         near = shapely.distance(geo.window_polys, self.poly) < 0.05 if geo.windows else []
         self.window_zones = [z for o, z, close in zip(geo.windows, geo.window_zones, near)
                              if room.id in o.connects or close]
+        self._open_floor: BaseGeometry | None = None
         self._base: BaseGeometry | None = None
         self._keep_out: dict[bool, KeepOut] = {}
         self._door_pieces: list[int | None] | None = None
@@ -225,13 +221,19 @@ class RoomGeometry:
         front = v if d_plus >= d_minus else -v
         return CounterRun(fid, poly, c, u, front, length, depth)
 
+    def open_floor(self) -> BaseGeometry:
+        """The room's floor with its features left out (measured once)."""
+        if self._open_floor is None:
+            feats = [p for _, _, p in self.features]
+            self._open_floor = self.poly.difference(shapely.union_all(feats)) if feats else self.poly
+        return self._open_floor
+
     def pole(self) -> Point:
         """The point of the room's floor (features left out) farthest from its edges."""
         if self._pole is None:
-            floor = self.poly
-            feats = [p for _, _, p in self.features]
-            if feats:
-                floor = valid_polygon(floor.difference(shapely.union_all(feats))) or floor
+            floor = self.open_floor()
+            if floor is not self.poly:
+                floor = valid_polygon(floor) or self.poly
             try:
                 self._pole = polylabel(floor, tolerance=0.05)
             except Exception:  # pragma: no cover - degenerate polygons
@@ -242,11 +244,7 @@ class RoomGeometry:
 
     def base_free(self) -> BaseGeometry:
         if self._base is None:
-            floor = self.poly
-            feats = [p for _, _, p in self.features]
-            if feats:
-                floor = floor.difference(shapely.union_all(feats))
-            self._base = shapely.buffer(floor, -self.radius, quad_segs=navigation.QUAD_SEGS)
+            self._base = shapely.buffer(self.open_floor(), -self.radius, quad_segs=navigation.QUAD_SEGS)
         return self._base
 
     def keep_out(self, tall: bool) -> KeepOut:
