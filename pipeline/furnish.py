@@ -324,10 +324,15 @@ def furnish_house(catalog: Catalog, seed: int = 0) -> Home:
 def _corners(poses: _Cands, depth: float, width: float, ox: float = 0.0, oy: float = 0.0) -> np.ndarray:
     """The corners (poses, 4, 2) of rectangles given in each item's frame (centre ox, oy;
     extent depth along x, width along y), in home coordinates; vectorised over poses."""
-    c, s = poses.cos[:, None], poses.sin[:, None]
     lx = np.array([ox - depth / 2, ox + depth / 2, ox + depth / 2, ox - depth / 2])
     ly = np.array([oy - width / 2, oy - width / 2, oy + width / 2, oy + width / 2])
-    out = np.empty((len(poses), 4, 2))
+    return _in_home(poses, lx, ly)
+
+
+def _in_home(poses: _Cands, lx: np.ndarray, ly: np.ndarray) -> np.ndarray:
+    """Points given in each item's frame (``lx``, ``ly``), in home coordinates: (poses, points, 2)."""
+    c, s = poses.cos[:, None], poses.sin[:, None]
+    out = np.empty((len(poses), len(lx), 2))
     out[..., 0] = poses.cx[:, None] + c * lx - s * ly
     out[..., 1] = poses.cy[:, None] + s * lx + c * ly
     return out
@@ -348,12 +353,7 @@ def _boxes(poses: _Cands, depth: float, width: float, ox: float = 0.0, oy: float
 
 def _segments(poses: _Cands, p: tuple[float, float], q: tuple[float, float]) -> np.ndarray:
     """Segments from p to q given in each item's frame, in home coordinates."""
-    c, s, cx, cy = poses.cos, poses.sin, poses.cx, poses.cy
-    ends = np.empty((len(poses), 2, 2))
-    for k, (lx, ly) in enumerate((p, q)):
-        ends[:, k, 0] = cx + c * lx - s * ly
-        ends[:, k, 1] = cy + s * lx + c * ly
-    return shapely.linestrings(ends)
+    return shapely.linestrings(_in_home(poses, np.array([p[0], q[0]]), np.array([p[1], q[1]])))
 
 
 def _to_local(x: np.ndarray, y: np.ndarray, pose: Pose) -> tuple[np.ndarray, np.ndarray]:
