@@ -30,13 +30,35 @@ def audit_plans(
     Plans the ingest already rejected for an invalid polygon are reported
     under ``invalid_geometry`` too, so the table covers every plan of the source.
     """
-    from homeloop.audits import audit_plans as audit_each, extra_findings, finding_from_rejection
+    return audit_table(audit_records(plans, progress=progress), rejected)
+
+
+def audit_records(plans: Iterable[Plan], rules: Sequence[str] | None = None, *,
+                  progress: Callable[[int], None] | None = None) -> list[dict]:
+    """The audit table's records of some plans, with all rules or those named."""
+    from homeloop.audits import audit_plans as audit_each
 
     records: list[dict] = []
-    for result in audit_each(plans):
+    for result in audit_each(plans, rules):
         records.extend(result.to_records())
         if progress:
             progress(1)
+    return records
+
+
+def audit_partition(keys: list[str], build_dir: str, rules: Sequence[str]) -> list[dict]:
+    """The audit records of some plans of a build, read from its plan table (a Dask
+    partition). The rules are named by the caller, so a worker missing one says so."""
+    from homeloop.pipeline.ingest import load_plans
+
+    return audit_records(load_plans(build_dir, keys=keys), rules)
+
+
+def audit_table(records: list[dict], rejected: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The audit table from plan records in any order, with the ingest's geometry rejections."""
+    from homeloop.audits import extra_findings, finding_from_rejection
+
+    records = list(records)
     if rejected is not None and len(rejected):
         from homeloop.pipeline.sources.swiss_dwellings import plan_rejections
 
@@ -75,6 +97,11 @@ def per_rule_summary(table: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=["rule", "checked", "passed", "failed", "example"])
+
+
+def failing_plan_keys(table: pd.DataFrame) -> list[str]:
+    """The plans with a failing row, sorted: those the audit page may draw."""
+    return sorted(set(table.loc[~table["passed"], "plan"]))
 
 
 def failing_examples(table: pd.DataFrame, plans_by_key: dict[str, Plan], per_rule: int = PICTURES_PER_RULE):

@@ -280,7 +280,18 @@ def _typed(frame: pd.DataFrame) -> pd.DataFrame:
 
 def features_table(plans: Iterable[Plan]) -> pd.DataFrame:
     """The features table: one row per plan, sorted by plan key (``features.parquet``)."""
-    rows = [plan_features(p) for p in plans]
+    return features_frame([plan_features(p) for p in plans])
+
+
+def features_partition(keys: list[str], build_dir: str) -> list[dict]:
+    """The feature rows of some plans of a build, read from its plan table (a Dask partition)."""
+    from homeloop.pipeline.ingest import load_plans
+
+    return [plan_features(p) for p in load_plans(build_dir, keys=keys)]
+
+
+def features_frame(rows: list[dict]) -> pd.DataFrame:
+    """The features table from feature rows in any order."""
     frame = pd.DataFrame.from_records(rows, columns=list(FEATURE_COLUMNS))
     frame = frame.sort_values("plan", kind="stable").reset_index(drop=True)
     return _typed(frame)

@@ -386,6 +386,12 @@ def load_plans(out_dir: str | os.PathLike[str], keys: Iterable[str] | None = Non
     return plans_from_frame(frame)
 
 
+def plan_keys(out_dir: str | os.PathLike[str]) -> list[str]:
+    """The keys of the plans in ``out_dir/elements.parquet``, sorted."""
+    column = pq.read_table(Path(out_dir) / ELEMENTS_FILE, columns=["plan"]).column("plan")
+    return sorted(column.unique().to_pylist())
+
+
 def load_rejections(out_dir: str | os.PathLike[str]) -> pd.DataFrame:
     """The rejection table of an ingest."""
     return pq.read_table(Path(out_dir) / REJECTED_FILE).to_pandas()

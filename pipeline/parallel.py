@@ -188,3 +188,65 @@ def map_partitions(
             if progress:
                 progress(len(parts[i]))
     return [r for part in results for r in (part or [])]
+
+
+def map_partitions_until(
+    fn: Callable[..., list[R]],
+    items: Sequence[T],
+    *args: Any,
+    wanted: Callable[[R], bool],
+    count: int,
+    client: Any = None,
+    partition_size: int = DEFAULT_PARTITION_SIZE,
+    progress: Callable[[int], None] | None = None,
+) -> list[R]:
+    """``fn`` over partitions of ``items``, in order, until ``count`` results are ``wanted``.
+
+    Partitions are handed out as results come back, no further ahead than would
+    give ``count`` wanted results if every item in flight were wanted. So work
+    stops within a partition past the last item needed, and every partition
+    handed out has finished when this returns (none writes files afterwards). The results are those of a prefix of
+    the partitions, in item order; ``progress`` gets the wanted ones."""
+    parts = partitions(items, partition_size)
+    results: list[list[R]] = []
+    found = 0
+
+    def take(part_results: list[R]) -> int:
+        got = sum(1 for r in part_results if wanted(r))
+        if progress and found < count:
+            progress(min(got, count - found))
+        return got
+
+    if client is None:
+        for part in parts:
+            if found >= count:
+                break
+            results.append(run_partition(fn, part, *args))
+            found += take(results[-1])
+        return [r for part in results for r in part]
+
+    from distributed import as_completed
+
+    done: dict[int, list[R]] = {}
+    pending = as_completed()
+    in_flight: dict[str, int] = {}
+    submitted = 0
+
+    def submit_while_short() -> None:
+        nonlocal submitted
+        ahead = sum(len(parts[i]) for i in in_flight.values())
+        while submitted < len(parts) and found + ahead < count:
+            future = client.submit(run_partition, fn, parts[submitted], *args,
+                                   key=f"{fn.__name__}-{uuid.uuid4().hex}")
+            in_flight[future.key] = submitted
+            pending.add(future)
+            ahead += len(parts[submitted])
+            submitted += 1
+
+    submit_while_short()
+    for future in pending:
+        i = in_flight.pop(future.key)
+        done[i] = future.result()
+        found += take(done[i])
+        submit_while_short()
+    return [r for i in range(len(done)) for r in done[i]]

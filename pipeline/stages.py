@@ -233,25 +233,35 @@ class AuditOutcome:
     html: Path | None = None
 
 
-def run_audit(plans, rejected: pd.DataFrame | None, out: Path, *, progress: bool = True, client: Any = None) -> AuditOutcome:
-    from homeloop.pipeline import audit as audit_stage
+#: Plans per partition of the audit and features stages: a partition reads its
+#: plans from the plan table (about 50 ms) and audits them (about 3 ms a plan).
+PLANS_PER_PARTITION = 250
 
-    with stage_progress("audit", len(plans), enabled=progress) as advance:
-        table = audit_stage.audit_plans(plans, rejected, progress=advance)
+
+def run_audit(out: Path, rejected: pd.DataFrame | None, *, progress: bool = True, client: Any = None) -> AuditOutcome:
+    """Audit every plan of ``out/elements.parquet`` (on the client's workers, if any)."""
+    from homeloop.audits import REGISTRY
+    from homeloop.pipeline import audit as audit_stage
+    from homeloop.pipeline.ingest import load_plans, plan_keys
+    from homeloop.pipeline.parallel import map_partitions
+
+    keys = plan_keys(out)
+    with stage_progress("audit", len(keys), enabled=progress) as advance:
+        records = map_partitions(audit_stage.audit_partition, keys, str(out), REGISTRY.checked_rule_ids,
+                                 client=client, partition_size=PLANS_PER_PARTITION, progress=advance)
+    table = audit_stage.audit_table(records, rejected)
     audit_stage.write_audit_table(table, Path(out) / "audit.parquet")
     per_rule = audit_stage.per_rule_summary(table)
-    html = audit_stage.write_audit_report(table, per_rule, plans, Path(out))
+    failing = load_plans(out, keys=audit_stage.failing_plan_keys(table))
+    html = audit_stage.write_audit_report(table, per_rule, failing, Path(out))
     status = audit_stage.plan_status(table)
     return AuditOutcome(table, per_rule, len(status), int(status.sum()), html)
 
 
 def run_audit_source(source: Path, out: Path, *, all_usages: bool = False, progress: bool = True) -> AuditOutcome:
-    from homeloop.pipeline.ingest import load_plans
-
     run_ingest(source, out, all_usages=all_usages, progress=progress)
-    plans = load_plans(out)
     rejected = pd.read_parquet(Path(out) / "rejected.parquet")
-    return run_audit(plans, rejected, out, progress=progress)
+    return run_audit(out, rejected, progress=progress)
 
 
 # --- build stages -------------------------------------------------------------------
@@ -306,14 +316,11 @@ def stage_ingest(build: Build, source: Path) -> dict[str, Any]:
 
 
 def stage_audit(build: Build) -> dict[str, Any]:
-    from homeloop.pipeline.ingest import load_plans
-
     inputs = [build.path("elements.parquet"), build.path("rejected.parquet")]
 
     def run():
-        plans = load_plans(build.out)
         rejected = pd.read_parquet(build.path("rejected.parquet"))
-        outcome = run_audit(plans, rejected, build.out, progress=build.config.progress, client=build.client)
+        outcome = run_audit(build.out, rejected, progress=build.config.progress, client=build.client)
         by_rule = {r.rule: int(r.failed) for r in outcome.per_rule.itertuples(index=False) if r.failed}
         counts = reconciled(outcome.plans_checked, outcome.plans_passed, outcome.plans_checked - outcome.plans_passed, by_rule)
         outputs = [build.path("audit.parquet"), build.path("audit.html"), *sorted(build.path("audit").glob("*.png"))]
@@ -323,11 +330,14 @@ def stage_audit(build: Build) -> dict[str, Any]:
 
 
 def stage_features(build: Build) -> dict[str, Any]:
-    from homeloop.pipeline.features import features_table
-    from homeloop.pipeline.ingest import load_plans
+    from homeloop.pipeline.features import features_frame, features_partition
+    from homeloop.pipeline.ingest import plan_keys
+    from homeloop.pipeline.parallel import map_partitions
 
     def run():
-        table = features_table(load_plans(build.out))
+        rows = map_partitions(features_partition, plan_keys(build.out), str(build.out),
+                              client=build.client, partition_size=PLANS_PER_PARTITION)
+        table = features_frame(rows)
         write_parquet(build.path("features.parquet"), table)
         return [build.path("features.parquet")], {"plans": len(table)}
 
@@ -373,18 +383,13 @@ def stage_select(build: Build) -> dict[str, Any]:
     return result
 
 
-#: Extra plans tried per batch beyond the homes still needed, as a share: about
-#: one plan in ten fails to furnish, so a batch usually finishes the stage.
-HOMES_BATCH_SLACK = 0.15
-
-
 def stage_homes(build: Build) -> dict[str, Any]:
     """Furnish, equip and verify plans in selection order until ``homes`` pass."""
     import shutil
 
     from homeloop.audits import AUDIT_COLUMNS
     from homeloop.pipeline.homes import OUTCOMES, build_homes_partition
-    from homeloop.pipeline.parallel import map_partitions
+    from homeloop.pipeline.parallel import map_partitions_until
 
     cfg = build.config
     inputs = [build.path("selection.parquet"), build.path("elements.parquet")]
@@ -394,24 +399,19 @@ def stage_homes(build: Build) -> dict[str, Any]:
     def run():
         order = list(pd.read_parquet(build.path("selection.parquet"))["plan"])
         key = build.cache.key("homes-work", params, inputs, stage_code_hash(run))
+        with stage_progress("homes", cfg.homes, enabled=cfg.progress) as advance:
+            built = map_partitions_until(build_homes_partition, order, str(build.out), cfg.seed, key,
+                                         wanted=lambda record: record["kept"], count=cfg.homes,
+                                         client=build.client, partition_size=25, progress=advance)
         outcomes: list[dict[str, Any]] = []
         kept = 0
-        pos = 0
-        with stage_progress("homes", cfg.homes, enabled=cfg.progress) as advance:
-            while kept < cfg.homes and pos < len(order):
-                batch = order[pos : pos + (cfg.homes - kept) + max(8, int((cfg.homes - kept) * HOMES_BATCH_SLACK))]
-                pos += len(batch)
-                got = map_partitions(build_homes_partition, batch, str(build.out), cfg.seed, key,
-                                     client=build.client, partition_size=25)
-                for record in got:
-                    if kept >= cfg.homes:
-                        break
-                    outcomes.append(record)
-                    if record["kept"]:
-                        kept += 1
-                        advance(1)
+        for record in built:
+            if kept >= cfg.homes:
+                break
+            outcomes.append(record)
+            kept += bool(record["kept"])
         kept_ids = [o["plan"] for o in outcomes if o["kept"]]
-        # Homes built beyond the last one needed (the tail of the final batch) are not part of the set.
+        # Homes built beyond the last one needed (the tail of the last partition) are not part of the set.
         for folder in sorted(homes_dir.glob("*")):
             if folder.is_dir() and folder.name not in set(kept_ids) and folder.name not in (OUTCOMES, HOUSE_ID):
                 shutil.rmtree(folder)

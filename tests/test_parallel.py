@@ -4,6 +4,7 @@ partition runs with fewer collector passes without changing the process's own se
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,7 @@ from homeloop.pipeline.parallel import (
     PARTITION_GC_THRESHOLD,
     dask_client,
     map_partitions,
+    map_partitions_until,
     run_partition,
     stop_heartbeats,
 )
@@ -59,3 +61,32 @@ def test_workers_stop_their_heartbeats_before_the_cluster_closes():
         stop_heartbeats(client)
         states = client.run(_heartbeat_running)
     assert len(states) == 2 and set(states.values()) == {False}
+
+
+def _mark_and_keep_odd(part: list[int], folder: str) -> list[tuple[int, bool]]:
+    """A stand-in for a partition of plans: every item leaves a file, odd ones are kept."""
+    for item in part:
+        (Path(folder) / f"{item}.done").write_text("")
+    return [(item, item % 2 == 1) for item in part]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_work_stops_within_a_partition_past_the_items_needed(tmp_path, workers):
+    items, size, count = list(range(200)), 5, 12
+    seen: list[int] = []
+    with dask_client(workers=workers) as client:
+        out = map_partitions_until(_mark_and_keep_odd, items, str(tmp_path), wanted=lambda r: r[1],
+                                   count=count, client=client, partition_size=size, progress=seen.append)
+    # A prefix of the items, in order, holding at least the wanted results asked for.
+    assert [item for item, _ in out] == items[: len(out)]
+    assert sum(kept for _, kept in out) >= count
+    # Half the items are kept: the count is complete at item 2 * count - 1, in its partition.
+    assert len(out) <= 2 * count + size
+    # Every partition handed out had finished: its files are all there, and no others.
+    assert sorted(int(p.stem) for p in tmp_path.glob("*.done")) == [item for item, _ in out]
+    assert sum(seen) == count
+
+
+def test_all_items_are_worked_when_too_few_are_wanted():
+    out = map_partitions_until(_thresholds_seen, [1, 2, 3, 4, 5], wanted=lambda r: r[0] == 5, count=3, partition_size=2)
+    assert [item for item, _ in out] == [1, 2, 3, 4, 5]

@@ -45,6 +45,8 @@ from homeloop.pipeline.usd import (
     semantic_class_counts,
     validate_stage,
     validate_stage_report,
+    validators,
+    validators_for,
     write_catalog_assets,
 )
 from homeloop.pipeline.usd_author import MeshData, Triangulation, prism
@@ -423,6 +425,30 @@ def test_assets_held_open_change_no_report_and_hide_no_missing_asset(build, tmp_
     with assets_held_open(copied.values()):
         held = validate_stage_report(exported.path)
     assert held == cold and any("sofa" in e for e in cold.errors), cold
+
+
+def _names(found) -> set[str]:
+    return {v.GetMetadata().name for v in found}
+
+
+def test_package_validators_run_where_a_stage_has_a_package_and_find_nothing_in_homes(build, tmp_path):
+    """The usdz package validators are left out for a home (its layers are .usdc files), and
+    they would find nothing there; a stage that references a usdz package gets every validator."""
+    from pxr import UsdUtils, UsdValidation
+
+    _, assets, results = build
+    home = Usd.Stage.Open(str(results["small"].path))
+    package_only = _names(validators()) - _names(validators(packages=False))
+    assert "usdUtilsValidators:UsdzPackageValidator" in package_only
+    assert _names(validators_for(home)) == _names(validators()) - package_only
+    left_out = [v for v in validators() if v.GetMetadata().name in package_only]
+    assert list(UsdValidation.ValidationContext(left_out).Validate(home)) == []
+
+    package = tmp_path / "sofa.usdz"
+    assert UsdUtils.CreateNewUsdzPackage(Sdf.AssetPath(str(assets["sofa"])), str(package))
+    stage = Usd.Stage.Open(str(results["small"].path))
+    stage.DefinePrim("/Home/Furniture/packaged_sofa").GetReferences().AddReference(str(package))
+    assert _names(validators_for(stage)) == _names(validators())
 
 
 def test_furnished_house_exports_and_validates(build, tmp_path):
