@@ -75,3 +75,26 @@ def test_audit_writes_its_table_and_page(audited):
     assert list(table.columns) == ["plan", "rule", "passed", "element", "message"]
     assert (out / "audit.html").read_text().count("<figure>") >= 1
     assert outcome.plans_checked == PLANS
+
+
+def test_the_audit_on_dask_workers_writes_the_table_the_audit_in_this_process_does(audited, tmp_path, monkeypatch):
+    """The build audits partitions of plans on its workers, each reading its own plans;
+    the table and the report's pictures are those of every plan audited here in turn."""
+    import shutil
+
+    from homeloop.pipeline.audit import audit_plans
+    from homeloop.pipeline.parallel import dask_client
+
+    _, _, out, outcome = audited
+    for name in ("elements.parquet", "rejected.parquet"):
+        shutil.copy(out / name, tmp_path / name)
+    rejected = pd.read_parquet(out / "rejected.parquet")
+    monkeypatch.setattr(stages, "PLANS_PER_PARTITION", 40)  # several partitions of the 150 plans
+    with dask_client(workers=2) as client:
+        spread = stages.run_audit(tmp_path, rejected, progress=False, client=client)
+    here = audit_plans(load_plans(out), rejected)
+    pd.testing.assert_frame_equal(spread.table, here)
+    assert spread.table.equals(outcome.table)
+    assert sorted(p.name for p in (tmp_path / "audit").glob("*.png")) == \
+        sorted(p.name for p in (out / "audit").glob("*.png"))
+    assert (spread.plans_checked, spread.plans_passed) == (outcome.plans_checked, outcome.plans_passed)
