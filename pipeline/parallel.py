@@ -205,8 +205,9 @@ def map_partitions_until(
     Partitions are handed out as results come back, no further ahead than would
     give ``count`` wanted results if every item in flight were wanted. So work
     stops within a partition past the last item needed, and every partition
-    handed out has finished when this returns (none writes files afterwards). The results are those of a prefix of
-    the partitions, in item order; ``progress`` gets the wanted ones."""
+    handed out has finished when this returns (none writes files afterwards).
+    The results are those of a prefix of the partitions, in item order;
+    ``progress`` gets the number wanted, up to ``count``."""
     parts = partitions(items, partition_size)
     results: list[list[R]] = []
     found = 0
