@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Collection, Iterable, Sequence
 
 import pandas as pd
 
@@ -99,24 +99,31 @@ def per_rule_summary(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["rule", "checked", "passed", "failed", "example"])
 
 
-def failing_plan_keys(table: pd.DataFrame) -> list[str]:
-    """The plans with a failing row, sorted: those the audit page may draw."""
-    return sorted(set(table.loc[~table["passed"], "plan"]))
-
-
-def failing_examples(table: pd.DataFrame, plans_by_key: dict[str, Plan], per_rule: int = PICTURES_PER_RULE):
-    """(rule, plan, elements, message) of a few failing plans per rule that can be drawn."""
+def _examples(table: pd.DataFrame, drawable: Collection[str], per_rule: int):
+    """(rule, plan key, failing rows) of the first ``per_rule`` failing plans per rule, by key,
+    among those that can be drawn."""
     failing = table[~table["passed"]]
     for rule, group in failing.groupby("rule", sort=True):
         shown = 0
         for plan_key, rows in group.groupby("plan", sort=True):
-            if plan_key not in plans_by_key:
+            if plan_key not in drawable:
                 continue
-            elements = sorted({e for cell in rows["element"] for e in str(cell).split(",") if e})
-            yield rule, plans_by_key[plan_key], elements, rows["message"].iloc[0]
+            yield rule, plan_key, rows
             shown += 1
             if shown >= per_rule:
                 break
+
+
+def example_plan_keys(table: pd.DataFrame, drawable: Collection[str], per_rule: int = PICTURES_PER_RULE) -> list[str]:
+    """The plans the audit page draws (:func:`failing_examples`), sorted: only those need reading."""
+    return sorted({plan_key for _, plan_key, _ in _examples(table, drawable, per_rule)})
+
+
+def failing_examples(table: pd.DataFrame, plans_by_key: dict[str, Plan], per_rule: int = PICTURES_PER_RULE):
+    """(rule, plan, elements, message) of a few failing plans per rule that can be drawn."""
+    for rule, plan_key, rows in _examples(table, plans_by_key.keys(), per_rule):
+        elements = sorted({e for cell in rows["element"] for e in str(cell).split(",") if e})
+        yield rule, plans_by_key[plan_key], elements, rows["message"].iloc[0]
 
 
 def write_audit_report(table: pd.DataFrame, per_rule: pd.DataFrame, plans: Iterable[Plan], out: Path) -> Path:

@@ -159,6 +159,12 @@ def run_partition(fn: Callable[..., list[R]], part: Sequence[T], *args: Any) -> 
         gc.set_threshold(*before)
 
 
+def _submit(client: Any, fn: Callable[..., list[R]], part: list[T], args: tuple[Any, ...]) -> Any:
+    """``run_partition(fn, part, *args)`` as a Dask task, keyed after ``fn`` (Dask's dashboard and
+    task prefixes show the stage's work, not the wrapper)."""
+    return client.submit(run_partition, fn, part, *args, key=f"{fn.__name__}-{uuid.uuid4().hex}")
+
+
 def map_partitions(
     fn: Callable[..., list[R]],
     items: Sequence[T],
@@ -178,9 +184,7 @@ def map_partitions(
     else:
         from distributed import as_completed
 
-        # Keys named after ``fn`` (Dask's dashboard and task prefixes show the stage's work, not the wrapper).
-        futures = [client.submit(run_partition, fn, part, *args, key=f"{fn.__name__}-{uuid.uuid4().hex}")
-                   for part in parts]
+        futures = [_submit(client, fn, part, args) for part in parts]
         index = {f.key: i for i, f in enumerate(futures)}
         for future in as_completed(futures):
             i = index[future.key]
@@ -237,8 +241,7 @@ def map_partitions_until(
         nonlocal submitted
         ahead = sum(len(parts[i]) for i in in_flight.values())
         while submitted < len(parts) and found + ahead < count:
-            future = client.submit(run_partition, fn, parts[submitted], *args,
-                                   key=f"{fn.__name__}-{uuid.uuid4().hex}")
+            future = _submit(client, fn, parts[submitted], args)
             in_flight[future.key] = submitted
             pending.add(future)
             ahead += len(parts[submitted])

@@ -252,8 +252,8 @@ def run_audit(out: Path, rejected: pd.DataFrame | None, *, progress: bool = True
     table = audit_stage.audit_table(records, rejected)
     audit_stage.write_audit_table(table, Path(out) / "audit.parquet")
     per_rule = audit_stage.per_rule_summary(table)
-    failing = load_plans(out, keys=audit_stage.failing_plan_keys(table))
-    html = audit_stage.write_audit_report(table, per_rule, failing, Path(out))
+    drawn = load_plans(out, keys=audit_stage.example_plan_keys(table, set(keys)))
+    html = audit_stage.write_audit_report(table, per_rule, drawn, Path(out))
     status = audit_stage.plan_status(table)
     return AuditOutcome(table, per_rule, len(status), int(status.sum()), html)
 
@@ -412,8 +412,9 @@ def stage_homes(build: Build) -> dict[str, Any]:
             kept += bool(record["kept"])
         kept_ids = [o["plan"] for o in outcomes if o["kept"]]
         # Homes built beyond the last one needed (the tail of the last partition) are not part of the set.
+        keep = {*kept_ids, OUTCOMES, HOUSE_ID}
         for folder in sorted(homes_dir.glob("*")):
-            if folder.is_dir() and folder.name not in set(kept_ids) and folder.name not in (OUTCOMES, HOUSE_ID):
+            if folder.is_dir() and folder.name not in keep:
                 shutil.rmtree(folder)
         build.work["homes"] = work_summary([o["seconds"] for o in outcomes])
         table = pd.DataFrame.from_records(
