@@ -104,6 +104,32 @@ def test_load_plans_by_key(mixed_source, tmp_path):
     assert load_plans(tmp_path / "out", keys=["9-9-none"]) == []
 
 
+def test_held_table_gives_the_plans_of_a_filtered_read_and_follows_a_rewrite(mixed_source, tmp_path, monkeypatch):
+    import homeloop.pipeline.ingest as ingest_module
+
+    ingest(mixed_source, tmp_path / "out")
+    keys = [p.key for p in load_plans(tmp_path / "out")]
+    # Some plans, spread over the file and out of order, as the homes stage asks for them.
+    some = keys[::3][::-1] + ["9-9-none"]
+    held = load_plans(tmp_path / "out", keys=some)
+    monkeypatch.setattr(ingest_module, "HELD_ELEMENTS_BYTES", 0)
+    filtered = load_plans(tmp_path / "out", keys=some)
+    monkeypatch.undo()
+    assert [p.key for p in held] == sorted(keys[::3])
+    assert held == filtered
+    # The file rewritten in place by another ingest (of fewer plans): the held table is not served.
+    plans, _ = read_plans(mixed_source)
+    first = plans[0]
+    smaller = tmp_path / "one.csv"
+    frame = pd.read_csv(mixed_source)
+    frame[frame["apartment_id"].astype(str) == first.ids.apartment_id].to_csv(smaller, index=False)
+    ingest(smaller, tmp_path / "out")
+    now = load_plans(tmp_path / "out")
+    assert 0 < len(now) < len(keys)
+    assert load_plans(tmp_path / "out", keys=keys) == now
+    assert [p.key for p in load_plans(tmp_path / "out", keys=some)] == sorted({p.key for p in now} & set(some))
+
+
 def test_outputs_are_byte_identical_across_ingests_and_chunk_sizes(mixed_source, tmp_path):
     ingest(mixed_source, tmp_path / "a")
     ingest(mixed_source, tmp_path / "b", chunk_bytes=300)
