@@ -72,7 +72,9 @@ from homeloop.catalog import Catalog, RobotEntry
 from homeloop.home import Device, Furniture, Home, polygon_from_rings
 from homeloop.io import write_parquet
 from homeloop.sim.dynamics.smoke import rooms_reached
-from homeloop.sim.roles import room_fills
+from homeloop.sim.robot import ReachError, Target, opening_target, reach_radius, stand_spot
+from homeloop.sim.roles import Roles, ScenarioError, room_fills
+from homeloop.sim.world import World
 
 #: Separator of reasons in the ``reasons`` column.
 REASON_SEPARATOR = "; "
@@ -146,6 +148,9 @@ class HomeFacts:
         self._start_piece: dict[float, int | None] = {}
         self._static: dict[str, list[str]] = {}
         self._spread: dict[tuple[str, str], set[str]] = {}
+        self._openings: dict[tuple[str, str], str | None] = {}
+        self._world: World | None = None
+        self._stood: dict[str, list[tuple[float, float, bool]]] = {}
 
     # -- rooms
 
@@ -205,6 +210,57 @@ class HomeFacts:
         if key not in self._spread:
             self._spread[key] = SPREAD_REACH[device_type](self.home, room)
         return self._spread[key]
+
+    # -- openings
+
+    def opening_of_role(self, role: str, scenario: str) -> str | None:
+        """The id of the opening filling ``role`` as ``scenario`` finds it (None: the home has
+        none), cached."""
+        key = (role, scenario)
+        if key not in self._openings:
+            try:
+                self._openings[key] = Roles(self.home, scenario).opening(role).id
+            except ScenarioError:
+                self._openings[key] = None
+        return self._openings[key]
+
+    def world(self) -> World:
+        """The home as an episode starts it (every opening shut), for the robot's own reach tests."""
+        if self._world is None:
+            self._world = World(self.home, self.catalog, seed=0)
+        return self._world
+
+    def stands_to_reach(self, target: Target, robot: RobotEntry) -> bool:
+        """Whether the body finds somewhere to stand within reach of ``target``, as the robot
+        looks when it approaches (:func:`stand_spot`), from the entrance (cached).
+
+        A body no wider and reaching no shorter than one that stood there does too; one no
+        narrower and reaching no farther than one that found no spot does not. Otherwise it
+        looks first as the narrowest wider body already tried would stand, on the free floor
+        made for that one (a spot found so suits it too), and only then on its own."""
+        width, radius = robot.clearance_width, reach_radius(robot)
+        tried = self._stood.setdefault(target.id, [])
+        if any(ok and w >= width and r <= radius for w, r, ok in tried):
+            return True
+        if any(not ok and w <= width and r >= radius for w, r, ok in tried):
+            return False
+        wider = sorted({w for w, _, _ in tried if w > width})[:1]
+        for clearance in (*wider, width):
+            if self._stands(target, robot, clearance):
+                tried.append((clearance, radius, True))
+                return True
+        tried.append((width, radius, False))  # only a body's own look rules it out
+        return False
+
+    def _stands(self, target: Target, robot: RobotEntry, clearance: float) -> bool:
+        start = self.start_point(clearance)
+        if start is None:
+            return False
+        try:
+            stand_spot(self.world(), robot, target, (start.x, start.y), clearance=clearance)
+        except ReachError:
+            return False
+        return True
 
     # -- navigation
 
@@ -420,6 +476,23 @@ def _object_place_reasons(facts: HomeFacts, demand: ReachDemand, robot: RobotEnt
     return best or []  # no such object: reported as a missing object
 
 
+def _opening_reach_reasons(facts: HomeFacts, demand: ReachDemand, scenario: str, robot: RobotEntry) -> list[str]:
+    """Reach to the handle of the opening the scenario gives the role: at a height the body
+    grasps, and with somewhere to stand within reach of it on free floor joined to the
+    entrance, found as the robot finds it when it approaches (:func:`stand_spot`)."""
+    opening = facts.opening_of_role(demand.opening, scenario)  # type: ignore[arg-type]
+    if opening is None:
+        return [f"missing_opening:{demand.opening}"]
+    target = opening_target(facts.world(), opening)
+    height = _height_reason(demand.label, [h.z for h in target.handles], robot)
+    if height is not None:
+        return [height]
+    if facts.stands_to_reach(target, robot):
+        return []
+    return [f"approach:{demand.label} out of reach: no free floor joined to the entrance within "
+            f"{_m(reach_radius(robot))} m of it for body width {_m(robot.clearance_width)} m"]
+
+
 def _reach_reasons(facts: HomeFacts, task: Task, robot: RobotEntry, catalog: Catalog) -> list[str]:
     reasons: list[str] = []
     rooms_of_class = {f.semantic_class: f.room for f in task.requires.furniture}
@@ -429,6 +502,9 @@ def _reach_reasons(facts: HomeFacts, task: Task, robot: RobotEntry, catalog: Cat
             continue
         if demand.at_object is not None:
             reasons.extend(_object_place_reasons(facts, demand, robot, catalog))
+            continue
+        if demand.opening is not None:
+            reasons.extend(_opening_reach_reasons(facts, demand, task.scenario, robot))
             continue
         items = facts.furniture_by_class.get(demand.furniture or "", [])
         role = rooms_of_class.get(demand.furniture or "")

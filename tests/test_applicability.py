@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import pandas as pd
 import pytest
@@ -322,8 +321,10 @@ def test_low_max_grasp_height_fails_watering(catalog, tasks):
     g1d = catalog.robots[G1D]
     low = g1d.model_copy(update={"reach": g1d.reach.model_copy(update={"max_grasp_height": 1.0})})
     failing = _failing(crafted_home(), tasks, low, catalog)
-    assert set(failing) == {"water_the_plants"}
+    assert set(failing) == {"water_the_plants", "close_up_after_leaving"}
     assert failing["water_the_plants"][0].startswith("reach:pouring over the pot on the plant stand height 1.12 m")
+    # The living room's window handle: halfway up the window, 0.5 m sill and 1.9 m high.
+    assert failing["close_up_after_leaving"] == ["reach:open window height 1.45 m above max grasp height 1.00 m"]
 
 
 def test_payload_limits_carrying(catalog, tasks):
@@ -354,6 +355,31 @@ def test_furniture_blocking_the_dryer_front_fails_approach(catalog, tasks):
     home = Home.model_validate(home.model_dump())
     s = screen(home, tasks["empty_the_dryer"], cat.robots[G1D], cat)
     assert s.reasons == ["approach:dryer drum not reachable for body width 0.50 m"]
+
+
+def test_an_open_window_out_of_reach_fails_closing_up_for_the_bodies_the_reference_agent_fails(catalog, tasks):
+    """The screening finds a spot to stand by the window that the scenario opens as the robot
+    does when it approaches: for every body, in a home where it can and one where a bed
+    against the window keeps it 1.1 m off, the screening agrees with playing the task."""
+    from homeloop.pipeline.verify_pairs import verify_pair
+
+    bed = catalog.furniture["double_bed"]
+    blocked = crafted_home()
+    blocked.furniture = [*blocked.furniture, furniture_from_catalog(
+        bed, "bed_window", "living", Pose(x=6.5, y=6.1 - bed.dimensions.depth / 2, yaw=SOUTH))]
+    blocked = Home.model_validate(blocked.model_dump())
+    task = tasks["close_up_after_leaving"]
+    verdicts = set()
+    for home in (crafted_home(), blocked):
+        for body in catalog.robots.values():
+            s = screen(home, task, body, catalog)
+            played = verify_pair(home, task.id, body.id, 0)
+            assert s.applicable == played["passed"], (home.home_id, body.id, s.reasons, played["reason"])
+            verdicts.add((home is blocked, s.applicable))
+    assert verdicts == {(False, True), (False, False), (True, True), (True, False)}
+    s = screen(blocked, task, catalog.robots[G1D], catalog)
+    assert s.reasons == ["approach:open window out of reach: no free floor joined to the entrance within 0.88 m "
+                         "of it for body width 0.50 m"]
 
 
 def side_points(footprint: list[tuple[float, float]], offset: float) -> list[tuple[float, float]]:
@@ -441,11 +467,18 @@ def test_equipped_house_applies_to_every_task_for_the_g1_d(catalog, tasks):
     assert failing == {}
 
 
-def test_screening_speed(catalog, tasks):
-    homes = [crafted_home(f"h{i}") for i in range(20)]
-    t0 = time.perf_counter()
-    screen_homes(homes, tasks, None, catalog)
-    assert time.perf_counter() - t0 < 10
+def test_what_one_home_learns_does_not_carry_to_the_next(catalog, tasks):
+    """Homes screened in one call keep their own facts (reachability, stand spots, roles): equal
+    homes get equal rows whatever came before them, a different home its own."""
+    blocked = crafted_home("blocked", laundry_door=0.52)
+    homes = [crafted_home("a"), blocked, crafted_home("b")]
+    table = screen_homes(homes, tasks, None, catalog)
+    assert len(table) == len(homes) * len(tasks) * len(catalog.robots)
+    rows = {h: t.drop(columns="home").reset_index(drop=True) for h, t in table.groupby("home", sort=False)}
+    pd.testing.assert_frame_equal(rows["a"], rows["b"])
+    alone = screen_homes([blocked], tasks, None, catalog).drop(columns="home")
+    pd.testing.assert_frame_equal(rows["blocked"], alone)
+    assert not rows["blocked"].equals(rows["a"])
 
 
 # --- queries ---------------------------------------------------------------------------------------
@@ -515,14 +548,13 @@ def test_run_sql(build_dir):
         assert isinstance(err.value, HomeLoopError) and "\n" not in str(err.value)
 
 
-def test_filter_query_speed(tmp_path, catalog):
-    """A filter over a 2,100 x 24 x 5 table answers within a second."""
+def test_filter_query_over_a_full_size_table(tmp_path, catalog):
+    """A filter over a 2,100 x 24 x 5 table finds every home where both tasks apply
+    (benchmarks/applicability.py times it)."""
     from homeloop.pipeline.queries import query_applicability
 
     table = screen_homes([crafted_home("x")], load_tasks(), None, catalog)
     big = pd.concat([table.assign(home=f"h{i:04d}") for i in range(2100)], ignore_index=True)
     write_applicability(big, tmp_path)
-    t0 = time.perf_counter()
     hits = query_applicability(tmp_path, tasks=["water_the_plants", "handle_smoke_alarm"], robot=G1D)
-    assert time.perf_counter() - t0 < 1.0
     assert len(hits) == 2100

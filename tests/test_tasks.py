@@ -125,6 +125,22 @@ def test_unknown_robot_demand_and_room_role_are_rejected(tmp_path):
         read_task(path)
 
 
+def test_a_reach_demand_names_one_place_and_a_known_opening_role(tmp_path):
+    window = {"label": "open window", "opening": "openable_window"}
+    path = _write(tmp_path, "close_up_after_leaving", lambda d: d["requires"]["robot"].update(
+        {"reach": [{**window, "floor": True, "object": "parcel"}]}))
+    with pytest.raises(TaskFileError, match=r"close_up_after_leaving.yaml: field requires.robot.reach\[0\]: .*"
+                                            r"give one of furniture .*, at_object, opening and floor: true"):
+        read_task(path)
+    path = _write(tmp_path, "close_up_after_leaving", lambda d: d["requires"]["robot"].update(
+        {"reach": [{**window, "opening": "skylight in living"}]}))
+    with pytest.raises(TaskFileError, match=r"reach\[0\].opening: .*unknown opening role 'skylight in living'"):
+        read_task(path)
+    path = _write(tmp_path, "close_up_after_leaving", lambda d: d["requires"]["robot"].update(
+        {"reach": [{**window, "opening": "window in living"}]}))
+    assert read_task(path).requires.robot.reach[0].opening == "window in living"
+
+
 def test_unknown_catalog_names_are_rejected(tmp_path):
     path = _write(tmp_path, "put_away", lambda d: d["requires"]["furniture"].append({"class": "piano"}))
     with pytest.raises(TaskFileError, match=r"field requires.furniture\[1\].class: unknown furniture class 'piano'"):

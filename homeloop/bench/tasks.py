@@ -65,12 +65,13 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import (BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveInt, ValidationError, field_validator,
                       model_validator)
 
 from homeloop.errors import HomeLoopError
+from homeloop.home import OpeningKind
 from homeloop.io import read_yaml_file, validation_lines
 
 #: The folder holding one YAML file per task.
@@ -149,6 +150,10 @@ class RoomRole(TaskModel):
 
 
 #: Room roles task files may name (types are Swiss Dwellings area subtypes, docs/data-format.md).
+#: Openings a task or scenario names by role rather than by kind (homeloop/sim/roles.py finds them):
+#: the first entrance door, and a window that opens (one a contact sensor watches first).
+OPENING_ROLES = ("front_door", "openable_window")
+
 ROOM_ROLES: dict[str, RoomRole] = {r.name: r for r in (
     RoomRole(name="kitchen", any_of=(RoomMatch(types=("KITCHEN", "KITCHEN_DINING")),),
              description="a kitchen or kitchen-dining room"),
@@ -230,7 +235,9 @@ class ReachDemand(TaskModel):
     ``furniture`` + ``surface`` or ``container``: the place on furniture of that
     class (the home's own height and footprint); ``at_object``: wherever the
     home's object of that catalog id lies (the furnishing chooses its host);
-    ``floor``: an object standing on the floor. The hand height is the place's height plus the grasp height
+    ``floor``: an object standing on the floor; ``opening``: the handle of the
+    opening filling that role as the task's scenario finds it
+    (``openable_window``, ``front_door``: homeloop/sim/roles.py). The hand height is the place's height plus the grasp height
     of ``object`` (its lowest grasp point within reach) plus ``above``. A
     container's depth, from the furniture's front face to the far end of the
     container, must be within the body's horizontal reach.
@@ -238,6 +245,7 @@ class ReachDemand(TaskModel):
 
     label: str = Field(description="what is reached, for reasons (e.g. 'dryer drum')")
     at_object: str | None = Field(None, description="where the home's object of this catalog id lies")
+    opening: str | None = Field(None, description="the opening of this role, as the task's scenario finds it")
     furniture: str | None = None
     surface: str | None = None
     container: str | None = None
@@ -245,11 +253,21 @@ class ReachDemand(TaskModel):
     object: str | None = Field(None, description="catalog object id taken or put there")
     above: NonNegativeFloat = Field(0.0, description="extra hand height above the place (m)")
 
+    @field_validator("opening")
+    @classmethod
+    def _opening_role(cls, role: str | None) -> str | None:
+        name = role.split()[0] if role and role.split() else role
+        if role is not None and name not in OPENING_ROLES and name not in get_args(OpeningKind):
+            raise ValueError(f"unknown opening role {role!r}; roles: {', '.join(OPENING_ROLES)} or an opening kind "
+                             f"({', '.join(get_args(OpeningKind))}), with an optional 'in <room role>'")
+        return role
+
     @model_validator(mode="after")
     def _one_place(self) -> "ReachDemand":
         on_furniture = self.furniture is not None
-        if on_furniture + self.floor + (self.at_object is not None) != 1:
-            raise ValueError("give one of furniture (with a surface or a container), at_object and floor: true")
+        if on_furniture + self.floor + (self.at_object is not None) + (self.opening is not None) != 1:
+            raise ValueError("give one of furniture (with a surface or a container), at_object, opening and "
+                             "floor: true")
         if on_furniture and (self.surface is None) == (self.container is None):
             raise ValueError("give exactly one of surface and container")
         if self.floor and self.object is None:

@@ -805,14 +805,17 @@ def reach_from(body: RobotEntry, xy: tuple[float, float], target: Target) -> Han
 
 
 def stand_spot(world: World, body: RobotEntry, target: Target, from_xy: tuple[float, float],
-               avoid: Sequence[Obstacle] = ()) -> tuple[float, float]:
+               avoid: Sequence[Obstacle] = (), clearance: float | None = None) -> tuple[float, float]:
     """Where the body stands to reach ``target``: where it is if it reaches from there, else the
     spot nearest the target, in the target's room, on free floor joined to ``from_xy``, clear of
-    ``avoid``. :class:`ReachError` names the height or distance that rules every spot out."""
+    ``avoid``. :class:`ReachError` names the height or distance that rules every spot out.
+
+    ``clearance`` (m, at least the body's own width) looks for a spot as a body that wide would
+    stand: one found so suits this body too (its free floor holds the wider body's)."""
     ok = [h for h in target.handles if height_problem(body, h) is None]
     if not ok:
         return reach_from(body, from_xy, target)  # raises the height problem
-    width = body.clearance_width
+    width = max(body.clearance_width, clearance or 0.0)
     free = free_floor_of(world.home, width)
     idx = free.component_of(from_xy, tolerance=SNAP_DISTANCE)
     piece = free.parts[idx] if idx is not None else shapely.Polygon()

@@ -45,7 +45,7 @@ import shapely.ops
 from shapely import Point
 
 from homeloop import navigation
-from homeloop.bench.tasks import ROOM_ROLES, RoomMatch, RoomRole
+from homeloop.bench.tasks import OPENING_ROLES, ROOM_ROLES, RoomMatch, RoomRole
 from homeloop.errors import HomeLoopError
 from homeloop.geometry import face_point, opening_axes
 from homeloop.home import Burner, Device, Furniture, Home, HomeObject, NamedPoint, Opening, polygon_from_rings
@@ -415,7 +415,7 @@ class Roles:
         name = ALIASES.get(spec.name, spec.name)
         if any(f.semantic_class == name for f in self.home.furniture):
             return self.furniture(role)
-        if name in ("front_door", "openable_window") or any(o.kind == name for o in self.home.openings):
+        if name in OPENING_ROLES or any(o.kind == name for o in self.home.openings):
             return self.opening(role)
         if any(name in (o.semantic_class, o.catalog_id) for o in self.home.objects):
             return self.object(role)
