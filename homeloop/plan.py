@@ -707,40 +707,52 @@ def plans_from_frame(frame: "pd.DataFrame") -> list[Plan]:
     """Plans from an element table (the inverse of :func:`frame_from_plans`).
 
     Openings whose ``connects`` is empty are connected from geometry here.
-    Plans come out in order of their key.
+    Plans come out in order of their key. The table is read column by column, as
+    plain lists: a pandas row or group per element costs more than the plan it builds.
     """
-    import pandas as pd
-
+    if not len(frame):
+        return []
+    # Each plan's rows together, in the table's order within the plan.
+    order = np.argsort(frame["plan"].to_numpy(), kind="stable")
+    col = {c: frame[c].to_numpy()[order].tolist() for c in
+           ("plan", "site_id", "building_id", "plan_id", "floor_id", "apartment_id", "unit_id", "elevation",
+            "entity_type", "subtype", "element", "space", "connects", "geometry")}
+    col["row"] = frame["row"].to_numpy(dtype=object, na_value=None)[order].tolist()
+    keys = col["plan"]
+    starts = [i for i in range(len(keys)) if i == 0 or keys[i] != keys[i - 1]]
     plans: list[Plan] = []
-    for key, rows in frame.groupby("plan", sort=True):
-        first = rows.iloc[0]
-        units = tuple(sorted({int(u) for u in rows["unit_id"] if int(u) >= 0}))
-        ids = PlanIds(
-            site_id=int(first["site_id"]),
-            building_id=int(first["building_id"]),
-            plan_id=int(first["plan_id"]),
-            floor_id=int(first["floor_id"]),
-            apartment_id=str(first["apartment_id"]),
-            unit_ids=units,
-        )
-        spaces, separators, openings, features = [], [], [], []
-        for r in rows.itertuples(index=False):
-            row = None if pd.isna(r.row) else int(r.row)
-            if r.entity_type == AREA:
-                spaces.append(Space(r.element, r.subtype, r.geometry, row))
-            elif r.entity_type == SEPARATOR:
-                separators.append(Separator(r.element, r.subtype, r.geometry, row))
-            elif r.entity_type == OPENING:
-                connects = tuple(c for c in str(r.connects).split(";") if c)
-                openings.append(Opening(r.element, r.subtype, r.geometry, connects, row))
-            elif r.entity_type == FEATURE:
-                features.append(Feature(r.element, r.subtype, r.geometry, r.space or None, row))
-        plan = Plan(ids, tuple(spaces), tuple(separators), tuple(openings), tuple(features),
-                    elevation=float(first["elevation"]))
+    for start, stop in zip(starts, [*starts[1:], len(keys)]):
+        plan = _plan_of_rows(col, start, stop)
         if any(not o.connects for o in plan.openings):
             plan = with_connected_openings(plan)
         plans.append(plan)
     return plans
+
+
+def _plan_of_rows(col: dict[str, list], start: int, stop: int) -> Plan:
+    ids = PlanIds(
+        site_id=int(col["site_id"][start]),
+        building_id=int(col["building_id"][start]),
+        plan_id=int(col["plan_id"][start]),
+        floor_id=int(col["floor_id"][start]),
+        apartment_id=str(col["apartment_id"][start]),
+        unit_ids=tuple(sorted({int(u) for u in col["unit_id"][start:stop] if int(u) >= 0})),
+    )
+    spaces, separators, openings, features = [], [], [], []
+    for i in range(start, stop):
+        kind, element, subtype, geometry = col["entity_type"][i], col["element"][i], col["subtype"][i], col["geometry"][i]
+        row = None if col["row"][i] is None else int(col["row"][i])
+        if kind == AREA:
+            spaces.append(Space(element, subtype, geometry, row))
+        elif kind == SEPARATOR:
+            separators.append(Separator(element, subtype, geometry, row))
+        elif kind == OPENING:
+            connects = tuple(c for c in str(col["connects"][i]).split(";") if c)
+            openings.append(Opening(element, subtype, geometry, connects, row))
+        elif kind == FEATURE:
+            features.append(Feature(element, subtype, geometry, col["space"][i] or None, row))
+    return Plan(ids, tuple(spaces), tuple(separators), tuple(openings), tuple(features),
+                elevation=float(col["elevation"][start]))
 
 
 def with_connected_openings(plan: Plan) -> Plan:
