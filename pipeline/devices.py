@@ -109,8 +109,7 @@ from homeloop.home import (
     device_from_catalog,
     polygon_from_rings,
 )
-from homeloop.pipeline.devices_geometry import (Shapes, ccw, clear_of, farthest_candidates, heading, holds,
-                                               ring_segments, wall_point_array)
+from homeloop.pipeline.devices_geometry import Shapes, ccw, clear_of, heading, holds, ring_segments, wall_point_array
 from homeloop.plan import BEDROOM_SUBTYPES, KITCHEN_SUBTYPES
 from homeloop.sim.dynamics.smoke import rooms_reached
 
@@ -445,13 +444,6 @@ class _Equipper:
             return np.full(len(pts), np.inf)
         return shapely.distance(self.cooker_union, shapely.points(pts))
 
-    def farthest_from_cookers(self, pts: np.ndarray, minimum: float) -> tuple[np.ndarray, np.ndarray]:
-        """:func:`farthest_candidates` from the cooking appliances (all points, at an infinite
-        distance, when there are none)."""
-        if self.cooker_union is None:
-            return pts, np.full(len(pts), np.inf)
-        return farthest_candidates(self.cooker_union, self.cooker_segments, pts, minimum - 1e-9)
-
     def cooker_clear(self, pts: np.ndarray, limit: float) -> np.ndarray:
         """Which points lie at least ``limit`` from every cooking appliance (shapely's distance):
         computed with numpy, measured where rounding could tell otherwise."""
@@ -503,9 +495,12 @@ class _Equipper:
         """The candidate point at least ``minimum`` from cooking appliances farthest from them (to
         the decimetre), then nearest the room's centre, ties by position; with its distance."""
         target = self.centre_xy(rid)
-        pts, dist = self.farthest_from_cookers(self.smoke_candidates(rid), minimum)
-        if not len(pts):
+        pts = self.smoke_candidates(rid)
+        dist = self.cooker_distances(pts)
+        ok = dist >= minimum - 1e-9
+        if not ok.any():
             return None
+        pts, dist = pts[ok], dist[ok]
         to_target = np.hypot(pts[:, 0] - target[0], pts[:, 1] - target[1])
         i = int(np.lexsort((pts[:, 1], pts[:, 0], np.round(to_target, 3), -np.round(dist, 1)))[0])
         return (float(pts[i, 0]), float(pts[i, 1])), float(dist[i])

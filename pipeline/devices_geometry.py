@@ -67,28 +67,6 @@ def clear_of(geom: BaseGeometry, segments: np.ndarray, xy: np.ndarray, gap: floa
     return dist >= gap
 
 
-def farthest_candidates(geom: BaseGeometry, segments: np.ndarray, xy: np.ndarray, gap: float
-                        ) -> tuple[np.ndarray, np.ndarray]:
-    """The points at least ``gap`` from a polygonal geometry whose distance to it, to the
-    decimetre, may be the greatest of theirs, with their distances: those a choice of the
-    farthest point (by the decimetre, then anything else) picks among. Measured with numpy
-    (:func:`polygon_distances`), then with shapely where the answer turns on it, so the
-    distances given are shapely's."""
-    dist = polygon_distances(geom, segments, xy)
-    measured = np.abs(dist - gap) <= DISTANCE_ROUNDING
-    dist[measured] = shapely.distance(geom, shapely.points(xy[measured]))
-    ok = dist >= gap
-    if not ok.any():
-        return xy[:0], dist[:0]
-    # A point more than two decimetres short of the greatest (rounded) cannot round to it,
-    # nor to the decimetre below, where the greatest lands if measuring lowers it.
-    keep = ok & (dist >= np.round(dist[ok], 1).max() - 0.2)
-    again = keep & ~measured
-    dist[again] = shapely.distance(geom, shapely.points(xy[again]))
-    keep &= dist >= gap
-    return xy[keep], dist[keep]
-
-
 @dataclass(frozen=True)
 class Shapes:
     """Geometries and their bounds, to measure many points against them at once: only the pairs

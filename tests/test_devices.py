@@ -751,27 +751,6 @@ def test_clear_of_a_polygon_decides_what_measuring_each_point_decides(case):
     assert np.array_equal(clear_of(geom, ring_segments(geom), xy, gap), measured >= gap)
 
 
-@settings(max_examples=80, deadline=None)
-@given(case=boxes_and_points(reaches=(0.25, 1.05, 1.15, 2.95)), gap=st.sampled_from([0.0, 0.3, 1.05]))
-def test_the_farthest_points_are_among_the_candidates_with_their_measured_distances(case, gap):
-    """A smoke sensor goes to the point farthest from the cooking appliances, to the decimetre:
-    the points holding that decimetre (measured one by one) are all among the candidates, with
-    shapely's distances; none when no point lies ``gap`` away."""
-    from homeloop.pipeline.devices_geometry import farthest_candidates, ring_segments
-
-    shapes, xy, _ = case
-    geom = shapely.union_all(shapes)
-    measured = np.array([geom.distance(shapely.Point(p)) for p in xy])
-    pts, dist = farthest_candidates(geom, ring_segments(geom), xy, gap)
-    ok = measured >= gap
-    assert bool(len(pts)) == bool(ok.any())
-    assert all(d == geom.distance(shapely.Point(p)) >= gap for p, d in zip(pts, dist))
-    if ok.any():
-        best = np.round(measured[ok], 1).max()
-        holding = {tuple(p) for p, m in zip(xy, measured) if m >= gap and np.round(m, 1) == best}
-        assert holding <= {tuple(p) for p in pts}
-
-
 @st.composite
 def rooms(draw):
     """A rectangle, or an L of two overlapping ones, in metres."""
