@@ -198,9 +198,8 @@ def export_homes_partition(home_ids: list[str], build_dir: str, usda: bool = Fal
                            catalog_dir: str | None = None) -> list[dict[str, Any]]:
     """Export the homes to USD next to their home.json; one record per home with
     its size and validation result. The catalog assets must already be written."""
-    from homeloop.pipeline.usd import asset_file_name, assets_held_open, export_home, threads_of_this_worker
+    from homeloop.pipeline.usd import asset_file_name, assets_held_open, export_home
 
-    threads_of_this_worker()
     build = Path(build_dir)
     catalog = load_catalog(catalog_dir)
     assets = {cid: build / "assets" / asset_file_name(cid) for cid in (*catalog.furniture, *catalog.objects)}

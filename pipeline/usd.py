@@ -131,7 +131,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 import shapely
-from pxr import Gf, Sdf, Usd, UsdValidation, Vt, Work
+from pxr import Gf, Sdf, Usd, UsdValidation, Vt
 from shapely import Polygon, affinity
 
 from homeloop.catalog import Catalog, FurnitureEntry, ObjectEntry
@@ -1000,24 +1000,6 @@ def _message(error: Any) -> str:
             sites.append(str(site.GetPrim().GetPath() if site.IsPrim() else site.GetProperty().GetPath()))
     where = f" (at {', '.join(sites)})" if sites and any(sites) else ""
     return f"[{name}] {error.GetMessage()}{where}"
-
-
-def threads_of_this_worker() -> None:
-    """Inside a Dask worker, let usd-core use as many threads as the worker runs tasks on.
-
-    usd-core sizes its thread pool to the machine: in a build, with one worker of one thread
-    per core, its extra threads (the crate writer's and the validators') only contend with
-    the other workers for the same cores. Measured in the USD stage on two workers and two
-    cores (400 homes, four rounds each): 26.5 s with one thread against 28.4 s with the pool.
-    Outside a worker nothing changes."""
-    try:
-        from distributed import get_worker
-
-        threads = get_worker().state.nthreads
-    except (ImportError, ValueError):  # ValueError: not in a worker
-        return
-    if Work.GetConcurrencyLimit() != threads:
-        Work.SetConcurrencyLimit(threads)
 
 
 @contextlib.contextmanager

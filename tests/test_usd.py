@@ -43,7 +43,6 @@ from homeloop.pipeline.usd import (
     export_home,
     labels_of,
     semantic_class_counts,
-    threads_of_this_worker,
     validate_stage,
     validate_stage_report,
     validators,
@@ -856,23 +855,3 @@ def test_caps_cover_the_polygon_facing_up_or_down(poly, z):
         assert min(areas) >= 0.0  # every triangle faces the same way
         assert sum(areas) == pytest.approx(poly.area, rel=1e-9)
 
-
-
-def _usd_threads_after_setting() -> int:
-    from pxr import Work
-
-    threads_of_this_worker()
-    return Work.GetConcurrencyLimit()
-
-
-def test_usd_runs_on_the_threads_of_its_dask_worker():
-    """In a worker of one thread, usd-core's own pool would only contend with the other
-    workers for the cores; outside a worker the pool is left as it is."""
-    from pxr import Work
-
-    from homeloop.pipeline.parallel import dask_client
-
-    before = Work.GetConcurrencyLimit()
-    assert _usd_threads_after_setting() == before
-    with dask_client(workers=2) as client:
-        assert client.submit(_usd_threads_after_setting, pure=False).result() == 1
