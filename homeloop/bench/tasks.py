@@ -149,11 +149,11 @@ class RoomRole(TaskModel):
     description: str
 
 
-#: Room roles task files may name (types are Swiss Dwellings area subtypes, docs/data-format.md).
 #: Openings a task or scenario names by role rather than by kind (homeloop/sim/roles.py finds them):
 #: the first entrance door, and a window that opens (one a contact sensor watches first).
 OPENING_ROLES = ("front_door", "openable_window")
 
+#: Room roles task files may name (types are Swiss Dwellings area subtypes, docs/data-format.md).
 ROOM_ROLES: dict[str, RoomRole] = {r.name: r for r in (
     RoomRole(name="kitchen", any_of=(RoomMatch(types=("KITCHEN", "KITCHEN_DINING")),),
              description="a kitchen or kitchen-dining room"),
@@ -237,8 +237,9 @@ class ReachDemand(TaskModel):
     home's object of that catalog id lies (the furnishing chooses its host);
     ``floor``: an object standing on the floor; ``opening``: the handle of the
     opening filling that role as the task's scenario finds it
-    (``openable_window``, ``front_door``: homeloop/sim/roles.py). The hand height is the place's height plus the grasp height
-    of ``object`` (its lowest grasp point within reach) plus ``above``. A
+    (``openable_window``, ``front_door``: homeloop/sim/roles.py). The hand
+    height is the place's height plus the grasp height of ``object`` (its
+    lowest grasp point within reach) plus ``above``. A
     container's depth, from the furniture's front face to the far end of the
     container, must be within the body's horizontal reach.
     """
