@@ -43,7 +43,7 @@ def main() -> int:
     spread = [keys[i::len(keys) // 25][:25] for i in range(20)]  # 20 partitions of 25, each over the table
     t = time.process_time()
     for part in spread:
-        load_plans(args.out, keys=part)
+        load_plans(args.out, keys=part, hold=True)
     part_ms = (time.process_time() - t) * 1000 / len(spread)
     print(f"load:     {load_s:6.2f} s CPU for all plans; {part_ms:.0f} ms CPU for 25 plans spread over the table")
 

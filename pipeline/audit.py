@@ -51,7 +51,7 @@ def audit_partition(keys: list[str], build_dir: str, rules: Sequence[str]) -> li
     partition). The rules are named by the caller, so a worker missing one says so."""
     from homeloop.pipeline.ingest import load_plans
 
-    return audit_records(load_plans(build_dir, keys=keys), rules)
+    return audit_records(load_plans(build_dir, keys=keys, hold=True), rules)
 
 
 def audit_table(records: list[dict], rejected: pd.DataFrame | None = None) -> pd.DataFrame:

@@ -287,7 +287,7 @@ def features_partition(keys: list[str], build_dir: str) -> list[dict]:
     """The feature rows of some plans of a build, read from its plan table (a Dask partition)."""
     from homeloop.pipeline.ingest import load_plans
 
-    return [plan_features(p) for p in load_plans(build_dir, keys=keys)]
+    return [plan_features(p) for p in load_plans(build_dir, keys=keys, hold=True)]
 
 
 def features_frame(rows: list[dict]) -> pd.DataFrame:

@@ -144,7 +144,7 @@ def build_homes_partition(keys: list[str], build_dir: str, seed: int, stage_key:
             todo.append(key)
     if todo:
         catalog = load_catalog(catalog_dir)
-        plans = {p.key: p for p in load_plans(build, keys=todo)}
+        plans = {p.key: p for p in load_plans(build, keys=todo, hold=True)}
         for key in todo:
             t = time.perf_counter()
             home, outcome = build_home(plans[key], catalog, seed)

@@ -371,11 +371,12 @@ def ingest(
     )
 
 
-#: Element tables up to this size on disk are held whole, once read, by the process that
-#: loads plans from them (:func:`load_plans`). The homes stage loads 25 plans per partition,
-#: spread over the whole file (they come in rank order): a filtered read decodes every row
-#: group each time, 0.12 s of CPU per partition in the default build (a 7 MB table). A
-#: full-size table (hundreds of MB) is read with a filter each time instead.
+#: Element tables up to this size on disk are held whole, once read, by a process that loads
+#: plans from them partition after partition (:func:`load_plans` with ``hold``). The homes
+#: stage loads 25 plans per partition, spread over the whole file (they come in rank order):
+#: a filtered read decodes every row group each time, 0.12 s of CPU per partition in the
+#: default build (a 7 MB table). A full-size table (hundreds of MB) is read with a filter each
+#: time instead, as is any table for a single load.
 HELD_ELEMENTS_BYTES = 32 * 2**20
 
 
@@ -423,14 +424,18 @@ def _held_elements(path: Path) -> _HeldElements | None:
     return _HELD
 
 
-def load_plans(out_dir: str | os.PathLike[str], keys: Iterable[str] | None = None) -> list[Plan]:
-    """Plans from ``out_dir/elements.parquet``, all or those with the given keys, by key."""
+def load_plans(out_dir: str | os.PathLike[str], keys: Iterable[str] | None = None, *,
+               hold: bool = False) -> list[Plan]:
+    """Plans from ``out_dir/elements.parquet``, all or those with the given keys, by key.
+
+    ``hold``: keep the table in this process for the loads that follow (a Dask partition's
+    plans; see :data:`HELD_ELEMENTS_BYTES`)."""
     path = Path(out_dir) / ELEMENTS_FILE
     if keys is not None:
         wanted = sorted(set(keys))
         if not wanted:
             return []
-        held = _held_elements(path)
+        held = _held_elements(path) if hold else None
         table = held.rows_of(wanted) if held is not None else pq.read_table(path, filters=[("plan", "in", wanted)])
     else:
         table = pq.read_table(path)

@@ -104,17 +104,13 @@ def test_load_plans_by_key(mixed_source, tmp_path):
     assert load_plans(tmp_path / "out", keys=["9-9-none"]) == []
 
 
-def test_held_table_gives_the_plans_of_a_filtered_read_and_follows_a_rewrite(mixed_source, tmp_path, monkeypatch):
-    import homeloop.pipeline.ingest as ingest_module
-
+def test_held_table_gives_the_plans_of_a_filtered_read_and_follows_a_rewrite(mixed_source, tmp_path):
     ingest(mixed_source, tmp_path / "out")
     keys = [p.key for p in load_plans(tmp_path / "out")]
     # Some plans, spread over the file and out of order, as the homes stage asks for them.
     some = keys[::3][::-1] + ["9-9-none"]
-    held = load_plans(tmp_path / "out", keys=some)
-    monkeypatch.setattr(ingest_module, "HELD_ELEMENTS_BYTES", 0)
+    held = load_plans(tmp_path / "out", keys=some, hold=True)
     filtered = load_plans(tmp_path / "out", keys=some)
-    monkeypatch.undo()
     assert [p.key for p in held] == sorted(keys[::3])
     assert held == filtered
     # The file rewritten in place by another ingest (of fewer plans): the held table is not served.
@@ -126,17 +122,16 @@ def test_held_table_gives_the_plans_of_a_filtered_read_and_follows_a_rewrite(mix
     ingest(smaller, tmp_path / "out")
     now = load_plans(tmp_path / "out")
     assert 0 < len(now) < len(keys)
-    assert load_plans(tmp_path / "out", keys=keys) == now
-    assert [p.key for p in load_plans(tmp_path / "out", keys=some)] == sorted({p.key for p in now} & set(some))
+    assert load_plans(tmp_path / "out", keys=keys, hold=True) == now
+    assert [p.key for p in load_plans(tmp_path / "out", keys=some, hold=True)] == \
+        sorted({p.key for p in now} & set(some))
 
 
-def test_a_table_with_a_plans_rows_apart_is_held_as_well(mixed_source, tmp_path, monkeypatch):
+def test_a_table_with_a_plans_rows_apart_is_held_as_well(mixed_source, tmp_path):
     """An element table written by other means may interleave plans: held, it still gives the
     plans a filtered read gives."""
     import numpy as np
     import pyarrow.parquet as pq
-
-    import homeloop.pipeline.ingest as ingest_module
 
     ingest(mixed_source, tmp_path / "out")
     table = pq.read_table(tmp_path / "out" / ELEMENTS_FILE)
@@ -144,8 +139,7 @@ def test_a_table_with_a_plans_rows_apart_is_held_as_well(mixed_source, tmp_path,
     (tmp_path / "mixed").mkdir()
     pq.write_table(table.take(order), tmp_path / "mixed" / ELEMENTS_FILE)
     keys = sorted(set(table.column("plan").to_pylist()))
-    held = load_plans(tmp_path / "mixed", keys=keys[1::2])
-    monkeypatch.setattr(ingest_module, "HELD_ELEMENTS_BYTES", 0)
+    held = load_plans(tmp_path / "mixed", keys=keys[1::2], hold=True)
     assert held == load_plans(tmp_path / "mixed", keys=keys[1::2])
     assert [p.key for p in held] == keys[1::2]
 
