@@ -54,6 +54,7 @@ from homeloop.plan import (
     PlanIds,
     plans_from_frame,
     space_class,
+    unions_by_group,
 )
 from homeloop.pipeline.sources.swiss_dwellings import (
     DEFAULT_CHUNK_BYTES,
@@ -201,11 +202,7 @@ def _footprints(columns: dict[str, np.ndarray]) -> list[bytes]:
     if len(drawn) == 0:
         return []
     codes = _plan_codes(columns)[drawn]
-    first = np.r_[True, codes[1:] != codes[:-1]]
-    position = np.arange(len(drawn)) - np.maximum.accumulate(np.where(first, np.arange(len(drawn)), 0))
-    grid = np.full((codes[-1] + 1, position.max() + 1), None, dtype=object)
-    grid[codes, position] = columns["geometry"][drawn]
-    return list(shapely.to_wkb(shapely.union_all(grid, axis=1)))
+    return list(shapely.to_wkb(unions_by_group(columns["geometry"][drawn], codes, int(codes[-1]) + 1)))
 
 
 def _plan_summaries(batch: PlanBatch) -> pd.DataFrame:

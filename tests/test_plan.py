@@ -1,9 +1,12 @@
 """The plan model: rows to a plan, opening connectivity, the room-door graph, derived figures."""
 
 import networkx as nx
+import numpy as np
 import pandas as pd
 import pytest
 import shapely
+from hypothesis import given
+from hypothesis import strategies as st
 from shapely.geometry import box
 
 from homeloop.pipeline.sources.swiss_dwellings import read_plans
@@ -21,6 +24,8 @@ from homeloop.plan import (
     connect_openings,
     frame_from_plans,
     plans_from_frame,
+    repaired,
+    unions_by_group,
     with_connected_openings,
 )
 
@@ -170,3 +175,45 @@ def test_an_area_id_used_twice_is_refused():
 
 def test_every_classified_area_subtype_is_known():
     assert OUTDOOR_SUBTYPES | ANCILLARY_SUBTYPES | SERVICE_SUBTYPES <= AREA_SUBTYPES
+
+
+# --- footprints: the union of a plan's polygons ------------------------------------------------------------
+
+_cell = st.integers(min_value=0, max_value=6)
+_rectangle = st.tuples(_cell, _cell, st.integers(1, 4), st.integers(1, 4)).map(
+    lambda r: box(r[0] * 0.5, r[1] * 0.5, (r[0] + r[2]) * 0.5, (r[1] + r[3]) * 0.5))
+
+
+@given(st.lists(st.lists(_rectangle, min_size=1, max_size=8), min_size=1, max_size=4))
+def test_unions_by_group_cover_what_union_all_covers(groups):
+    """Rectangles on a half-metre grid overlap, share edges, touch at corners and leave holes;
+    each group's union is the region shapely.union_all gives, and groups do not mix."""
+    polygons = [p for g in groups for p in g]
+    owner = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
+    unions = unions_by_group(polygons, owner, len(groups))
+    for union, group in zip(unions, groups):
+        expected = shapely.union_all(group)
+        assert union.is_valid
+        assert union.symmetric_difference(expected).area < 1e-9
+        assert union.area == pytest.approx(expected.area)
+
+
+def test_a_group_without_polygons_has_no_union_and_a_plan_footprint_is_its_union(fixture_plan):
+    unions = unions_by_group([box(0, 0, 1, 1)], np.array([1]), 3)
+    assert unions[0] is None and unions[2] is None and unions[1].area == pytest.approx(1.0)
+    plan = fixture_plan("two_rooms")
+    drawn = [s.polygon for s in plan.spaces] + [s.polygon for s in plan.separators]
+    assert plan.footprint.symmetric_difference(shapely.union_all(drawn)).area < 1e-9
+
+
+def test_a_footprint_of_a_self_intersecting_space_is_made_of_its_repair():
+    """A bow-tie space is an audit finding: the footprint unions its repaired halves."""
+    bow_tie = shapely.Polygon([(0, 0), (2, 2), (2, 0), (0, 2)])
+    union = unions_by_group(repaired([bow_tie, box(2, 0, 3, 2)]), np.zeros(2, dtype=int), 1)[0]
+    assert union.is_valid and union.area == pytest.approx(2.0 + 2.0)
+
+
+def test_a_multipolygon_part_is_unioned_with_the_rest_of_its_group():
+    two = shapely.MultiPolygon([box(0, 0, 1, 1), box(2, 0, 3, 1)])
+    union = unions_by_group([box(5, 5, 6, 6), two, box(1, 0, 2, 1)], np.array([0, 1, 1]), 2)[1]
+    assert union.equals(box(0, 0, 3, 1))
