@@ -60,13 +60,14 @@ them one row per culprit row.
 
 from __future__ import annotations
 
+import collections
 import csv
 import io
 import logging
 import os
 import queue
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
@@ -1426,6 +1427,9 @@ def _check_chunks(index: SourceIndex, chunk_bytes: int) -> Iterator[_CheckedChun
 _END = object()
 #: Chunks read and checked ahead of the one being assembled (each holds its rows in memory).
 CHUNKS_AHEAD = 1
+#: Chunks assembled at once, each in a thread (the assembly's spatial joins are GEOS's, which
+#: releases the GIL): one assembling thread alone set the pace of a full-size ingest.
+ASSEMBLY_THREADS = 2
 
 
 def _ahead(items: Iterator, name: str) -> Iterator:
@@ -1483,21 +1487,31 @@ def read_batches(
     """
     if index is None:
         index = scan_source(path, usages=usages, keep_all_floors=keep_all_floors, chunk_bytes=chunk_bytes)
+    in_flight: collections.deque[tuple[Future, _CheckedChunk]] = collections.deque()
+
+    def settled() -> PlanBatch:
+        assembled, chunk = in_flight.popleft()
+        assembly, assembly_rejections = assembled.result()
+        return PlanBatch(_finish_rejections([*chunk.rejections, *assembly_rejections]), chunk.rows_read, assembly)
+
     pending = pd.DataFrame()
-    for chunk in _ahead(_check_chunks(index, chunk_bytes), name=f"read {index.layout.path.name}"):
-        if chunk.end is None:
-            # Every plan's last row has been read by now (the index pass saw the same
-            # rows), so nothing is pending; rows left out after the last good row remain.
-            assembly, assembly_rejections = _assemble(pending)
-            if chunk.rows_read or len(assembly.rows) or assembly_rejections:
-                yield PlanBatch(_finish_rejections([*chunk.rejections, *assembly_rejections]), chunk.rows_read,
-                                assembly)
-            return
-        pending = pd.concat([pending, chunk.kept], ignore_index=True) if len(pending) else chunk.kept
-        complete = (pending["last_row"] <= chunk.end).to_numpy()
-        assembly, assembly_rejections = _assemble(pending[complete])
-        pending = pending[~complete].reset_index(drop=True)
-        yield PlanBatch(_finish_rejections([*chunk.rejections, *assembly_rejections]), chunk.rows_read, assembly)
+    with ThreadPoolExecutor(max_workers=ASSEMBLY_THREADS, thread_name_prefix="assemble") as assemblers:
+        for chunk in _ahead(_check_chunks(index, chunk_bytes), name=f"read {index.layout.path.name}"):
+            if chunk.end is None:
+                # Every plan's last row has been read by now (the index pass saw the same
+                # rows), so nothing is pending; rows left out after the last good row remain.
+                in_flight.append((assemblers.submit(_assemble, pending), chunk))
+                break
+            pending = pd.concat([pending, chunk.kept], ignore_index=True) if len(pending) else chunk.kept
+            complete = (pending["last_row"] <= chunk.end).to_numpy()
+            in_flight.append((assemblers.submit(_assemble, pending[complete]), chunk))
+            pending = pending[~complete].reset_index(drop=True)
+            while len(in_flight) > ASSEMBLY_THREADS:
+                yield settled()
+        while in_flight:
+            batch = settled()
+            if in_flight or batch.rows_read or len(batch.assembly.rows) or len(batch.rejections):
+                yield batch
 
 
 def read_plans(path: str | os.PathLike[str], **options) -> tuple[list[Plan], pd.DataFrame]:
