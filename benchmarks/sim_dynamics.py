@@ -1,11 +1,13 @@
-"""Per-step cost of the simulator's physical dynamics in the house (docs/dynamics.md).
+"""Per-step cost of the simulator's dynamics modules in the house (docs/dynamics.md).
 
     .venv/bin/python benchmarks/sim_dynamics.py [--seconds 600]
 
 Two runs of ``--seconds`` of simulated time each (10 steps a second): the
 house idle (nothing heating, no water running), and the house with the pan of
 oil heating on its lit burner (it smokes, then ignites) and the burst hose
-leaking by the dishwasher. Prints the mean microseconds per step of each
+leaking by the dishwasher. Every module an episode installs runs, in its
+order (:func:`homeloop.sim.dynamics.install`: no scenario, so no timeline
+or people, and no robot). Prints the mean microseconds per step of each
 module's ``step``, measured around the call (after the first step, where
 each module gathers the home's geometry); one process, so per core.
 """
@@ -20,12 +22,7 @@ import shapely
 
 from homeloop.catalog import load_catalog
 from homeloop.pipeline.houses import house_home
-from homeloop.sim.dynamics.appliances import Appliances
-from homeloop.sim.dynamics.climate import Climate
-from homeloop.sim.dynamics.cooking import Cooking
-from homeloop.sim.dynamics.light import Light
-from homeloop.sim.dynamics.smoke import Smoke
-from homeloop.sim.dynamics.water import Water
+from homeloop.sim.dynamics import install
 from homeloop.sim.world import STEP_S, World
 
 
@@ -50,9 +47,9 @@ class _Timed:
 
 def _world(home, catalog) -> tuple[World, list[_Timed]]:
     world = World(home, catalog, seed=0)
-    timed = [_Timed(m) for m in (Cooking(), Smoke(), Water(), Light(), Climate(), Appliances())]
-    for t in timed:
-        world.add_module(t)
+    install(world)
+    timed = [_Timed(m) for m in world.modules]
+    world.modules[:] = timed
     return world, timed
 
 
@@ -90,7 +87,7 @@ def _report(label: str, seconds: float, runs: list[tuple[World, dict[str, float]
     print(f"{label}: {round(seconds / STEP_S)} steps, best of {len(runs)} runs; "
           f"{min(r[2] for r in runs):.2f} µs/step in all (incl. the loop and timing)")
     for name in runs[0][1]:
-        print(f"  {name:<11} {min(r[1][name] for r in runs):7.2f} µs/step")
+        print(f"  {name:<13} {min(r[1][name] for r in runs):7.2f} µs/step")
 
 
 def main() -> None:
