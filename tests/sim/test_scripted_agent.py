@@ -9,6 +9,7 @@ from the rendered id buffer.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +163,28 @@ def test_the_agent_relies_on_perception_whether_or_not_captures_carry_pixels(hou
     assert shots and all(c["data"]["image"] is None for c in shots)
     for record in (off, on):
         assert record["passed"] and "perception_detect_objects" in tools_called(record)
+
+
+def test_a_thing_hidden_from_where_the_robot_arrives_is_looked_for_from_closer(house_home, catalog, monkeypatch):
+    """A shelf between the kitchen's middle and the watering can on its floor hides the can from where
+    the robot arrives and from all round there: the agent walks up to the can by turns and straight
+    moves and finds it; without that walk the task fails."""
+    from homeloop.bench.agents.scripted import Household
+    from homeloop.home import Pose, furniture_from_catalog
+
+    can = next(o for o in house_home.objects if o.semantic_class == "watering_can")
+    shelf = furniture_from_catalog(catalog.furniture["storage_shelf"], "storage_shelf_9", can.location.room,
+                                   Pose(x=can.pose.x + 0.45, y=can.pose.y + 0.3, z=0.0, yaw=math.pi / 2))
+    home = house_home.model_copy(update={"furniture": [*house_home.furniture, shelf]})
+
+    found = runner.play(home, "water_the_plants", DEFAULT_ROBOT, 0, runner.Flags(images=False), "scripted", {})
+    assert found.passed
+    calls = [c["tool"] for c in found.episode.trace if c.get("kind") == "call"]
+    assert in_order(["robot_navigate_to", "robot_scan", "robot_move", "robot_capture", "robot_approach",
+                     "robot_pick"], calls)
+    monkeypatch.setattr(Household, "look_closer", lambda self, thing: None)
+    hidden = runner.play(home, "water_the_plants", DEFAULT_ROBOT, 0, runner.Flags(images=False), "scripted", {})
+    assert not hidden.passed
 
 
 # --- the baselines fail where they must -----------------------------------------------------------------

@@ -27,13 +27,16 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from homeloop.bench.agents import register
-from homeloop.sim.services.robot import HEAD_PAN_LIMIT_DEG, HEAD_TILT_RANGE_DEG
+from homeloop.sim.services.robot import HEAD_PAN_LIMIT_DEG, HEAD_TILT_RANGE_DEG, MAX_MOVE_M
 
 #: Head pan (degrees) beyond which the plans turn the body instead, short of the head's limit.
 HEAD_PAN_DEG = HEAD_PAN_LIMIT_DEG - 10.0
 
 #: Height (m) to aim at on a person, by posture.
 PERSON_AIM_Z = {"standing": 1.2, "sitting": 0.9, "lying": 0.2}
+
+#: How near (m) to a point of its way a walking robot counts as there.
+WALK_TOLERANCE_M = 0.05
 
 #: Pause (s) between looks while waiting for something to happen (a courier to leave the door).
 WAIT_STEP_S = 5.0
@@ -326,10 +329,53 @@ class Household:
         return shot
 
     def robot_find(self, thing: Thing, room: str | None = None, light: bool = True) -> str:
-        """A detection of ``thing`` from the robot's own camera, as physical skills need."""
+        """A detection of ``thing`` from the robot's own camera, as physical skills need: looked for
+        from where the robot arrives, then, if furniture hides it there, from closer."""
         if not self.has("perception"):
             raise ActionFailed("physical skills need detections, and perception is not offered")
-        return self.detection(self.robot_look(thing, room, light), thing)
+        try:
+            shot = self.robot_look(thing, room, light)
+        except ActionFailed:
+            shot = self.look_closer(thing)
+            if shot is None:
+                raise
+        return self.detection(shot, thing)
+
+    def look_closer(self, thing: Thing) -> str | None:
+        """Walk to where the body could reach ``thing`` (the plans know where it is; the skills
+        still need a detection) by turns and straight moves along a planned way, and capture from
+        there; the capture's id if it shows ``thing``, None when there is no way or it stays hidden."""
+        from homeloop.sim import robot as rb
+
+        robot = self.robot
+        if thing.kind == "place" or not self.has("robot"):
+            return None
+        try:
+            aim = rb.target_of(self.world, thing.kind, thing.id)
+            spot = rb.stand_spot(self.world, robot.body, aim, (robot.x, robot.y), rb.obstacles(self.world))
+            way = rb.plan_path(self.world, (robot.x, robot.y), spot, robot.body.clearance_width,
+                               avoid=rb.obstacles(self.world))
+        except (rb.ReachError, rb.NoPath, KeyError):
+            return None
+        for x, y in way.points[1:]:
+            if not self.walk_to(x, y):
+                break
+        return self.robot_capture(thing)
+
+    def walk_to(self, x: float, y: float) -> bool:
+        """Turn towards (x, y) and drive straight there; whether the robot got there, or within
+        :data:`WALK_TOLERANCE_M` of it (a planned way may graze what a straight move stops short of)."""
+        robot = self.robot
+        bearing = math.degrees(math.atan2(y - robot.y, x - robot.x) - robot.yaw)
+        turn = round((bearing + 180.0) % 360.0 - 180.0, 1)
+        try:
+            if abs(turn) >= 0.1:
+                self.call("robot_turn", degrees=turn)
+            while (left := math.hypot(x - robot.x, y - robot.y)) > WALK_TOLERANCE_M:
+                self.call("robot_move", distance=round(min(left, MAX_MOVE_M), 3))
+        except ActionFailed:
+            return math.hypot(x - robot.x, y - robot.y) <= WALK_TOLERANCE_M
+        return True
 
     def _host(self, thing: Thing) -> Thing | None:
         """The furniture an object rests on or in."""
