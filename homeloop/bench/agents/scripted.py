@@ -267,15 +267,18 @@ class Household:
         return camera["room"] in rooms and camera["privacy_mode"] == "none"
 
     def look_at(self, thing: Thing) -> str | None:
-        """Look at ``thing`` with a house camera that sees it, or go and look with the robot; the id
-        of a capture showing it, or None when neither can (the plans that only need a look go on)."""
+        """Look at ``thing`` with a house camera that sees it, or go and look with the robot (from
+        closer, if it is hidden where the robot arrives); the id of a capture showing it, or None
+        when neither can (the plans that only need a look go on)."""
         self.light_up(thing.room)
         shot = self.camera_look(thing)
         if shot is None and self.has("robot"):
             try:
                 shot = self.robot_look(thing)
             except ActionFailed as exc:
-                self.note(f"could not look: {exc}")
+                shot = self.look_closer(thing)
+                if shot is None:
+                    self.note(f"could not look: {exc}")
         return shot
 
     # -- the robot
