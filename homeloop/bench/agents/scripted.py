@@ -357,7 +357,7 @@ class Household:
             aim = rb.target_of(self.world, thing.kind, thing.id)
             spot = rb.stand_spot(self.world, robot.body, aim, (robot.x, robot.y), rb.obstacles(self.world))
             way = rb.plan_path(self.world, (robot.x, robot.y), spot, robot.body.clearance_width,
-                               avoid=rb.obstacles(self.world))
+                               avoid=rb.obstacles(self.world, aim.exclude))  # as robot_approach drives
         except (rb.ReachError, rb.NoPath, KeyError):
             return None
         for x, y in way.points[1:]:
