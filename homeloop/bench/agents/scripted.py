@@ -374,11 +374,13 @@ class Household:
         try:
             if abs(turn) >= 0.1:
                 self.call("robot_turn", degrees=turn)
-            while (left := math.hypot(x - robot.x, y - robot.y)) > WALK_TOLERANCE_M:
-                self.call("robot_move", distance=round(min(left, MAX_MOVE_M), 3))
+            for _ in range(math.ceil(math.hypot(x - robot.x, y - robot.y) / MAX_MOVE_M)):  # one move per 5 m
+                left = math.hypot(x - robot.x, y - robot.y)
+                if left > WALK_TOLERANCE_M:
+                    self.call("robot_move", distance=round(min(left, MAX_MOVE_M), 3))
         except ActionFailed:
-            return math.hypot(x - robot.x, y - robot.y) <= WALK_TOLERANCE_M
-        return True
+            pass
+        return math.hypot(x - robot.x, y - robot.y) <= WALK_TOLERANCE_M
 
     def _host(self, thing: Thing) -> Thing | None:
         """The furniture an object rests on or in."""
