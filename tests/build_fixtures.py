@@ -102,13 +102,21 @@ def _tail(log: Path | None, chars: int = 3000) -> str:
     return "\n--- log ---\n" + Path(log).read_text(errors="replace")[-chars:]
 
 
+#: Run a program as a terminal runs a job: SIGINT (Ctrl-C) and SIGQUIT at their defaults. A test suite started
+#: in the background by a non-interactive shell ignores both, an exec'd program keeps an ignored
+#: signal ignored, and Python then never turns SIGINT into KeyboardInterrupt.
+_AS_A_TERMINAL_JOB = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                      "signal.signal(signal.SIGQUIT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])")
+
+
 def start_process(args: list[str], *, log: Path, env: dict[str, str] | None = None,
                   cwd: Path | None = None) -> subprocess.Popen:
-    """Start ``args`` in a new process group, stdout and stderr to ``log``."""
+    """Start ``args`` in a new process group, as a terminal job (:data:`_AS_A_TERMINAL_JOB`), stdout
+    and stderr to ``log``."""
     handle = open(log, "wb")
     try:
-        return subprocess.Popen(args, stdout=handle, stderr=subprocess.STDOUT, env=env,
-                                cwd=cwd or REPO, start_new_session=True)
+        return subprocess.Popen([sys.executable, "-c", _AS_A_TERMINAL_JOB, *args], stdout=handle,
+                                stderr=subprocess.STDOUT, env=env, cwd=cwd or REPO, start_new_session=True)
     finally:
         handle.close()
 
