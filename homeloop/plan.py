@@ -730,20 +730,29 @@ def plans_from_frame(frame: "pd.DataFrame") -> list[Plan]:
     if not len(frame):
         return []
     # Each plan's rows together, in the table's order within the plan.
-    order = np.argsort(frame["plan"].to_numpy(), kind="stable")
+    keys = frame["plan"].to_numpy()
+    order = np.argsort(keys, kind="stable")
     col = {c: frame[c].to_numpy()[order].tolist() for c in
-           ("plan", "site_id", "building_id", "plan_id", "floor_id", "apartment_id", "unit_id", "elevation",
+           ("site_id", "building_id", "plan_id", "floor_id", "apartment_id", "unit_id", "elevation",
             "entity_type", "subtype", "element", "space", "connects", "geometry")}
     col["row"] = frame["row"].to_numpy(dtype=object, na_value=None)[order].tolist()
-    keys = col["plan"]
-    starts = [i for i in range(len(keys)) if i == 0 or keys[i] != keys[i - 1]]
     plans: list[Plan] = []
-    for start, stop in zip(starts, [*starts[1:], len(keys)]):
+    for start, stop in runs_of(keys[order]):
         plan = _plan_of_rows(col, start, stop)
         if any(not o.connects for o in plan.openings):
             plan = with_connected_openings(plan)
         plans.append(plan)
     return plans
+
+
+def runs_of(values: np.ndarray) -> list[tuple[int, int]]:
+    """(start, stop) of each run of equal neighbouring values, in order: where each plan's rows lie
+    in an element table whose plans' rows are together."""
+    values = np.asarray(values)
+    if not len(values):
+        return []
+    cuts = (np.flatnonzero(values[1:] != values[:-1]) + 1).tolist()
+    return list(zip([0, *cuts], [*cuts, len(values)]))
 
 
 def _plan_of_rows(col: dict[str, list], start: int, stop: int) -> Plan:

@@ -53,6 +53,7 @@ from homeloop.plan import (
     Plan,
     PlanIds,
     plans_from_frame,
+    runs_of,
     space_class,
     unions_by_group,
 )
@@ -390,11 +391,9 @@ class _HeldElements:
     def read(path: Path, file: tuple[str, int, int, int]) -> "_HeldElements":
         table = pq.read_table(path)
         plan = table.column("plan").to_numpy(zero_copy_only=False)
-        cuts = np.flatnonzero(plan[1:] != plan[:-1]) + 1
         runs: dict[str, list[tuple[int, int]]] = {}
-        if len(plan):
-            for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(plan)]):
-                runs.setdefault(str(plan[a]), []).append((int(a), int(b)))
+        for a, b in runs_of(plan):
+            runs.setdefault(str(plan[a]), []).append((a, b))
         return _HeldElements(file, table, runs)
 
     def rows_of(self, keys: list[str]) -> pa.Table:
