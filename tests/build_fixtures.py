@@ -102,9 +102,9 @@ def _tail(log: Path | None, chars: int = 3000) -> str:
     return "\n--- log ---\n" + Path(log).read_text(errors="replace")[-chars:]
 
 
-#: Run a program as a terminal runs a job: SIGINT (Ctrl-C) and SIGQUIT at their defaults. A test suite started
-#: in the background by a non-interactive shell ignores both, an exec'd program keeps an ignored
-#: signal ignored, and Python then never turns SIGINT into KeyboardInterrupt.
+#: Run a program as a terminal runs a job: SIGINT (Ctrl-C) and SIGQUIT at their defaults. A test
+#: suite started in the background by a non-interactive shell ignores both, an exec'd program keeps
+#: an ignored signal ignored, and Python then never turns SIGINT into KeyboardInterrupt.
 _AS_A_TERMINAL_JOB = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
                       "signal.signal(signal.SIGQUIT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])")
 
