@@ -522,6 +522,13 @@ def plan_path(world: World, start_xy: tuple[float, float], goal_xy: tuple[float,
     return _make_path(world, points, width)
 
 
+def drive_way(world: World, robot: RobotState, goal_xy: tuple[float, float], exclude: Iterable[str] = ()) -> Path:
+    """The way ``robot`` drives to ``goal_xy``: :func:`plan_path` for its clearance width, round
+    people and floor objects but those in ``exclude`` (what it drives up to)."""
+    return plan_path(world, (robot.x, robot.y), goal_xy, robot.body.clearance_width,
+                     avoid=obstacles(world, exclude))
+
+
 def _search(mesh: NavMesh, start_xy, goal_xy) -> list[tuple[float, float]] | str:
     """The funnelled path, or a word for what failed: 'start', 'goal' or 'apart'."""
     a = mesh.locate(start_xy, SNAP_DISTANCE)
@@ -838,6 +845,12 @@ def stand_spot(world: World, body: RobotEntry, target: Target, from_xy: tuple[fl
         return float(from_xy[0]), float(from_xy[1])
     spot = shapely.ops.nearest_points(region, handles)[0]
     return float(spot.x), float(spot.y)
+
+
+def approach_spot(world: World, robot: RobotState, target: Target) -> tuple[float, float]:
+    """Where ``robot`` drives to reach ``target``: :func:`stand_spot` from where it is, clear of
+    every person and floor object."""
+    return stand_spot(world, robot.body, target, (robot.x, robot.y), obstacles(world))
 
 
 def _closed_doorways(world: World, width: float, target: Target) -> list[BaseGeometry]:

@@ -355,9 +355,8 @@ class Household:
             return None
         try:
             aim = rb.target_of(self.world, thing.kind, thing.id)
-            spot = rb.stand_spot(self.world, robot.body, aim, (robot.x, robot.y), rb.obstacles(self.world))
-            way = rb.plan_path(self.world, (robot.x, robot.y), spot, robot.body.clearance_width,
-                               avoid=rb.obstacles(self.world, aim.exclude))  # as robot_approach drives
+            spot = rb.approach_spot(self.world, robot, aim)  # as robot_approach drives
+            way = rb.drive_way(self.world, robot, spot, aim.exclude)
         except (rb.ReachError, rb.NoPath, KeyError):
             return None
         for x, y in way.points[1:]:

@@ -191,9 +191,8 @@ class RobotMotion:
         if m.goal is None or m.replans >= MAX_REPLANS:
             self.stop(why)
             return
-        avoid = body_rules.obstacles(world, m.avoid_exclude)
         try:
-            path = body_rules.plan_path(world, (robot.x, robot.y), m.goal, robot.body.clearance_width, avoid=avoid)
+            path = body_rules.drive_way(world, robot, m.goal, m.avoid_exclude)
         except NoPath as exc:
             self.stop(f"{why}; no way around: {exc}")
             return

@@ -333,9 +333,7 @@ def move(ctx: Any, distance: float) -> dict[str, Any]:
 def _drive(ctx: Any, robot: RobotState, goal: tuple[float, float], final_yaw: float | None,
            exclude: tuple[str, ...] = ()) -> tuple[Any, rb.Path]:
     """Plan a path to ``goal`` around people and objects and drive it."""
-    width = robot.body.clearance_width
-    avoid = rb.obstacles(ctx.world, exclude)
-    path = rb.plan_path(ctx.world, (robot.x, robot.y), goal, width, avoid=avoid)
+    path = rb.drive_way(ctx.world, robot, goal, exclude)
     phases = rb.path_phases(ctx.world, robot.body, robot.yaw, path, final_yaw)
     return _run(ctx, phases, goal=path.goal, final_yaw=final_yaw, exclude=exclude), path
 
@@ -383,7 +381,7 @@ def approach(ctx: Any, target: str) -> dict[str, Any]:
     """
     robot = _robot(ctx)
     aim = _target(ctx, target, action="approach")
-    spot = rb.stand_spot(ctx.world, robot.body, aim, (robot.x, robot.y), rb.obstacles(ctx.world))
+    spot = rb.approach_spot(ctx.world, robot, aim)
     facing = _facing(aim, spot, robot)
     if math.dist(spot, (robot.x, robot.y)) <= 1e-6:
         _face(ctx, robot, facing)
