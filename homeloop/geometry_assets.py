@@ -402,9 +402,12 @@ def placed_solids(entries: list[FurnitureEntry], items: list[Furniture]) -> tupl
 
 def object_box(obj: HomeObject) -> OrientedBoxes:
     """A placed object's box (its catalog size, base centre at its pose) in home coordinates."""
-    width, depth, height = obj.size
-    return OrientedBoxes.of([Box(-depth / 2, -width / 2, 0.0, depth / 2, width / 2, height)],
-                            pose_matrix(obj.pose))
+    return box_at(*obj.size, obj.pose)
+
+
+def box_at(width: float, depth: float, height: float, pose: Pose) -> OrientedBoxes:
+    """The box of an object of this size (depth along its x) with its base centre at ``pose``."""
+    return OrientedBoxes.of([Box(-depth / 2, -width / 2, 0.0, depth / 2, width / 2, height)], pose_matrix(pose))
 
 
 def _world_extents(boxes: OrientedBoxes) -> np.ndarray:

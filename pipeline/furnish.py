@@ -93,7 +93,9 @@ from shapely.geometry.base import BaseGeometry
 
 from homeloop import navigation
 from homeloop.catalog import Catalog, Constraint, FurnitureEntry, ItemRule, ObjectEntry
+from homeloop.check import OBJECT_PENETRATION
 from homeloop.geometry import opening_axes, rectangle_frames
+from homeloop.geometry_assets import box_at, overlapping_pairs, placed_solids
 from homeloop.home import (
     FIXTURE_KIND_OF_FEATURE,
     Fixture,
@@ -1136,11 +1138,7 @@ class _Furnisher:
                 for cid in todo:
                     entry = self.catalog.objects[cid]
                     if cls == "range" and host.burners:
-                        # A pan on the front-left burner, its handle toward the front.
-                        b = host.burners[0]
-                        u, v = _to_local(np.array([b.position[0]]), np.array([b.position[1]]), host.pose)
-                        got = self._object_on(host, kind, name, entry, yaw_offset=math.pi,
-                                              at=(float(u[0]) - 0.0, float(v[0])))
+                        got = self._pan_on_range(host, kind, name, entry, furniture)
                     else:
                         got = self._object_on(host, kind, name, entry)
                     ok = ok and got is not None
@@ -1157,6 +1155,28 @@ class _Furnisher:
                             break
             # A home without a host for a task object simply lacks it: the tasks that
             # need it do not apply there (the applicability screen says so).
+
+    def _pan_on_range(self, host: Furniture, kind: str, name: str, entry: ObjectEntry,
+                      furniture: list[Furniture]) -> HomeObject | None:
+        """A pan on a burner, its handle toward the front: the first burner (front-left) unless
+        the pan, handle included, would reach into the furniture beside the range (a fridge's
+        door at its corner), else the next burner clear of it, as the home check measures it
+        (:data:`homeloop.check.OBJECT_PENETRATION`); the first when none is (the check then says why)."""
+        spots = []
+        for b in host.burners:
+            u, v = _to_local(np.array([b.position[0]]), np.array([b.position[1]]), host.pose)
+            spots.append((float(u[0]), float(v[0])))
+        height = next(s.height for s in self.catalog.furniture[host.catalog_id].surfaces if s.name == name)
+        near = [f for f in furniture if f.room == host.room and f.id != host.id and f.catalog_id in self.catalog.furniture]
+        solids, _ = placed_solids([self.catalog.furniture[f.catalog_id] for f in near], near)
+        width, depth = entry.dimensions.width, entry.dimensions.depth
+        for u, v in spots:
+            x, y, _ = host.pose.to_world(u, v)
+            pan = box_at(width, depth, entry.dimensions.height,
+                         Pose(x=x, y=y, z=host.pose.z + height, yaw=host.pose.yaw + math.pi))
+            if not len(overlapping_pairs(pan, solids, OBJECT_PENETRATION)[0]):
+                return self._object_on(host, kind, name, entry, yaw_offset=math.pi, at=(u, v))
+        return self._object_on(host, kind, name, entry, yaw_offset=math.pi, at=spots[0])
 
     def _room_order(self) -> list[str]:
         return [r.id for r in self.home.rooms]

@@ -21,7 +21,7 @@ from homeloop.pipeline.furnish import (
     load_house_furnishing,
 )
 from homeloop.pipeline.homes import stage_rng
-from tests.conftest import load_fixture_plans
+from tests.conftest import FIXTURES, load_fixture_plans
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +85,31 @@ def _check_layout(home, catalog):
 def _of_class(home, cls):
     (item,) = [f for f in home.furniture if f.semantic_class == cls]
     return item
+
+
+def test_a_pan_stays_clear_of_a_fridge_beside_the_range(catalog):
+    """A generated plan whose fridge stands at the range's front-left corner: on the front-left
+    burner the pan would reach into the fridge's door, so it goes on another burner and the home
+    passes its check (it was rejected before)."""
+    from homeloop.check import OBJECT_PENETRATION
+    from homeloop.geometry_assets import box_at, furniture_solids, overlapping_pairs
+
+    plan = load_fixture_plans(FIXTURES / "pan_beside_fridge.csv")[0]
+    home = furnish(plan, catalog, stage_rng(0, plan.key, "furnish")).home
+    stove, fridge = _of_class(home, "range"), _of_class(home, "fridge")
+    pan = next(o for o in home.objects if o.catalog_id == "pan")
+    fridge_solid = furniture_solids(catalog.furniture[fridge.catalog_id], fridge)
+
+    def reaches_fridge(pose) -> bool:
+        box = box_at(pan.size[0], pan.size[1], pan.size[2], pose)
+        return bool(len(overlapping_pairs(box, fridge_solid, OBJECT_PENETRATION)[0]))
+
+    first = stove.burners[0].position
+    assert reaches_fridge(pan.pose.model_copy(update={"x": first[0], "y": first[1]}))
+    assert not reaches_fridge(pan.pose)
+    assert any(math.dist((pan.pose.x, pan.pose.y), b.position[:2]) < 1e-3 for b in stove.burners[1:])
+    assert pan.location.furniture == stove.id and pan.location.name == "cooktop"
+    assert not [p for p in check_home(home, catalog) if p.rule == "object_inside_furniture"]
 
 
 def test_house_furnishes_with_everything_the_tasks_need(house, catalog):
