@@ -15,6 +15,7 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable
 
@@ -115,7 +116,7 @@ class Build:
     #: so they go to run.json, never to a table.
     work: dict[str, dict[str, float]] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def cache(self) -> StageCache:
         return StageCache(self.out)
 
@@ -647,9 +648,9 @@ def output_files(out: Path) -> list[str]:
     return files
 
 
-def output_hashes(out: Path) -> dict[str, str]:
+def output_hashes(out: Path, digest: Callable[[Path], str] = sha256_file) -> dict[str, str]:
     """sha256 of every output file of the build (relative path → hash), in path order."""
-    return {rel: sha256_file(out / rel) for rel in output_files(out)}
+    return {rel: digest(out / rel) for rel in output_files(out)}
 
 
 def write_manifest(build: Build, source: Path) -> dict[str, Any]:
@@ -662,11 +663,11 @@ def write_manifest(build: Build, source: Path) -> dict[str, Any]:
         "out": str(build.out),
         "seed": build.config.seed,
         "parameters": build.config.parameters(),
-        "inputs": {"source": {"path": source.name, "sha256": sha256_file(source)}},
+        "inputs": {"source": {"path": source.name, "sha256": build.cache.digest(source)}},
         "versions": package_versions(),
         "code": build_code_hash(),
         "counts": counts,
-        "outputs": output_hashes(build.out),
+        "outputs": output_hashes(build.out, build.cache.digest),
     }
     write_json(build.path("manifest.json"), manifest)
     write_json(build.path("run.json"), {"timings_s": {k: round(v, 3) for k, v in build.timings.items()},

@@ -14,9 +14,26 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from homeloop.pipeline.cache import CODE_PACKAGES, StageCache, code_files, code_hash, package_dirs, stage_key
+from homeloop.io import sha256_file, write_text
+from homeloop.pipeline import cache as cache_module
+from homeloop.pipeline.cache import (CODE_PACKAGES, FileDigests, StageCache, code_files, code_hash, package_dirs,
+                                     stage_key)
 
 # --- keys -------------------------------------------------------------------------------
+
+
+def test_a_build_reads_each_version_of_a_file_once_to_hash_it(tmp_path, monkeypatch):
+    path = tmp_path / "home.json"
+    write_text(path, '{"rooms": []}\n')
+    reads = []
+    monkeypatch.setattr(cache_module, "sha256_file", lambda p: reads.append(p) or sha256_file(p))
+    digest = FileDigests()
+    first = digest(path)
+    assert digest(path) == first == sha256_file(path) and len(reads) == 1
+    write_text(path, '{"rooms": [1]}\n')  # written as every output is: a new file renamed into place
+    assert digest(path) == sha256_file(path) != first and len(reads) == 2
+    path.write_text('{"rooms": [2]}\n')  # edited in place: another size
+    assert digest(path) == sha256_file(path) and len(reads) == 3
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from homeloop.pipeline.parallel import (
     map_partitions,
     map_partitions_until,
     next_partition_size,
+    partitions,
     run_partition,
     stop_heartbeats,
 )
@@ -131,6 +132,26 @@ def test_a_partition_is_full_while_many_are_short_then_a_share_of_them():
     assert next_partition_size(25, 3, 2) == 2
     assert next_partition_size(25, 0, 2) == 1
     assert next_partition_size(25, 7, 1) == 7
+
+
+def test_partitions_are_full_then_shrink_to_each_workers_share_of_what_is_left():
+    items = list(range(230))
+    sizes = [len(p) for p in partitions(items, 50, slots=2)]
+    assert sum(p for p in sizes) == len(items) and [x for p in partitions(items, 50, 2) for x in p] == items
+    # 230 = 50 + 50 + 50 + 40 + 20 + 10 + 5 + 3 + 1 + 1: full partitions, then halves of what is left.
+    assert sizes == [50, 50, 50, 40, 20, 10, 5, 3, 1, 1]
+    assert [len(p) for p in partitions(items, 50)] == [50, 50, 50, 50, 30]  # one worker: as they come
+    assert partitions([], 50, 2) == []
+
+
+def test_two_workers_share_the_last_items_of_a_mapping(tmp_path):
+    """The USD stage's last fixed partition ran alone; now the last items are shared out."""
+    items = list(range(30))
+    with dask_client(workers=2) as client:
+        out = map_partitions(_mark_partition_and_keep_all, items, str(tmp_path), client=client, partition_size=10)
+    assert [item for item, _ in out] == items
+    parts = sorted((int(p.name.split("-")[1]), int(p.name.split("-")[2])) for p in tmp_path.glob("part-*"))
+    assert parts == [(0, 10), (10, 10), (20, 5), (25, 3), (28, 1), (29, 1)]
 
 
 def test_all_items_are_worked_when_too_few_are_wanted():
