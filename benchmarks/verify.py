@@ -34,7 +34,8 @@ import pandas as pd
 from homeloop.bench.pairs import HOUSE, home_order
 from homeloop.home import Home
 from homeloop.pipeline.stages import SCREENING_FILE
-from homeloop.pipeline.verify_pairs import VerifySettings, verify_pair
+from homeloop.pipeline.verify_pairs import verify_pair
+from homeloop.pipeline.verify_settings import VerifySettings
 from homeloop.sim.episode import DEFAULT_ROBOT
 
 #: The pair count the stage's goal is stated for: about the default build's, for one body at one seed.

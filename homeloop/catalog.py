@@ -508,6 +508,10 @@ class RobotCamera(SpecGroup):
     height: PositiveFloat | None = Field(None, description="above the floor (m)")
 
 
+#: Robot body used when none is named: the one the benchmark's experiments use (docs/catalog.md).
+DEFAULT_ROBOT = "unitree_g1_d_ultimate"
+
+
 class RobotEntry(CatalogModel):
     """A robot body: size, speed, reach, payload, hands and head camera."""
 

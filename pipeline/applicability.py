@@ -67,8 +67,9 @@ from homeloop.bench.tasks import (
     DeviceWhere,
     ReachDemand,
     Task,
+    load_tasks,
 )
-from homeloop.catalog import Catalog, RobotEntry
+from homeloop.catalog import Catalog, RobotEntry, load_catalog
 from homeloop.home import Device, Furniture, Home, polygon_from_rings
 from homeloop.io import write_parquet
 from homeloop.sim.dynamics.smoke import rooms_reached
@@ -659,3 +660,15 @@ def write_applicability(table: pd.DataFrame, out_dir: str | Path) -> tuple[Path,
 #: Task ids counted by ``applicable_count`` and ``extension_count``.
 CORE_TASKS = CORE_TASK_IDS
 EXTENSION_TASKS = EXTENSION_TASK_IDS
+
+
+def screen_homes_partition(home_ids: list[str], build_dir: str, catalog_dir: str | None = None) -> list[dict[str, Any]]:
+    """Applicability rows of the homes (a partition of the build's applicability stage): every
+    task for every robot body."""
+    from homeloop.pipeline.homes import home_dir
+
+    build = Path(build_dir)
+    catalog = load_catalog(catalog_dir)
+    homes = [Home.read(home_dir(build / "homes", h) / "home.json") for h in home_ids]
+    table = screen_homes(homes, load_tasks(), None, catalog)
+    return table.to_dict("records")

@@ -223,15 +223,3 @@ def export_homes_partition(home_ids: list[str], build_dir: str, usda: bool = Fal
                 "seconds": round(time.perf_counter() - t, 4),
             })
     return records
-
-
-def screen_homes_partition(home_ids: list[str], build_dir: str, catalog_dir: str | None = None) -> list[dict[str, Any]]:
-    """Applicability rows of the homes: every task for every robot body."""
-    from homeloop.bench.tasks import load_tasks
-    from homeloop.pipeline.applicability import screen_homes
-
-    build = Path(build_dir)
-    catalog = load_catalog(catalog_dir)
-    homes = [Home.read(home_dir(build / "homes", h) / "home.json") for h in home_ids]
-    table = screen_homes(homes, load_tasks(), None, catalog)
-    return table.to_dict("records")

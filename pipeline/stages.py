@@ -90,7 +90,7 @@ class BuildConfig:
 
     def verify_settings(self):
         """The verify stage's settings; a field left unset takes the stage's default."""
-        from homeloop.pipeline.verify_pairs import VerifySettings
+        from homeloop.pipeline.verify_settings import VerifySettings
 
         default = VerifySettings()
         return VerifySettings(
@@ -488,7 +488,7 @@ def stage_usd(build: Build, home_ids: list[str]) -> dict[str, Any]:
 def stage_applicability(build: Build, home_ids: list[str]) -> dict[str, Any]:
     """Which tasks apply to which home for which robot body, screened from requirements
     (written to SCREENING_FILE; the verify stage completes it into applicability.parquet)."""
-    from homeloop.pipeline.homes import screen_homes_partition
+    from homeloop.pipeline.applicability import screen_homes_partition
     from homeloop.pipeline.parallel import map_partitions
 
     cfg = build.config

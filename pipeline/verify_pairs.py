@@ -39,58 +39,22 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 import pandas as pd
 
 from homeloop.bench.pairs import HOUSE, NOT_RUN_HOME, NOT_RUN_NO_VERIFY, NOT_RUN_PREFIX, NOT_RUN_ROBOT, sample_homes
-from homeloop.errors import HomeLoopError
 from homeloop.home import Home
 from homeloop.io import sha256_file, write_json
-from homeloop.sim.episode import DEFAULT_ROBOT
+from homeloop.pipeline.verify_settings import VERIFY_AGENT, VerifySettings
 
-#: The agent whose passing makes a pair count (docs/agents.md).
-VERIFY_AGENT = "scripted"
 #: Per-home results, under the build folder.
 OUTCOMES = ".verify"
 #: Homes per Dask partition: a home's ~20 episodes take a few seconds.
 HOMES_PER_PARTITION = 4
 #: Longest error text kept in a reason (characters).
 MAX_ERROR_CHARS = 240
-
-
-@dataclass(frozen=True)
-class VerifySettings:
-    """What the verify stage plays: bodies, seeds, and how many further homes (None: all; a
-    build samples ``homeloop.pipeline.stages.DEFAULT_VERIFY_HOMES`` unless told otherwise)."""
-
-    enabled: bool = True
-    robots: tuple[str, ...] = (DEFAULT_ROBOT,)
-    seeds: tuple[int, ...] = (0,)
-    homes: int | None = None
-
-    def parameters(self) -> dict[str, Any] | None:
-        """What decides the stage's outputs (None when it is switched off)."""
-        if not self.enabled:
-            return None
-        return {"robots": list(self.robots), "seeds": list(self.seeds), "homes": self.homes, "agent": VERIFY_AGENT}
-
-    def check(self) -> None:
-        """One line for a body the catalog lacks, no seeds, or a sample of no homes."""
-        from homeloop.catalog import load_catalog
-
-        bodies = load_catalog().robots
-        unknown = [r for r in self.robots if r not in bodies]
-        if unknown:
-            raise HomeLoopError(f"--verify-robots: unknown robot body {', '.join(unknown)}; bodies: {', '.join(bodies)}")
-        if self.enabled and not self.robots:
-            raise HomeLoopError("--verify-robots names no robot body; give one or more, or pass --no-verify")
-        if self.enabled and not self.seeds:
-            raise HomeLoopError("--verify-seeds names no seed; give one or more (e.g. 0,1), or pass --no-verify")
-        if self.homes is not None and self.homes < 1:
-            raise HomeLoopError(f"--verify-homes takes a positive number or 'all', got {self.homes}")
 
 
 # --- one pair -----------------------------------------------------------------------------------

@@ -301,6 +301,18 @@ def test_editing_the_report_reruns_only_the_stages_that_reach_it(monkeypatch, tm
     assert {n for n in before if after[n] != before[n]} == reach
 
 
+def test_editing_the_reference_agent_reruns_only_the_verify_stage_and_the_report(monkeypatch, tmp_path):
+    """The build's parameters read the verify stage's settings; those lived beside the code that
+    plays the pairs, so every stage reached the agent through them and an edited agent rebuilt
+    every home."""
+    from homeloop.pipeline import cache, stages
+
+    before = _stage_hashes()
+    _edited(monkeypatch, tmp_path, "homeloop/bench/agents/scripted.py")
+    after = {n: cache.stage_code_hash(getattr(stages, n)) for n in before}
+    assert {n for n in before if after[n] != before[n]} == {"stage_verify", "stage_report"}
+
+
 # --- an unchanged rerun stops before any stage ------------------------------------------------------
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Iterable
 
 from homeloop.bench.tasks import Task, load_tasks
-from homeloop.catalog import Catalog, load_catalog
+from homeloop.catalog import DEFAULT_ROBOT, Catalog, load_catalog
 from homeloop.home import Home
 from homeloop.sim.skills import Skill, SkillError, available
 from homeloop.sim.wake import wakes, waking_devices
@@ -37,9 +37,6 @@ from homeloop.sim.world import STEP_S, Event, World, plain_copy
 
 #: How long a scenario may run before its wake event must have happened (s).
 MAX_PREROLL_S = 1800.0
-
-#: Robot body used when none is named: the one the benchmark's experiments use (docs/catalog.md).
-DEFAULT_ROBOT = "unitree_g1_d_ultimate"
 
 ENDINGS = ("stop", "budget", "horizon")
 
