@@ -147,9 +147,8 @@ def _reach_tcp(address: str) -> None:
 
 def partitions(items: Sequence[T], size: int = DEFAULT_PARTITION_SIZE, slots: int = 1) -> list[list[T]]:
     """``items`` in partitions of ``size``, the last ones shrinking to each of ``slots`` workers'
-    share of the items left (:func:`next_partition_size`), so that the workers finish together:
-    with fixed partitions the last one ran alone (the default build's USD stage, 50 homes a
-    partition, left a worker idle 2-3 s)."""
+    share of the items left (:func:`next_partition_size`), so that the workers finish together
+    rather than one running the last full partition alone."""
     parts, start = [], 0
     while start < len(items):
         end = start + next_partition_size(max(1, size), len(items) - start, slots)
