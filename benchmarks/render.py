@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 from homeloop.catalog import Catalog, load_catalog
 from homeloop.home import Home
-from homeloop.sim import dynamics
+from homeloop.sim import step_order as dynamics
 from homeloop.sim.render.idbuffer import IdBufferVisibility
 from homeloop.sim.render.renderer import Renderer
 from homeloop.sim.render.shade import png_base64

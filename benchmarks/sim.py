@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from homeloop.catalog import Catalog, load_catalog
 from homeloop.home import Home
-from homeloop.sim import dynamics
+from homeloop.sim import step_order as dynamics
 from homeloop.sim.episode import Episode
 from homeloop.sim.world import STEP_S, World
 

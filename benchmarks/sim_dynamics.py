@@ -6,7 +6,7 @@ Two runs of ``--seconds`` of simulated time each (10 steps a second): the
 house idle (nothing heating, no water running), and the house with the pan of
 oil heating on its lit burner (it smokes, then ignites) and the burst hose
 leaking by the dishwasher. Every module an episode installs runs, in its
-order (:func:`homeloop.sim.dynamics.install`: no scenario, so no timeline
+order (:func:`homeloop.sim.step_order.install`: no scenario, so no timeline
 or people, and no robot). Prints the mean microseconds per step of each
 module's ``step``, measured around the call (after the first step, where
 each module gathers the home's geometry); one process, so per core.
@@ -22,7 +22,7 @@ import shapely
 
 from homeloop.catalog import load_catalog
 from homeloop.pipeline.houses import house_home
-from homeloop.sim.dynamics import install
+from homeloop.sim.step_order import install
 from homeloop.sim.world import STEP_S, World
 
 

@@ -313,6 +313,18 @@ def test_editing_the_reference_agent_reruns_only_the_verify_stage_and_the_report
     assert {n for n in before if after[n] != before[n]} == {"stage_verify", "stage_report"}
 
 
+def test_editing_a_process_of_the_simulator_spares_the_homes_and_their_usd(monkeypatch, tmp_path):
+    """The homes and USD stages read a few simulator facts (the smoke's spread, the lights' lumens,
+    the renderer's colours); the packages holding them no longer import every module in their
+    ``__init__``, so an edit to the pan's cooking reruns only the stages that play or screen tasks."""
+    from homeloop.pipeline import cache, stages
+
+    before = _stage_hashes()
+    _edited(monkeypatch, tmp_path, "homeloop/sim/dynamics/cooking.py")
+    after = {n: cache.stage_code_hash(getattr(stages, n)) for n in before}
+    assert {n for n in before if after[n] != before[n]} == {"stage_applicability", "stage_verify", "stage_report"}
+
+
 # --- an unchanged rerun stops before any stage ------------------------------------------------------
 
 

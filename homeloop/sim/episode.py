@@ -93,7 +93,8 @@ class Episode:
     def __init__(self, home: Home, task: str | Task, robot: str = DEFAULT_ROBOT, seed: int = 0, *,
                  catalog: Catalog | None = None, withheld: Iterable[str] = (), show_costs: bool = False,
                  images: bool = True, scenario: Any = None):
-        from homeloop.sim import dynamics, scenario as scenarios
+        from homeloop.sim import scenario as scenarios
+        from homeloop.sim import step_order
 
         self.home = home
         self.catalog = catalog or load_catalog()
@@ -108,7 +109,7 @@ class Episode:
         self.skills: dict[str, Skill] = {s.tool_name: s for s in available(self.withheld)}
         self.scenario = scenario or scenarios.load_scenario(self.task.scenario)
         self.world = World(home, self.catalog, seed, clock_start_s=self.scenario.clock_start_s)
-        dynamics.install(self.world)
+        step_order.install(self.world)
         self.scenario = self.scenario.apply(self.world, self.task, robot=self.robot_id)
         self.context = SkillContext(self)
         self.units_spent = 0
@@ -123,7 +124,7 @@ class Episode:
             r.route.append((0.0, r.x, r.y, bool(r.holding())))
         self.state: dict[str, Any] = {}  # per-episode registries (captures, detections) kept by services
         if images:  # captures carry rendered pixels, and what a frame shows is read from them
-            from homeloop.sim.render import attach
+            from homeloop.sim.render.rendering import attach
 
             attach(self.state, self.world)
         #: Called after every call, before it is recorded (the benchmark's monitor looks then).

@@ -78,10 +78,10 @@ def _world(home: Home, task: str | None, at: float, seed: int, robot: str | None
         if at > 0:
             episode.call("clock_wait", {"seconds": at})  # never past the horizon
         return episode.world, episode.now()
-    from homeloop.sim import dynamics
+    from homeloop.sim import step_order
     from homeloop.sim.world import STEP_S, World
 
     world = World(home, load_catalog(), seed)
-    dynamics.install(world)
+    step_order.install(world)
     world.advance(STEP_S)  # the modules bind to the world on their first step
     return world, 0.0
