@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 from homeloop.catalog import Catalog, load_catalog
 from homeloop.home import Home
-from homeloop.sim import step_order as dynamics
+from homeloop.sim import step_order
 from homeloop.sim.render.idbuffer import IdBufferVisibility
 from homeloop.sim.render.renderer import Renderer
 from homeloop.sim.render.shade import png_base64
@@ -72,7 +72,7 @@ def one_core() -> int:
 
 def world_of(home: Home, catalog: Catalog) -> World:
     world = World(home, catalog, seed=0)
-    dynamics.install(world)
+    step_order.install(world)
     world.advance(STEP_S)
     return world
 

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from homeloop.catalog import Catalog, load_catalog
 from homeloop.home import Home
-from homeloop.sim import step_order as dynamics
+from homeloop.sim import step_order
 from homeloop.sim.episode import Episode
 from homeloop.sim.world import STEP_S, World
 
@@ -58,7 +58,7 @@ def scripted_episode(home: Home, catalog: Catalog, seed: int = 0) -> tuple[Episo
 def timed_modules(ep_factory: Callable[[], Any]) -> dict[str, float]:
     """Seconds spent in each module's step over one scripted episode (steps wrapped with a timer)."""
     spent: dict[str, float] = {}
-    original_install = dynamics.install
+    original_install = step_order.install
 
     def install(world: World) -> None:
         original_install(world)
@@ -66,11 +66,11 @@ def timed_modules(ep_factory: Callable[[], Any]) -> dict[str, float]:
             spent[module.name] = 0.0
             module.step = _timer(module.step, module.name, spent)
 
-    dynamics.install = install
+    step_order.install = install
     try:
         ep_factory()
     finally:
-        dynamics.install = original_install
+        step_order.install = original_install
     return spent
 
 
@@ -90,7 +90,7 @@ def build_times(home: Home, catalog: Catalog, repeat: int) -> dict[str, float]:
     step), and an episode of TASK with its scenario and pre-roll (if the home has the task's roles)."""
     def world() -> None:
         built = World(home, catalog, seed=0)
-        dynamics.install(built)
+        step_order.install(built)
         built.advance(STEP_S)
 
     out = {"world": _median(world, repeat)}

@@ -1162,18 +1162,19 @@ class _Furnisher:
         the pan, handle included, would reach into the furniture beside the range (a fridge's
         door at its corner), else the next burner clear of it, as the home check measures it
         (:data:`homeloop.check.OBJECT_PENETRATION`); the first when none is (the check then says why)."""
-        spots = []
-        for b in host.burners:
-            u, v = _to_local(np.array([b.position[0]]), np.array([b.position[1]]), host.pose)
-            spots.append((float(u[0]), float(v[0])))
-        height = next(s.height for s in self.catalog.furniture[host.catalog_id].surfaces if s.name == name)
+        us, vs = _to_local(np.array([b.position[0] for b in host.burners]),
+                           np.array([b.position[1] for b in host.burners]), host.pose)
+        spots = [(float(u), float(v)) for u, v in zip(us, vs)]
+        surface = next((s for s in self.catalog.furniture[host.catalog_id].surfaces if s.name == name), None)
+        if surface is None:  # a range without that surface: _object_on says no, as for any host
+            return self._object_on(host, kind, name, entry, yaw_offset=math.pi, at=spots[0])
         near = [f for f in furniture if f.room == host.room and f.id != host.id and f.catalog_id in self.catalog.furniture]
         solids, _ = placed_solids([self.catalog.furniture[f.catalog_id] for f in near], near)
         width, depth = entry.dimensions.width, entry.dimensions.depth
         for u, v in spots:
             x, y, _ = host.pose.to_world(u, v)
             pan = box_at(width, depth, entry.dimensions.height,
-                         Pose(x=x, y=y, z=host.pose.z + height, yaw=host.pose.yaw + math.pi))
+                         Pose(x=x, y=y, z=host.pose.z + surface.height, yaw=host.pose.yaw + math.pi))
             if not len(overlapping_pairs(pan, solids, OBJECT_PENETRATION)[0]):
                 return self._object_on(host, kind, name, entry, yaw_offset=math.pi, at=(u, v))
         return self._object_on(host, kind, name, entry, yaw_offset=math.pi, at=spots[0])

@@ -191,8 +191,7 @@ def map_partitions(
 ) -> list[R]:
     """``fn(partition, *args)`` over partitions of ``items`` (:func:`partitions`, shared out near
     the end among the client's workers); results flattened in item order."""
-    slots = 1 if client is None else max(1, sum(client.nthreads().values()))
-    parts = partitions(items, partition_size, slots)
+    parts = partitions(items, partition_size, _slots(client))
     results: list[list[R] | None] = [None] * len(parts)
     if client is None:
         for i, part in enumerate(parts):
@@ -267,7 +266,7 @@ def _until_on_dask(fn: Callable[..., list[R]], items: Sequence[T], args: tuple[A
     """:func:`map_partitions_until` on a Dask cluster: partitions handed out as results come back."""
     from distributed import as_completed
 
-    slots = max(1, sum(client.nthreads().values()))
+    slots = _slots(client)
     done: dict[int, list[R]] = {}
     pending = as_completed()
     in_flight: dict[str, tuple[int, int]] = {}  # future key -> (partition number, its size)
@@ -291,6 +290,11 @@ def _until_on_dask(fn: Callable[..., list[R]], items: Sequence[T], args: tuple[A
         tally.take(done[i])
         submit_while_short()
     return [r for i in range(len(done)) for r in done[i]]
+
+
+def _slots(client: Any) -> int:
+    """Partitions that run at once: the client's worker threads, or 1 without a client."""
+    return 1 if client is None else max(1, sum(client.nthreads().values()))
 
 
 def next_partition_size(partition_size: int, short: int, slots: int) -> int:

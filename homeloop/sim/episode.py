@@ -93,8 +93,7 @@ class Episode:
     def __init__(self, home: Home, task: str | Task, robot: str = DEFAULT_ROBOT, seed: int = 0, *,
                  catalog: Catalog | None = None, withheld: Iterable[str] = (), show_costs: bool = False,
                  images: bool = True, scenario: Any = None):
-        from homeloop.sim import scenario as scenarios
-        from homeloop.sim import step_order
+        from homeloop.sim import scenario as scenarios, step_order
 
         self.home = home
         self.catalog = catalog or load_catalog()
