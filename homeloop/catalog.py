@@ -51,6 +51,7 @@ from pydantic import (
 )
 
 from homeloop.errors import HomeLoopError
+from homeloop.io import load_yaml
 
 #: Environment variable naming a catalog folder to use instead of the repository's.
 CATALOG_ENV = "HOMELOOP_CATALOG"
@@ -871,7 +872,7 @@ def _read_file(rel: str, data: bytes, sections: dict[str, dict[str, Any]],
     """Add the entries of one catalog file to ``sections`` (and where each is written to
     ``origin``); return what is wrong with the file."""
     try:
-        doc = yaml.safe_load(data) or {}
+        doc = load_yaml(data) or {}
     except yaml.YAMLError as exc:
         return [f"{rel}: not valid YAML: {' '.join(str(exc).split())}"]
     if not isinstance(doc, dict):

@@ -86,7 +86,6 @@ from typing import Callable, Sequence
 
 import numpy as np
 import shapely
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 from shapely import Polygon
 from shapely.geometry.base import BaseGeometry
@@ -115,6 +114,7 @@ from homeloop.home import (
 )
 from homeloop.home import Opening as HomeOpening
 from homeloop.house import HOUSE_CSV, HOUSE_PLAN_KEY, load_house
+from homeloop.io import load_yaml
 from homeloop.pipeline.furnish_geometry import (
     ZONE_OVERLAP_AREA,
     HomeGeometry,
@@ -302,7 +302,7 @@ HOUSE_FURNISHING_YAML: Path = HOUSE_CSV.with_name("house_furnishing.yaml")
 def load_house_furnishing(path: str | Path | None = None) -> HouseFurnishing:
     """The hand-written furnishing of the house (``homeloop/data/house_furnishing.yaml``)."""
     path = Path(path) if path is not None else HOUSE_FURNISHING_YAML
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = load_yaml(path.read_text(encoding="utf-8")) or {}
     return HouseFurnishing.model_validate(data)
 
 

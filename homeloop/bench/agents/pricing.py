@@ -22,6 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, ValidationError
 
 from homeloop.errors import HomeLoopError
+from homeloop.io import load_yaml
 
 PRICING_FILE = "pricing.yaml"
 
@@ -62,7 +63,7 @@ def pricing_path() -> Path:
 @lru_cache(maxsize=4)
 def _prices(path: str) -> dict[str, Price]:
     try:
-        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        doc = load_yaml(Path(path).read_text(encoding="utf-8")) or {}
         parsed = _PricingFile.model_validate(doc)
     except OSError as exc:
         raise HomeLoopError(f"{path}: cannot be read ({exc.strerror})") from None
