@@ -85,8 +85,8 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
 
 def load_yaml(text: str | bytes) -> Any:
     """The data of a YAML document (safe: plain data only), parsed by libyaml where PyYAML has
-    it, as its wheels do: the same data as PyYAML's own parser, which took 136-159 ms a
-    process for the catalog's 57 kB against 14-23 ms (``tests/test_io.py``). Errors are
+    it, as its wheels do: the same data as PyYAML's own parser (``tests/test_catalog.py``),
+    which took 136-159 ms to parse the catalog's 57 kB against 14-23 ms. Errors are
     ``yaml.YAMLError`` either way."""
     import yaml
 
