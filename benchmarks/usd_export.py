@@ -14,8 +14,8 @@ With ``--workers N``, the homes are written as home files and exported by a buil
 partitions (:func:`homeloop.pipeline.homes.export_homes_partition`: reading, export and
 validation) on a local cluster of N workers, as the build runs them; it prints each home's
 wall milliseconds there and the whole mapping's seconds. Workers that share the machine's
-cores slow each other: on a 2-core machine, homes of the default build took a median 99-121 ms a
-home on one worker (150 homes) and 116-166 ms on two (300), in runs minutes apart.
+cores slow each other: on a 2-core machine, 150 homes took a median 92.7 and 96.1 ms a home with
+``--workers 1`` (in this process) and 126.0 and 113.8 ms with ``--workers 2``, the runs alternated.
 
 Homes come from the project's plans: the house plus generated Swiss
 Dwellings plans (:func:`homeloop.pipeline.sources.synthetic.generate`, read by
@@ -205,12 +205,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="export as the build's USD stage does, on a local cluster of this many workers")
     args = ap.parse_args(argv)
     catalog = load_catalog()
-    if args.workers:
-        return _on_workers(args, catalog)
     with tempfile.TemporaryDirectory(prefix="homeloop-usd-") as tmp:
         out = args.out or Path(tmp)
         plans = bench_plans(args.homes, args.seed, Path(tmp))
         homes, furnished = make_homes(plans, catalog, args.seed, args.stand_in)
+        if args.workers:
+            return _on_workers(args, catalog, homes, furnished, out)
         t0 = time.perf_counter()
         assets = write_catalog_assets(catalog, out / "assets")
         asset_s = time.perf_counter() - t0
@@ -247,27 +247,24 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _on_workers(args: argparse.Namespace, catalog: Catalog) -> int:
-    """Export the homes as the build's USD stage does, on ``args.workers`` local workers."""
+def _on_workers(args: argparse.Namespace, catalog: Catalog, homes: list[Home], furnished: int, out: Path) -> int:
+    """Export the homes as the build's USD stage does, on ``args.workers`` local workers
+    (one: in this process, as a build with ``--workers 1`` runs)."""
     from homeloop.pipeline.homes import export_homes_partition
     from homeloop.pipeline.parallel import dask_client, map_partitions
 
-    with tempfile.TemporaryDirectory(prefix="homeloop-usd-") as tmp:
-        out = args.out or Path(tmp)
-        homes, furnished = make_homes(bench_plans(args.homes, args.seed, Path(tmp)), catalog, args.seed,
-                                      args.stand_in)
-        for h in homes:
-            h.write(out / "homes" / h.home_id / "home.json")
-        write_catalog_assets(catalog, out / "assets")
-        ids = [h.home_id for h in homes]
-        with dask_client(workers=args.workers) as client:
-            # One small mapping first: each worker imports usd-core and reads the catalog once.
-            map_partitions(export_homes_partition, ids[: 2 * args.workers], str(out), args.usda, client=client,
-                           partition_size=1)
-            start = time.perf_counter()
-            records = map_partitions(export_homes_partition, ids, str(out), args.usda, client=client,
-                                     partition_size=50)
-            wall = time.perf_counter() - start
+    for h in homes:
+        h.write(out / "homes" / h.home_id / "home.json")
+    write_catalog_assets(catalog, out / "assets")
+    ids = [h.home_id for h in homes]
+    with dask_client(workers=args.workers) as client:
+        # One small mapping first: each worker imports usd-core and reads the catalog once.
+        map_partitions(export_homes_partition, ids[: 2 * args.workers], str(out), args.usda, client=client,
+                       partition_size=1)
+        start = time.perf_counter()
+        records = map_partitions(export_homes_partition, ids, str(out), args.usda, client=client,
+                                 partition_size=50)
+        wall = time.perf_counter() - start
     ms = [r["seconds"] * 1000 for r in records]
     invalid = sum(not r["valid"] for r in records)
     print(f"homes: {len(homes)} ({furnished} built as the build does) on {args.workers} workers; "
