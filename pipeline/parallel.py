@@ -7,10 +7,12 @@ workers finish in, so outputs do not depend on scheduling.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
 import os
 import signal
+import sys
 import threading
 import uuid
 from typing import Any, Callable, Iterator, Sequence, TypeVar
@@ -87,6 +89,7 @@ def dask_client(address: str | None = None, *, workers: int | None = None) -> It
     finally:
         if client.status == "running":
             stop_heartbeats(client)
+            client.run(exit_without_teardown, on_error="ignore")
         client.close()
         cluster.close()
 
@@ -101,6 +104,25 @@ def stop_heartbeats(client: Any) -> None:
         dask_worker.periodic_callbacks["heartbeat"].stop()
 
     client.run(stop, on_error="ignore")
+
+
+def exit_without_teardown() -> None:
+    """Make this worker process, when it exits, run its exit handlers and then end at once,
+    without the interpreter's teardown of every module and object. Closing the cluster
+    waits for that teardown: 0.9 s after 40 homes' episodes, 3.5 s at the end of the
+    default build (docs/pipeline.md, "Where the work runs"). Arranged only for our own
+    local cluster's workers once their work is done and gathered: they hold no open output
+    (every file is written to a temporary name and renamed), so the teardown frees memory
+    and nothing else."""
+
+    def finish() -> None:
+        atexit.unregister(finish)
+        atexit._run_exitfuncs()  # the handlers registered before this one, newest first
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+    atexit.register(finish)
 
 
 def stop_workers_now(cluster: Any) -> None:

@@ -66,6 +66,52 @@ def test_workers_stop_their_heartbeats_before_the_cluster_closes():
     assert len(states) == 2 and set(states.values()) == {False}
 
 
+class _TeardownMark:
+    """Writes ``path`` when the object is freed: kept in a module of its own, it is freed when
+    the interpreter tears its modules down at exit (the functions it needs held from the start)."""
+
+    def __init__(self, path: str):
+        self.path, self._open, self._close, self._flags = path, os.open, os.close, os.O_CREAT | os.O_WRONLY
+
+    def __del__(self):
+        self._close(self._open(self.path, self._flags))
+
+
+def _leave_exit_marks(folder: str) -> int:
+    import atexit
+    import sys
+    import types
+
+    pid = os.getpid()
+    atexit.register(Path(folder, f"atexit-{pid}").write_text, "ran")
+    module = sys.modules["homeloop_test_teardown_mark"] = types.ModuleType("homeloop_test_teardown_mark")
+    module.mark = _TeardownMark(str(Path(folder, f"teardown-{pid}")))
+    return pid
+
+
+def test_a_plain_process_tears_its_modules_down_at_exit(tmp_path):
+    """The control of the next test: the teardown mark is written when an interpreter tears down."""
+    import subprocess
+    import sys
+
+    code = f"import sys; sys.path[:0] = {[str(Path(__file__).parent)]!r}; import test_parallel as t; " \
+           f"print(t._leave_exit_marks({str(tmp_path)!r}))"
+    pid = int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert (tmp_path / f"atexit-{pid}").read_text() == "ran"
+    assert (tmp_path / f"teardown-{pid}").exists()
+
+
+def test_local_workers_run_their_exit_handlers_and_skip_the_teardown(tmp_path):
+    """Closing the cluster waited seconds for each worker's interpreter to free everything it held;
+    the workers now end right after their exit handlers, which still run."""
+    with dask_client(workers=2) as client:
+        pids = set(client.run(_leave_exit_marks, str(tmp_path)).values())
+    assert len(pids) == 2
+    for pid in pids:
+        assert (tmp_path / f"atexit-{pid}").read_text() == "ran"
+        assert not (tmp_path / f"teardown-{pid}").exists()
+
+
 def _trim_threshold(dask_worker) -> str | None:
     return os.environ.get("MALLOC_TRIM_THRESHOLD_")
 
