@@ -2,6 +2,7 @@
 
     python -m homeloop.flows.local start   # what `make serve` runs
     python -m homeloop.flows.local stop    # what `make stop` runs
+    python -m homeloop.flows.local init    # what `make` runs once it has installed the environment
 
 The server listens on 127.0.0.1 and keeps its state in ``.prefect/`` inside
 the project (``--state`` picks another folder). Both processes run in the
@@ -144,6 +145,20 @@ def start(port: int, state: ServeState = ServeState(STATE)) -> int:
     return 0
 
 
+def init() -> int:
+    """Create the Prefect database of ``.prefect/`` (or bring it up to date), as a server's first
+    start would: ``make`` does it when it installs the environment, so the first build's
+    temporary server does not spend its start-up migrating (4.6 s on a 2-core machine)."""
+    configure_prefect()
+    import asyncio
+
+    from prefect.server.database import provide_database_interface
+
+    asyncio.run(provide_database_interface().create_db())
+    print(f"Prefect database ready in {os.environ['PREFECT_HOME']}")
+    return 0
+
+
 def stop(state: ServeState = ServeState(STATE)) -> int:
     for name, pid_file in (("serve", state.serve_pid), ("server", state.server_pid)):
         pid = _alive(pid_file)
@@ -164,11 +179,13 @@ def stop(state: ServeState = ServeState(STATE)) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["start", "stop"])
+    parser.add_argument("command", choices=["start", "stop", "init"])
     parser.add_argument("--port", type=int, default=int(os.environ.get("PREFECT_PORT", DEFAULT_PORT)))
     parser.add_argument("--state", type=Path, default=STATE, help="folder for pids, logs and env.sh")
     args = parser.parse_args(argv)
     state = ServeState(args.state.resolve())
+    if args.command == "init":
+        return init()
     return start(args.port, state) if args.command == "start" else stop(state)
 
 
