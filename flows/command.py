@@ -46,6 +46,13 @@ def stop_signals_interrupt() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+def _import_stages() -> None:
+    """Import what the build's own process runs between its stages' work on the workers: the
+    audit report and the selection's diversity report (matplotlib, scikit-learn: 1 s). Done
+    while a temporary Prefect server starts, when this process only waits, it costs nothing."""
+    from homeloop.pipeline import audit, diversity, render, select  # noqa: F401
+
+
 def prefect_api() -> contextlib.AbstractContextManager[Any]:
     """The Prefect server the flow reports to: the one PREFECT_API_URL names (it must
     answer), else a temporary one started for this build."""
@@ -59,7 +66,7 @@ def prefect_api() -> contextlib.AbstractContextManager[Any]:
 
         require_prefect_api()
         return contextlib.nullcontext(settings.api.url)
-    return temporary_prefect_api(settings.server.ephemeral.startup_timeout_seconds)
+    return temporary_prefect_api(settings.server.ephemeral.startup_timeout_seconds, while_starting=_import_stages)
 
 
 def _unchanged(config: stages.BuildConfig, say: Callable[[str], None]) -> dict[str, Any] | None:

@@ -37,7 +37,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 from homeloop.errors import HomeLoopError
 
@@ -123,8 +123,9 @@ def _wait_until_up(proc: subprocess.Popen, api_url: str, timeout_s: float) -> bo
     return True
 
 
-def start(timeout_s: float) -> tuple[subprocess.Popen, str]:
-    """Start the server; return its process and API URL once it answers."""
+def start(timeout_s: float, while_starting: Callable[[], Any] | None = None) -> tuple[subprocess.Popen, str]:
+    """Start the server; return its process and API URL once it answers. ``while_starting``
+    runs once while the server loads, on the core this process would leave idle."""
     log = Path(tempfile.mkstemp(prefix="homeloop-prefect-server-", suffix=".log")[1])
     try:
         for _ in range(PORT_ATTEMPTS):
@@ -132,6 +133,9 @@ def start(timeout_s: float) -> tuple[subprocess.Popen, str]:
             api_url = f"http://{HOST}:{port}/api"
             proc = _spawn(port, log)
             try:
+                if while_starting is not None:
+                    while_starting()
+                    while_starting = None
                 up = _wait_until_up(proc, api_url, timeout_s)
             except BaseException:  # Ctrl-C, or no answer in time
                 stop(proc)
@@ -157,14 +161,15 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def temporary_prefect_api(timeout_s: float) -> Iterator[str]:
-    """Point Prefect in this process at a temporary server for the block; yield its URL.
+def temporary_prefect_api(timeout_s: float, while_starting: Callable[[], Any] | None = None) -> Iterator[str]:
+    """Point Prefect in this process at a temporary server for the block; yield its URL
+    (``while_starting``: see :func:`start`).
 
     Prefect reads PREFECT_API_URL into a process-wide settings context (which its
     worker threads use) when first imported, so that context is refreshed here."""
     from prefect.context import refresh_global_settings_context
 
-    proc, api_url = start(timeout_s)
+    proc, api_url = start(timeout_s, while_starting)
     # The server has no UI (and goes away with the build): no "View at" link to it.
     settings = {"PREFECT_API_URL": api_url, "PREFECT_UI_URL": ""}
     before = {name: os.environ.get(name) for name in settings}
