@@ -113,7 +113,7 @@ def exit_without_teardown() -> None:
     default build (docs/pipeline.md, "Where the work runs"). Arranged only for our own
     local cluster's workers once their work is done and gathered: they hold no open output
     (every file is written to a temporary name and renamed), so the teardown frees memory
-    and nothing else."""
+    and nothing else. The process's exit code is then 0 whatever it would have been."""
 
     def finish() -> None:
         atexit.unregister(finish)
