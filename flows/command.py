@@ -1,7 +1,9 @@
 """What ``homeloop build`` runs: the ``build-home-set`` flow, in this process.
 
-Before anything else it takes the build folder's lock, so a second build into
-the same folder stops at once rather than after Prefect has started. Without
+Before anything else it checks its inputs (a ``--source`` the ingest would
+refuse, an ``--out`` that is no build folder) and takes the build folder's
+lock, so a bad input or a second build into the same folder stops at once
+rather than after Prefect has started. Without
 PREFECT_API_URL it starts its own temporary Prefect server, one that dies with
 the build (:mod:`homeloop.flows.temporary_server`). Ctrl-C (or SIGTERM, or the
 terminal closing) stops the build within seconds: the running stage and the
@@ -97,12 +99,13 @@ def build_command(*, source: Path | None, plans: int, sites: int, homes: int, se
     config = stages.BuildConfig(source=source, plans=plans, sites=sites, homes=homes, seed=seed, out=out,
                                 dask_address=dask_address, workers=workers, usda=usda, **verification)
     config.verify_settings().check()  # a body the catalog lacks: one line before anything starts
+    stages.check_inputs(config)  # a source the ingest refuses, an --out that is no build's: the same
     with stop_signals_interrupt():
         manifest = _unchanged(config, say)
         if manifest is not None:
             return manifest
         api = prefect_api()  # checks a configured server before the folder is created
-        folder = stages.ensure_writable(config.out_dir)
+        folder = stages.own_folder(config.out_dir)
         with build_lock(folder, warn=say), api:
             from homeloop.flows.build import build_home_set
 

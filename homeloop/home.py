@@ -27,9 +27,11 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
+from itertools import chain
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import numpy as np
 import orjson
 import shapely
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -48,6 +50,7 @@ from homeloop.catalog import (
 )
 from homeloop.errors import HomeLoopError
 from homeloop.io import write_text
+from homeloop.plan import ANCILLARY, INDOOR, OPEN_PASSAGE_MIN_LENGTH, OUTDOOR, SERVICE
 from homeloop.plan import space_class as plan_space_class
 
 #: Version of the home file format; a reader refuses any other.
@@ -57,6 +60,16 @@ RETIRED_VERSIONS = ("homeloop.home/1",)
 
 LENGTH_DECIMALS = 3  # millimetres
 ANGLE_DECIMALS = 4  # 1e-4 rad
+
+#: Largest coordinate or length (m) a home file may hold, either sign. A site-local frame spans one
+#: site, far less than 100 km; within it floats keep millimetres exact and areas finite.
+MAX_EXTENT = 100_000.0
+
+#: Smallest floor area (m²) of a room, by space class (homeloop.plan). A space people enter must hold
+#: one person standing: a square as wide as the narrowest passage a person walks through upright
+#: (OPEN_PASSAGE_MIN_LENGTH). A service space (a shaft, a void) is never entered: any area will do.
+MIN_ROOM_AREA: dict[str, float] = {INDOOR: OPEN_PASSAGE_MIN_LENGTH**2, OUTDOOR: OPEN_PASSAGE_MIN_LENGTH**2,
+                                   ANCILLARY: OPEN_PASSAGE_MIN_LENGTH**2, SERVICE: 0.0}
 
 
 class HomeFileError(HomeLoopError, ValueError):
@@ -80,7 +93,17 @@ def _round(value: float, decimals: int) -> float:
 
 
 def _metres(value: float) -> float:
-    return _round(value, LENGTH_DECIMALS)
+    # One comparison refuses NaN, infinities and what lies beyond the extent: a home file holds
+    # thousands of lengths, and reading one is on the applicability stage's path.
+    if -MAX_EXTENT <= value <= MAX_EXTENT:
+        return round(value, LENGTH_DECIMALS) + 0.0  # + 0.0 turns -0.0 (and an int) into a float
+    if not math.isfinite(value):
+        raise ValueError("must be a finite number")
+    raise ValueError(f"{value:g} m is beyond the {MAX_EXTENT:,.0f} m a home's coordinates and lengths stay within")
+
+
+def _kilograms(value: float) -> float:
+    return _round(value, 3)
 
 
 def _angle(value: float) -> float:
@@ -100,14 +123,14 @@ def _fine(value: float) -> float:
 
 
 Metres = Annotated[float, AfterValidator(_metres)]
-"""A length or coordinate (m), rounded to the millimetre."""
+"""A length or coordinate (m), rounded to the millimetre, at most :data:`MAX_EXTENT` either sign."""
 Angle = Annotated[float, AfterValidator(_angle)]
 """An angle (rad), rounded to 1e-4."""
 Heading = Annotated[float, AfterValidator(_heading)]
 """A heading (rad) wrapped to [-pi, pi] (pi, not -pi), rounded to 1e-4."""
 Fine = Annotated[float, AfterValidator(_fine)]
 """A unitless or other quantity (directions, fractions, degrees), rounded to 1e-4."""
-Kilograms = Annotated[float, AfterValidator(_metres), Field(gt=0)]
+Kilograms = Annotated[float, AfterValidator(_kilograms), Field(gt=0)]
 """A mass (kg), rounded to the gram."""
 Point2 = tuple[Metres, Metres]
 Point3 = tuple[Metres, Metres, Metres]
@@ -154,6 +177,21 @@ def polygon_from_rings(rings: list[list[tuple[float, float]]]) -> Polygon:
             _POLYGON_CACHE.clear()
         _POLYGON_CACHE[key] = hit
     return hit
+
+
+def polygon_array(outlines: list[list[list[tuple[float, float]]]]) -> np.ndarray:
+    """Shapely polygons of many home file polygons, those of one ring built in one call (reading a
+    home checks every polygon it holds, and the applicability stage reads thousands of homes)."""
+    out = np.empty(len(outlines), dtype=object)
+    single = [i for i, rings in enumerate(outlines) if len(rings) == 1]
+    if single:
+        counts = [len(outlines[i][0]) for i in single]
+        flat = chain.from_iterable(chain.from_iterable(outlines[i][0] for i in single))
+        coords = np.fromiter(flat, dtype=float, count=2 * sum(counts)).reshape(-1, 2)
+        out[single] = shapely.polygons(shapely.linearrings(coords, indices=np.repeat(np.arange(len(single)), counts)))
+    for i in sorted(set(range(len(outlines))) - set(single)):
+        out[i] = Polygon(outlines[i][0], outlines[i][1:])
+    return out
 
 
 def rings_from_polygon(geom: BaseGeometry) -> list[list[tuple[float, float]]]:
@@ -598,7 +636,35 @@ class Home(HomeModel):
         self._check_objects(need_room)
         self._check_devices(owners, need_room)
         self._check_exceptions()
+        self._check_geometry()
         return self
+
+    def _outlines(self) -> list[tuple[str, list]]:
+        """Every polygon of the home, rooms first, each with the words that name it in a message."""
+        named = [(f"room {r.id!r} ({r.name})", r.polygon) for r in self.rooms]
+        for what, items in (("wall", self.walls), ("opening", self.openings), ("fixture", self.fixtures)):
+            named += [(f"{what} {item.id!r}", item.polygon) for item in items]
+        for f in self.furniture:
+            named.append((f"furniture {f.id!r}", f.footprint))
+            named += [(f"furniture {f.id!r} surface {s.name!r}", s.polygon) for s in f.surfaces]
+            named += [(f"furniture {f.id!r} container {c.name!r}", c.polygon) for c in f.containers]
+        return named
+
+    def _check_geometry(self) -> None:
+        """Every polygon is simple (no crossing edges, e.g. a bow-tie) and every room is as large as
+        its space class needs (:data:`MIN_ROOM_AREA`)."""
+        named = self._outlines()
+        polygons = polygon_array([rings for _, rings in named])
+        bad = np.flatnonzero(~shapely.is_valid(polygons))
+        if len(bad):
+            reason = shapely.is_valid_reason(polygons[bad[0]])
+            raise ValueError(f"{named[bad[0]][0]}: the polygon is not a simple polygon ({reason}); "
+                             "redraw it without crossing or repeated edges")
+        for room, area in zip(self.rooms, shapely.area(polygons[:len(self.rooms)])):
+            least = MIN_ROOM_AREA[room.space_class]
+            if area < least:
+                raise ValueError(f"room {room.id!r} ({room.name}): {area:.3g} m² of floor, less than the "
+                                 f"{least:g} m² a room of type {room.type} ({room.space_class}) needs")
 
     def _owners(self) -> dict[str, str]:
         """Which part owns each id; ids are unique across parts (cameras share a dome camera's)."""
@@ -800,8 +866,9 @@ class Home(HomeModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            lines = [f"{where}: {_loc(e['loc'])}: {e['msg']}" for e in exc.errors()]
-            raise HomeFileError("\n".join(lines)) from None
+            errors = exc.errors()
+            more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
+            raise HomeFileError(f"{where}: {_problem(data, errors[0])}{more}") from None
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> "Home":
@@ -814,6 +881,26 @@ def _find(items: list[Any], item_id: str, what: str) -> Any:
         if item.id == item_id:
             return item
     raise KeyError(f"no {what} {item_id!r}")
+
+
+#: The word naming one item of each list of a home file, in messages.
+_ITEM_WORDS = {"rooms": "room", "walls": "wall", "openings": "opening", "fixtures": "fixture",
+               "furniture": "furniture", "objects": "object", "devices": "device", "cameras": "camera",
+               "people": "person", "points": "point", "placement_exceptions": "placement exception"}
+
+
+def _problem(data: dict[str, Any], error: Any) -> str:
+    """One validation error in words: the item it is about (by its id or name), the field, the reason."""
+    loc, message = error["loc"], error["msg"].removeprefix("Value error, ")
+    if not loc:
+        return message
+    item = ""
+    if len(loc) > 1 and loc[0] in _ITEM_WORDS and isinstance(loc[1], int):
+        entries = data.get(loc[0])
+        entry = entries[loc[1]] if isinstance(entries, list) and loc[1] < len(entries) else None
+        key = (entry.get("id") or entry.get("name") or entry.get("device")) if isinstance(entry, dict) else None
+        item = f"{_ITEM_WORDS[loc[0]]} {key!r} " if isinstance(key, str) else ""
+    return f"{item}({_loc(loc)}): {message}"
 
 
 def _loc(loc: tuple[Any, ...]) -> str:

@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -26,7 +27,9 @@ def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
+    token = owner_token(target.parent)
+    prefix = f".{target.name}." + (f"{token}." if token else "")
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=target.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     try:
@@ -37,6 +40,37 @@ def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[
     except BaseException:
         tmp_path.unlink(missing_ok=True)
         raise
+
+
+#: A folder holding this file belongs to one owner (a HomeLoop build, docs/pipeline.md): the
+#: temporary names of writes anywhere under it carry the token the file holds, so that the owner
+#: removes its own leftovers and never a file of the same shape that someone else put there.
+OWNER_FILE = ".homeloop-build"
+#: What a token looks like: a name part, nothing a path could be made of.
+OWNER_TOKEN = re.compile(r"^[0-9a-f]{8,32}$")
+
+
+def owner_token(folder: str | os.PathLike[str]) -> str | None:
+    """The token of the nearest folder at or above ``folder`` that holds an :data:`OWNER_FILE`;
+    None when there is none (or it cannot be read: the write then goes ahead untagged)."""
+    for candidate in (Path(folder).absolute(), *Path(folder).absolute().parents):
+        try:
+            data = json.loads((candidate / OWNER_FILE).read_text())
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError):
+            return None
+        token = data.get("token") if isinstance(data, dict) else None
+        return token if isinstance(token, str) and OWNER_TOKEN.match(token) else None
+    return None
+
+
+def partial_file_pattern(token: str | None = None) -> re.Pattern[str]:
+    """The temporary names :func:`atomic_path` gives under a folder whose owner token is ``token``:
+    ``.<name>.<token>.<8 random characters><suffix>`` (``.tmp``, or a USD file's own suffix);
+    without a token, any temporary name of an atomic write."""
+    tagged = rf"{re.escape(token)}\." if token else ""
+    return re.compile(rf"^\..+\.{tagged}[A-Za-z0-9_]{{8}}(\.tmp|\.usd[ac])$")
 
 
 def _umask() -> int:

@@ -4,17 +4,21 @@ A body of width ``w`` is modelled as a disc of radius ``w / 2`` moving over
 the floor. Its centre may stand anywhere on the *free floor*: the union of
 every room's floor (indoor and outdoor) and the passable openings (doors,
 entrance doors, garage doors, so doors join the rooms they connect), minus
-walls and furniture footprints, eroded by the body's radius. Windows are not
-passable; carryable objects never block.
+walls, the plan's fixtures (counter runs, built-in wardrobes, showers: what
+the renderer draws as solids from the floor up) and furniture footprints,
+eroded by the body's radius. Windows are not passable; carryable objects
+never block.
 
 Erosion commutes with subtracting obstacles (a point is at least ``r`` from
 the complement of ``floor - obstacles`` exactly when it is at least ``r`` from
 the complement of ``floor`` and from every obstacle), so the free floor is
-computed as ``erode(floor - walls) - dilate(furniture)``; the eroded floor is
+computed as ``erode(floor - walls - fixtures) - dilate(furniture)``; the eroded floor is
 cached per home layout and body width, the dilated footprints per footprint.
 
 Used by furnishing (paths between doors and to the things tasks reach), by the
-home verifier and by task screening.
+home verifier, by task screening and by the simulated robot's paths.
+:func:`fixture_solids` is the one account of what the fixtures fill, read here,
+by the geometric visibility backend and by the renderer.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from shapely import Point
 from shapely.geometry.base import BaseGeometry
 
 from homeloop.geometry import ShapeMemo, face_point
-from homeloop.home import Home, Opening, polygon_from_rings
+from homeloop.home import Fixture, Home, Opening, polygon_from_rings
 
 if TYPE_CHECKING:
     from homeloop.catalog import Catalog
@@ -60,7 +64,7 @@ _CACHE_SIZE = 64
 
 
 class _Layout:
-    """The fixed geometry of a home: rooms, walls, passable openings."""
+    """The fixed geometry of a home: rooms, walls, fixtures, passable openings."""
 
     def __init__(self, home: Home) -> None:
         self.room_ids = [r.id for r in home.rooms]
@@ -75,6 +79,9 @@ class _Layout:
             if passages:
                 wall_union = wall_union.difference(shapely.union_all(passages))
             floor = floor.difference(wall_union)
+        fixtures = [polygon_from_rings(x.polygon).buffer(0) for x in home.fixtures]
+        if fixtures:
+            floor = floor.difference(shapely.union_all(fixtures))
         self.floor = floor
         self._eroded: dict[float, BaseGeometry] = {}
 
@@ -98,7 +105,8 @@ def _layout_signature(home: Home) -> tuple:
     return (home.home_id,
             tuple((r.id, tuple(r.polygon[0][0]), len(r.polygon[0])) for r in home.rooms),
             tuple((w.id, tuple(w.polygon[0][0])) for w in home.walls),
-            tuple((o.id, o.kind, tuple(o.polygon[0][0])) for o in home.openings))
+            tuple((o.id, o.kind, tuple(o.polygon[0][0])) for o in home.openings),
+            tuple((x.id, tuple(x.polygon[0][0]), len(x.polygon[0])) for x in home.fixtures))
 
 
 def _furniture_signature(home: Home) -> tuple:
@@ -197,11 +205,27 @@ def free_floor_of(home: Home, body_width: float) -> FreeFloor:
 # --- the API ---------------------------------------------------------------------------
 
 
+def fixture_solids(home: Home) -> list[tuple[Fixture, BaseGeometry]]:
+    """Each fixture with the footprint it fills from the floor up to its height: its polygon less
+    the footprints of furniture standing in it (a range in the counter run), so the two never
+    overlap. Fixtures block bodies (the free floor) and sight (both visibility backends)."""
+    standing = [polygon_from_rings(f.footprint) for f in home.furniture if f.pose.z <= 1e-6]
+    tree = shapely.STRtree(standing) if standing else None
+    out = []
+    for x in home.fixtures:
+        poly = polygon_from_rings(x.polygon).buffer(0)
+        inside = [standing[i] for i in tree.query(poly, predicate="intersects")] if tree is not None else []
+        if inside:
+            poly = poly.difference(shapely.union_all(inside))
+        out.append((x, poly))
+    return out
+
+
 def free_floor(home: Home, body_width: float) -> BaseGeometry:
     """Where the centre of a body of this width can stand.
 
     The union of room floors (all rooms, indoor and outdoor) and the door,
-    entrance-door and garage-door rectangles, minus walls and furniture
+    entrance-door and garage-door rectangles, minus walls, fixtures and furniture
     footprints, eroded by ``body_width / 2``. Windows are not passable;
     objects do not block.
     """
@@ -353,6 +377,7 @@ __all__ = [
     "doors_connected_within_room",
     "doors_not_joined",
     "entrance_room",
+    "fixture_solids",
     "free_floor",
     "free_floor_of",
     "passable_openings",

@@ -14,7 +14,8 @@ task does not apply, each a short machine-friendly string with detail:
 - ``residents:<n> need <n> sleeping places, home has <k>``
 - ``carry:<object> <mass> kg > payload <kg> kg (<hands> hand(s))``
 - ``reach:<what> height <h> m above max grasp height <m> m`` (or below the
-  minimum), ``reach:<what> depth <d> m > horizontal reach <r> m``
+  minimum; a pour at the height the robot's pour skill holds the can,
+  :func:`homeloop.sim.robot.pour_hand_heights`), ``reach:<what> depth <d> m > horizontal reach <r> m``
 - ``approach:<what> not reachable for body width <w> m``: no free floor in
   front of any such furniture joins the entrance
 - ``passage:<role> not reachable for body width <w> m (<door> <width> m)``:
@@ -73,7 +74,7 @@ from homeloop.catalog import Catalog, RobotEntry, load_catalog
 from homeloop.home import Device, Furniture, Home, polygon_from_rings
 from homeloop.io import write_parquet
 from homeloop.sim.dynamics.smoke import rooms_reached
-from homeloop.sim.robot import ReachError, Target, opening_target, reach_radius, stand_spot
+from homeloop.sim.robot import ReachError, Target, opening_target, pour_hand_heights, reach_radius, stand_spot
 from homeloop.sim.roles import Roles, ScenarioError, room_fills
 from homeloop.sim.world import World
 
@@ -436,12 +437,19 @@ def _reach_candidate_reasons(facts: HomeFacts, demand: ReachDemand, furniture: F
     return reasons
 
 
+def _hand_heights(demand: ReachDemand, base: float, catalog: Catalog) -> list[float]:
+    """The hand heights that do for the demand at a place ``base`` m above the floor: by each grasp
+    of its object, or, pouring, as the robot's pour skill holds the object over the rim."""
+    if demand.pour is not None:
+        return [h + demand.above for h in pour_hand_heights(catalog, demand.pour, demand.object, base)]  # type: ignore[arg-type]
+    return [base + z + demand.above for z in _grasp_offsets(catalog, demand.object)]
+
+
 def _grasp_reasons(demand: ReachDemand, base: float, depth: float | None, robot: RobotEntry,
                    catalog: Catalog) -> list[str]:
     """Why the body cannot grasp the demanded object resting at height ``base`` (m above the
     floor), ``depth`` (m) behind a front face where it lies in a container."""
-    heights = [base + z + demand.above for z in _grasp_offsets(catalog, demand.object)]
-    reasons = [r for r in (_height_reason(demand.label, heights, robot),) if r]
+    reasons = [r for r in (_height_reason(demand.label, _hand_heights(demand, base, catalog), robot),) if r]
     if depth is not None and depth > robot.reach.horizontal_reach + 1e-9:
         reasons.append(f"reach:{demand.label} depth {_m(depth)} m > horizontal reach "
                        f"{_m(robot.reach.horizontal_reach)} m")

@@ -126,6 +126,11 @@ def failing_examples(table: pd.DataFrame, plans_by_key: dict[str, Plan], per_rul
         yield rule, plans_by_key[plan_key], elements, rows["message"].iloc[0]
 
 
+def picture_name(rule: str, plan_key: str) -> str:
+    """The audit page's picture of a failing plan, relative to the report's folder."""
+    return f"audit/{rule}--{plan_key}.png"
+
+
 def write_audit_report(table: pd.DataFrame, per_rule: pd.DataFrame, plans: Iterable[Plan], out: Path) -> Path:
     """``audit.html`` with the per-rule table and pictures of failing plans under ``audit/``."""
     from homeloop.pipeline.render import render_plan
@@ -134,7 +139,7 @@ def write_audit_report(table: pd.DataFrame, per_rule: pd.DataFrame, plans: Itera
     figures = []
     for rule, plan, elements, message in failing_examples(table, plans_by_key):
         known = [e for e in elements if _plan_has_element(plan, e)]
-        name = f"audit/{rule}--{plan.key}.png"
+        name = picture_name(rule, plan.key)
         render_plan(plan, out / name, highlight=known, title=f"{rule}: {plan.key}")
         figures.append((rule, plan.key, name, message))
 

@@ -11,8 +11,10 @@ is unchanged and whose outputs are still on disk unaltered, so an unchanged
 rerun is nearly free, and a build killed in the middle resumes at the stage it
 was in. More homes, another seed, an edited, added or deleted input, or a
 tampered output all run the stage again. The record is written last and
-atomically: a stage that did not finish has no record and runs again.
-See docs/pipeline.md.
+atomically: a stage that did not finish has no record and runs again. A
+stage that runs again deletes the files its previous record lists that it no
+longer writes, where they are still as written (another seed's audit pictures:
+:mod:`homeloop.pipeline.build_folder`). See docs/pipeline.md.
 """
 
 from __future__ import annotations
@@ -275,8 +277,19 @@ class StageCache:
                 return None
         return record.get("result", {})
 
-    def store(self, stage: str, key: str, outputs: Iterable[Path], result: dict[str, Any]) -> None:
+    def recorded_outputs(self, stage: str) -> dict[str, str]:
+        """The files the stage's record lists (path relative to the build folder → sha256 as
+        written); empty when it has no readable record."""
+        try:
+            outputs = json.loads(self._record_path(stage).read_text()).get("outputs", {})
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+            return {}
+        return dict(outputs) if isinstance(outputs, dict) else {}
+
+    def store(self, stage: str, key: str, outputs: Iterable[Path], result: dict[str, Any]) -> dict[str, str]:
+        """Record the stage's key, result and outputs; return the outputs' hashes."""
         hashes = {}
         for p in sorted(set(outputs), key=str):
             hashes[Path(p).relative_to(self.out).as_posix()] = self.digest(p)
         write_json(self._record_path(stage), {"stage": stage, "key": key, "outputs": hashes, "result": result})
+        return hashes

@@ -22,6 +22,7 @@ import numpy as np
 from homeloop.catalog import Catalog, load_catalog
 from homeloop.check import check_home
 from homeloop.home import Home
+from homeloop.ids import safe_id
 from homeloop.io import sha256_file, write_json
 from homeloop.plan import Plan
 
@@ -64,7 +65,8 @@ class HomeOutcome:
 
 
 def home_dir(homes_dir: Path, home_id: str) -> Path:
-    return Path(homes_dir) / home_id
+    """A home's folder: ``homes_dir/<home id>``, the id checked to name one folder (docs/episodes.md)."""
+    return Path(homes_dir) / safe_id(home_id, "home")
 
 
 def build_home(plan: Plan, catalog: Catalog, seed: int) -> tuple[Home | None, HomeOutcome]:

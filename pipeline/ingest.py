@@ -67,6 +67,7 @@ from homeloop.pipeline.sources.swiss_dwellings import (
     SourceIndex,
     count_rows,
     read_batches,
+    read_layout,
     scan_source,
 )
 
@@ -77,6 +78,7 @@ __all__ = [
     "ingest",
     "load_plans",
     "load_rejections",
+    "read_layout",
     "scan_source",
 ]
 

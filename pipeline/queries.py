@@ -20,22 +20,39 @@ settings are locked, and only SELECT (and EXPLAIN) statements run. COPY TO,
 ATTACH, EXPORT, INSTALL/LOAD, ``read_*`` of any file, writes and SET are refused
 with one line (``query refused: ...``), so a query can never change a build.
 
+Queries are bounded (:func:`run_sql`): one stops on Ctrl-C and after a time
+limit (``--timeout``, :data:`DEFAULT_TIMEOUT_S`), and may hold at most
+:data:`DEFAULT_MEMORY_LIMIT` (``--memory-limit``); it never spills to disk.
+Each ends with one line.
+
 Bad input (an unknown task, robot, family, table or column) raises
 :class:`QueryError` with one line that names it and the valid choices.
 """
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
-import duckdb
 import pandas as pd
 
 from homeloop.errors import HomeLoopError
 
+if TYPE_CHECKING:  # DuckDB loads with the first query: the command line reads this module's defaults
+    import duckdb
+
 #: Views :func:`run_sql` registers, each from ``<name>.parquet`` in the build folder.
 TABLES: tuple[str, ...] = ("plans", "audit", "features", "selection", "applicability", "applicability_summary")
+
+
+#: Seconds a query may run (``--timeout``), and the memory it may hold (``--memory-limit``, DuckDB's size syntax).
+DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_MEMORY_LIMIT = "2GB"
+#: A query still running after this many seconds says how to stop it.
+NOTICE_AFTER_S = 1.0
+#: What a query stopped by Ctrl-C prints (exit code 130, as every command).
+QUERY_INTERRUPTED = "interrupted; the query stopped, nothing was written"
 
 
 class QueryError(HomeLoopError):
@@ -135,7 +152,7 @@ def available_tables(build_dir: str | Path) -> dict[str, Path]:
 
 
 #: Statement types a query may hold: reading, and explaining a read.
-READ_ONLY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
+READ_ONLY_STATEMENTS = frozenset({"SELECT", "EXPLAIN"})
 
 
 #: Columns of the ``episodes`` table, one row per episode record.
@@ -165,31 +182,94 @@ def episodes_table(run_dirs: Iterable[str | Path]) -> tuple[pd.DataFrame, list[s
 
 
 def run_sql(build_dir: str | Path, sql: str, *, runs: Iterable[str | Path] = (),
-            warn: Callable[[str], None] | None = None) -> pd.DataFrame:
-    """Run DuckDB SQL over the build's tables, read-only (see the module doc); with run
-    folders, over their ``episodes`` too (each unreadable record is one ``warn`` line)."""
+            warn: Callable[[str], None] | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
+            memory_limit: str = DEFAULT_MEMORY_LIMIT) -> pd.DataFrame:
+    """Run DuckDB SQL over the build's tables, read-only and bounded (see the module doc); with
+    run folders, over their ``episodes`` too. ``warn`` gets one line per unreadable record, and
+    one when the query is still running after :data:`NOTICE_AFTER_S`."""
     root = Path(build_dir)
     if not root.is_dir():
         raise QueryError(f"build folder {root} not found")
+    if not timeout_s > 0:
+        raise QueryError(f"--timeout takes a number of seconds above 0, got {timeout_s:g}")
     tables: dict[str, Path | pd.DataFrame] = dict(available_tables(root))
     run_list = list(runs)
+    say = warn or (lambda _: None)
     if run_list:
         tables["episodes"], unreadable = episodes_table(run_list)
         for line in unreadable:
-            (warn or (lambda _: None))(f"skipped: {line}")
+            say(f"skipped: {line}")
+    import duckdb
+
     con = duckdb.connect(database=":memory:")
     try:
-        _load_tables(con, tables)
-        _refuse_writes(con, sql)
+        _limit_memory(con, memory_limit)
         try:
-            return con.execute(sql).fetchdf()
+            _load_tables(con, tables)
+            _refuse_writes(con, sql)
+            return _run_bounded(con, sql, timeout_s, say)
         except duckdb.PermissionException as exc:
             raise QueryError(f"query refused: {_first_line(exc)}") from None
+        except duckdb.OutOfMemoryException:
+            raise QueryError(f"query stopped: it needs more memory than --memory-limit {memory_limit}; "
+                             "ask for fewer rows (an aggregate, a LIMIT) or give a larger limit") from None
         except duckdb.Error as exc:
             have = ", ".join(tables) or "none"
             raise QueryError(f"{_first_line(exc)} (tables in {root}: {have})") from None
     finally:
         con.close()
+
+
+def _run_bounded(con: duckdb.DuckDBPyConnection, sql: str, timeout_s: float,
+                 say: Callable[[str], None]) -> pd.DataFrame:
+    """The query's result, computed in a thread of its own. DuckDB holds the calling thread until a
+    query ends, and a signal reaches Python only between bytecodes, so this thread waits instead:
+    Ctrl-C (KeyboardInterrupt) and the time limit each interrupt DuckDB, which stops at once."""
+    outcome: dict[str, object] = {}
+    done = threading.Event()  # not Thread.join: one interrupted by Ctrl-C may return before the thread ends
+
+    def work() -> None:
+        try:
+            outcome["frame"] = con.execute(sql).fetchdf()
+        except BaseException as exc:  # handed to the waiting thread
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="homeloop-query", daemon=True).start()
+    try:
+        if not done.wait(min(NOTICE_AFTER_S, timeout_s)) and timeout_s > NOTICE_AFTER_S:
+            say(f"query running; it stops after {timeout_s:g} s (--timeout), or now on Ctrl-C")
+            done.wait(max(timeout_s - NOTICE_AFTER_S, 0.0))
+    except KeyboardInterrupt:
+        con.interrupt()
+        done.wait()
+        raise
+    if not done.is_set():
+        con.interrupt()
+        done.wait()
+        raise QueryError(f"query stopped after {timeout_s:g} s (--timeout); narrow it, or give a longer --timeout")
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["frame"]  # type: ignore[return-value]
+
+
+def _limit_memory(con: duckdb.DuckDBPyConnection, memory_limit: str) -> None:
+    """Cap the memory the query may hold, and never spill to disk (an in-memory database would
+    spill into ``.tmp`` of the working folder): past the cap a query stops with an error. No
+    progress bar either: a long query says one line instead (:func:`_run_bounded`)."""
+    import duckdb
+
+    literal = str(memory_limit).replace("'", "''")
+    hint = f"give a size such as {DEFAULT_MEMORY_LIMIT} or 512MB"
+    if literal.strip().startswith("-"):  # DuckDB reads a negative size as no limit at all
+        raise QueryError(f"--memory-limit {memory_limit!r}: a size cannot be negative; {hint}")
+    try:
+        con.execute(f"SET memory_limit = '{literal}'")
+    except duckdb.Error as exc:
+        raise QueryError(f"--memory-limit {memory_limit!r}: {_first_line(exc)}; {hint}") from None
+    con.execute("SET temp_directory = ''")
+    con.execute("SET enable_progress_bar = false")  # its bar would write over the command's own lines
 
 
 def _load_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, Path | pd.DataFrame]) -> None:
@@ -209,6 +289,8 @@ def _load_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, Path | pd.Dat
 
 def _refuse_writes(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     """Raise ``query refused`` unless every statement of ``sql`` only reads."""
+    import duckdb
+
     try:
         statements = con.extract_statements(sql)
     except duckdb.Error as exc:
@@ -216,7 +298,7 @@ def _refuse_writes(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     if not statements:
         raise QueryError("query refused: no SQL statement given")
     for statement in statements:
-        if statement.type not in READ_ONLY_STATEMENTS:
+        if statement.type.name not in READ_ONLY_STATEMENTS:
             # Named as written (DuckDB files INSTALL under LOAD, for one).
             words = statement.query.split()
             kind = words[0].upper() if words else statement.type.name

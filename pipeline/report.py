@@ -84,11 +84,26 @@ def _verify_sections(build: Path, result: dict[str, Any]) -> list[str]:
         rows.append([robot, int(group["applicable"].sum()), len(mine), int(mine["verified"].sum()),
                      _share(mine["verified"])])
     out.append(_table(["robot", "screened (all homes)", "played", "verified", "verified share of played"], rows))
-    rows = [[task, group["family"].iloc[0], len(group), int(group["verified"].sum()), _share(group["verified"])]
-            for task, group in played.groupby("task", sort=False)]
-    out.append(_table(["task", "family", "played", "verified", "verified share"], rows))
+    out.extend(_gap_section(table))
     out.extend(_reason_section(played[~played["verified"]]))
     return out
+
+
+def _gap_section(table: pd.DataFrame) -> list[str]:
+    """Per task, the pairs screened and those verified, and the gap: screening should predict the
+    verify stage; a task whose gap passes the goal shows its commonest reason."""
+    from homeloop.pipeline.verify_pairs import GAP_GOAL, task_gaps
+
+    gaps = task_gaps(table)
+    rows = [[g.task, g.family, g.screened, g.verified, g.gap, f"{g.gap_share:.1%}",
+             g.reason if g.over_goal else ""] for g in gaps.itertuples()]
+    over = int(gaps["over_goal"].sum())
+    note = (f"<p>Every task's gap is within {GAP_GOAL:.0%} of its screened pairs.</p>" if not over else
+            f"<p>{over} task(s) fail more than {GAP_GOAL:.0%} of their screened pairs: the reason column says "
+            "why (the commonest).</p>")
+    return ["<h3>Screened against verified, per task</h3>",
+            _table(["task", "family", "screened", "verified", "gap", "gap share", f"why (gap over {GAP_GOAL:.0%})"],
+                   rows), note]
 
 
 def _task_share_section(build: Path) -> list[str]:

@@ -12,7 +12,6 @@ cached by inputs and code (:mod:`homeloop.pipeline.cache`). The Prefect flow in
 from __future__ import annotations
 
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,8 +21,10 @@ from typing import Any, Callable
 import pandas as pd
 
 from homeloop.errors import HomeLoopError, user_error
-from homeloop.io import sha256_file, write_json, write_parquet
+from homeloop.ids import safe_id
+from homeloop.io import partial_file_pattern, write_json, write_parquet
 from homeloop.progress import console, stage_progress
+from homeloop.pipeline import build_folder
 from homeloop.pipeline.cache import StageCache, build_code_hash, stage_code_hash
 from homeloop.house import HOUSE_ID
 
@@ -115,6 +116,14 @@ class Build:
     #: count, total, median and 90th percentile. Timings vary from run to run,
     #: so they go to run.json, never to a table.
     work: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: The files each stage wrote (its record's outputs: path → sha256), this build's outputs.
+    written: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: Warning lines of the build (fewer homes than asked for), also kept in the manifest.
+    warnings: list[str] = field(default_factory=list)
+
+    def warn(self, line: str) -> None:
+        self.warnings.append(line)
+        self.log(line)
 
     @cached_property
     def cache(self) -> StageCache:
@@ -147,6 +156,8 @@ def ensure_writable(folder: Path) -> Path:
 
 
 def require_file(path: Path, what: str) -> Path:
+    if Path(path).is_dir():
+        raise HomeLoopError(f"{what} {path} is a folder; give a file")
     if not Path(path).is_file():
         raise HomeLoopError(f"{what} {path} does not exist or is not a file")
     return Path(path)
@@ -159,10 +170,15 @@ def cached_stage(build: Build, stage: str, params: dict[str, Any], inputs: list[
     key = build.cache.key(stage, params, inputs, stage_code_hash(run))
     result = build.cache.lookup(stage, key)
     if result is not None:
+        build.written[stage] = build.cache.recorded_outputs(stage)
         build.log(f"{stage}: unchanged, reused ({_counts_line(result)})")
     else:
+        before = build.cache.recorded_outputs(stage)
         outputs, result = run()
-        build.cache.store(stage, key, outputs, result)
+        written = build.written[stage] = build.cache.store(stage, key, outputs, result)
+        # What the stage wrote last time and no longer writes (another seed's audit pictures).
+        build_folder.remove_written(build.out, {rel: h for rel, h in before.items() if rel not in written},
+                                    build.cache.digest)
         build.log(f"{stage}: {_counts_line(result)}")
     build.results[stage] = result
     build.timings[stage] = time.perf_counter() - t
@@ -199,6 +215,10 @@ def run_generate(path: Path, *, plans: int, sites: int, seed: int, progress: boo
         return synthetic.generate(path, plans=plans, sites=sites, seed=seed, progress=advance, **kwargs)
 
 
+#: What a source the ingest refuses should be instead.
+SOURCE_HINT = "pass a Swiss Dwellings geometries.csv, or write one with `homeloop generate`"
+
+
 def run_ingest(source: Path, out: Path, *, all_usages: bool = False, keep_all_floors: bool = False, progress: bool = True):
     from homeloop.pipeline import ingest as ingest_stage
 
@@ -210,7 +230,41 @@ def run_ingest(source: Path, out: Path, *, all_usages: bool = False, keep_all_fl
         with stage_progress("ingest", total, enabled=progress) as advance:
             return ingest_stage.ingest(source, out, usages=usages, keep_all_floors=keep_all_floors, progress=advance)
     except ingest_stage.SourceError as exc:
-        raise HomeLoopError(f"{exc}; pass a Swiss Dwellings geometries.csv, or write one with `homeloop generate`") from exc
+        raise HomeLoopError(f"{exc}; {SOURCE_HINT}") from exc
+
+
+def check_source(source: Path) -> Path:
+    """What would stop the ingest of ``source`` at its start, found before a build starts Prefect or
+    Dask (seconds): the file is there and readable, has the columns of a geometries.csv (the
+    ingest's own header check) and a row under its header. One line each."""
+    from homeloop.pipeline import ingest as ingest_stage
+
+    source = require_file(Path(source), "source file")
+    try:
+        ingest_stage.read_layout(source)
+        if not _has_row(source):
+            raise ingest_stage.SourceError(f"no plans in {source}: 0 rows read, only a header")
+    except ingest_stage.SourceError as exc:
+        raise HomeLoopError(f"{exc}; {SOURCE_HINT}") from exc
+    return source
+
+
+def _has_row(path: Path, block: int = 1 << 16) -> bool:
+    """Whether anything but blank lines follows the header line (read as the ingest reads it,
+    compressed or not), reading no further than the first row."""
+    import pyarrow as pa
+
+    header_done = False
+    with pa.input_stream(str(path), compression="detect") as stream:
+        while chunk := stream.read(block):
+            if not header_done:
+                newline = chunk.find(b"\n")
+                if newline < 0:
+                    continue
+                header_done, chunk = True, chunk[newline + 1:]
+            if chunk.strip():
+                return True
+    return False
 
 
 def show_plan(plan_key: str, from_dir: Path, out: Path) -> Path:
@@ -232,6 +286,8 @@ class AuditOutcome:
     plans_checked: int
     plans_passed: int
     html: Path | None = None
+    #: The pictures of failing plans the report drew (and no other file of its folder).
+    pictures: list[Path] = field(default_factory=list)
 
 
 #: Plans per partition of the audit and features stages: a partition reads its
@@ -255,8 +311,10 @@ def run_audit(out: Path, rejected: pd.DataFrame | None, *, progress: bool = True
     per_rule = audit_stage.per_rule_summary(table)
     drawn = load_plans(out, keys=audit_stage.example_plan_keys(table, set(keys)))
     html = audit_stage.write_audit_report(table, per_rule, drawn, Path(out))
+    pictures = [Path(out) / audit_stage.picture_name(rule, plan.key)
+                for rule, plan, _, _ in audit_stage.failing_examples(table, {p.key: p for p in drawn})]
     status = audit_stage.plan_status(table)
-    return AuditOutcome(table, per_rule, len(status), int(status.sum()), html)
+    return AuditOutcome(table, per_rule, len(status), int(status.sum()), html, sorted(pictures))
 
 
 def run_audit_source(source: Path, out: Path, *, all_usages: bool = False, progress: bool = True) -> AuditOutcome:
@@ -324,7 +382,7 @@ def stage_audit(build: Build) -> dict[str, Any]:
         outcome = run_audit(build.out, rejected, progress=build.config.progress, client=build.client)
         by_rule = {r.rule: int(r.failed) for r in outcome.per_rule.itertuples(index=False) if r.failed}
         counts = reconciled(outcome.plans_checked, outcome.plans_passed, outcome.plans_checked - outcome.plans_passed, by_rule)
-        outputs = [build.path("audit.parquet"), build.path("audit.html"), *sorted(build.path("audit").glob("*.png"))]
+        outputs = [build.path("audit.parquet"), build.path("audit.html"), *outcome.pictures]
         return outputs, {"counts": counts}
 
     return cached_stage(build, "audit", {}, inputs, run)
@@ -386,10 +444,8 @@ def stage_select(build: Build) -> dict[str, Any]:
 
 def stage_homes(build: Build) -> dict[str, Any]:
     """Furnish, equip and verify plans in selection order until ``homes`` pass."""
-    import shutil
-
     from homeloop.audits import AUDIT_COLUMNS
-    from homeloop.pipeline.homes import OUTCOMES, build_homes_partition
+    from homeloop.pipeline.homes import build_homes_partition
     from homeloop.pipeline.parallel import map_partitions_until
 
     cfg = build.config
@@ -398,7 +454,9 @@ def stage_homes(build: Build) -> dict[str, Any]:
     homes_dir = build.path("homes")
 
     def run():
-        order = list(pd.read_parquet(build.path("selection.parquet"))["plan"])
+        # Plan keys name each home's folder and outcome file: each is a safe id first.
+        order = [safe_id(plan, "home", build.path("selection.parquet"))
+                 for plan in pd.read_parquet(build.path("selection.parquet"))["plan"]]
         key = build.cache.key("homes-work", params, inputs, stage_code_hash(run))
         with stage_progress("homes", cfg.homes, enabled=cfg.progress) as advance:
             built = map_partitions_until(build_homes_partition, order, str(build.out), cfg.seed, key,
@@ -412,11 +470,9 @@ def stage_homes(build: Build) -> dict[str, Any]:
             outcomes.append(record)
             kept += bool(record["kept"])
         kept_ids = [o["plan"] for o in outcomes if o["kept"]]
-        # Homes built beyond the last one needed (the tail of the last partition) are not part of the set.
-        keep = {*kept_ids, OUTCOMES, HOUSE_ID}
-        for folder in sorted(homes_dir.glob("*")):
-            if folder.is_dir() and folder.name not in keep:
-                shutil.rmtree(folder)
+        # Homes built beyond the last one needed (the tail of the last partition), and those of
+        # another seed or of a killed run, are not part of the set.
+        remove_unkept_homes(build.out, set(kept_ids))
         build.work["homes"] = work_summary([o["seconds"] for o in outcomes])
         table = pd.DataFrame.from_records(
             [{k: v for k, v in o.items() if k not in ("findings", "seconds")} | {"rank": i + 1}
@@ -437,7 +493,39 @@ def stage_homes(build: Build) -> dict[str, Any]:
             outputs += [homes_dir / home_id / "home.json", homes_dir / home_id / "preview.png"]
         return outputs, {"counts": counts, "homes": kept_ids}
 
-    return cached_stage(build, "homes", params, inputs, run)
+    result = cached_stage(build, "homes", params, inputs, run)
+    if result["counts"]["kept"] < cfg.homes:
+        build.warn(short_homes_line(result["counts"], cfg.homes))
+    return result
+
+
+def short_homes_line(counts: dict[str, Any], asked: int) -> str:
+    """The warning of a build that made fewer homes than ``--homes`` asked for: the selection ran out."""
+    return (f"warning: made {counts['kept']:,} of the {asked:,} homes asked for (--homes): every one of the "
+            f"selection's {counts['in']:,} plans was tried ({counts['rejected']:,} could not be furnished or failed "
+            "the home check); more plans (--plans, or a larger --source) give more homes")
+
+
+def remove_unkept_homes(out: Path, keep: set[str]) -> list[str]:
+    """Delete the home files the homes work wrote (each named, with its hash, in the plan's outcome
+    record under ``homes/.outcomes/``) of plans not in ``keep``; other files in homes/ are not the
+    build's and stay."""
+    import json
+
+    from homeloop.pipeline.homes import OUTCOMES
+
+    files: dict[str, str] = {}
+    for record in sorted((Path(out) / "homes" / OUTCOMES).glob("[!.]*.json")):
+        if record.stem in keep:
+            continue
+        try:
+            written = json.loads(record.read_text()).get("files", {})
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(written, dict):
+            files.update({f"homes/{record.stem}/{name}": h for name, h in written.items()
+                          if isinstance(name, str) and "/" not in name and name not in (".", "..")})
+    return build_folder.remove_written(out, files)
 
 
 def stage_house(build: Build) -> dict[str, Any]:
@@ -562,8 +650,9 @@ def run_build(config: BuildConfig, *, runner: Callable[[str, Callable[[], Any]],
     from homeloop.pipeline.parallel import dask_client
 
     config.verify_settings().check()  # a bad body or seed list stops the build before any work
+    check_inputs(config)
     # Absolute, so that workers of a Dask cluster started elsewhere write to the same folder.
-    out = ensure_writable(config.out_dir).resolve()
+    out = own_folder(config.out_dir).resolve()
     say = log or (lambda msg: console.print(msg, highlight=False))
     runner = runner or (lambda name, fn: fn())
 
@@ -571,7 +660,8 @@ def run_build(config: BuildConfig, *, runner: Callable[[str, Callable[[], Any]],
         return runner(name, lambda: as_user_errors(fn, out))
 
     with build_lock(out, warn=say):
-        as_user_errors(lambda: remove_partial_files(out), out)
+        as_user_errors(lambda: build_folder.claim(out), out)  # the first thing it writes there
+        as_user_errors(lambda: build_folder.remove_partial_files(out), out)
         with dask_client(config.dask_address, workers=config.workers) as client:
             build = Build(config, out, client=client)
             build.log = say
@@ -580,7 +670,7 @@ def run_build(config: BuildConfig, *, runner: Callable[[str, Callable[[], Any]],
             run_stage("audit", lambda: stage_audit(build))
             run_stage("features", lambda: stage_features(build))
             run_stage("select", lambda: stage_select(build))
-            homes = run_stage("homes", lambda: stage_homes(build))["homes"]
+            homes = [safe_id(h, "home") for h in run_stage("homes", lambda: stage_homes(build))["homes"]]
             run_stage("house", lambda: stage_house(build))
             built = run_stage("usd", lambda: stage_usd(build, homes))["valid"]
             built_homes = [h for h in homes if h in set(built)]
@@ -602,20 +692,28 @@ def as_user_errors(fn: Callable[[], Any], out: Path) -> Any:
         raise error from None
 
 
-#: Temporary files of an atomic write (homeloop.io.atomic_path, homeloop.pipeline.usd):
-#: ``.<name>.<8 random characters>.tmp`` or ``.<stem>.<8 random characters>.usd[ac]``.
-PARTIAL_FILE = re.compile(r"^\..+\.[A-Za-z0-9_]{8}(\.tmp|\.usd[ac])$")
+def check_inputs(config: BuildConfig) -> None:
+    """What stops a build on its inputs, before it starts Prefect, Dask or a stage: a ``--source``
+    the ingest would refuse at its start, an ``--out`` that is no build folder (one line each)."""
+    from homeloop.pipeline.lock import LOCK_FILE
+
+    if config.source is not None:
+        check_source(Path(config.source))
+    build_folder.check_owned(config.out_dir, ignore=(LOCK_FILE,))
 
 
-def remove_partial_files(out: Path) -> list[Path]:
-    """Delete what a build killed in the middle of a write left behind (a write
-    interrupted before its rename); the rerun writes those files again."""
-    removed = []
-    for path in sorted(out.rglob(".*")):
-        if path.is_file() and PARTIAL_FILE.match(path.name):
-            path.unlink(missing_ok=True)
-            removed.append(path)
-    return removed
+def own_folder(folder: Path) -> Path:
+    """Build folder ``folder``, created if missing, once it is known to be empty or a build's
+    (:mod:`homeloop.pipeline.build_folder`); the build marks it as its own under the lock."""
+    from homeloop.pipeline.lock import LOCK_FILE
+
+    build_folder.check_owned(folder, ignore=(LOCK_FILE,))
+    return ensure_writable(folder)
+
+
+#: Temporary files of any atomic write (homeloop.io.atomic_path); a build removes only those
+#: named with its folder's token (build_folder.remove_partial_files).
+PARTIAL_FILE = partial_file_pattern()
 
 
 def package_versions() -> dict[str, str]:
@@ -632,25 +730,14 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def output_files(out: Path) -> list[str]:
-    """Every output file of the build (relative paths, in path order).
-
-    Leaves out the manifest itself, the run log, the generated source (it is an
-    input, hashed under ``inputs``) and hidden bookkeeping (``.stages/``, the lock)."""
-    files = []
-    for path in sorted(p for p in out.rglob("*") if p.is_file()):
-        rel = path.relative_to(out)
-        if rel.as_posix() in ("manifest.json", "run.json") or rel.parts[0] == "source":
-            continue
-        if any(part.startswith(".") for part in rel.parts):
-            continue
-        files.append(rel.as_posix())
-    return files
-
-
-def output_hashes(out: Path, digest: Callable[[Path], str] = sha256_file) -> dict[str, str]:
-    """sha256 of every output file of the build (relative path → hash), in path order."""
-    return {rel: digest(out / rel) for rel in output_files(out)}
+def build_outputs(build: Build) -> dict[str, str]:
+    """The outputs of the build (relative path → sha256, in path order): the files its stages
+    recorded writing, less the generated source (an input, hashed under ``inputs``) and hidden
+    working files (the screening the verify stage completes). Nothing else in the folder is the
+    build's: ``homeloop verify`` reports it."""
+    files = {rel: digest for stage, written in build.written.items() if stage != "source"
+             for rel, digest in written.items() if not any(part.startswith(".") for part in Path(rel).parts)}
+    return dict(sorted(files.items()))
 
 
 def write_manifest(build: Build, source: Path) -> dict[str, Any]:
@@ -667,7 +754,11 @@ def write_manifest(build: Build, source: Path) -> dict[str, Any]:
         "versions": package_versions(),
         "code": build_code_hash(),
         "counts": counts,
-        "outputs": output_hashes(build.out, build.cache.digest),
+        "outputs": build_outputs(build),
+        # What was asked for and made (a source can give fewer homes than --homes), and the warnings.
+        "homes": {"asked": build.config.homes,
+                  "made": build.results.get("homes", {}).get("counts", {}).get("kept", 0)},
+        "warnings": list(build.warnings),
     }
     write_json(build.path("manifest.json"), manifest)
     write_json(build.path("run.json"), {"timings_s": {k: round(v, 3) for k, v in build.timings.items()},

@@ -2,8 +2,10 @@
 
 Checks, each problem one line:
 
-* every file ``manifest.json`` lists is there with the sha256 it lists, and no
-  other output file has appeared;
+* every file ``manifest.json`` lists is there with the sha256 it lists, and
+  every other file in the folder is one a recorded stage wrote (``.stages/``)
+  or the build's bookkeeping: a file no stage of the build wrote is stale (left
+  by older code) or someone else's, and is reported;
 * the counts of every stage reconcile (in = kept + rejected; rejections by
   reason add up) and agree with the tables (homes.parquet, usd.parquet,
   selection.parquet, plans.parquet, audit.parquet);
@@ -27,8 +29,9 @@ import pandas as pd
 from homeloop.errors import HomeLoopError
 from homeloop.io import sha256_file
 from homeloop.house import HOUSE_ID
+from homeloop.pipeline.build_folder import MANIFEST
 
-MANIFEST = "manifest.json"
+RUN_FILE = "run.json"
 #: Tables whose row counts the manifest's counts must match.
 TABLES = ("homes.parquet", "usd.parquet", "selection.parquet", "plans.parquet", "audit.parquet",
           "applicability.parquet")
@@ -75,7 +78,8 @@ def up_to_date(config: Any) -> dict[str, Any] | None:
     without starting Prefect, a Dask cluster or any stage (docs/pipeline.md). Partial files a killed
     write left behind are removed, as a run would."""
     from homeloop.pipeline.cache import build_code_hash
-    from homeloop.pipeline.stages import generated_source, package_versions, remove_partial_files
+    from homeloop.pipeline.build_folder import remove_partial_files
+    from homeloop.pipeline.stages import generated_source, package_versions
 
     build = Path(config.out_dir)
     try:
@@ -111,11 +115,41 @@ def _stage_records_intact(build: Path, manifest: dict[str, Any]) -> bool:
     return True
 
 
-def present_outputs(build: Path) -> set[str]:
-    """Output files in the folder, as the manifest names them (see stages.output_hashes)."""
-    from homeloop.pipeline.stages import output_files
+def bookkeeping(rel: str) -> bool:
+    """Whether a path of a build folder is the build's bookkeeping, not an output: its marker and
+    lock, the manifest and run log, and the records of the stages, the homes work and the verify
+    work (each ``<folder>/<name>.json``)."""
+    from homeloop.io import OWNER_FILE
+    from homeloop.pipeline.cache import RECORDS
+    from homeloop.pipeline.homes import OUTCOMES
+    from homeloop.pipeline.lock import LOCK_FILE
+    from homeloop.pipeline.verify_pairs import OUTCOMES as VERIFY_RECORDS
 
-    return set(output_files(build))
+    parts = Path(rel).parts
+    if rel in (OWNER_FILE, LOCK_FILE, MANIFEST, RUN_FILE):
+        return True
+    records = {(RECORDS,), (VERIFY_RECORDS,), ("homes", OUTCOMES)}
+    return parts[:-1] in records and parts[-1].endswith(".json") and not parts[-1].startswith(".")
+
+
+def recorded_files(build: Path) -> set[str]:
+    """Every file the stage records of ``build`` (``.stages/``) list."""
+    from homeloop.pipeline.cache import RECORDS, StageCache
+
+    cache = StageCache(Path(build))
+    return {rel for path in sorted((Path(build) / RECORDS).glob("*.json")) for rel in cache.recorded_outputs(path.stem)}
+
+
+def foreign_files(build: Path, listed: set[str]) -> list[str]:
+    """Files in ``build`` that neither the manifest (``listed``) nor a stage record names and that
+    are no bookkeeping, as paths relative to it: stale outputs of older code, or someone else's."""
+    known = recorded_files(build) | listed
+    found = []
+    for path in sorted(p for p in Path(build).rglob("*") if p.is_file() or p.is_symlink()):
+        rel = path.relative_to(build).as_posix()
+        if rel not in known and not bookkeeping(rel):
+            found.append(rel)
+    return found
 
 
 def check_files(result: Verification, manifest: dict[str, Any]) -> None:
@@ -127,7 +161,7 @@ def check_files(result: Verification, manifest: dict[str, Any]) -> None:
             result.problems.append(f"missing: {rel}")
         elif sha256_file(path) != digest:
             result.problems.append(f"changed: {rel} (its sha256 differs from {MANIFEST})")
-    for rel in sorted(present_outputs(result.build) - set(listed)):
+    for rel in foreign_files(result.build, set(listed)):
         result.problems.append(f"extra: {rel} (not in {MANIFEST})")
 
 

@@ -224,3 +224,27 @@ def verify_counts(table: pd.DataFrame) -> tuple[int, int, dict[str, int]]:
     failed = played[~played["verified"]]
     kinds = failed["verify_reason"].map(reason_kind).value_counts().to_dict()
     return len(played), int(played["verified"].sum()), {str(k): int(v) for k, v in kinds.items()}
+
+
+#: The share of a task's screened pairs that may fail the verify stage before the report marks the
+#: task: screening (requirements read from the home) should predict what the scripted agent passes.
+GAP_GOAL = 0.05
+
+
+def task_gaps(table: pd.DataFrame) -> pd.DataFrame:
+    """Per task (in table order), over the pairs played: screened (applicable and played), verified,
+    gap (screened less verified), gap_share (of screened), over_goal (gap_share above
+    :data:`GAP_GOAL`) and reason (the commonest first part of a failing pair's reason)."""
+    played = table[table["applicable"] & ~table["verify_reason"].str.startswith(NOT_RUN_PREFIX)]
+    rows = []
+    for task, group in played.groupby("task", sort=False):
+        failed = group[~group["verified"]]
+        keys = pd.Series([reason_key(r, h) for r, h in zip(failed["verify_reason"], failed["home"])], dtype=str)
+        verified = int(group["verified"].sum())
+        gap = len(group) - verified
+        rows.append({"task": task, "family": group["family"].iloc[0], "screened": len(group), "verified": verified,
+                     "gap": gap, "gap_share": gap / len(group), "over_goal": gap / len(group) > GAP_GOAL + 1e-12,
+                     "reason": str(keys.value_counts().index[0]) if len(keys) else ""})
+    columns = ["task", "family", "screened", "verified", "gap", "gap_share", "over_goal", "reason"]
+    return pd.DataFrame(rows, columns=columns)
+

@@ -5,10 +5,13 @@ It listens on 127.0.0.1 (a free port), serves ``GET /v1/models`` and
 scripted reply of its queue; when the queue is empty, a *policy* (a function
 of the request body) may answer instead, so concurrent conversations each
 get the reply that fits their own history. Every request is kept
-(``requests``) for assertions.
+(``requests``) for assertions, with the seconds the server spent on it before
+answering (``handled_s``, in the same order).
 
 Replies are built with :func:`tool_call`, :func:`calls`, :func:`text`,
-:func:`cut_off`, :func:`status` and :func:`slow`.
+:func:`cut_off`, :func:`status`, :func:`slow` and, for what is not the protocol,
+:func:`raw`, :func:`html` and :func:`bad_json`. A server given ``answer_all`` (one of
+the last three) answers every request with it, as a web page at a mistyped URL would.
 """
 
 from __future__ import annotations
@@ -70,6 +73,22 @@ def slow() -> dict[str, Any]:
     return {"slow": True}
 
 
+def raw(body: str, content_type: str = "application/json") -> dict[str, Any]:
+    """A 200 reply whose body is ``body`` as given: not necessarily a chat completion."""
+    return {"raw": body, "content_type": content_type}
+
+
+def html() -> dict[str, Any]:
+    """A web page, as a server that is not the OpenAI API answers."""
+    return raw("<!DOCTYPE html><html><head><title>Welcome</title></head><body>It works!</body></html>",
+               "text/html; charset=utf-8")
+
+
+def bad_json() -> dict[str, Any]:
+    """A body labelled JSON that is cut off mid-object."""
+    return raw('{"id": "chatcmpl-test", "object": "chat.completion", "choices": [{"index": 0, "mess')
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: "_HTTPServer"
 
@@ -86,6 +105,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _send_raw(self, spec: dict[str, Any]) -> None:
+        data = spec["raw"].encode()
+        self.send_response(200)
+        self.send_header("Content-Type", spec["content_type"])
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def _authorized(self) -> bool:
         owner = self.server.owner
         given = self.headers.get("Authorization", "")
@@ -97,9 +124,12 @@ class _Handler(BaseHTTPRequestHandler):
         return False
 
     def do_GET(self) -> None:  # noqa: N802
+        owner = self.server.owner
+        if owner.answer_all is not None:
+            self._send_raw(owner.answer_all)
+            return
         if not self._authorized():
             return
-        owner = self.server.owner
         if self.path.rstrip("/") == "/v1/models" and owner.serve_models:
             self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "created": 0,
                                                           "owned_by": "test"} for m in owner.models]})
@@ -109,9 +139,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         started = time.perf_counter()
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        owner = self.server.owner
+        if owner.answer_all is not None:
+            owner.next_reply(body)  # kept for assertions
+            self._send_raw(owner.answer_all)
+            return
         if not self._authorized():
             return
-        owner = self.server.owner
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
@@ -122,6 +156,9 @@ class _Handler(BaseHTTPRequestHandler):
         owner.add_handling(time.perf_counter() - started)
         if spec.get("slow"):
             owner.release.wait(timeout=60)
+            return
+        if "raw" in spec:
+            self._send_raw(spec)
             return
         if "status" in spec:
             self._send(spec["status"], {"error": {"message": spec["error"], "type": "scripted"}}, spec["headers"])
@@ -138,12 +175,15 @@ class ChatServer:
     """The server (see the module docstring); use as a context manager, or start() and stop()."""
 
     def __init__(self, models: tuple[str, ...] = ("test-model",), *, key: str | None = None,
-                 policy: Callable[[dict[str, Any]], dict[str, Any]] | None = None, serve_models: bool = True):
+                 policy: Callable[[dict[str, Any]], dict[str, Any]] | None = None, serve_models: bool = True,
+                 answer_all: dict[str, Any] | None = None):
         self.models, self.key, self.policy, self.serve_models = models, key, policy, serve_models
+        self.answer_all = answer_all
         self.queue: deque[dict[str, Any]] = deque()
         self.requests: list[dict[str, Any]] = []
         self.release = threading.Event()
         self.handling_s = 0.0
+        self.handled_s: list[float] = []
         self._lock = threading.Lock()
         self._http: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -169,6 +209,7 @@ class ChatServer:
     def add_handling(self, seconds: float) -> None:
         with self._lock:
             self.handling_s += seconds
+            self.handled_s.append(seconds)
 
     def start(self) -> "ChatServer":
         self._http = _HTTPServer(("127.0.0.1", 0), _Handler)

@@ -21,6 +21,7 @@ from homeloop.home import (
     furniture_from_catalog,
     object_from_catalog,
 )
+from homeloop.sim.robot import POUR_CLEARANCE
 from homeloop.pipeline.applicability import (
     HomeFacts,
     reasons_of,
@@ -322,9 +323,27 @@ def test_low_max_grasp_height_fails_watering(catalog, tasks):
     low = g1d.model_copy(update={"reach": g1d.reach.model_copy(update={"max_grasp_height": 1.0})})
     failing = _failing(crafted_home(), tasks, low, catalog)
     assert set(failing) == {"water_the_plants", "close_up_after_leaving"}
-    assert failing["water_the_plants"][0].startswith("reach:pouring over the pot on the plant stand height 1.12 m")
+    # The lowest hand the robot's pour skill holds the can at over the pot: the stand's top, the
+    # pot's rim (its highest grasp), the clearance, and the can's lowest grasp.
+    stand = catalog.furniture["plant_stand"].surfaces[0].height
+    rim = max(g.offset.z for g in catalog.objects["potted_plant"].grasp_points)
+    grasp = min(g.offset.z for g in catalog.objects["watering_can"].grasp_points)
+    lowest = stand + rim + POUR_CLEARANCE + grasp
+    assert failing["water_the_plants"] == [
+        f"reach:pouring over the pot on the plant stand height {lowest:.2f} m above max grasp height 1.00 m"]
     # The living room's window handle: halfway up the window, 0.5 m sill and 1.9 m high.
     assert failing["close_up_after_leaving"] == ["reach:open window height 1.45 m above max grasp height 1.00 m"]
+
+
+def test_a_body_that_cannot_grasp_the_can_where_it_lies_is_screened_out_of_watering(catalog, tasks):
+    """The crafted home's watering can stands on the floor: a body whose lowest grasp is above both
+    of its handles cannot pick it up (the simulator's pick says so too), whatever it carries."""
+    g1d = catalog.robots[G1D]
+    handles = [g.offset.z for g in catalog.objects["watering_can"].grasp_points]
+    high = g1d.model_copy(update={"reach": g1d.reach.model_copy(update={"min_grasp_height": max(handles) + 0.02})})
+    s = screen(crafted_home(), tasks["water_the_plants"], high, catalog)
+    assert s.reasons == [f"reach:watering can height {max(handles):.2f} m below min grasp height "
+                         f"{max(handles) + 0.02:.2f} m"]
 
 
 def test_payload_limits_carrying(catalog, tasks):
@@ -501,8 +520,10 @@ def test_query_all_tasks_for_a_robot(build_dir):
     hits_any = query_applicability(build_dir, tasks=["water_the_plants", "handle_smoke_alarm"], robot=G1D,
                                    all_tasks=False)
     assert list(hits_any.home) == ["home_a", "home_b", "home_c"]
+    # The Stretch pours holding the can by its rear handle, as low as its 1.10 m reach allows.
     stretch = query_applicability(build_dir, tasks=["water_the_plants"], robot="hello_robot_stretch_4")
-    assert stretch.empty  # the watering can is too heavy and the pot too high for it
+    assert list(stretch.home) == ["home_a", "home_c"]  # home_b has no plant
+    assert query_applicability(build_dir, tasks=["close_up_after_leaving"], robot="hello_robot_stretch_4").empty
 
 
 def test_query_family_and_min_applicable(build_dir):

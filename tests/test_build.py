@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import psutil
 import pytest
@@ -240,7 +241,11 @@ def test_a_build_that_stops_on_bad_input_gives_the_lock_back(tmp_path):
     from homeloop.errors import HomeLoopError
     from homeloop.pipeline.stages import BuildConfig, run_build
 
-    with pytest.raises(HomeLoopError, match="does not exist"):
-        run_build(BuildConfig(source=tmp_path / "missing.csv", out=tmp_path / "build", workers=1, progress=False),
+    # A source whose checks pass (columns, rows) but whose ingest keeps no plan: no residential unit.
+    source = tmp_path / "offices.csv"
+    good = (Path(__file__).parent / "fixtures" / "audit_good.csv").read_text()
+    source.write_text(good.replace(",RESIDENTIAL,", ",COMMERCIAL,"))
+    with pytest.raises(HomeLoopError, match=f"no plans in {source}"):
+        run_build(BuildConfig(source=source, out=tmp_path / "build", workers=1, progress=False),
                   log=lambda line: None)
     assert not (tmp_path / "build" / ".build.lock").exists()

@@ -309,3 +309,224 @@ def test_build_with_a_header_only_source(generated_csv, tmp_path, tmp_path_facto
     assert_one_line_error(result.returncode, result.stdout, f"no plans in {header}", "0 rows read")
     assert "KeyError" not in result.stdout
     assert not (tmp_path / "out" / "manifest.json").exists()
+
+
+# --- bench run: a model's prompt and image size -------------------------------------------------------
+
+
+def _bench_run_openai(tmp_path, *extra: str):
+    """``bench run`` of the openai agent at an endpoint nobody serves: bad options stop it before any request."""
+    return invoke("bench", "run", "--agent", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                  "--tasks", "handle_smoke_alarm", "--seeds", "0", "--out", tmp_path / "run", *extra)
+
+
+def test_bench_run_with_an_unknown_prompt(tmp_path):
+    from homeloop.bench.agents.conversation import PROMPTS
+
+    result = _bench_run_openai(tmp_path, "--prompt", "terse")
+    assert_one_line_error(result.exit_code, result.output, "unknown prompt 'terse'", *PROMPTS)
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("side", ["0", "-2"])
+def test_bench_run_with_a_max_image_side_below_one(tmp_path, side):
+    result = _bench_run_openai(tmp_path, "--max-image-side", side)
+    assert_one_line_error(result.exit_code, result.output, "--max-image-side", "at least 1", f"got {side}")
+    assert not (tmp_path / "run").exists()
+
+
+def test_bench_run_of_an_agent_without_a_prompt_refuses_one(tmp_path):
+    result = invoke("bench", "run", "--agent", "scripted", "--prompt", "calibrated", "--out", tmp_path / "run")
+    assert_one_line_error(result.exit_code, result.output, "--prompt", "scripted", "only of: openai")
+
+
+# --- bench replay-latency ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def latency_run(house_home, tmp_path_factory):
+    """A run folder: a model's replies (with their latency) closing the water main in the leak, a
+    transcript without latency in the smoke sensor fault, and a do-nothing episode without a model."""
+    import json
+
+    from homeloop.bench import runner as bench_runner
+    from homeloop.sim.episode import Episode
+
+    base = tmp_path_factory.mktemp("latency")
+    homes = {"house": house_home.write(base / "house.json")}
+    main = next(d.id for d in Episode(house_home, "water_leak_response", seed=0, images=False).world.devices.values()
+                if d.type == "water_main")
+    close = {"content": None, "latency_s": 40.0, "tool_calls": [{"id": "c1", "type": "function", "function": {
+        "name": "hub_set_state", "arguments": {"device_id": main, "field": "state", "value": "closed"}}}]}
+    with_latency, without = base / "with.jsonl", base / "without.jsonl"
+    with_latency.write_text(json.dumps(close) + "\n" + json.dumps({"content": "Closed.", "latency_s": 5.0}) + "\n")
+    without.write_text(json.dumps({"content": "Nothing to do."}) + "\n")
+    out, flags = base / "run", bench_runner.Flags(images=False)
+    for task, replies in (("water_leak_response", with_latency), ("smoke_sensor_fault", without)):
+        bench_runner.run(bench_runner.plan(homes, [task], "unitree_g1_d_ultimate", [0], flags), "replay", out,
+                         agent_options={"replies": str(replies), "model": "m"})
+    # A run folder belongs to one agent: the episode without a model is run apart and its record put beside.
+    bench_runner.run(bench_runner.plan(homes, ["leak_sensor_fault"], "unitree_g1_d_ultimate", [0], flags),
+                     "do-nothing", base / "other")
+    for record in (base / "other" / "episodes").glob("*.json"):
+        (out / "episodes" / record.name).write_bytes(record.read_bytes())
+    return out
+
+
+def test_bench_replay_latency_adds_each_requests_latency_as_simulated_time(latency_run, tmp_path):
+    from homeloop.bench.records import read_records
+
+    result = invoke("bench", "replay-latency", latency_run, "--out", tmp_path / "replayed")
+    assert result.exit_code == 0, result.output
+    before = {r["world"]["task"]: r for r in read_records([latency_run]).records}
+    after = {r["world"]["task"]: r for r in read_records([tmp_path / "replayed"]).records}
+    flat = " ".join(result.output.split())
+    assert f"skipped, no model replies to replay: {before['leak_sensor_fault']['episode_id']}" in flat
+    assert f"replayed without added time, a request's latency is unknown: " \
+           f"{before['smoke_sensor_fault']['episode_id']}" in flat
+    assert sorted(after) == ["smoke_sensor_fault", "water_leak_response"]
+    leak, latency = after["water_leak_response"], before["water_leak_response"]["model_calls"][0]["latency_s"]
+    assert leak["calls"][0]["tool"] == "clock_wait" and leak["calls"][0]["data"]["waited_s"] == latency
+    assert leak["acted_at"] == pytest.approx(before["water_leak_response"]["acted_at"] + latency)
+    assert after["smoke_sensor_fault"]["calls"] == before["smoke_sensor_fault"]["calls"]
+    assert "time_to_act" in result.output and "core tasks in the house" in flat
+
+
+def test_bench_replay_latency_of_a_folder_that_is_no_run(tmp_path):
+    result = invoke("bench", "replay-latency", tmp_path / "nowhere", "--out", tmp_path / "replayed")
+    assert_one_line_error(result.exit_code, result.output, "nowhere", "not a run folder")
+
+
+# --- values printed as they are, seeds, counts and times out of range ------------------------------
+
+
+def test_markup_in_a_path_or_task_name_is_printed_as_it_is(house_dir, tmp_path):
+    folder = tmp_path / "[bold]home[/]"
+    line = assert_one_line_error(*_exit_and_output(invoke("sim", folder, "--task", "handle_smoke_alarm")))
+    assert line == f"error: {folder / 'home.json'}: no home file; give a folder holding home.json, e.g. " \
+                   "outputs/default/homes/house"
+    line = assert_one_line_error(*_exit_and_output(invoke("sim", house_dir, "--task", "[bold]tea[/]")))
+    assert line.startswith("error: unknown task '[bold]tea[/]'; ")
+    result = invoke("bench", "view", tmp_path / "[/]")
+    assert_one_line_error(result.exit_code, result.output, f"{tmp_path / '[/]'}: not a run folder")
+
+
+def _usage_error(result, *phrases: str) -> str:
+    """Exit code 2 and the one message line of the command line's usage error box."""
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output[-3000:]
+    boxed = [line for line in result.output.splitlines() if line.startswith("│")]
+    assert len(boxed) == 1, result.output
+    for phrase in phrases:
+        assert phrase in boxed[0], boxed[0]
+    return boxed[0]
+
+
+@pytest.mark.parametrize("command", [
+    ("sim", "{house}", "--task", "handle_smoke_alarm"),
+    ("render", "{house}", "--camera", "robot", "--task", "handle_smoke_alarm", "--out", "{tmp}/r.png"),
+    ("build", "--out", "{tmp}/build"),
+    ("generate", "--out", "{tmp}/g.csv", "--plans", "2", "--sites", "1"),
+    ("bench", "run", "--agent", "scripted", "--out", "{tmp}/run"),
+])
+def test_a_negative_seed_is_one_line(command, house_dir, tmp_path):
+    args = [a.format(house=house_dir, tmp=tmp_path) for a in command]
+    _usage_error(invoke(*args, "--seed", "-1"), "'--seed'", "greater than or equal to 0")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bench_run_with_a_negative_seed_makes_no_run_folder(tmp_path):
+    result = invoke("bench", "run", "--agent", "scripted", "--seeds", "0,-1", "--out", tmp_path / "run")
+    assert_one_line_error(result.exit_code, result.output, "--seeds 0,-1", "from 0 up", "got -1")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("command", ["generate", "build"])
+def test_more_sites_than_plans_is_one_line_before_any_work(command, tmp_path):
+    out = tmp_path / ("g.csv" if command == "generate" else "build")
+    result = invoke(command, "--out", out, "--plans", "3", "--sites", "10")
+    line = assert_one_line_error(result.exit_code, result.output, "--sites 10 with --plans 3", "from 1 to 3")
+    assert len(result.output.splitlines()) == 1, result.output
+    assert line and list(tmp_path.iterdir()) == []
+
+
+def test_render_at_without_a_task_is_one_line(house_dir, tmp_path):
+    result = invoke("render", house_dir, "--camera", "robot", "--at", "10", "--out", tmp_path / "r.png")
+    assert_one_line_error(result.exit_code, result.output, "--at 10", "give --task too")
+    assert not (tmp_path / "r.png").exists()
+
+
+@pytest.mark.parametrize("seconds", ["99999", "nan", "-5"])
+def test_times_outside_a_tasks_episode_are_one_line(house_dir, tmp_path, seconds):
+    from homeloop.bench.tasks import load_tasks
+
+    horizon = f"{load_tasks()['handle_smoke_alarm'].horizon_s:g}"
+    result = invoke("render", house_dir, "--camera", "robot", "--task", "handle_smoke_alarm", "--at", seconds,
+                    "--out", tmp_path / "r.png")
+    assert_one_line_error(result.exit_code, result.output, f"--at {float(seconds):g}", f"0 to {horizon} seconds")
+    result = invoke("sim", house_dir, "--task", "handle_smoke_alarm", "--seconds", seconds)
+    assert_one_line_error(result.exit_code, result.output, f"--seconds {float(seconds):g}",
+                          f"more than 0 to {horizon} seconds")
+    assert not (tmp_path / "r.png").exists()
+
+
+def _broken_house(house_dir, folder, edit):
+    """The house's home file with ``edit`` applied to its JSON, in ``folder``; returns the folder."""
+    import json
+
+    data = json.loads((house_dir / "home.json").read_text(encoding="utf-8"))
+    edit(data)
+    (folder / "home.json").write_text(json.dumps(data), encoding="utf-8")
+    return folder
+
+
+def _kitchen(data):
+    return next(r for r in data["rooms"] if r["type"] == "KITCHEN")
+
+
+def _bow_tie(data):
+    (x0, y0, x1, y1) = __import__("shapely").Polygon(_kitchen(data)["polygon"][0]).bounds
+    _kitchen(data)["polygon"] = [[[x0, y0], [x1, y1], [x1, y0], [x0, y1]]]
+
+
+def _postage_stamp(data):
+    x, y = _kitchen(data)["polygon"][0][0]
+    _kitchen(data)["polygon"] = [[[x, y], [x + 0.1, y], [x + 0.1, y + 0.1], [x, y + 0.1]]]
+
+
+def _far_away(data):
+    next(d for d in data["devices"] if d["type"] == "smoke_sensor")["pose"]["x"] = 1e308
+
+
+@pytest.mark.parametrize("command", ["sim", "render"])
+@pytest.mark.parametrize("edit, phrases", [
+    (_bow_tie, ["room ", "(kitchen)", "Self-intersection"]),
+    (_postage_stamp, ["room ", "(kitchen)", "0.01 m² of floor", "m² a room of type KITCHEN (indoor) needs"]),
+    (_far_away, ["device 'smoke_", "1e+308 m is beyond"]),
+])
+def test_a_home_file_with_bad_geometry_is_one_line_naming_the_room_or_device(house_dir, tmp_path, command,
+                                                                             edit, phrases):
+    folder = _broken_house(house_dir, tmp_path, edit)
+    args = ["--task", "handle_smoke_alarm"] if command == "sim" else ["--camera", "robot", "--task",
+                                                                       "handle_smoke_alarm", "--out", tmp_path / "r.png"]
+    result = invoke(command, folder, *args)
+    assert_one_line_error(result.exit_code, result.output, str(folder / "home.json"), *phrases)
+    assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "r.png").exists()
+
+
+def test_bench_score_names_unscorable_outcome_rows_and_marks_missing_tasks(tmp_path):
+    from homeloop.bench.scoring import INCOMPLETE
+    from homeloop.bench.tasks import load_tasks
+
+    core = [t for t, task in load_tasks().items() if task.core]
+    rows = [f"m,{t},0,true,5,200" for t in core[1:]] + [f"m,{core[0]},0,true,-5,200", f"m,{core[0]},1,true,5,0"]
+    path = tmp_path / "o.csv"
+    path.write_text("model,task,seed,passed,units,budget\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    result = invoke("bench", "score", "--outcomes", path, "--out", tmp_path / "tables")
+    assert result.exit_code == 0, result.output
+    n = len(core) + 1  # the header is line 1
+    assert f"skipped: {path}: row {n}: units must be a number 0 or more, got '-5'" in result.output
+    assert f"skipped: {path}: row {n + 1}: budget must be a number above 0, got '0'" in result.output
+    main = pd.read_csv(tmp_path / "tables" / "main.csv", keep_default_na=False).set_index("model").loc["m"]
+    assert main["balanced"] == INCOMPLETE and main[load_tasks()[core[0]].family] == INCOMPLETE
+    assert core[0] in main["missing"]
+    assert "inf" not in (tmp_path / "tables" / "skill_cost.csv").read_text()

@@ -109,6 +109,7 @@ def test_build_flow_is_deterministic(flow_build, tmp_path_factory):
 
 def test_unchanged_rerun_reuses_every_stage(flow_build):
     from homeloop.flows.build import build_home_set
+    from homeloop.io import owner_token
     from homeloop.pipeline.stages import STAGES
 
     out, manifest = flow_build
@@ -116,10 +117,13 @@ def test_unchanged_rerun_reuses_every_stage(flow_build):
     assert all(p.is_file() for p in records.values())
     before = {stage: (p.read_bytes(), p.stat().st_mtime_ns) for stage, p in records.items()}
     written = {rel: (out / rel).stat().st_mtime_ns for rel in manifest["outputs"]}
-    # What writes cut short by a kill leave behind (see homeloop.io.atomic_path): cleared by the next run.
+    # What writes cut short by a kill leave behind, named with the folder's token (see
+    # homeloop.io.atomic_path): cleared by the next run.
+    token = owner_token(out)
     home_id = kept_home_ids(out)[0]
-    leftovers = [out / ".selection.parquet.a1b2c3d4.tmp", out / "homes" / home_id / ".home.x_y9z8w7.usdc",
-                 out / "homes" / ".outcomes" / f".{home_id}.json.qwerty12.tmp"]
+    leftovers = [out / f".selection.parquet.{token}.a1b2c3d4.tmp",
+                 out / "homes" / home_id / f".home.usdc.{token}.x_y9z8w7.usdc",
+                 out / "homes" / ".outcomes" / f".{home_id}.json.{token}.qwerty12.tmp"]
     for path in leftovers:
         path.write_bytes(b"half a file")
     assert partial_files(out) == sorted(leftovers)

@@ -12,6 +12,8 @@ from pydantic import ValidationError
 
 from homeloop.catalog import load_catalog
 from homeloop.home import (
+    MAX_EXTENT,
+    MIN_ROOM_AREA,
     SCHEMA_VERSION,
     CameraPose,
     Fixture,
@@ -30,9 +32,11 @@ from homeloop.home import (
     device_from_catalog,
     furniture_from_catalog,
     object_from_catalog,
+    polygon_array,
     rings_from_polygon,
 )
-from shapely.geometry import box
+from homeloop.plan import space_class as plan_space_class
+from shapely.geometry import Polygon, box
 
 
 def tiny_home() -> Home:
@@ -256,3 +260,100 @@ def test_reading_a_file_gives_the_home_its_parsed_json_validates_to(house_home):
     read = Home.from_json(text)
     assert read == Home.model_validate(orjson.loads(text))
     assert read.to_json() == text
+
+
+# --- the geometry a home file may hold -----------------------------------------------------------
+
+
+def _read_with(tmp_path, edit) -> str:
+    """The one-line message reading the tiny home's file gives after ``edit`` changed its JSON."""
+    data = json.loads(tiny_home().to_json())
+    edit(data)
+    path = tmp_path / "home.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(HomeFileError) as err:
+        Home.read(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: ") and "\n" not in message
+    return message
+
+
+BOW_TIE = [[0.0, 0.0], [4.0, 3.0], [4.0, 0.0], [0.0, 3.0]]
+
+
+def test_a_bow_tie_room_is_refused_naming_the_room(tmp_path):
+    message = _read_with(tmp_path, lambda d: d["rooms"][0].update(polygon=[BOW_TIE]))
+    assert "room '1' (bedroom)" in message and "Self-intersection" in message
+    assert not polygon_array([[BOW_TIE]])[0].is_valid
+
+
+@pytest.mark.parametrize("part, words", [("walls", "wall 'wall_1'"), ("openings", "opening 'door_1'"),
+                                         ("fixtures", "fixture 'built_in_furniture_9'")])
+def test_a_bow_tie_wall_opening_or_fixture_is_refused_naming_it(tmp_path, part, words):
+    message = _read_with(tmp_path, lambda d: d[part][0].update(polygon=[BOW_TIE]))
+    assert words in message and "Self-intersection" in message
+
+
+def test_a_bow_tie_surface_is_refused_naming_its_furniture(tmp_path):
+    message = _read_with(tmp_path, lambda d: d["furniture"][1]["surfaces"][0].update(polygon=[BOW_TIE]))
+    assert "furniture 'nightstand_1' surface 'top'" in message
+
+
+def test_a_room_too_small_for_its_class_is_refused_with_the_area_it_needs(tmp_path):
+    tiny = rings_from_polygon(box(0, 0, 0.1, 0.1))
+    message = _read_with(tmp_path, lambda d: d["rooms"][0].update(polygon=tiny))
+    assert "room '1' (bedroom)" in message
+    assert f"{MIN_ROOM_AREA['indoor']:g} m²" in message and "0.01 m²" in message
+
+
+def test_a_service_space_may_be_small():
+    # A shaft is never entered: its class asks for no floor area, only a simple polygon.
+    assert MIN_ROOM_AREA[plan_space_class("SHAFT")] == 0.0
+    home = tiny_home()
+    shaft = Room(id="2", name="shaft", type="SHAFT", polygon=rings_from_polygon(box(4.1, 0, 4.3, 0.2)))
+    home.rooms = [*home.rooms, shaft]
+    assert Home.from_json(home.to_json()).room("2").space_class == "service"
+
+
+@pytest.mark.parametrize("part, place, words", [
+    ("rooms", lambda item: item["polygon"][0][1].__setitem__(0, 1e308), "room '1'"),
+    ("devices", lambda item: item["pose"].update(x=-1e308), "device 'smoke_1'"),
+    ("furniture", lambda item: item["pose"].update(y=MAX_EXTENT * 1.5), "furniture 'bed_1'"),
+])
+def test_coordinates_beyond_the_extent_are_refused_naming_the_item(tmp_path, part, place, words):
+    message = _read_with(tmp_path, lambda d: place(d[part][0]))
+    assert words in message and f"{MAX_EXTENT:,.0f} m" in message
+
+
+def test_coordinates_at_the_extent_are_read():
+    home = tiny_home()
+    home.points[0].x = MAX_EXTENT
+    assert Home.from_json(home.to_json()).point("bedside").x == MAX_EXTENT
+
+
+def test_several_problems_are_one_line_naming_the_first(tmp_path):
+    def edit(d):
+        d["rooms"][0]["colour"] = "blue"
+        d["devices"][0]["pose"]["x"] = 1e308
+    message = _read_with(tmp_path, edit)
+    assert "room '1'" in message and "(and 1 more problems)" in message
+
+
+_corner = st.tuples(st.floats(-5, 5, allow_nan=False), st.floats(-5, 5, allow_nan=False))
+
+
+@settings(max_examples=150, deadline=None)
+@given(corners=st.lists(_corner, min_size=3, max_size=6))
+def test_a_room_polygon_is_read_exactly_when_simple_and_large_enough(corners):
+    """Any ring of corners: the home reads when shapely finds it a valid polygon of at least the
+    indoor minimum (as rounded to the millimetre), and is refused naming the room otherwise."""
+    data = json.loads(tiny_home().to_json())
+    ring = [[round(x, 3) + 0.0, round(y, 3) + 0.0] for x, y in corners]
+    data["rooms"][0]["polygon"] = [ring]
+    polygon = Polygon(ring)
+    fits = polygon.is_valid and polygon.area >= MIN_ROOM_AREA["indoor"]
+    try:
+        Home.from_json(json.dumps(data), "x.json")
+        assert fits
+    except HomeFileError as err:
+        assert not fits and "room '1' (bedroom)" in str(err) and "\n" not in str(err)

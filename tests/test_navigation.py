@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shapely.geometry import box
 
 from homeloop import navigation
 from homeloop.catalog import load_catalog
-from homeloop.home import (Home, Opening, Pose, Room, Source, Wall, furniture_from_catalog, polygon_from_rings,
-                           rings_from_polygon)
+from homeloop.home import (Fixture, Home, Opening, Pose, Room, Source, Wall, furniture_from_catalog,
+                           polygon_from_rings, rings_from_polygon)
 
 WIDE, NARROW = 0.54, 0.33
 
@@ -148,3 +150,27 @@ def test_the_union_of_walls_is_shared_by_the_same_walls():
     union = navigation.union_of_walls(walls)
     assert navigation.union_of_walls(list(walls)) is union
     assert union.equals(shapely.union_all(walls))
+
+
+@settings(max_examples=30, deadline=None)
+@given(x0=st.floats(0.3, 2.5), y0=st.floats(0.0, 1.6), w=st.floats(0.3, 1.2), d=st.floats(0.3, 0.8),
+       body=st.sampled_from([NARROW, WIDE]), kind=st.sampled_from(["counter", "built_in_furniture", "shower"]))
+def test_no_body_stands_on_or_against_a_fixture(x0, y0, w, d, body, kind):
+    """A fixture (a counter run, a built-in wardrobe) is an obstacle: the body's centre keeps half
+    its width from it, as from a wall."""
+    home = _three_rooms(False)
+    counter = box(x0, y0, min(x0 + w, 4.0), min(y0 + d, 2.4))
+    home.fixtures = [Fixture(id="fixture_1", kind=kind, room="A", polygon=_rings(counter), height=0.9)]
+    floor = navigation.free_floor(home, body)
+    assert floor.is_empty or floor.distance(counter) >= body / 2 - 0.01
+    assert navigation.free_floor_of(home, body).geometry is floor  # cached with its fixtures
+
+
+def test_a_counter_across_a_room_cuts_the_way_a_sofa_would():
+    home = _three_rooms(False)
+    home.fixtures = [Fixture(id="kitchen_1", kind="counter", room="A", polygon=_rings(box(1.5, 0.0, 2.1, 2.4)),
+                             height=0.9)]
+    assert navigation.doors_connected_within_room(home, "A", NARROW) == [("door_1", "door_2")]
+    assert navigation.reachable_rooms(home, NARROW) == {"B", "A"}
+    home.fixtures = []  # the edit is seen
+    assert navigation.reachable_rooms(home, NARROW) == {"B", "A", "C"}

@@ -142,3 +142,74 @@ def test_cli_refuses_with_one_line_and_exit_code_2(build_dir):
     assert len(errors) == 1 and "query refused" in errors[0]
     assert "Traceback" not in result.output
     assert fingerprint(build_dir) == before
+
+
+# --- bounded queries ------------------------------------------------------------------------
+
+ENDLESS = "select count(*) from range(1000000000000) t(x) where x % 7 = 3"
+
+
+def cli(*args: str):
+    return CliRunner().invoke(app, ["applicability", *map(str, args)], env={"COLUMNS": "200", "NO_COLOR": "1"})
+
+
+def one_error_line(result) -> str:
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, result.output
+    return errors[0]
+
+
+def test_a_query_past_its_timeout_stops_with_one_line(build_dir):
+    line = one_error_line(cli("--from", build_dir, "--sql", ENDLESS, "--timeout", "1"))
+    assert line == "error: query stopped after 1 s (--timeout); narrow it, or give a longer --timeout"
+
+
+@pytest.mark.parametrize("sql", ["", "   ", ";;"])
+def test_an_empty_query_is_refused(build_dir, sql):
+    line = one_error_line(cli("--from", build_dir, "--sql", sql))
+    assert line == "error: query refused: no SQL statement given"
+
+
+def test_a_query_over_its_memory_limit_stops_with_one_line_and_writes_nothing(build_dir, tmp_path, monkeypatch):
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)  # an in-memory DuckDB spills to .tmp/ of the working folder unless told not to
+    result = cli("--from", build_dir, "--memory-limit", "20MB", "--sql",
+                 "select x::varchar as v from range(3000000) t(x) order by 1 desc")
+    assert one_error_line(result).startswith("error: query stopped: it needs more memory than --memory-limit 20MB")
+    assert list(here.iterdir()) == []
+
+
+@pytest.mark.parametrize("limit", ["", "-1", "lots"])
+def test_a_bad_memory_limit_is_one_line(build_dir, limit):
+    assert one_error_line(cli("--from", build_dir, "--memory-limit", limit, "--sql", "select 1")).startswith(
+        f"error: --memory-limit {limit!r}: ")
+
+
+def test_values_and_names_are_printed_as_they_are(build_dir):
+    result = cli("--from", build_dir, "--sql", "select '[/]' as \"[bold]\", ':x: [red]y' as z")
+    assert result.exit_code == 0, result.output
+    assert "[bold]" in result.output and "[/]" in result.output and ":x: [red]y" in result.output
+
+
+def test_ctrl_c_stops_a_running_query(build_dir, tmp_path, tmp_path_factory):
+    """SIGINT to the command, as a terminal sends it, once the query says it is running."""
+    import signal
+
+    from build_fixtures import BIN, start_process, stop_process, subprocess_env, wait_for
+    from homeloop.pipeline.queries import QUERY_INTERRUPTED
+
+    log = tmp_path / "log.txt"
+    proc = start_process([str(BIN / "homeloop"), "applicability", "--from", str(build_dir), "--sql", ENDLESS,
+                          "--timeout", "600"], log=log, env=subprocess_env(tmp_path_factory))
+    try:
+        wait_for(lambda: "query running" in log.read_text(), timeout=120, what="the query to run", alive=proc,
+                 log=log)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 130, log.read_text()
+    finally:
+        stop_process(proc)
+    lines = log.read_text().splitlines()
+    assert lines[-1] == QUERY_INTERRUPTED and "Traceback" not in log.read_text()

@@ -573,3 +573,21 @@ def test_the_index_numbers_plans_last_rows_by_line_whatever_the_blank_lines(seve
     index = scan_source(path, usages=None, keep_all_floors=True)
     assert index.last_row == last_lines(path)
     assert index.rows == len(lines) - 1
+
+
+@pytest.mark.parametrize("apartment", ["../../x", "a/b", "..", ".hidden", "apt 1"])
+def test_an_apartment_id_that_cannot_name_a_file_rejects_its_rows(tmp_path, apartment):
+    """apartment_id becomes the plan's key, and so its home's folder and files: one that would leave
+    the build folder (or name no plain file) is rejected, row by row, before anything is written."""
+    with open(FIXTURES / "two_rooms.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    crafted = tmp_path / "crafted.csv"
+    with open(crafted, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows({**row, "apartment_id": apartment} for row in rows)
+    plans, rejected = read_plans(crafted)
+    assert plans == []
+    assert len(rejected) == len(rows)
+    assert set(rejected["reason"]) == {"unsafe_id"} and set(rejected["field"]) == {"apartment_id"}
+    assert all("cannot name a file" in m for m in rejected["message"])

@@ -51,14 +51,18 @@ def run_dir(house_home, tmp_path_factory) -> Path:
     homes = {"house": house_home.write(base / "home.json")}
     out = base / "run"
     runner.run(runner.plan(homes, SCRIPTED_TASKS, ROBOT, [0]), "scripted", out)
-    runner.run(runner.plan(homes, [NOTHING_TASK], ROBOT, [0]), "do-nothing", out)
     replies = base / "replies.jsonl"
     replies.write_text("\n".join(json.dumps(line) for line in (
         {"content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {
             "name": "messaging_send", "arguments": {"recipient": "resident_1", "text": HOSTILE}}}]},
         {"content": f"Done. {HOSTILE}"})) + "\n", encoding="utf-8")
-    runner.run(runner.plan(homes, [REPLAY_TASK], ROBOT, [0]), "replay", out,
+    # A run folder belongs to one agent: the others run apart and their records are put beside, as a
+    # person gathering several agents' episodes for one viewer would.
+    runner.run(runner.plan(homes, [NOTHING_TASK], ROBOT, [0]), "do-nothing", base / "nothing")
+    runner.run(runner.plan(homes, [REPLAY_TASK], ROBOT, [0]), "replay", base / "replay",
                agent_options={"replies": str(replies), "model": "transcript"})
+    for other in ("nothing", "replay"):
+        shutil.copytree(base / other / "episodes", out / "episodes", dirs_exist_ok=True)
     write_viewer(out)
     return out
 

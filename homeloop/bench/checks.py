@@ -312,8 +312,9 @@ def mug_on_table(ep: Any, params: dict[str, Any]) -> Any:
 
 @check("plant_watered", failure="Physical")
 def plant_watered(ep: Any, params: dict[str, Any]) -> Any:
-    """Every plant the request names has soil moisture of at least ``min_moisture``."""
-    floor = float(params.get("min_moisture", 0.3))
+    """Every potted plant has soil moisture of at least ``min_moisture`` (the task file's): the dry one
+    watered up to it; a wet one is there already, and watering it more is no failure."""
+    floor = float(params["min_moisture"])
     plants = objects(ep, "potted_plant")
     return bool(plants) and all(o.props.get("soil_moisture", 0.0) >= floor - 1e-9 for o in plants)
 

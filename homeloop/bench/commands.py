@@ -9,17 +9,22 @@ BUILD_DIR``) gives the pairs its tables name (:mod:`homeloop.bench.pairs`).
 
 from __future__ import annotations
 
+import contextlib
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from homeloop.bench import pairs, runner, scoring
-from homeloop.bench.records import read_records
+from homeloop.bench.agents.conversation import DEFAULT_PROMPT, PROMPTS
+from homeloop.bench.records import UNSCORED_ENDINGS, read_records
 from homeloop.bench.tasks import load_tasks
-from homeloop.errors import HomeLoopError
+from homeloop.errors import HomeLoopError, user_error
+from homeloop.ids import safe_id
 from homeloop.progress import console
 
 bench_app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -35,7 +40,8 @@ HOUSE = scoring.HOUSE
 
 
 def _fail(message: str) -> None:
-    console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    # The message as it is: a path, id or value may hold [brackets], never markup.
+    console.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
     raise typer.Exit(code=2)
 
 
@@ -66,6 +72,8 @@ def parse_seeds(text: str, flag: str = "--seeds") -> list[int]:
         raise HomeLoopError(f"{flag} takes whole numbers separated by commas, got {text!r}") from None
     if not seeds:
         raise HomeLoopError(f"{flag} names no seed; give whole numbers separated by commas, e.g. 0,1")
+    if seeds[0] < 0:  # a seed seeds numpy's generators, which take none below 0
+        raise HomeLoopError(f"{flag} {text}: seeds are whole numbers from 0 up, got {seeds[0]}")
     return seeds
 
 
@@ -95,6 +103,8 @@ def plan_episodes(homes: str, run_dir: Path, tasks: list[str], robot: str, seeds
     wanted = [i.strip() for i in ids.split(",") if i.strip()] or None
     chosen = pairs.select_pairs(folder, robot, tasks, verified_only=verified_only, homes=wanted, sample=sample,
                                 stratify=stratify, seed=sample_seed)
+    for home in chosen.home_files:  # ids from the build's tables name files of the run folder
+        safe_id(home, "home", Path(folder) / pairs.APPLICABILITY_FILE)
     specs = runner.plan_pairs(chosen.pairs, chosen.home_files, robot, seeds, flags)
     homes_run = len(chosen.home_files)
     kind = "verified" if verified_only else "screened"
@@ -128,6 +138,10 @@ def run_command(
                                                 "temperature (default 0)."),
     images_in: Optional[str] = typer.Option(None, "--images-in", help="openai, replay: put images in the tool "
                                             "messages (tool, the default) or in a user message after them (user)."),
+    prompt: Optional[str] = typer.Option(None, "--prompt", help=f"openai: the role prompt, one of "
+                                         f"{', '.join(PROMPTS)} (default {DEFAULT_PROMPT}; docs/agents.md)."),
+    max_image_side: Optional[int] = typer.Option(None, "--max-image-side", help="openai: send images with their "
+                                                 "longer side at most N pixels (aspect kept, never enlarged)."),
     replies: Optional[Path] = typer.Option(None, "--replies", help="replay: a transcript, one assistant reply "
                                            "per line (JSONL), or an episode record."),
     verified_only: bool = typer.Option(True, "--verified-only/--no-verified-only", help="With a build: only the "
@@ -135,25 +149,37 @@ def run_command(
     sample: Optional[int] = typer.Option(None, "--sample", min=1, help="With a build: a fixed sample of this many "
                                          "homes besides the house."),
     stratify: str = typer.Option("task", "--stratify", help="What the sample covers evenly: task or family."),
-    sample_seed: int = typer.Option(0, "--seed", "--sample-seed", help="Seed of the sample of homes."),
+    sample_seed: int = typer.Option(0, "--seed", "--sample-seed", min=0, help="Seed of the sample of homes."),
     dask_address: Optional[str] = typer.Option(None, "--dask-address", help="Run the episodes on this running Dask "
                                                "scheduler's workers (they need the run folder and the homes at "
                                                "the same paths)."),
 ) -> None:
     """Run an agent on tasks and keep one record per episode."""
-    try:
-        options = agent_options(agent, out, model=model, base_url=base_url, api_key_env=api_key_env,
-                                max_requests=max_requests, rate_limit=rate_limit, temperature=temperature,
-                                image_mode=images_in, replies=replies)
-        specs, notes = prepare_run(agent, options, tasks=tasks, homes=homes, robot=robot, seeds=seeds, out=out,
-                                   flags=runner.Flags(tuple(sorted(withhold)), show_costs, not no_images),
-                                   verified_only=verified_only, sample=sample, stratify=stratify,
-                                   sample_seed=sample_seed)
-    except (HomeLoopError, KeyError, ValueError) as exc:
-        _fail(str(exc).strip("'\""))
-    for line in notes:
-        console.print(line, highlight=False, soft_wrap=True)
-    _run_with_progress(specs, agent, out, workers, options, dask_address)
+    flags = runner.Flags(tuple(sorted(withhold)), show_costs, not no_images)
+    with contextlib.ExitStack() as held:
+        try:
+            options = agent_options(agent, out, model=model, base_url=base_url, api_key_env=api_key_env,
+                                    max_requests=max_requests, rate_limit=rate_limit, temperature=temperature,
+                                    image_mode=images_in, replies=replies, prompt=prompt,
+                                    max_image_side=max_image_side)
+            # Held from before the house's home file is written into the folder to the run's end.
+            held.enter_context(runner.run_folder(out, agent, options, flags))
+            specs, notes = prepare_run(agent, options, tasks=tasks, homes=homes, robot=robot, seeds=seeds, out=out,
+                                       flags=flags, verified_only=verified_only, sample=sample, stratify=stratify,
+                                       sample_seed=sample_seed)
+        except (HomeLoopError, KeyError, ValueError, OSError) as exc:
+            _fail(_before_run_error(exc, out))
+        for line in notes:
+            console.print(line, highlight=False, soft_wrap=True)
+        _run_with_progress(specs, agent, out, workers, options, dask_address)
+
+
+def _before_run_error(exc: Exception, out: Path) -> str:
+    """The line for an error before any episode runs; a file-system one (a run folder through a
+    file, a read-only disk) as every command says it (homeloop.errors)."""
+    if isinstance(exc, OSError):
+        return str(user_error(exc, out) or exc)
+    return str(exc).strip("'\"")
 
 
 def prepare_run(agent: str, options: dict[str, Any], *, tasks: str, homes: str, robot: str, seeds: str, out: Path,
@@ -183,7 +209,8 @@ def prepare_run(agent: str, options: dict[str, Any], *, tasks: str, homes: str, 
 
 #: The run options each agent that talks to a model takes (docs/agents.md).
 AGENT_FLAGS = {
-    "openai": ("model", "base_url", "api_key_env", "max_requests", "rate_limit", "temperature", "image_mode"),
+    "openai": ("model", "base_url", "api_key_env", "max_requests", "rate_limit", "temperature", "image_mode",
+               "prompt", "max_image_side"),
     "replay": ("model", "max_requests", "image_mode", "replies"),
 }
 
@@ -191,7 +218,8 @@ AGENT_FLAGS = {
 def agent_options(agent: str, out: Path, **given: object) -> dict[str, object]:
     """The agent's options from the flags given; a flag the agent does not take is an error.
 
-    The rate limit is kept in ``OUT/.rate_limit`` so every worker of the run shares it."""
+    An agent that takes a role prompt gets the default one unless another is named. The rate limit
+    is kept in ``OUT/.rate_limit`` so every worker of the run shares it."""
     given = {k: v for k, v in given.items() if v is not None}
     taken = AGENT_FLAGS.get(agent, ())
     unused = [k for k in given if k not in taken]
@@ -200,6 +228,8 @@ def agent_options(agent: str, out: Path, **given: object) -> dict[str, object]:
         users = [a for a, names in AGENT_FLAGS.items() if set(unused) <= set(names)]
         raise HomeLoopError(f"{flags}: not an option of the {agent} agent"
                             + (f" (only of: {', '.join(users)})" if users else ""))
+    if "prompt" in taken:  # recorded in run.json even when left at its default
+        given.setdefault("prompt", DEFAULT_PROMPT)
     if "replies" in given:
         given["replies"] = str(Path(given["replies"]).resolve())
     if "rate_limit" in given:
@@ -231,11 +261,23 @@ def _run_with_progress(specs: list[runner.EpisodeSpec], agent: str, out: Path, w
     for summary in done:
         if summary["ended_by"] == runner.NOT_SET_UP:
             console.print(f"[yellow]not run:[/] {summary['id']}: {summary['error']}", highlight=False, soft_wrap=True)
-    kept = len(specs) - len(done)
-    records = read_records([out]).records
-    total_passed = sum(r["passed"] for r in records if r["episode_id"] in {s.id for s in specs})
-    console.print(f"{len(done)} episodes run, {kept} kept from before; {total_passed}/{len(specs)} passed. "
-                  f"Records: {out / 'episodes'}")
+    console.print(run_summary(specs, len(done), read_records([out]).records, out), highlight=False, soft_wrap=True)
+
+
+def run_summary(specs: list[runner.EpisodeSpec], ran: int, records: list[dict], out: Path) -> str:
+    """The line after a run: episodes run and kept, then passes, failures and, apart from both, the
+    episodes that ended without a verdict on the agent (by ending: not scored), with how to retry them."""
+    ids = {s.id for s in specs}
+    mine = [r for r in records if r["episode_id"] in ids]
+    unscored = Counter(r["ended_by"] for r in mine if r["ended_by"] in UNSCORED_ENDINGS)
+    passed = sum(bool(r["passed"]) for r in mine)
+    counts = [f"{passed}/{len(specs)} passed", f"{len(mine) - passed - unscored.total()} failed"]
+    counts += [f"{n} {ending}" for ending, n in sorted(unscored.items())]
+    if len(mine) < len(specs):
+        counts.append(f"{len(specs) - len(mine)} not run")
+    retry = " (not scored: rerun the same command to retry them)" if unscored else ""
+    return (f"{ran} episodes run, {len(specs) - ran} kept from before; {', '.join(counts)}{retry}. "
+            f"Records: {out / 'episodes'}")
 
 
 def run_episodes(specs: list[runner.EpisodeSpec], agent: str, out: Path, options: Optional[dict] = None, *,
@@ -257,8 +299,6 @@ def score_command(
     out: Optional[Path] = typer.Option(None, "--out", help="Folder for the CSV tables."),
 ) -> None:
     """Recompute every score table from records (or an outcomes CSV) and print the main ones."""
-    from homeloop.io import write_text
-
     if outcomes is not None:
         try:
             result = scoring.read_outcomes_csv(outcomes)
@@ -277,15 +317,54 @@ def score_command(
         console.print(f"[yellow]skipped:[/] {line}", highlight=False, soft_wrap=True)
     if frame.empty:
         _fail("nothing to score: no readable records or outcome rows")
+    show_tables(frame, out)
+
+
+#: Tables written but not printed (one row per check of every task: read it as CSV).
+UNPRINTED = ("checks",)
+
+
+def show_tables(frame, out: Optional[Path]) -> None:
+    """Print every non-empty table but :data:`UNPRINTED`, titled with the episodes it covers, and write
+    every one as CSV into ``out`` when given."""
+    from homeloop.io import write_text
+
     tables = scoring.all_tables(frame)
-    for name in ("main", "failures", "skill_cost", "time_to_act", "further_homes", "usage"):
-        if not tables[name].empty:
-            console.print(_rich_table(name, tables[name]))
+    for name, table in tables.items():
+        if name not in UNPRINTED and not table.empty:
+            console.print(_rich_table(f"{name} — {scoring.TABLES[name].title}", table))
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         for name, table in tables.items():
             write_text(out / f"{name}.csv", table.to_csv(index=False))
         console.print(f"tables written to {out}/ ({', '.join(f'{n}.csv' for n in tables)})")
+
+
+@bench_app.command("replay-latency")
+def replay_latency_command(
+    run_dir: Path = typer.Argument(..., help="A run folder written by `homeloop bench run` with a model."),
+    out: Path = typer.Option(..., "--out", help="Run folder for the replayed episodes; a rerun resumes."),
+) -> None:
+    """Replay a run's model replies with each request's recorded latency added as simulated time, and
+    score the replay (docs/scores.md)."""
+    from homeloop.bench.agents.replay import replay_with_latency
+
+    if Path(out).resolve() == Path(run_dir).resolve():
+        _fail(f"--out {out}: give another folder than the run folder it replays")
+    try:
+        done = replay_with_latency(run_dir, out)
+    except HomeLoopError as exc:
+        _fail(str(exc))
+    for line in done.unreadable:
+        console.print(f"[yellow]skipped:[/] {line}", highlight=False, soft_wrap=True)
+    for ids, what in ((done.skipped, "skipped, no model replies to replay"),
+                      (done.without_latency, "replayed without added time, a request's latency is unknown")):
+        if ids:
+            console.print(f"[yellow]{len(ids)} episode(s) {what}:[/] {', '.join(ids)}", highlight=False, soft_wrap=True)
+    if not done.replayed and not done.without_latency:
+        _fail(f"{run_dir}: no episode a model played; nothing to replay")
+    console.print(f"{len(done.replayed)} episodes replayed with their latency into {out}", highlight=False)
+    show_tables(scoring.outcomes_from_run_dirs([out]).frame, None)
 
 
 def _rich_table(title: str, frame) -> Table:

@@ -17,24 +17,36 @@ going past bad files and returns them with their reasons.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
+from homeloop.errors import HomeLoopError
+from homeloop.folder_lock import folder_lock, holder_line
+from homeloop.ids import safe_id
 from homeloop.io import write_text
 
 #: Version of the record format; a reader refuses any other.
 SCHEMA_VERSION = "homeloop.episode/1"
 
-#: How an episode can end (docs/episodes.md). Transport errors are not the model's failure.
+#: How an episode can end (docs/episodes.md). Transport and protocol errors are not the model's failure.
 ENDINGS = ("stop", "budget", "horizon", "request_limit", "malformed_limit", "incomplete_reply",
-           "agent_error", "transport_error")
+           "agent_error", "transport_error", "protocol_error", "render_error")
+
+#: Endings that say nothing of the agent (the model was not reached, the endpoint's answer was not the
+#: API's, a capture could not be drawn): left out of every score, and run again on resume (docs/scores.md).
+UNSCORED_ENDINGS = frozenset({"transport_error", "protocol_error", "render_error"})
 
 #: Fields every record must carry (the rest are optional).
 REQUIRED = ("schema", "episode_id", "world", "task", "agent", "calls", "checks", "passed", "units_spent",
             "budget", "ended_by")
+
+
+#: The lock a run holds on its run folder while it writes there (docs/episodes.md).
+RUN_LOCK = ".run.lock"
 
 
 class RecordError(ValueError):
@@ -42,13 +54,24 @@ class RecordError(ValueError):
 
 
 def episode_id(home: str, task: str, robot: str, seed: int, flags: str = "") -> str:
-    """The record's stable name: the same episode always gets the same id (resume relies on it)."""
-    parts = [home, task, robot, f"s{seed}"] + ([flags] if flags else [])
-    return "__".join(p.replace("/", "_") for p in parts)
+    """The record's stable name: the same episode always gets the same id (resume relies on it).
+    Each part is a safe id (:func:`homeloop.ids.safe_id`), and so is the whole."""
+    parts = [safe_id(home, "home"), safe_id(task, "task"), safe_id(robot, "robot"), f"s{int(seed)}"]
+    return safe_id("__".join(parts + ([safe_id(flags, "flags")] if flags else [])), "episode")
 
 
 def record_path(run_dir: Path, eid: str) -> Path:
-    return Path(run_dir) / "episodes" / f"{eid}.json"
+    return Path(run_dir) / "episodes" / f"{safe_id(eid, 'episode')}.json"
+
+
+def home_copy_path(run_dir: Path, home: str) -> Path:
+    """Where a run folder keeps its copy of a home file: ``homes/<home>.json``."""
+    return Path(run_dir) / "homes" / f"{safe_id(home, 'home')}.json"
+
+
+def capture_image_name(eid: str, capture: str) -> str:
+    """A captured image's file, relative to ``episodes/``: ``<episode id>/<capture id>.png``."""
+    return f"{safe_id(eid, 'episode')}/{safe_id(capture, 'capture')}.png"
 
 
 def write_record(run_dir: Path, record: dict[str, Any]) -> Path:
@@ -89,6 +112,25 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     if missing:
         raise RecordError(f"{path}: record lacks {', '.join(missing)}")
     return data
+
+
+class RunFolderBusy(HomeLoopError):
+    """Another run writes to the run folder."""
+
+
+@contextlib.contextmanager
+def run_lock(run_dir: Path, warn: Callable[[str], None] = print) -> Iterator[Path]:
+    """Hold the lock of run folder ``run_dir`` (which must exist) for the block, or raise
+    :class:`RunFolderBusy` naming the run that holds it (:mod:`homeloop.folder_lock`)."""
+    run_dir = Path(run_dir).resolve()
+
+    def busy(holder: dict | None) -> RunFolderBusy:
+        pid = holder.get("pid") if holder else "…"
+        return RunFolderBusy(f"run folder {run_dir} is in use by another run ({holder_line(holder)}); "
+                             f"wait for it to finish, or stop it (kill {pid}) and rerun")
+
+    with folder_lock(run_dir / RUN_LOCK, "run", busy, warn) as path:
+        yield path
 
 
 @dataclass

@@ -3,11 +3,13 @@
 :func:`plan` lists the episodes (home × task × robot × seed, with the run's
 flags); :func:`run` carries them out in parallel worker processes, writing
 each record atomically as it finishes. A rerun into the same folder resumes:
-an episode whose record is complete is not run again (an episode that could
-not reach a model's endpoint, ``transport_error``, is). Ctrl-C stops the
+an episode whose record is complete is not run again (one that ended
+without a verdict on the agent, :data:`~homeloop.bench.records.UNSCORED_ENDINGS`,
+is). Ctrl-C stops the
 workers and leaves only complete records.
 
-Each run folder holds ``run.json`` (the parameters), ``homes/<home>.json``
+Each run folder belongs to one agent, model, prompt and set of flags, and to one run at a time
+(:func:`run_folder`). It holds ``run.json`` (the parameters and that owner), ``homes/<home>.json``
 (a copy of each home file, for the viewer) and ``episodes/<id>.json``.
 
 Episodes run in this process (``workers=1``), in a pool of worker processes,
@@ -21,26 +23,50 @@ from __future__ import annotations
 
 import base64
 import concurrent.futures as cf
+import contextlib
 import hashlib
 import json
 import multiprocessing
 import subprocess
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
-from homeloop.bench.records import RecordError, episode_id, read_record, record_path, write_record
+from homeloop.bench.records import (UNSCORED_ENDINGS, RecordError, capture_image_name, episode_id,
+                                    home_copy_path, read_record, record_path, run_lock, write_record)
 from homeloop.bench.tasks import load_tasks
 from homeloop.errors import HomeLoopError
 from homeloop.home import Home
+from homeloop.ids import safe_id
 from homeloop.io import write_bytes, write_json, write_text
 
 #: Endings that are limits of the run rather than a verdict on the agent's actions (docs/scores.md).
 LIMIT_ENDINGS = frozenset({"budget", "horizon", "request_limit", "malformed_limit", "incomplete_reply"})
 
-#: Hub settings that count as an intervention on a hazard (time to act, docs/scores.md).
+#: Hub settings that count as an intervention on a hazard (time to act, docs/scores.md): device type ->
+#: (field, or None for any field, and the value). Setting one counts only where it changes the setting.
 INTERVENTIONS = {"stove": (None, False), "water_main": ("state", "closed")}
+
+
+class SettingsWatch:
+    """The settings of the devices :data:`INTERVENTIONS` names before every call of an episode.
+
+    The world stands still between calls, so the settings after one call (read when the episode
+    reports the call to ``on_call``) are those the next call finds. ``before[k]`` is what call ``k``
+    of the trace found."""
+
+    def __init__(self, episode: Any, then: Callable[[], None] | None = None):
+        self.episode, self.then = episode, then
+        self.before: list[dict[str, dict[str, Any]]] = [self._now()]
+
+    def _now(self) -> dict[str, dict[str, Any]]:
+        return {d.id: dict(d.values) for d in self.episode.world.devices.values() if d.type in INTERVENTIONS}
+
+    def __call__(self) -> None:
+        if self.then is not None:
+            self.then()
+        self.before.append(self._now())
 
 
 @dataclass(frozen=True)
@@ -85,10 +111,13 @@ def plan_pairs(pairs: Iterable[tuple[str, str]], home_files: dict[str, Path], ro
                flags: Flags = Flags()) -> list[EpisodeSpec]:
     """The episodes of some (home, task) pairs at every seed, in a stable order (home, task, seed).
 
-    Home files are named by absolute path, so a worker elsewhere finds the same file."""
-    seed_list = list(seeds)
-    files = {h: str(Path(p).resolve()) for h, p in home_files.items()}
-    return [EpisodeSpec(h, files[h], t, robot, s, flags) for h, t in sorted(pairs) for s in seed_list]
+    Home files are named by absolute path, so a worker elsewhere finds the same file. Every home and
+    task id is a safe id (:func:`homeloop.ids.safe_id`) before any file is named by it."""
+    seed_list, pair_list = list(seeds), sorted(pairs)
+    files = {safe_id(h, "home"): str(Path(p).resolve()) for h, p in home_files.items()}
+    for _, task in pair_list:
+        safe_id(task, "task")
+    return [EpisodeSpec(h, files[h], t, robot, s, flags) for h, t in pair_list for s in seed_list]
 
 
 @lru_cache(maxsize=1)
@@ -124,6 +153,7 @@ class Played:
     agent: Any
     checks: list[Any]
     error: str = ""
+    settings: SettingsWatch | None = None
 
     @property
     def passed(self) -> bool:
@@ -131,9 +161,9 @@ class Played:
 
 
 def episode_passed(checks: Iterable[Any], ended_by: str | None) -> bool:
-    """A run passes when every check holds (docs/scores.md) and the agent neither failed
-    nor lost its model's endpoint."""
-    return all(c.passed for c in checks) and ended_by not in ("agent_error", "transport_error")
+    """A run passes when every check holds (docs/scores.md) and the agent did not fail, nor did
+    the episode end without a verdict on it (the model's endpoint lost, a capture not drawn)."""
+    return all(c.passed for c in checks) and ended_by != "agent_error" and ended_by not in UNSCORED_ENDINGS
 
 
 def play(home: Home, task: str, robot: str, seed: int, flags: Flags, agent_name: str,
@@ -150,7 +180,8 @@ def play(home: Home, task: str, robot: str, seed: int, flags: Flags, agent_name:
     ep = Episode(home, task, robot, seed, withheld=flags.withheld, show_costs=flags.show_costs, images=flags.images)
     monitor = Monitor(ep)
     ep.world.add_module(monitor)
-    ep.on_call = monitor.observe
+    settings = SettingsWatch(ep, monitor.observe)
+    ep.on_call = settings
     error = ""
     try:
         agent.run(ep)
@@ -159,7 +190,7 @@ def play(home: Home, task: str, robot: str, seed: int, flags: Flags, agent_name:
         ep.end("agent_error", error)
     if not ep.done:
         ep.end("agent_error", "the agent returned without stopping")
-    return Played(ep, agent, monitor.results(), error)
+    return Played(ep, agent, monitor.results(), error, settings)
 
 
 #: ``ended_by`` of a summary for an episode that could not be set up (no record is written).
@@ -199,7 +230,7 @@ def write_capture_images(run_dir: Path, eid: str, trace: list[dict[str, Any]]) -
         elif isinstance(value, dict):
             image, capture = value.get("image"), value.get("capture_id")
             if isinstance(image, str) and image and capture:
-                name = f"{eid}/{capture}.png"
+                name = capture_image_name(eid, capture)
                 write_bytes(record_path(run_dir, eid).parent / name, base64.b64decode(image))
                 value["image"], value["image_file"] = None, name
                 written += 1
@@ -229,6 +260,7 @@ def _record(spec: EpisodeSpec, played: Played, home_hash: str) -> dict[str, Any]
         "source_revision": source_revision(),
         "agent": {"name": agent.name, "model": getattr(agent, "model", None),
                   **{k: usage[k] for k in ("requests", "image_mode") if k in usage},
+                  **getattr(agent, "conditions", {}),  # a model's prompt and image size
                   **({"error": error} if error else {})},
         "calls": [e for e in ep.trace if e["kind"] == "call"],
         "trace": [e for e in ep.trace if e["kind"] != "call"],  # stops, ends, late events
@@ -241,7 +273,7 @@ def _record(spec: EpisodeSpec, played: Played, home_hash: str) -> dict[str, Any]
         "budget": ep.task.budget_units,
         "ended_by": ep.ended_by,
         "summary": ep.summary,
-        "acted_at": _acted_at(ep),
+        **_acted(ep, played.settings),
         "route": [list(p) for p in ep.world.robot.route] if ep.world.robot is not None else [],
         "final_state": ep.world.snapshot(),
         "tokens": usage.get("tokens"),
@@ -250,11 +282,14 @@ def _record(spec: EpisodeSpec, played: Played, home_hash: str) -> dict[str, Any]
     }
 
 
-def _acted_at(ep: Any) -> float | None:
-    """When the stove or the water main was first switched off after the alarm, if it was."""
+def _acted(ep: Any, settings: SettingsWatch | None) -> dict[str, Any]:
+    """When the stove or the water main was first switched off after the alarm, if it was (``acted_at``),
+    and the index of that call in ``calls`` (``acted_call``). Switching off what was already off is
+    not an intervention; without the settings each call found, every such setting counts."""
     types = {d.id: d.type for d in ep.world.devices.values()}
-    for entry in ep.trace:
-        if entry["kind"] != "call" or entry["tool"] != "hub_set_state" or entry.get("error"):
+    calls = [e for e in ep.trace if e["kind"] == "call"]
+    for index, entry in enumerate(calls):
+        if entry["tool"] != "hub_set_state" or entry.get("error"):
             continue
         args = entry["arguments"]
         wanted = INTERVENTIONS.get(types.get(args.get("device_id")))
@@ -262,8 +297,10 @@ def _acted_at(ep: Any) -> float | None:
             continue
         field_name, value = wanted
         if (field_name is None or args.get("field") == field_name) and args.get("value") == value:
-            return entry["t_end"]
-    return None
+            found = settings.before[index].get(args["device_id"], {}) if settings else {}
+            if found.get(args.get("field")) != value:
+                return {"acted_at": entry["t_end"], "acted_call": index}
+    return {"acted_at": None, "acted_call": None}
 
 
 def _complete(run_dir: Path, spec: EpisodeSpec) -> bool:
@@ -271,7 +308,7 @@ def _complete(run_dir: Path, spec: EpisodeSpec) -> bool:
     if not path.exists():
         return False
     try:
-        return read_record(path)["ended_by"] != "transport_error"
+        return read_record(path)["ended_by"] not in UNSCORED_ENDINGS
     except RecordError:
         return False
 
@@ -281,21 +318,28 @@ def run(specs: list[EpisodeSpec], agent_name: str, run_dir: Path, *, agent_optio
         progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """Run every episode not already recorded in ``run_dir``; returns the summaries of those run.
 
-    ``client``, a Dask client, runs them on its cluster instead of here (``workers`` is then unused)."""
-    run_dir = Path(run_dir).resolve()
-    run_dir.mkdir(parents=True, exist_ok=True)
-    _write_run_files(run_dir, specs, agent_name, agent_options or {})
-    todo = [s for s in specs if not _complete(run_dir, s)]
-    options = agent_options or {}
-    done: list[dict[str, Any]] = []
-    if client is not None:
-        return _run_on_dask(client, todo, agent_name, options, run_dir, progress)
-    if workers <= 1:
+    ``client``, a Dask client, runs them on its cluster instead of here (``workers`` is then unused).
+    The run holds its folder throughout (:func:`run_folder`)."""
+    run_dir, options = Path(run_dir).resolve(), agent_options or {}
+    with run_folder(run_dir, agent_name, options, flags_of(specs)):
+        _write_run_files(run_dir, specs, agent_name, options)
+        todo = [s for s in specs if not _complete(run_dir, s)]
+        if client is not None:
+            return _run_on_dask(client, todo, agent_name, options, run_dir, progress)
+        if workers > 1:
+            return _run_in_pool(todo, agent_name, options, run_dir, workers, progress)
+        done: list[dict[str, Any]] = []
         for s in todo:
             done.append(run_episode(s, agent_name, options, str(run_dir)))
             if progress:
                 progress(done[-1])
         return done
+
+
+def _run_in_pool(todo: list[EpisodeSpec], agent_name: str, options: dict[str, Any], run_dir: Path, workers: int,
+                 progress: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
+    """Each episode in a pool of ``workers`` spawned processes; summaries in the order they finish."""
+    done: list[dict[str, Any]] = []
     ctx = multiprocessing.get_context("spawn")
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         futures = [pool.submit(run_episode, s, agent_name, options, str(run_dir)) for s in todo]
@@ -329,10 +373,82 @@ def _run_on_dask(client: Any, todo: list[EpisodeSpec], agent_name: str, options:
     return done
 
 
+def flags_of(specs: list[EpisodeSpec]) -> Flags:
+    """The one set of flags of a run's episodes (a run folder holds one)."""
+    flags = {s.flags for s in specs} or {Flags()}
+    if len(flags) > 1:
+        raise HomeLoopError(f"a run takes one set of flags, got {', '.join(sorted(f.label() or 'none' for f in flags))}")
+    return flags.pop()
+
+
+def run_owner(agent_name: str, options: dict[str, Any], flags: Flags) -> dict[str, Any]:
+    """What a run folder belongs to (its ``run.json``): one agent, model and role prompt, and one set of flags."""
+    return {"agent": agent_name, "model": options.get("model"), "prompt": options.get("prompt"),
+            "flags": json.loads(json.dumps(asdict(flags)))}
+
+
+def _recorded_owner(run_dir: Path) -> dict[str, Any] | None:
+    """The owner ``run.json`` names; None where there is none (a new folder, or an unreadable file)."""
+    try:
+        recorded = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+        options = recorded.get("agent_options") or {}
+        return {"agent": recorded["agent"], "model": options.get("model"), "prompt": options.get("prompt"),
+                "flags": recorded.get("flags")}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _owner_line(owner: dict[str, Any]) -> str:
+    who = str(owner["agent"]) + (f" ({owner['model']})" if owner.get("model") else "")
+    who += f" with the {owner['prompt']} prompt" if owner.get("prompt") else ""
+    flags = owner.get("flags")
+    if isinstance(flags, dict):
+        known = {f.name for f in fields(Flags)}
+        label = Flags(**{k: tuple(v) if isinstance(v, list) else v for k, v in flags.items() if k in known}).label()
+        who += f", flags {label}" if label else ", no flags"
+    return who
+
+
+def refuse_another_owner(run_dir: Path, owner: dict[str, Any]) -> None:
+    """One line when ``run_dir/run.json`` names another agent, model, prompt or flags than ``owner``.
+    A run that names no prompt resumes any; a ``run.json`` from before flags were recorded has any."""
+    recorded = _recorded_owner(run_dir)
+    if recorded is None:
+        return
+    same = (recorded["agent"] == owner["agent"] and recorded["model"] == owner["model"]
+            and owner["prompt"] in (None, recorded["prompt"])
+            and recorded["flags"] in (None, owner["flags"]))
+    if not same:
+        raise HomeLoopError(f"run folder {run_dir} holds the episodes of {_owner_line(recorded)} (its run.json), "
+                            f"not {_owner_line(owner)}; give this run another --out folder")
+
+
+@contextlib.contextmanager
+def run_folder(run_dir: Path, agent_name: str, options: dict[str, Any], flags: Flags) -> Iterator[Path]:
+    """Hold run folder ``run_dir`` for one run: a folder that belongs to another agent, model, prompt
+    or flags is refused before anything is written, then the folder's lock is taken (a run holding it
+    is named by its pid, :func:`homeloop.bench.records.run_lock`). Folders made here and left empty
+    are removed again."""
+    run_dir = Path(run_dir).resolve()
+    owner = run_owner(agent_name, options, flags)
+    refuse_another_owner(run_dir, owner)
+    made = [d for d in (run_dir, *run_dir.parents) if not d.exists()]
+    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        with run_lock(run_dir):
+            refuse_another_owner(run_dir, owner)  # a run that claimed the folder meanwhile
+            yield run_dir
+    finally:
+        for folder in made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only while empty
+
+
 def _recorded_by_another(run_dir: Path, specs: list[EpisodeSpec], agent_name: str, options: dict[str, Any]) -> None:
     """Refuse to let a second agent's run keep the first one's records: records are named by episode,
-    not by agent, so an episode already recorded by another agent (or model) stops the run with one
-    line. Agents may share a folder on different episodes (the viewer then shows them together)."""
+    not by agent, so an episode already recorded by another agent (or model, or prompt) stops the run
+    with one line. ``run.json`` names the folder's owner (:func:`run_folder`); this also covers
+    folders whose ``run.json`` is from before it did, and records copied in."""
     model = options.get("model")
     for spec in specs:
         path = record_path(run_dir, spec.id)
@@ -342,8 +458,10 @@ def _recorded_by_another(run_dir: Path, specs: list[EpisodeSpec], agent_name: st
             agent = read_record(path)["agent"]
         except RecordError:
             continue
-        if (agent.get("name"), agent.get("model")) != (agent_name, model):
+        prompt = options.get("prompt", agent.get("prompt"))  # a run that names no prompt resumes any
+        if (agent.get("name"), agent.get("model"), agent.get("prompt")) != (agent_name, model, prompt):
             who = agent.get("name", "?") + (f" ({agent['model']})" if agent.get("model") else "")
+            who += f" with the {agent['prompt']} prompt" if agent.get("prompt") else ""
             raise HomeLoopError(f"{run_dir}: episode {spec.id} is recorded by {who}; "
                                 "give this run another --out folder")
 
@@ -353,13 +471,14 @@ def _write_run_files(run_dir: Path, specs: list[EpisodeSpec], agent_name: str, o
     homes_dir = run_dir / "homes"
     homes_dir.mkdir(exist_ok=True)
     for home, path in sorted({(s.home, s.home_file) for s in specs}):
-        target = homes_dir / f"{home}.json"
+        target = home_copy_path(run_dir, home)
         data = Path(path).read_text(encoding="utf-8")
         if not target.exists() or target.read_text(encoding="utf-8") != data:
             write_text(target, data)
     tasks = load_tasks()
     write_json(run_dir / "run.json", {
         "agent": agent_name, "agent_options": {k: v for k, v in options.items() if "key" not in k.lower()},
+        "flags": run_owner(agent_name, options, flags_of(specs))["flags"],
         "episodes": len(specs), "tasks": sorted({s.task for s in specs if s.task in tasks}),
         "homes": sorted({s.home for s in specs}), "robots": sorted({s.robot for s in specs}),
         "seeds": sorted({s.seed for s in specs}),

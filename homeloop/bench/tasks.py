@@ -239,7 +239,9 @@ class ReachDemand(TaskModel):
     opening filling that role as the task's scenario finds it
     (``openable_window``, ``front_door``: homeloop/sim/roles.py). The hand
     height is the place's height plus the grasp height of ``object`` (its
-    lowest grasp point within reach) plus ``above``. A
+    lowest grasp point within reach) plus ``above``; with ``pour``, the height
+    the robot's ``pour`` skill holds the ``object`` at over the rim of a ``pour``
+    standing on the place (:func:`homeloop.sim.robot.pour_hand_heights`). A
     container's depth, from the furniture's front face to the far end of the
     container, must be within the body's horizontal reach.
     """
@@ -253,6 +255,7 @@ class ReachDemand(TaskModel):
     floor: bool = False
     object: str | None = Field(None, description="catalog object id taken or put there")
     above: NonNegativeFloat = Field(0.0, description="extra hand height above the place (m)")
+    pour: str | None = Field(None, description="catalog object id the held ``object`` pours into, on the place")
 
     @field_validator("opening")
     @classmethod
@@ -273,6 +276,8 @@ class ReachDemand(TaskModel):
             raise ValueError("give exactly one of surface and container")
         if self.floor and self.object is None:
             raise ValueError("a floor reach names the object")
+        if self.pour is not None and (self.object is None or self.surface is None):
+            raise ValueError("a pour names the object poured from and a surface")
         return self
 
 

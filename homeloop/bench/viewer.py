@@ -32,7 +32,7 @@ from urllib.parse import quote
 
 import shapely
 
-from homeloop.bench.records import iter_records
+from homeloop.bench.records import home_copy_path, iter_records
 from homeloop.io import write_text
 
 #: Folder of the episode pages inside a run folder.
@@ -110,7 +110,7 @@ class PlanShapes:
 
 def read_plan(run_dir: Path, home_id: str) -> PlanShapes:
     """The outlines of the home file the run keeps (``homes/<home>.json``); empty when it is gone."""
-    path = run_dir / "homes" / f"{home_id}.json"
+    path = home_copy_path(run_dir, home_id)
     if not path.is_file():
         return PlanShapes()
     data = json.loads(path.read_text(encoding="utf-8"))

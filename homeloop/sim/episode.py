@@ -19,8 +19,10 @@ raises for anything the agent sends: an unknown tool, bad arguments or a
 failed action come back as a result with ``error`` set.
 
 An episode ends when the agent stops, when a call would spend more than the
-budget (that call is not carried out), or at the horizon. A task scored at
-the horizon keeps simulating to it after the agent stops.
+budget (that call is not carried out), at the horizon, when a capture cannot
+be rendered with images on (``render_error``), or for a reason on the agent's
+side (:meth:`Episode.end`). However it ends, a task scored at the horizon
+keeps simulating to it (docs/episodes.md).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any, Callable, Iterable
 from homeloop.bench.tasks import Task, load_tasks
 from homeloop.catalog import DEFAULT_ROBOT, Catalog, load_catalog
 from homeloop.home import Home
+from homeloop.sim.services.cameras import RenderError
 from homeloop.sim.skills import Skill, SkillError, available
 from homeloop.sim.wake import wakes, waking_devices
 from homeloop.sim.world import STEP_S, Event, World, plain_copy
@@ -38,7 +41,7 @@ from homeloop.sim.world import STEP_S, Event, World, plain_copy
 #: How long a scenario may run before its wake event must have happened (s).
 MAX_PREROLL_S = 1800.0
 
-ENDINGS = ("stop", "budget", "horizon")
+ENDINGS = ("stop", "budget", "horizon", "render_error")
 
 
 class EpisodeError(ValueError):
@@ -122,7 +125,7 @@ class Episode:
             r = self.world.robot
             r.route.append((0.0, r.x, r.y, bool(r.holding())))
         self.state: dict[str, Any] = {}  # per-episode registries (captures, detections) kept by services
-        if images:  # captures carry rendered pixels, and what a frame shows is read from them
+        if images:  # captures carry rendered pixels; what a frame shows is geometric either way
             from homeloop.sim.render.rendering import attach
 
             attach(self.state, self.world)
@@ -200,19 +203,29 @@ class Episode:
             result.error = (f"{tool} costs {skill.units_for(args, self.context)} units but only "
                             f"{self.task.budget_units - self.units_spent} of {self.task.budget_units} are left")
             self.ended_by = "budget"
-            return self._record(result)
-        self._run(skill, args, result)
-        return self._charge_and_record(result)
+            self._record(result)
+            self._finish()
+            return result
+        unrendered = self._run(skill, args, result)
+        self._charge_and_record(result)
+        if unrendered:
+            self.end("render_error", unrendered)
+        return result
 
-    def _run(self, skill: Skill, args: dict[str, Any], result: Result) -> None:
-        before = self.world.time
+    def _run(self, skill: Skill, args: dict[str, Any], result: Result) -> str:
+        """Run the skill into ``result``; returns why a capture could not be rendered ("" if none was)."""
+        before, unrendered = self.world.time, ""
         try:
             result.data = skill.function(self.context, **args)
         except SkillError as exc:
             result.error = str(exc)
+        except RenderError as exc:
+            unrendered = str(exc)
+            result.error = "the camera returned no image; the episode ends here"
         if skill.seconds is not None:
             self._advance(skill.seconds)
         result.seconds = round(self.world.time - before, 6)
+        return unrendered
 
     def _charge_and_record(self, result: Result) -> Result:
         self.units_spent += result.units
@@ -246,16 +259,23 @@ class Episode:
         self.summary = summary
         self.ended_by = "stop"
         self.trace.append({"kind": "stop", "t": self.now(), "summary": summary})
-        if self.task.scored_at == "horizon":
-            self.run_to_horizon()
+        self._finish()
 
     def end(self, reason: str, detail: str = "") -> None:
-        """End the episode for a reason on the agent's side (a request limit, malformed replies, an
-        error); the world is scored as it stands."""
+        """End the episode for another reason: on the agent's side (a request limit, malformed
+        replies, an error), or a capture that could not be rendered. The world is scored as it
+        stands, or, for a task scored at the horizon, as it stands at the horizon."""
         if self.done:
             return
         self.ended_by = reason
         self.trace.append({"kind": "end", "t": self.now(), "reason": reason, "detail": detail})
+        self._finish()
+
+    def _finish(self) -> None:
+        """After any ending: a task scored at the horizon keeps simulating to it (a leak the agent
+        left open goes on spilling whether it stopped or ran out of budget)."""
+        if self.task.scored_at == "horizon":
+            self.run_to_horizon()
 
     def run_to_horizon(self) -> None:
         """Simulate, with no more calls, up to the horizon (for tasks scored there)."""

@@ -2,8 +2,8 @@
 
 The body is kinematic. Its centre moves over the *free floor* of
 :mod:`homeloop.navigation` for its clearance width (rooms and passable
-openings, minus walls and furniture, eroded by half the width), so a path
-keeps the whole body clear of walls and furniture.
+openings, minus walls, fixtures and furniture, eroded by half the width), so a
+path keeps the whole body clear of walls, fixtures and furniture.
 
 Paths (:func:`plan_path`) are near-shortest paths over a navigation mesh: the
 free floor is cut into triangles (a constrained Delaunay triangulation), A*
@@ -623,7 +623,7 @@ def snap_to_floor(world: World, xy: tuple[float, float], width: float, *, what: 
 def straight_run(world: World, robot: RobotState, distance: float,
                  avoid: Sequence[Obstacle] = ()) -> tuple[float, str | None]:
     """How far (m) the body drives straight ahead (backward if ``distance`` < 0) before something
-    is in the way, and what: a wall, furniture, a closed door, a person or an object on the floor."""
+    is in the way, and what: a wall, a fixture, furniture, a closed door, a person or an object on the floor."""
     width = robot.body.clearance_width
     heading = robot.yaw if distance >= 0 else robot.yaw + math.pi
     ux, uy = math.cos(heading), math.sin(heading)
@@ -674,6 +674,9 @@ def _what_is_at(world: World, robot: RobotState, heading: float, at: float) -> s
     for f in world.home.furniture:
         if p.intersects(polygon_from_rings(f.footprint)):
             return f"the {f.semantic_class.replace('_', ' ')} ({f.id})"
+    for x in world.home.fixtures:
+        if p.intersects(polygon_from_rings(x.polygon)):
+            return f"the {x.kind.replace('_', ' ')} ({x.id})"
     return "a wall"
 
 
@@ -898,6 +901,24 @@ def object_yaw(world: World, obj: ObjectState) -> float:
         return float(obj.props["yaw"])
     home = _home_object(world, obj.id)
     return home.pose.yaw if home is not None else 0.0
+
+
+#: While pouring, the can's base clears the rim of what it pours into by this much (m); the rim is
+#: where a pot is held (its highest grasp point).
+POUR_CLEARANCE = 0.05
+
+
+def pour_hand_height(rim_z: float, grasp_z: float) -> float:
+    """Height (m) of the hand that pours over a rim at ``rim_z``, holding the can by a grasp
+    ``grasp_z`` above its base: the one rule of the ``pour`` skill and of task screening."""
+    return rim_z + POUR_CLEARANCE + grasp_z
+
+
+def pour_hand_heights(catalog: Any, into: str, container: str, base_z: float) -> list[float]:
+    """The hand heights of pouring from ``container`` (a catalog object id), held by each of its
+    grasps, into ``into`` (one) standing at ``base_z``: its rim is its highest grasp point."""
+    rim = base_z + max(g.offset.z for g in catalog.objects[into].grasp_points)
+    return [pour_hand_height(rim, g.offset.z) for g in catalog.objects[container].grasp_points]
 
 
 def grasp_points(world: World, obj: ObjectState) -> list[tuple[str, tuple[float, float, float]]]:

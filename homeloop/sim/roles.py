@@ -277,11 +277,16 @@ class Roles:
 
     def object(self, role: str) -> HomeObject:
         """A carryable object by class or catalog id (``glasses``, ``pill_box_red``, ``plant in office``)."""
+        return self.objects(role)[0]
+
+    def objects(self, role: str) -> list[HomeObject]:
+        """Every object filling a role, first the one :meth:`object` gives (ScenarioError: none)."""
         spec = self._spec(role)
         name = ALIASES.get(spec.name, spec.name)
         items = [o for o in self.home.objects if name in (o.semantic_class, o.catalog_id)]
         kept = self._filter(spec, items, lambda o: (o.location.room,), lambda o: (o.pose.x, o.pose.y))
-        return self._one(spec, kept, f"no {name} object" if not items else "none where asked")
+        self._one(spec, kept, f"no {name} object" if not items else "none where asked")
+        return kept
 
     def opening(self, role: str) -> Opening:
         """``front_door``, ``openable_window [in <room role>]`` or an opening kind."""
@@ -328,6 +333,25 @@ class Roles:
         else:
             kept = self._filter(spec, items, lambda d: (d.room,) if d.room else (), lambda d: (d.pose.x, d.pose.y))
         return self._one(spec, kept, f"no {dtype} device" if not items else "none where asked")
+
+    def cameras_in(self, role: str) -> list[Device]:
+        """The dome cameras ``camera in <room role>`` (or ``in room of <role>``) names: every one in
+        the rooms filling the role, none where those rooms have none. Any other form, or a role no
+        room of the home fills, is a ScenarioError naming the value and the home's cameras."""
+        cameras = [d for d in self.home.devices if d.type == "dome_camera"]
+        try:
+            spec = parse_role(role)
+            ok = ALIASES.get(spec.name, spec.name) == "dome_camera" and spec.qualifier == "in"
+            rooms = self._rooms_meant(spec) if ok else set()
+        except (ValueError, ScenarioError):
+            rooms = set()
+        if not rooms:
+            names = {r.id: r.name for r in self.home.rooms}
+            listed = ", ".join(f"{d.id} ({names.get(d.room or '', d.room)})" for d in cameras) or "none"
+            raise ScenarioError(f"scenario {self.scenario!r}: camera {role!r} names no room of home "
+                                f"{self.home.home_id}; give 'camera in <room role>' (room roles: "
+                                f"{', '.join(ALL_ROOM_ROLES)}); the home's cameras: {listed}")
+        return [d for d in cameras if d.room in rooms]
 
     def _lamp(self, spec: RoleSpec) -> Device:
         lights = [d for d in self.home.devices if d.type == "light"]

@@ -24,13 +24,16 @@ the same pieces). Format, every key optional unless marked::
       - {object: watering_can, at: leak_sensor at dishwasher, tipped: true}      # moved, knocked over: its
                                         # water runs out at the role's spot (the water dynamics' spill)
       - {object: pill_box_red, remove: true}
+      - {object: plant, soil_moisture: [0.1, 0.7]}   # every object of the role: the seed picks the one
+                                        # taking the first value, the rest take the next (the last repeats)
     hazards:                            # set up through the dynamics modules
       - {kind: pan, pan: pan, burner: front_left_burner, recipe: oil}   # cooking.RECIPES: oil, frying, on_fire
       - {kind: leak, at: leak_sensor at dishwasher, valve: water_main}  # a burst hose, fed while the main is open
       - {kind: appliance_cycle, device: dryer, seconds: 30}
     faults:                             # a reading replaced from from_s (until until_s)
       - {device: smoke_sensor near range, field: smoke_detected, value: true, from_s: 20}
-    withheld_cameras: [camera in kitchen]   # offline: the robot must go and look
+    withheld_cameras: [camera in kitchen]   # every camera in the room offline: the robot must go and
+                                        # look (a room with none: nothing to withhold; no such room: an error)
     openings:                           # initial states
       - {opening: front_door, open: false, locked: true}
     devices:                            # initial field values
@@ -119,6 +122,8 @@ class ObjectSpec(ScenarioModel):
     held_by: str | None = None
     remove: bool = False
     tipped: bool = False
+    soil_moisture: tuple[Annotated[float, Field(ge=0.0, le=1.0)], ...] = Field(
+        (), description="home objects of the role: the seed picks one for the first value (see the module docstring)")
 
     @model_validator(mode="after")
     def _one_kind(self) -> "ObjectSpec":
@@ -128,6 +133,8 @@ class ObjectSpec(ScenarioModel):
         places = (self.at is not None) + bool(self.onto_any) + (self.held_by is not None) + self.remove
         if places > 1 or (new and places == 0):
             raise ValueError("give at most one of at, onto_any, held_by and remove (a new object needs one)")
+        if self.soil_moisture and (new or places):
+            raise ValueError("soil_moisture sets the home's objects of a role: give it with object alone")
         return self
 
     @property
@@ -186,7 +193,7 @@ class DeviceSpec(ScenarioModel):
 ACTION_NEEDS: dict[str, tuple[str, ...]] = {
     "message": ("person", "text"), "activity": ("person", "activity"), "walk": ("person", "to"),
     "deliver": ("person",), "ring_and_leave": ("person",), "break_in": ("person", "to"),
-    "leave_home": ("person",), "cook": ("person",), "fall": ("person",), "drop_watch": ("person",),
+    "leave_home": ("person",), "cook": ("person",), "fall": ("person",), "fall_alert_misfire": ("person",),
     "press_help": ("person",), "ring": (), "fault": ("device", "field", "value"),
     "clear_fault": ("device", "field"), "set_device": ("device", "field", "value"),
     "open": ("opening",), "close": ("opening",), "lock": ("opening",), "unlock": ("opening",),
@@ -322,7 +329,8 @@ class _Setup:
         for spec in self.s.faults:
             actions += self.fault(spec)
         for role in self.s.withheld_cameras:
-            self.world.devices[self.roles.device(role).id].online = False
+            for camera in self.roles.cameras_in(role):  # none there: nothing to withhold
+                self.world.devices[camera.id].online = False
         if robot is not None:
             self.place_robot(robot)
         self.world.module("timeline").load(actions)
@@ -407,6 +415,9 @@ class _Setup:
         if spec.object is None:
             self.world.objects[spec.id] = self.new_object(spec)
             return
+        if spec.soil_moisture:
+            self.moisten(spec.object, spec.soil_moisture)
+            return
         home_obj = self.roles.object(spec.object)
         if spec.remove:
             del self.world.objects[home_obj.id]
@@ -418,6 +429,17 @@ class _Setup:
             self.put_on_floor(obj, spec.at, beside=True)
         if spec.tipped:
             self.tip(obj, spec.at)
+
+    def moisten(self, role: str, values: tuple[float, ...]) -> None:
+        """Set the soil moisture of every object of ``role``: the world's rng picks the one taking
+        the first value; the others take the next in home order, the last repeating."""
+        pots = self.roles.objects(role)
+        first = pots.pop(int(self.world.rng.integers(len(pots))))
+        for i, pot in enumerate([first, *pots]):
+            props = self.world.objects[pot.id].props
+            if "soil_moisture" not in props:
+                raise ScenarioError(f"scenario {self.s.name!r}: {role!r} ({pot.id}) has no soil to moisten")
+            props["soil_moisture"] = values[min(i, len(values) - 1)]
 
     def new_object(self, spec: ObjectSpec) -> ObjectState:
         entry = self.catalog.objects.get(spec.catalog_id or "")

@@ -13,6 +13,8 @@ from a renderer (whose id buffer answers the same question exactly), the
    near plane, to its pixel box, clipped to the frame.
 3. Sample points inside the solid are joined to the camera by rays; a ray is
    blocked by walls (footprints minus their openings, full height), by the
+   plan's fixtures (counter runs, built-in wardrobes: what
+   :func:`homeloop.navigation.fixture_solids` says they fill, up to their height), by the
    parts of an opening that are not open (the wall under a sill and over a
    head, and a shut door's leaf; glass lets light through), and by the solids
    of furniture, device bodies, objects and people (Cyrus-Beck clipping
@@ -25,7 +27,7 @@ from a renderer (whose id buffer answers the same question exactly), the
    dynamics report: the flames over a burning pan, the smoke layer under the
    ceiling where it is thick enough to see, water on the floor.
 
-Walls, opening pieces, furniture and device bodies are prepared once per
+Walls, fixtures, opening pieces, furniture and device bodies are prepared once per
 home (and shared by every episode in it); a solid's corners, samples and
 half-planes once per solid. Per frame, every solid is projected at once, and
 each ray is tested only against the occluders lying in its direction from
@@ -47,6 +49,7 @@ from shapely.ops import unary_union
 
 from homeloop.geometry_assets import Box, device_body
 from homeloop.home import Home, polygon_from_rings
+from homeloop.navigation import fixture_solids
 from homeloop.sim.occlusion import Faces, Occlusion, Prisms
 from homeloop.sim.world import plain_copy
 
@@ -334,6 +337,7 @@ def _static_signature(home: Home) -> tuple[Any, ...]:
             tuple((r.id, r.floor_height, r.ceiling_height, tuple(r.polygon[0][0]), len(r.polygon[0]))
                   for r in home.rooms),
             tuple((w.id, w.height, tuple(w.polygon[0][0]), len(w.polygon[0])) for w in home.walls),
+            tuple((x.id, x.height, tuple(x.polygon[0][0]), len(x.polygon[0])) for x in home.fixtures),
             tuple((o.id, o.kind, o.sill, o.height, tuple(o.connects), tuple(o.polygon[0][0])) for o in home.openings),
             tuple((f.id, f.catalog_id, f.room, f.height, f.pose.x, f.pose.y, f.pose.yaw) for f in home.furniture),
             tuple((d.id, d.type, d.mount, d.room, d.mounted_on, d.pose.x, d.pose.y, d.pose.z, d.pose.yaw)
@@ -342,7 +346,7 @@ def _static_signature(home: Home) -> tuple[Any, ...]:
 
 
 class _Prepared:
-    """What never moves in a home: walls, opening pieces and door leaves as faces, furniture and device
+    """What never moves in a home: walls, fixtures, opening pieces and door leaves as faces, furniture and device
     bodies as solids, the static entities, and the owner codes given to them (each visibility
     starts from a copy of those)."""
 
@@ -350,7 +354,7 @@ class _Prepared:
         self.catalog = catalog
         self.codes: dict[str, int] = {}
         openings = home.opening_polygons()
-        self.walls = _wall_segments(home, openings)
+        self.walls = Faces.concat([_wall_segments(home, openings), self._fixture_faces(home)])
         self.opening_pieces, self.leaves = self._opening_segments(home, openings)
         self.furniture = [(self.code(f.id), Solid.of_polygon(polygon_from_rings(f.footprint), 0.0, f.height))
                           for f in home.furniture]
@@ -366,8 +370,13 @@ class _Prepared:
     def code(self, entity_id: str) -> int:
         return self.codes.setdefault(entity_id, len(self.codes))
 
+    def _fixture_faces(self, home: Home) -> Faces:
+        """The fixtures' sides, from the floor to their height (a fixture may be any polygon, so its
+        sides stand for it: a ray into or out of its column crosses one below the top)."""
+        return Faces.concat([Faces.of_polygon(poly, 0.0, x.height, self.code(x.id)) for x, poly in fixture_solids(home)])
+
     def faces(self, shut: tuple[str, ...]) -> Faces:
-        """The walls, the opening pieces and the leaves of the ``shut`` doors."""
+        """The walls and fixtures, the opening pieces and the leaves of the ``shut`` doors."""
         hit = self._faces.get(shut)
         if hit is None:
             if len(self._faces) >= FACE_SETS_KEPT:
@@ -464,11 +473,11 @@ class GeometricVisibility:
         return out
 
     def _object_solid(self, obj: Any, entry: Any, yaw: float) -> Solid:
-        where = (obj.x, obj.y, obj.z, yaw, obj.catalog_id)
+        where = (obj.x, obj.y, obj.z, yaw, obj.catalog_id, lies_tipped(obj))
         kept = self._object_solids.get(obj.id)
         if kept is None or kept[0] != where:
-            dims = entry.dimensions
-            solid = Solid.box(obj.x, obj.y, yaw, dims.depth, dims.width, obj.z, obj.z + dims.height)
+            length, width, height = resting_size(entry, where[-1])
+            solid = Solid.box(obj.x, obj.y, yaw, length, width, obj.z, obj.z + height)
             kept = self._object_solids[obj.id] = (where, solid)
         return kept[1]
 
@@ -553,7 +562,7 @@ class GeometricVisibility:
 
     def _occluders(self, world: Any, view: Viewpoint, entities: list[Entity], hidden: Iterable[str] = (),
                    projection: "_Projection | None" = None) -> tuple[Faces, Prisms]:
-        """The faces (walls, opening pieces, shut leaves) and the solids that may hide something in
+        """The faces (walls, fixtures, opening pieces, shut leaves) and the solids that may hide something in
         the frame: furniture, objects and people ahead of the camera plane, and the device bodies the
         frame shows (they are many and small: only those can cross a ray to what it shows)."""
         projection = projection or _Projection(view, [e.solid for e in entities])
@@ -712,6 +721,34 @@ def _object_rooms(world: Any, obj: Any) -> tuple[str, ...]:
         room = getattr(holder, "room", None)
         return (room,) if room else ()
     return (place.room,) if place.room else ()
+
+
+def lies_tipped(obj: Any) -> bool:
+    """Whether an object lies knocked over on its side (a scenario tips it: ``props['tipped']``)."""
+    return bool(obj.props.get("tipped"))
+
+
+def rest_matrix(entry: Any, tipped: bool) -> np.ndarray:
+    """How an object rests, in its own frame (x its length, y its width, z up from its base): upright,
+    or tipped over onto its side about its length, its top toward -y and its side on the ground,
+    centred where it stood. Both visibility backends pose it so (:func:`resting_size`; the renderer)."""
+    if not tipped:
+        return np.eye(4)
+    d = entry.dimensions
+    matrix = np.eye(4)
+    matrix[:3, :3] = [[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]]  # a quarter turn about x
+    matrix[:3, 3] = (0.0, d.height / 2, d.width / 2)
+    return matrix
+
+
+def resting_size(entry: Any, tipped: bool) -> tuple[float, float, float]:
+    """Length, width and height of an object's box as it rests (:func:`rest_matrix`)."""
+    d = entry.dimensions
+    corners = np.array([(x, y, z, 1.0) for x in (-d.depth / 2, d.depth / 2) for y in (-d.width / 2, d.width / 2)
+                        for z in (0.0, d.height)])
+    placed = corners @ rest_matrix(entry, tipped).T
+    size = placed[:, :3].max(axis=0) - placed[:, :3].min(axis=0)
+    return float(size[0]), float(size[1]), float(size[2])
 
 
 def _object_yaws(home: Home) -> dict[str, float]:

@@ -41,6 +41,9 @@ Rejection reasons (``Rejection.reason``):
 - ``repeated_floor_layout``: the floor shares its plan_id with a lower floor; an exclusion.
 - ``missing_value`` / ``not_a_number``: an id is empty or not an integer, or an
   elevation or height is not a finite number.
+- ``unsafe_id``: apartment_id cannot be part of a file name (it names the home's
+  folder and files): only letters, digits and ``_ - . +``, no ``..``
+  (:func:`homeloop.ids.safe_id`).
 - ``unknown_entity_type``: entity_type is not area, separator, opening or feature.
 - ``unknown_subtype``: entity_subtype is not one of the known subtypes of its
   entity type (:data:`homeloop.plan.SUBTYPES`); the message lists them.
@@ -80,6 +83,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import shapely
 
+from homeloop.ids import SAFE_ID
 from homeloop.pipeline.sources.csv_lines import UTF8, LineScan, scan_lines
 from homeloop.plan import (
     SWISS_DWELLINGS_COLUMNS,
@@ -154,6 +158,7 @@ FEATURE_OUTSIDE_SPACES = "feature_outside_spaces"
 OPENING_NOT_IN_WALL = "opening_not_in_wall"
 INVALID_GEOMETRY = "invalid_geometry"
 NO_SPACES = "no_spaces"
+UNSAFE_ID = "unsafe_id"
 
 #: Rejection levels: one row at fault, or a whole plan.
 ROW_LEVEL, PLAN_LEVEL = "row", "plan"
@@ -413,6 +418,14 @@ def _numbered_batches(reader, path: Path, left_out: _LeftOut) -> Iterator[tuple[
         rows = left_out.row_numbers(valid, n)
         valid += n
         yield batch, rows
+
+
+def _unsafe_ids(values) -> np.ndarray:
+    """Rows whose non-empty id cannot be part of a file name (:data:`homeloop.ids.SAFE_ID`)."""
+    text = _text(values)
+    safe = pc.or_(pc.equal(text, ""), pc.and_(pc.match_substring_regex(text, f"^(?:{SAFE_ID.pattern})$"),
+                                               pc.invert(pc.match_substring(text, ".."))))
+    return ~pc.fill_null(safe, True).to_numpy(zero_copy_only=False)
 
 
 def _text(values) -> pa.Array:
@@ -755,6 +768,8 @@ def _check_chunk(batch: pa.RecordBatch, rows: np.ndarray, index: SourceIndex):
              "row belongs to no apartment (apartment_id is md5 of the empty string)")
     v.reject(pc.equal(_text(col["apartment_id"]), "").to_numpy(zero_copy_only=False), MISSING_VALUE,
              "apartment_id", "apartment_id is empty")
+    v.reject(_unsafe_ids(col["apartment_id"]), UNSAFE_ID, "apartment_id",
+             "apartment_id cannot name a file: only letters, digits and _ - . + are allowed, and no '..'")
     _check_usage(v, col, index)
     ids, area_empty = _check_ids(v, col, index)
     entity, subtype = _check_kinds(v, col, area_empty)

@@ -111,6 +111,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, TextIO
 
+from homeloop.errors import HomeLoopError
 from homeloop.io import atomic_path
 from homeloop.pipeline.sources.apartments import (  # noqa: F401  (DOOR_CLEAR_DEPTH_MM, fridge_mm: re-exported)
     AREA,
@@ -453,6 +454,20 @@ def defects_path(path: str | Path) -> Path:
     return p.with_name(f"{p.stem}.defects.csv")
 
 
+class GenerationError(HomeLoopError, ValueError):
+    """Counts or a defect rate that no set of plans can have."""
+
+
+def check_counts(plans: int, sites: int, defect_rate: float = DEFAULT_DEFECT_RATE) -> None:
+    """Raise :class:`GenerationError` unless ``plans`` can spread over ``sites`` (each site holds at
+    least one plan) and ``defect_rate`` is a share: before anything is written or started."""
+    if sites < 1 or plans < sites:
+        raise GenerationError(f"--sites {sites} with --plans {plans}: each site holds at least one plan; "
+                              f"give --sites from 1 to {max(plans, 1)}")
+    if not 0.0 <= defect_rate <= 1.0:  # nan too
+        raise GenerationError(f"--defect-rate {defect_rate}: give a share from 0 to 1")
+
+
 def generate(
     path: str | Path,
     *,
@@ -469,10 +484,7 @@ def generate(
     added (the calls add up to ``plans``), like the ingest's progress. See the module docstring for what
     counts as a plan and what the defects are.
     """
-    if sites < 1 or plans < sites:
-        raise ValueError(f"need 1 <= sites <= plans, got plans={plans}, sites={sites}")
-    if not 0.0 <= defect_rate <= 1.0:
-        raise ValueError(f"defect_rate must lie in [0, 1], got {defect_rate}")
+    check_counts(plans, sites, defect_rate)
     path = Path(path)
     rng = random.Random(f"homeloop-synthetic:{seed}")
     counts = _plans_per_site(rng, plans, sites)

@@ -6,18 +6,22 @@ Every test drives the real ``openai`` client over HTTP to tests/openai_server.py
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import socket
+from importlib import resources
 from pathlib import Path
 
 import pytest
 import yaml
-from openai_server import USAGE, ChatServer, calls, cut_off, slow, status, text, tool_call
+from PIL import Image
+from openai_server import USAGE, ChatServer, bad_json, calls, cut_off, html, raw, slow, status, text, tool_call
 from typer.testing import CliRunner
 
 from homeloop.bench import runner, scoring
 from homeloop.bench.agents import make_agent
-from homeloop.bench.agents.conversation import MALFORMED_LIMIT, role_prompt
+from homeloop.bench.agents.conversation import DEFAULT_PROMPT, MALFORMED_LIMIT, PROMPTS, role_prompt
 from homeloop.bench.agents.pricing import price_of
 from homeloop.bench.agents.ratelimit import RateLimiter
 from homeloop.bench.agents.replay import read_replies, transcript
@@ -97,6 +101,33 @@ def test_tool_calls_run_and_the_reply_without_one_stops(server, home_file, tmp_p
     result = json.loads(answer["content"])
     assert set(result) == {"data", "error", "events"}
     assert result["data"] == record["calls"][0]["data"] and result["error"] is None
+
+
+def test_the_rooms_then_the_wake_event_follow_the_system_message(server, home_file, tmp_path):
+    record = run(server, home_file, tmp_path, text("done"))
+    system, first, *rest = server.requests[0]["messages"]
+    assert system["role"] == "system" and first["role"] == "user" and rest == []
+    wake = record["world"]["wake"]
+    head, _, event = first["content"].partition("This event woke you")
+    assert json.loads(event.split("\n", 1)[1]) == wake["event"]
+    rooms = [head.index(f"- {r['id']}: {r['name']} ({r['type']})") for r in wake["rooms"]]
+    assert rooms == sorted(rooms)
+
+
+def test_every_request_records_its_latency_and_the_call_it_ran(server, home_file, tmp_path):
+    record = run(server, home_file, tmp_path, tool_call("hub_list_devices", "{bad"), tool_call("hub_list_devices"),
+                 calls([("messaging_list_contacts", {}), ("hub_list_devices", {})]), text("done"))
+    entries = record["model_calls"]
+    assert len(entries) == len(server.handled_s) == 4
+    # wall time from sending to the reply covers at least the server's own time on the request
+    assert all(e["latency_s"] >= handled >= 0 for e, handled in zip(entries, server.handled_s))
+    # unparseable arguments and the final text ran no call; the others ran record["calls"][i]
+    assert [e["call_index"] for e in entries] == [None, 0, 1, None]
+    for e in entries:
+        if e["call_index"] is not None:
+            asked = e["reply"]["tool_calls"][0]["function"]
+            ran = record["calls"][e["call_index"]]
+            assert (ran["tool"], ran["arguments"]) == (asked["name"], json.loads(asked["arguments"]))
 
 
 def test_tokens_and_cost_are_recorded_per_call_and_per_episode(server, home_file, tmp_path):
@@ -267,9 +298,64 @@ def test_an_endpoint_refusing_images_in_tool_messages_gets_them_in_a_user_messag
 
 
 def test_the_role_prompt_says_when_pixels_are_absent():
-    on, off = role_prompt(True), role_prompt(False)
-    assert "no pixels" in off and "no pixels" not in on
-    assert "perception" in off and "<!--" not in on + off
+    for prompt in PROMPTS:
+        on, off = role_prompt(True, prompt), role_prompt(False, prompt)
+        assert "no pixels" in off and "no pixels" not in on
+        assert "perception" in off and "<!--" not in on + off
+        assert "image_size" in on and "image_size" not in off  # sizes are stated only where pixels come
+
+
+def _calibration_hints() -> list[str]:
+    """The lines the calibrated prompt adds, as its file words them (wrapped lines joined)."""
+    text = resources.files("homeloop.bench.agents").joinpath(PROMPTS["calibrated"]).read_text(encoding="utf-8")
+    return [" ".join(b.split()) for b in text.split("\n- ")[1:]]
+
+
+def test_the_default_prompt_is_the_papers_and_calibrated_adds_the_hints():
+    assert DEFAULT_PROMPT == "paper" and PROMPTS["paper"] is None
+    paper, calibrated = (" ".join(role_prompt(True, p).split()) for p in ("paper", "calibrated"))
+    hints = _calibration_hints()
+    assert hints and all(h in calibrated and h not in paper for h in hints)
+    for forbidden in ("faulty", "harmless", "truly needed"):  # the paper's prompt has no hint on alarms
+        assert forbidden not in paper
+    assert "to the residents and to emergency services" in paper
+    assert "unsure" in paper and "original size and the size it was sent" in paper
+    with pytest.raises(ValueError, match="unknown prompt 'terse'; prompts: paper, calibrated"):
+        role_prompt(True, "terse")
+
+
+def _png(width: int, height: int) -> str:
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 40, 40)).save(buffer, format="PNG")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _sent_image(request: dict) -> tuple[dict, tuple[int, int]]:
+    """The capture result the model read, and the size of the picture it was sent."""
+    (answer,) = tool_messages(request)
+    url = next(p["image_url"]["url"] for p in answer["content"] if p["type"] == "image_url")
+    picture = Image.open(io.BytesIO(base64.b64decode(url.partition("base64,")[2])))
+    return json.loads(answer["content"][0]["text"])["data"], picture.size
+
+
+@pytest.mark.parametrize("side, expected", [(None, (64, 40)), (100, (64, 40)), (16, (16, 10)), (5, (5, 3))])
+def test_images_are_sent_at_most_max_image_side_and_state_both_sizes(server, house_home, side, expected):
+    original = _png(64, 40)
+    ep = Episode(house_home, TASK, seed=0)
+    ep.state["renderer"] = lambda world, view, record: original
+    camera = next(c.id for c in house_home.cameras if c.agent_visible)
+    server.script(tool_call("cameras_capture", {"camera_id": camera}), text("done"))
+    make_agent("openai", model=PRICED, base_url=server.base_url, api_key_env=KEY_ENV, max_image_side=side).run(ep)
+    data, sent = _sent_image(server.requests[1])
+    assert sent == expected  # longer side at most N, aspect kept, never enlarged
+    assert data["image_size"] == {"original": [64, 40], "transmitted": list(expected)}
+    assert ep.trace[0]["data"]["image"] == original  # the episode keeps the captured pixels
+
+
+@pytest.mark.parametrize("side", [0, -3])
+def test_a_max_image_side_below_one_is_refused(side):
+    with pytest.raises(ValueError, match=f"--max-image-side .* at least 1; got {side}"):
+        make_agent("openai", model=PRICED, base_url="http://127.0.0.1:9/v1", max_image_side=side)
 
 
 # --- replay --------------------------------------------------------------------------------------------
@@ -290,7 +376,7 @@ def test_replay_reproduces_a_recorded_episode(server, home_file, house_home, tmp
     assert again["agent"]["name"] == "replay"
     # the record itself is a transcript too
     assert [r.as_dict() for r in read_replies(record_path(tmp_path / "model", again["episode_id"]))] == [
-        {k: v for k, v in line.items() if k != "usage"} for line in transcript(original)]
+        {k: v for k, v in line.items() if k not in ("usage", "latency_s")} for line in transcript(original)]
 
 
 def test_a_transcript_that_runs_out_ends_at_the_request_limit(server, home_file, tmp_path):
@@ -352,6 +438,29 @@ def test_the_key_never_reaches_records_logs_or_output(server, tmp_path):
     assert "api_key" not in json.loads((out / "run.json").read_text())["agent_options"]
 
 
+@pytest.mark.parametrize("prompt", [None, *PROMPTS])
+def test_the_prompt_that_ran_is_sent_and_recorded(server, tmp_path, prompt):
+    server.policy = lambda body: text("Nothing needed doing.")
+    out = tmp_path / "run"
+    result = _bench_run(server.base_url, out, *(["--prompt", prompt] if prompt else []))
+    assert result.exit_code == 0, result.output
+    ran = prompt or DEFAULT_PROMPT
+    assert server.requests[0]["messages"][0]["content"] == role_prompt(True, ran)
+    assert json.loads((out / "run.json").read_text())["agent_options"]["prompt"] == ran
+    (record,) = [read_record(p) for p in (out / "episodes").glob("*.json")]
+    assert record["agent"]["prompt"] == ran
+    (label,) = set(scoring.outcomes_from_records([record])["label"])
+    assert label == f"{PRICED} ({ran} prompt)"
+
+
+def test_a_run_with_another_prompt_does_not_keep_the_records(server, tmp_path):
+    server.policy = lambda body: text("Nothing needed doing.")
+    out = tmp_path / "run"
+    assert _bench_run(server.base_url, out).exit_code == 0
+    result = _bench_run(server.base_url, out, "--prompt", "calibrated")
+    assert result.exit_code == 2 and "with the paper prompt" in result.output
+
+
 def test_flags_of_another_agent_are_refused(tmp_path):
     from homeloop.cli import app
 
@@ -386,3 +495,72 @@ def test_every_price_states_its_date_and_source():
     for entry in yaml.safe_load((catalog_dir() / "pricing.yaml").read_text())["models"]:
         price = price_of(entry["id"])
         assert price is not None and price.as_of and price.source.startswith("https://")
+
+
+# --- answers that are not the OpenAI API ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("answer, words", [
+    (html(), "GET /models answered an HTML page titled 'Welcome', not the OpenAI API; check --base-url"),
+    (bad_json(), "GET /models answered malformed JSON (Unterminated string"),
+    (raw('{"status": "ok"}'), "GET /models answered JSON that is not a list of models (keys status)"),
+])
+def test_an_endpoint_that_is_not_the_api_stops_before_any_episode_with_one_line(tmp_path, answer, words):
+    # A mistyped --base-url: a web server answering every path with its page.
+    with ChatServer(answer_all=answer) as site:
+        result = _bench_run(site.base_url, tmp_path / "run")
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().count("\n") == 0
+    assert f"endpoint {site.base_url}: {words}" in result.output
+    assert not (tmp_path / "run" / "episodes").exists()
+
+
+def test_a_chat_endpoint_answering_a_page_is_refused_at_the_preflight(tmp_path, monkeypatch):
+    # The model list is not served; the one-token question gets the page.
+    monkeypatch.setenv(KEY_ENV, KEY)
+    with ChatServer(models=(PRICED,), key=KEY, serve_models=False) as s:
+        s.script(html())
+        result = _bench_run(s.base_url, tmp_path / "run")
+    assert result.exit_code == 2 and result.output.strip().count("\n") == 0
+    assert f"endpoint {s.base_url}: POST /chat/completions answered an HTML page" in result.output
+
+
+@pytest.mark.parametrize("answer, words", [
+    (html(), "answered an HTML page titled 'Welcome'"),
+    (bad_json(), "answered malformed JSON"),
+    (raw('{"id": "x", "choices": "none"}'), "answered JSON that is not a chat completion (keys id, choices)"),
+    (raw('{"choices": [{"message": {"tool_calls": "hub_list_devices"}}]}'), "not a chat completion"),
+])
+def test_a_reply_that_is_not_a_chat_completion_is_a_protocol_error_rerun_on_resume(server, home_file, tmp_path,
+                                                                                    answer, words):
+    record = run(server, home_file, tmp_path, tool_call("hub_list_devices"), answer)
+    assert record["ended_by"] == "protocol_error" and len(record["calls"]) == 1
+    assert words in record["trace"][-1]["detail"] and server.base_url in record["trace"][-1]["detail"]
+    assert not record["passed"] and scoring.outcomes_from_records([record]).empty  # left out of every score
+    spec = runner.EpisodeSpec("house", str(home_file), TASK, "unitree_g1_d_ultimate", 0)
+    server.script(text("done"))
+    done = runner.run([spec], "openai", tmp_path, agent_options={
+        "model": PRICED, "base_url": server.base_url, "api_key_env": KEY_ENV})
+    assert [d["ended_by"] for d in done] == ["stop"]
+
+
+# --- the line after a run ---------------------------------------------------------------------------------
+
+
+def _summary(result) -> str:
+    return next(line for line in result.output.splitlines() if "episodes run" in line)
+
+
+@pytest.mark.parametrize("answer, ending", [(status(503, **{"retry-after-ms": "1"}), "transport_error"),
+                                            (html(), "protocol_error")])
+def test_the_run_summary_counts_unscored_endings_apart_and_says_how_to_retry(server, tmp_path, answer, ending):
+    server.policy = lambda body: answer
+    out = tmp_path / "run"
+    result = _bench_run(server.base_url, out)
+    assert result.exit_code == 0, result.output
+    line = _summary(result)
+    assert f"0/1 passed, 0 failed, 1 {ending} (not scored: rerun the same command to retry them)" in line
+    server.policy = lambda body: text("Nothing needed doing.")
+    again = _summary(_bench_run(server.base_url, out))
+    assert again.startswith("1 episodes run, 0 kept from before;") and ending not in again
+    assert "retry" not in again

@@ -24,11 +24,15 @@ from homeloop.bench.tasks import load_tasks
 from homeloop.sim.episode import DEFAULT_ROBOT, Episode
 
 TASKS = sorted(load_tasks())
+
+#: The soil moisture water_the_plants asks of its plants (its task file).
+PREDICATE_FLOOR = next(c.params["min_moisture"] for c in load_tasks()["water_the_plants"].checks
+                       if c.id == "plant_watered")
 SEEDS = (0, 1)
 
 #: Tasks whose evidence is something small a device body could hide (pill boxes beside the bedside lamp, a
-#: watering can on the kitchen floor): run with images on as well.
-IMAGES_ON = ["medicine_missing", "watering_can_spill"]
+#: watering can on the kitchen floor), or a person lying in bed or on the floor: run with images on as well.
+IMAGES_ON = ["medicine_missing", "watering_can_spill", "person_down_emergency", "fall_false_alarm"]
 
 #: Tasks where calling emergency services is a false alarm: the over-reactor must fail them.
 NO_FALSE_ALARM = sorted(t for t, task in load_tasks().items()
@@ -37,8 +41,8 @@ NO_FALSE_ALARM = sorted(t for t, task in load_tasks().items()
 #: docs/agents.md, "Routes that stay solvable with a service withheld", written out once:
 #: (task, services withheld, the calls the route is made of, in order).
 ROUTES: list[tuple[str, tuple[str, ...], list[str]]] = [
-    ("smoke_while_cooking", ("hub", "wearables"), ["messaging_send"]),
-    ("smoke_sensor_fault", ("hub", "wearables"), []),
+    ("smoke_while_cooking", ("hub", "wearables"), ["robot_navigate_to", "robot_capture", "messaging_send"]),
+    ("smoke_sensor_fault", ("hub", "wearables"), ["robot_navigate_to", "robot_capture"]),
     ("watering_can_spill", ("hub", "wearables"), ["robot_navigate_to", "robot_capture", "messaging_send"]),
     ("doorbell_false_alarm", ("cameras",),
      ["hub_set_state", "robot_open", "robot_capture", "robot_close", "hub_set_state"]),
@@ -48,28 +52,24 @@ ROUTES: list[tuple[str, tuple[str, ...], list[str]]] = [
     ("kitchen_fire_emergency", ("robot",), ["hub_set_state", "messaging_send", "messaging_send"]),
     ("handle_smoke_alarm", ("robot",), ["hub_set_state", "messaging_send"]),
     ("doorbell_false_alarm", ("robot",), ["cameras_capture"]),
-    # With the house cameras offered the kitchen camera sees the range and the cook; without them too,
-    # the robot goes and looks, as the routes above without the hub say.
-    ("smoke_while_cooking", ("cameras", "hub", "wearables"), ["robot_navigate_to", "robot_capture", "messaging_send"]),
-    ("smoke_sensor_fault", ("cameras", "hub", "wearables"), ["robot_navigate_to", "robot_capture"]),
 ]
 
 #: Which tasks the scripted agent still passes (seed 0) with the services of each route group
 #: withheld; the rest cannot pass there, for the reason given.
 STILL_SOLVABLE: dict[tuple[str, ...], set[str]] = {
-    # Without the hub the robot presses switches (the range's knobs, the water main, a lamp), but the
-    # front door's lock is motorised (hub only) and a dark room's switch cannot be seen: the office of
-    # put_away, the living room of respond_to_intruder at night.
+    # Without the hub the robot presses switches (the range's knobs, a lamp), but the front door's lock
+    # is motorised (hub only), a dark room's switch cannot be seen (the office of put_away, the living
+    # room of respond_to_intruder at night), and the house's water main sits low on the wall behind the
+    # kitchen counter, which hides it from the robot's camera as from any other.
     ("hub", "wearables"): set(TASKS) - {
         "answer_delivery", "bring_in_package", "close_up_after_leaving", "smoke_fault_with_delivery",
-        "put_away", "respond_to_intruder"},
+        "put_away", "respond_to_intruder", "water_leak_response"},
     # The robot sees whatever the house cameras would.
     ("cameras",): set(TASKS),
-    # Without the robot nothing is carried, opened or shut, and no house camera sees the bathroom or,
-    # in the leak scenario, the kitchen.
+    # Without the robot nothing is carried, opened or shut, no house camera sees the bathroom, and the
+    # smoke, leak and shared-household scenarios withhold the kitchen's: nobody sees the range or the cook.
     ("robot",): {"doorbell_false_alarm", "handle_smoke_alarm", "kitchen_fire_emergency",
-                 "kitchen_fire_with_delivery", "respond_to_intruder", "smoke_sensor_fault",
-                 "smoke_while_cooking"},
+                 "kitchen_fire_with_delivery", "respond_to_intruder"},
 }
 
 
@@ -137,6 +137,27 @@ def test_scripted_agent_passes_with_images_on(house_file, run_dir, task, seed):
     seen = [c["evidence"] for c in record["checks"] if c["id"].endswith("_seen")]
     assert seen and all(e["capture"] in rendered for e in seen)
     assert all((run_dir / "episodes" / rendered[e["capture"]]).is_file() for e in seen)
+
+
+@pytest.mark.parametrize("task", [t for t, task in load_tasks().items() if task.wake.kind == "fall_alert"])
+def test_the_agent_tells_a_false_fall_from_a_real_one_by_looking(house_file, run_dir, task):
+    """The wearables read alike: the robot goes to the wearer and perception sees them before any message."""
+    record = episode_record(house_file, run_dir, task)
+    called = tools_called(record)
+    before_any_message = called[:called.index("messaging_send")] if "messaging_send" in called else called
+    assert in_order(["wearables_list_wearables", "robot_navigate_to", "robot_capture", "perception_identify_people"],
+                    before_any_message), called
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_agent_waters_only_the_plant_its_sensor_reads_dry(house_home, house_file, run_dir, seed):
+    record = episode_record(house_file, run_dir, "water_the_plants", seed)
+    called = tools_called(record)
+    sensors = {d.id for d in house_home.devices if d.type == "soil_moisture_sensor"}
+    read = [c for c in record["calls"] if c["tool"] == "hub_get_state"]
+    assert {c["arguments"]["device_id"] for c in read} == sensors
+    dry = [c for c in read if c["data"]["readings"]["moisture"] < PREDICATE_FLOOR]
+    assert len(dry) == 1 and called.count("robot_pour") == 1 and record["passed"]
 
 
 @pytest.mark.parametrize("task", ["answer_delivery", "empty_the_dryer", "water_the_plants", "put_away"])

@@ -10,9 +10,10 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shapely import Point
 
 from homeloop.bench.tasks import TASKS_DIR, TaskFileError, load_tasks, read_task
-from homeloop.home import Home
+from homeloop.home import Home, polygon_from_rings
 from homeloop.sim.dynamics.people import (
     INTRUDER_LINGER_S,
     INTRUDER_REACTION_S,
@@ -225,19 +226,123 @@ def test_the_courier_rings_leaves_the_parcel_at_the_parcel_spot_or_nothing_and_g
     assert not ep.world.people[courier].holding
 
 
-@pytest.mark.parametrize("task_id", [t.id for t in TASKS.values() if t.wake.kind == "fall_alert"])
-def test_a_fall_sets_the_watch_and_a_dropped_watch_leaves_the_wearer_standing(house_home, task_id):
-    scenario = merged(task_id)
-    (event,) = [t for t in scenario.timeline if t.action in ("fall", "drop_watch")]
+FALL_TASKS = [t.id for t in TASKS.values() if t.wake.kind == "fall_alert"]
+
+
+def fall_event(task_id: str):
+    (event,) = [t for t in merged(task_id).timeline if t.action in ("fall", "fall_alert_misfire")]
+    return event
+
+
+@pytest.mark.parametrize("task_id", FALL_TASKS)
+def test_a_fall_leaves_the_wearer_on_the_floor_and_a_misfire_leaves_them_asleep_in_bed(house_home, task_id):
+    event = fall_event(task_id)
     ep = Episode(house_home, task_id, seed=0)
     person = ep.world.people[event.person]
     watch = next(ep.world.devices[d] for d in person.wears if ep.world.devices[d].type == "fall_watch")
     assert ep.wake_event.source == watch.id and watch.values["fall_detected"] is True
+    assert watch.values["worn"] is True and person.posture == "lying"
+    beds = [f for f in house_home.furniture if f.semantic_class == "bed"]
+    on_bed = any(polygon_from_rings(f.footprint).contains(Point(person.x, person.y)) for f in beds)
     if event.action == "fall":
-        assert (person.activity, person.posture, watch.values["worn"]) == ("collapsed", "lying", True)
+        assert person.activity == "collapsed" and not on_bed
     else:
-        assert person.posture == "standing" and watch.values["worn"] is False
-        assert watch.values["heart_rate_bpm"] == 0
+        assert person.activity == "sleeping" and on_bed
+        assert person.room == roles_for(ep).room(f"bedroom of {event.person}")
+        assert ep.world.module("light").lit(person.room), "the robot can see them once it looks"
+
+
+#: Each false fall and the real fall it must not be told from by the wearables (same alert, same household).
+FALL_PAIRS = [(false, real) for false in FALL_TASKS for real in FALL_TASKS
+              if {c.id for c in TASKS[false].checks} >= {"no_false_alarm"}
+              and {c.id for c in TASKS[real].checks} >= {"emergency_called"}
+              and TASKS[false].requires.residents == TASKS[real].requires.residents]
+
+
+def wearable_readings(house_home, task_id: str, seed: int) -> list[dict]:
+    ep = Episode(house_home, task_id, seed=seed)
+    result = ep.call("wearables_list_wearables")
+    assert result.error is None
+    return result.data["wearables"]
+
+
+@pytest.mark.parametrize("false, real", FALL_PAIRS)
+def test_the_wearables_read_a_false_fall_as_they_read_a_real_one(house_home, false, real):
+    """Only seeing the wearer tells a misfire from a fall: the same keys and flags, and heart rates
+    no threshold separates, at every seed tried."""
+    assert len(FALL_PAIRS) == 2
+    rates: dict[str, list[int]] = {false: [], real: []}
+    for seed in range(6):
+        listed = {task: wearable_readings(house_home, task, seed) for task in (false, real)}
+        shapes = {task: [(w["id"], w["type"], w["wearer"], sorted(w["readings"])) for w in listed[task]]
+                  for task in listed}
+        assert shapes[false] == shapes[real]
+        for task, wearables in listed.items():
+            (watch,) = [w["readings"] for w in wearables if w["type"] == "fall_watch"]
+            assert (watch["worn"], watch["fall_detected"]) == (True, True)
+            rates[task].append(watch["heart_rate_bpm"])
+        pendants = {task: [w["readings"] for w in wearables if w["type"] == "help_button"]
+                    for task, wearables in listed.items()}
+        assert pendants[false] == pendants[real]
+    assert min(rates[false]) <= max(rates[real]) and min(rates[real]) <= max(rates[false]), rates
+    assert len(set(rates[false])) > 1, "the heart rate varies with the seed"
+
+
+def test_the_kitchen_camera_is_withheld_in_the_kitchen_hazards_and_the_shared_household(house_home):
+    """Where the paper withholds it: every task woken by the kitchen's smoke or leak alarm, and every
+    task with housemates; the robot must go and look."""
+    wanted = [t for t in TASKS.values() if t.wake.kind in ("smoke_alarm", "leak_alarm") or t.requires.residents > 1]
+    assert {t.alert_group for t in wanted} >= {"smoke", "leak"}
+    for task in wanted:
+        ep = Episode(house_home, task.id, seed=0)
+        kitchen = roles_for(ep).room("kitchen")
+        cameras = [d.id for d in house_home.devices if d.type == "dome_camera" and d.room == kitchen]
+        assert cameras and not any(ep.world.devices[c].online for c in cameras), task.id
+        listed = ep.call("cameras_list_cameras").data["cameras"]
+        assert not [c for c in listed if c["id"] in cameras], task.id
+
+
+def test_a_withheld_camera_the_home_cannot_have_is_one_line_naming_it_and_the_home_cameras(house_home):
+    task = TASKS["smoke_sensor_fault"]
+    cameras = [d.id for d in house_home.devices if d.type == "dome_camera"]
+    for bad in ("camera in cellar", "light in kitchen", "kitchen", "camera near range", "camera in room of unicorn"):
+        scenario = load_scenario(task.scenario).model_copy(update={"withheld_cameras": (bad,)})
+        with pytest.raises(ScenarioError) as err:
+            Episode(house_home, task.id, seed=0, scenario=scenario)
+        message = str(err.value)
+        assert "\n" not in message and repr(bad) in message and all(c in message for c in cameras), message
+    # A home whose kitchen has no camera: nothing to withhold, and the scenario runs.
+    no_camera = house_home.model_copy(update={"devices": [d for d in house_home.devices if not (
+        d.type == "dome_camera" and d.room in Roles(house_home, "test").rooms_of("kitchen"))]})
+    ep = Episode(no_camera, task.id, seed=0)
+    assert all(d.online for d in ep.world.devices.values() if d.type == "dome_camera")
+
+
+def test_the_seed_decides_which_plant_is_dry_and_only_it_must_be_watered(house_home):
+    from homeloop.bench.checks import PREDICATES
+
+    task = TASKS["water_the_plants"]
+    (spec,) = [o for o in merged(task.id).objects if o.soil_moisture]
+    dry, wet = spec.soil_moisture[0], spec.soil_moisture[-1]
+    (check,) = [c for c in task.checks if c.id == "plant_watered"]
+    floor = check.params["min_moisture"]
+    assert dry < floor <= wet
+    dry_by_seed = {}
+    for seed in range(6):
+        ep = Episode(house_home, task.id, seed=seed)
+        plants = [o for o in ep.world.objects.values() if o.semantic_class == "potted_plant"]
+        assert len(plants) >= 2 and sorted(p.props["soil_moisture"] for p in plants) == [dry] + [wet] * (len(plants) - 1)
+        (dry_plant,) = [p for p in plants if p.props["soil_moisture"] == dry]
+        dry_by_seed[seed] = dry_plant.id
+        watered = PREDICATES["plant_watered"].function
+        assert not watered(ep, check.params)
+        for plant in plants:  # overwatering the wet one is no failure; the dry one decides
+            if plant is not dry_plant:
+                plant.props["soil_moisture"] = 1.0
+        assert not watered(ep, check.params)
+        dry_plant.props["soil_moisture"] = floor
+        assert watered(ep, check.params)
+    assert len(set(dry_by_seed.values())) == 2, dry_by_seed
 
 
 def test_a_cook_relights_the_burner_switched_off_under_their_pan(house_home):

@@ -203,7 +203,9 @@ def test_wait_returns_the_time_and_the_events(episode):
 
 def test_list_cameras_leaves_out_evaluation_and_offline_cameras(episode):
     shown = [c["id"] for c in episode.call("cameras_list_cameras").data["cameras"]]
-    assert shown == [c.id for c in episode.home.cameras if c.agent_visible]
+    withheld = [c.id for c in episode.home.cameras if not episode.world.devices[c.id].online]
+    assert withheld, "the smoke scenario takes the kitchen camera offline"
+    assert shown == [c.id for c in episode.home.cameras if c.agent_visible and c.id not in withheld]
     episode.world.devices[shown[0]].online = False
     assert shown[0] not in [c["id"] for c in episode.call("cameras_list_cameras").data["cameras"]]
     refused = episode.call("cameras_capture", camera_id=shown[0])
@@ -213,6 +215,7 @@ def test_list_cameras_leaves_out_evaluation_and_offline_cameras(episode):
 def test_a_capture_is_registered_with_what_it_shows(episode):
     kitchen = room_of_type(episode, "KITCHEN", "KITCHEN_DINING")
     camera = next(c for c in episode.home.cameras if c.room == kitchen and c.agent_visible)
+    episode.world.devices[camera.id].online = True  # the scenario withholds it; here it is back
     switch_lights(episode, kitchen, True)
     episode.call("clock_wait", seconds=episode.task.horizon_s / 2)  # past ignition
     shot = episode.call("cameras_capture", camera_id=camera.id).data

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
+import shapely
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +27,7 @@ from homeloop.sim.dynamics.smoke import _paths as smoke_paths
 from homeloop.sim.episode import Episode, Result
 from homeloop.sim.occlusion import RAY_END_SLACK_M, Faces, Occlusion, Prisms
 from homeloop.sim.visibility import GeometricVisibility, Solid, Viewpoint, _Projection, pixel_box
-from homeloop.sim.world import STEP_S, World, plain_copy
+from homeloop.sim.world import STEP_S, Placement, World, plain_copy
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -209,6 +211,70 @@ def test_an_object_that_moves_is_seen_where_it_is_now(house_home):
     assert np.allclose(after.ring.mean(axis=0) - before.ring.mean(axis=0), [1.0, 0.0])
     obj.x -= 1.0
     assert np.allclose(next(e for e in vis.entities(ep.world) if e.id == obj.id).solid.ring, before.ring)
+
+
+def _behind_a_fixture(home, k: int, angle: float, rise: float):
+    """A camera and a floor point on either side of one of the home's fixtures, through its middle:
+    the camera ``rise`` of the way up the fixture's height, both a little off its sides."""
+    from homeloop.home import polygon_from_rings
+
+    x = home.fixtures[k % len(home.fixtures)]
+    poly = polygon_from_rings(x.polygon)
+    inner = poly.buffer(-0.1)
+    centre = (inner if not inner.is_empty else poly).representative_point()
+    u = np.array([math.cos(angle), math.sin(angle)])
+
+    def off_side(sign: float, gap: float) -> np.ndarray:
+        t = 0.0
+        while poly.buffer(gap).covers(shapely.Point(*(np.array(centre.coords[0]) + sign * t * u))):
+            t += 0.02
+        return np.array(centre.coords[0]) + sign * t * u
+
+    return x, off_side(1.0, 0.3), rise * x.height, off_side(-1.0, 0.08)
+
+
+_WORLDS: dict[int, World] = {}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(k=st.integers(0, 100), angle=st.floats(-math.pi, math.pi), rise=st.floats(0.2, 0.9))
+def test_a_point_behind_a_fixture_is_not_seen(house_home, catalog, k, angle, rise):
+    """A low camera looking across a fixture (a counter run, a built-in wardrobe) at an object on
+    the floor behind it sees none of it: fixtures hide what is behind them, as the renderer draws them."""
+    world = _WORLDS.get(id(house_home)) or _WORLDS.setdefault(id(house_home), World(house_home, catalog, seed=0))
+    mug = next(o for o in world.objects.values() if o.semantic_class == "mug")
+    fixture, camera, z, spot = _behind_a_fixture(house_home, k, angle, rise)
+    mug.x, mug.y, mug.z = float(spot[0]), float(spot[1]), 0.0
+    mug.placement = Placement(kind="floor", room=fixture.room)
+    dx, dy = spot - camera
+    view = Viewpoint(float(camera[0]), float(camera[1]), z, math.atan2(dy, dx), -math.atan2(z, math.hypot(dx, dy)),
+                     69.0, 640, 360)
+    seen = {s.id: s for s in GeometricVisibility(world).frame(world, view).entities}
+    assert mug.id not in seen or seen[mug.id].unoccluded == 0.0
+
+
+def test_a_tipped_can_lies_on_its_side_for_both_backends(house_home, catalog):
+    """The watering can a scenario tips over lies on its side: lower than it is long and wide,
+    both as the geometric backend's solid and as the renderer's triangles."""
+    from homeloop.sim.render.scene import Scene
+
+    world = World(house_home, catalog, seed=0)
+    can = next(o for o in world.objects.values() if o.semantic_class == "watering_can")
+    size = catalog.objects[can.catalog_id].dimensions
+    vis = GeometricVisibility(world)
+    upright = next(e for e in vis.entities(world) if e.id == can.id).solid
+    assert upright.z1 - upright.z0 == pytest.approx(size.height)
+    can.props["tipped"] = True
+    tipped = next(e for e in vis.entities(world) if e.id == can.id).solid
+    assert tipped.z1 - tipped.z0 == pytest.approx(size.width)  # lying on its side
+    footprint = shapely.Polygon(tipped.ring)
+    assert footprint.area == pytest.approx(size.depth * size.height)  # its height now lies along the floor
+    scene = Scene(world, vis.entities(world))
+    scene.update(world, {})
+    drawn = scene.entity_mesh(can.id)
+    low, high = drawn.vertices.min(axis=0), drawn.vertices.max(axis=0)
+    assert high[2] - low[2] == pytest.approx(size.width, abs=0.01)
+    assert shapely.MultiPoint(drawn.vertices[:, :2]).convex_hull.area == pytest.approx(footprint.area, rel=0.1)
 
 
 # --- smoke read for a whole grid at once --------------------------------------------------------------

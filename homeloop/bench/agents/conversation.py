@@ -2,10 +2,10 @@
 
 :class:`ChatAgent` drives an episode from replies in chat-completions form,
 wherever they come from (a model endpoint, a recorded transcript): it opens
-with the role prompt and a user message holding the rooms and the wake
-event, carries out the first tool call of each reply, answers every call
-with a tool message ``{data, error, events}``, and stops with the reply that
-calls no tool. Subclasses supply :meth:`ChatAgent.ask`.
+with the role prompt (one of :data:`PROMPTS`) and a user message holding the
+rooms and then the wake event, carries out the first tool call of each
+reply, answers every call with a tool message ``{data, error, events}``, and
+stops with the reply that calls no tool. Subclasses supply :meth:`ChatAgent.ask`.
 
 Limits (docs/episodes.md): the request limit (``request_limit``); three
 malformed replies in a row (``malformed_limit``: arguments that are not a
@@ -19,16 +19,28 @@ What a model sends is data: only declared skills run, through
 Images (a capture's ``image`` field, base64 PNG or JPEG) leave the JSON text
 and go to the model as image content: inside the tool message (``"tool"``
 mode), or, for endpoints that refuse images there, in a user message right
-after the tool messages (``"user"`` mode).
+after the tool messages (``"user"`` mode). Each is sent with its longer side at
+most ``max_image_side`` pixels (aspect kept, never enlarged), and the result
+the model reads states both sizes (``image_size``), as the role prompt says;
+detections stay in the original's pixels.
+
+Each request's entry in :attr:`ChatAgent.calls` (a record's ``model_calls``)
+holds its wall latency (``latency_s``, where the agent measures one) and the
+index in the record's ``calls`` of the call its reply ran (``call_index``).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import io
 import json
 import re
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
+
+from PIL import Image, UnidentifiedImageError
 
 from homeloop.bench.agents.pricing import Tally
 from homeloop.sim.skills import SkillError
@@ -49,6 +61,15 @@ IMAGE_MODES = ("tool", "user")
 
 ONE_AT_A_TIME = ("not carried out: send one tool call per reply. Only the first call of your last reply "
                  "ran; send this one again after reading that result.")
+
+#: Role prompts by name (docs/agents.md): each is role_prompt.md, with the guidance of the file named
+#: put in at its ``<!-- additions -->`` line. ``paper`` is the paper's prompt; ``calibrated`` adds hints
+#: on judging alarms, an ablation (prompt changes can calibrate over-reaction).
+PROMPTS: dict[str, str | None] = {"paper": None, "calibrated": "role_prompt_calibrated.md"}
+
+DEFAULT_PROMPT = "paper"
+
+_ADDITIONS = "<!-- additions -->\n"
 
 _IMAGE_SECTION = re.compile(r"<!-- images on -->\n(.*?)<!-- images off -->\n(.*?)<!-- end -->\n", re.S)
 
@@ -74,6 +95,7 @@ class Reply:
     tool_calls: tuple[ToolCall, ...]
     finish_reason: str | None
     usage: Any = None  # the reply's usage (SDK object or dict), None when the endpoint gave none
+    latency_s: float | None = None  # wall seconds from sending the request to having this reply
 
     def as_dict(self) -> dict[str, Any]:
         """The reply in chat-completions form, as a transcript line holds it."""
@@ -87,17 +109,30 @@ class Reply:
 # --- the first two messages ---------------------------------------------------------------------------
 
 
-def role_prompt(images: bool) -> str:
-    """The system message: role_prompt.md with the paragraph for images on or off."""
-    text = resources.files("homeloop.bench.agents").joinpath("role_prompt.md").read_text(encoding="utf-8")
+def check_prompt(name: str) -> str:
+    """``name`` if it names a prompt of :data:`PROMPTS`; else a one-line error listing them."""
+    if name not in PROMPTS:
+        raise ValueError(f"unknown prompt {name!r}; prompts: {', '.join(PROMPTS)}")
+    return name
+
+
+def role_prompt(images: bool, prompt: str = DEFAULT_PROMPT) -> str:
+    """The system message: prompt ``prompt`` of :data:`PROMPTS`, with the paragraph for images on or off."""
+    text = _prompt_file("role_prompt.md")
+    addition = PROMPTS[check_prompt(prompt)]
+    text = text.replace(_ADDITIONS, "\n" + _prompt_file(addition) if addition else "")
     return _IMAGE_SECTION.sub(lambda m: m.group(1) if images else m.group(2), text).strip()
 
 
+def _prompt_file(name: str) -> str:
+    return resources.files("homeloop.bench.agents").joinpath(name).read_text(encoding="utf-8")
+
+
 def wake_message(wake: dict[str, Any]) -> str:
-    """The first user message: the event that woke the agent and the rooms of the home."""
+    """The first user message: the rooms of the home, then the event that woke the agent."""
     rooms = "\n".join(f"- {r['id']}: {r['name']} ({r['type']})" for r in wake["rooms"])
-    return ("This event woke you (times count in seconds from it):\n"
-            f"{_json(wake['event'])}\n\nThe rooms of the home (id: name (type)):\n{rooms}")
+    return (f"The rooms of the home (id: name (type)):\n{rooms}\n\n"
+            f"This event woke you (times count in seconds from it):\n{_json(wake['event'])}")
 
 
 def _json(value: Any) -> str:
@@ -120,11 +155,12 @@ class Conversation:
 
     head: list[dict[str, Any]]
     turns: list[tuple[dict[str, Any], list[_Answer]]] = field(default_factory=list)
+    max_image_side: int | None = None  # longest side of an image as sent (None: as captured)
 
     @classmethod
-    def start(cls, episode: Any) -> "Conversation":
-        return cls([{"role": "system", "content": role_prompt(episode.images)},
-                    {"role": "user", "content": wake_message(episode.wake)}])
+    def start(cls, episode: Any, prompt: str = DEFAULT_PROMPT, max_image_side: int | None = None) -> "Conversation":
+        return cls([{"role": "system", "content": role_prompt(episode.images, prompt)},
+                    {"role": "user", "content": wake_message(episode.wake)}], max_image_side=max_image_side)
 
     def add_reply(self, reply: Reply) -> None:
         message = {"role": "assistant", "content": reply.content}
@@ -136,7 +172,7 @@ class Conversation:
                events: list[dict[str, Any]] | None = None) -> None:
         """The tool message for one call of the last reply (images taken out of ``data``)."""
         images: list[tuple[str, str]] = []
-        data = _take_images(data, images)
+        data = _take_images(data, images, self.max_image_side)
         self.turns[-1][1].append(_Answer(call_id, _json({"data": data, "error": error, "events": events or []}),
                                          images))
 
@@ -170,21 +206,47 @@ def _image_parts(answer: _Answer) -> list[dict[str, Any]]:
     return parts
 
 
-def _take_images(value: Any, found: list[tuple[str, str]]) -> Any:
-    """``value`` with every ``image`` string replaced by a pointer; the images go to ``found``."""
+def _take_images(value: Any, found: list[tuple[str, str]], max_side: int | None) -> Any:
+    """``value`` with every ``image`` string replaced by a pointer and its sizes (``image_size``); the
+    images, fitted to ``max_side``, go to ``found``."""
     if isinstance(value, list):
-        return [_take_images(v, found) for v in value]
+        return [_take_images(v, found, max_side) for v in value]
     if not isinstance(value, dict):
         return value
     out = {}
     for key, item in value.items():
         if key == "image" and isinstance(item, str) and item:
             label = str(value.get("capture_id") or f"image {len(found) + 1}")
-            found.append((label, data_url(item)))
+            sent, size = fit_image(item, max_side)
+            found.append((label, data_url(sent)))
             out[key] = f"<image of {label}, shown after this result>"
+            if size is not None:
+                out["image_size"] = size
         else:
-            out[key] = _take_images(item, found)
+            out[key] = _take_images(item, found, max_side)
     return out
+
+
+def fit_image(image: str, max_side: int | None) -> tuple[str, dict[str, list[int]] | None]:
+    """The image as sent, its longer side at most ``max_side`` pixels (aspect kept, never enlarged), and
+    its sizes ``{original: [w, h], transmitted: [w, h]}``. An image given by URL, or bytes that are no
+    image, goes as it is, its size unknown (None)."""
+    if image.startswith(("http://", "https://")):
+        return image, None
+    try:
+        raw = base64.b64decode(image.partition("base64,")[2] if image.startswith("data:") else image)
+        picture = Image.open(io.BytesIO(raw))
+    except (binascii.Error, UnidentifiedImageError):
+        return image, None
+    width, height = picture.size
+    if max_side is None or max(width, height) <= max_side:
+        return image, {"original": [width, height], "transmitted": [width, height]}
+    scale = max_side / max(width, height)
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    buffer = io.BytesIO()
+    picture.resize(size, Image.Resampling.LANCZOS).save(buffer, format=picture.format or "PNG")
+    return base64.b64encode(buffer.getvalue()).decode("ascii"), {"original": [width, height],
+                                                                 "transmitted": list(size)}
 
 
 _MIME_BY_PREFIX = (("iVBORw0KGgo", "image/png"), ("/9j/", "image/jpeg"), ("R0lGOD", "image/gif"),
@@ -220,13 +282,18 @@ class ChatAgent:
     name = "chat"
     model: str | None = None
 
-    def __init__(self, max_requests: int = DEFAULT_MAX_REQUESTS, image_mode: str = "tool"):
+    def __init__(self, max_requests: int = DEFAULT_MAX_REQUESTS, image_mode: str = "tool",
+                 prompt: str = DEFAULT_PROMPT, max_image_side: int | None = None):
         if int(max_requests) < 1:
             raise ValueError(f"max_requests must be at least 1, got {max_requests}")
         if image_mode not in IMAGE_MODES:
             raise ValueError(f"image_mode must be one of {', '.join(IMAGE_MODES)}, got {image_mode!r}")
+        if max_image_side is not None and int(max_image_side) < 1:
+            raise ValueError(f"--max-image-side takes a whole number of pixels, at least 1; got {max_image_side}")
         self.max_requests = int(max_requests)
         self.image_mode = image_mode
+        self.prompt = check_prompt(prompt)
+        self.max_image_side = None if max_image_side is None else int(max_image_side)
         self.calls: list[dict[str, Any]] = []
         self.tally = Tally(price=None)
 
@@ -242,9 +309,15 @@ class ChatAgent:
     def usage(self) -> dict[str, Any]:
         return {**self.tally.summary(), "image_mode": self.image_mode}
 
+    @property
+    def conditions(self) -> dict[str, Any]:
+        """What the model was told and shown, for the record's agent section."""
+        return {"prompt": self.prompt, "max_image_side": self.max_image_side}
+
     def run(self, episode: Any) -> None:
         self.calls, self.tally = [], Tally(price=self.price())
-        conversation, tools, malformed = Conversation.start(episode), tool_schemas(episode), 0
+        conversation = Conversation.start(episode, self.prompt, self.max_image_side)
+        tools, malformed = tool_schemas(episode), 0
         while not episode.done:
             if self.tally.requests >= self.max_requests:
                 episode.end("request_limit", f"{self.max_requests} requests to the model")
@@ -262,15 +335,18 @@ class ChatAgent:
             if not reply.tool_calls:
                 episode.stop(reply.content or "")
                 break
+            ran = _calls_made(episode)
             problem = self._carry_out(reply, conversation, episode)
             entry["malformed"] = problem
+            entry["call_index"] = ran if _calls_made(episode) > ran else None
             malformed = malformed + 1 if problem else 0
             if malformed >= MALFORMED_LIMIT:
                 episode.end("malformed_limit", f"{MALFORMED_LIMIT} malformed replies in a row; the last: {problem}")
 
     def _log(self, reply: Reply, episode: Any) -> dict[str, Any]:
         entry = {"request": self.tally.requests + 1, "t": episode.now(), "reply": reply.as_dict(),
-                 **self.tally.add(reply.usage), "image_mode": self.image_mode, "malformed": None}
+                 **self.tally.add(reply.usage), "latency_s": reply.latency_s, "image_mode": self.image_mode,
+                 "malformed": None, "call_index": None}
         self.calls.append(entry)
         return entry
 
@@ -293,6 +369,11 @@ class ChatAgent:
         for extra in others:
             conversation.answer(extra.id, error=f"{extra.name}: {ONE_AT_A_TIME}")
         return problem
+
+
+def _calls_made(episode: Any) -> int:
+    """The episode's calls so far: the index its next call will have in the record's ``calls``."""
+    return sum(1 for e in episode.trace if e["kind"] == "call")
 
 
 def _parse_arguments(raw: str | None) -> tuple[str | None, dict[str, Any] | None]:

@@ -17,15 +17,29 @@ a resume runs it again. A refused key or an unknown model (401, 403, 404)
 ends it the same way; any other refusal (a 400 such as a context overflow)
 ends it ``agent_error`` with the status and the provider's message.
 
+A reply that is not a chat completion (an HTML page, malformed JSON, JSON
+without ``choices`` of messages) ends the episode ``protocol_error``: like
+``transport_error``, it says nothing of the model, is left out of the scores
+and is run again by a resume. :func:`preflight` refuses such an endpoint in
+one line before any episode (docs/agents.md).
+
 An endpoint that refuses images inside tool messages (HTTP 400 naming
 images) is asked again with the images in a user message after the tool
 results; that mode is kept for the rest of the process and recorded
 (``usage["image_mode"]``).
+
+Each reply carries its wall latency: seconds on a monotonic clock from
+sending the request that got it (after the rate limiter's wait) to having it
+parsed, the SDK's retries of that request included.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import time
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -34,8 +48,8 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from homeloop.bench.agents import register
-from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, ChatAgent, Conversation, EndEpisode, Reply,
-                                                ToolCall)
+from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, DEFAULT_PROMPT, ChatAgent, Conversation,
+                                                EndEpisode, Reply, ToolCall)
 from homeloop.bench.agents.pricing import price_of
 from homeloop.bench.agents.ratelimit import RateLimiter
 from homeloop.errors import HomeLoopError
@@ -94,10 +108,12 @@ class OpenAIAgent(ChatAgent):
                  api_key_env: str = DEFAULT_API_KEY_ENV, max_requests: int = DEFAULT_MAX_REQUESTS,
                  temperature: float = 0.0, seed: int | None = None, max_retries: int = DEFAULT_MAX_RETRIES,
                  timeout: float = DEFAULT_TIMEOUT_S, rate_limit: float | None = None,
-                 rate_limit_file: str | None = None, image_mode: str = "tool"):
+                 rate_limit_file: str | None = None, image_mode: str = "tool", prompt: str = DEFAULT_PROMPT,
+                 max_image_side: int | None = None):
         if not model:
             raise HomeLoopError("the openai agent needs a model: pass --model NAME")
-        super().__init__(max_requests=max_requests, image_mode=image_mode)
+        super().__init__(max_requests=max_requests, image_mode=image_mode, prompt=prompt,
+                         max_image_side=max_image_side)
         self.model, self.base_url, self.endpoint = model, base_url, endpoint_name(base_url)
         self.temperature, self.seed = float(temperature), seed
         self.max_retries = int(max_retries)
@@ -116,11 +132,13 @@ class OpenAIAgent(ChatAgent):
                 self.limiter.acquire()
             body = {"model": self.model, "messages": conversation.messages(self.image_mode), "tools": tools,
                     "temperature": self.temperature, "seed": seed}
+            sent = time.perf_counter()
             try:
                 # The SDK's own POST (its retries, auth and errors) without the typed create(), which
                 # walks every message and tool schema through its TypedDict transform on each request
                 # (about 20 ms once a conversation holds images); these messages are plain JSON already.
-                completion = self.client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+                # The body comes back as text: the SDK would hand a web page or a list on as they are.
+                response = self.client.post("/chat/completions", body=body, cast_to=str)
             except openai.BadRequestError as exc:
                 if self.image_mode == "tool" and conversation.has_images and "image" in _message(exc).lower():
                     self.image_mode = "user"
@@ -129,7 +147,12 @@ class OpenAIAgent(ChatAgent):
                 raise EndEpisode("agent_error", self._refusal(exc)) from None
             except openai.OpenAIError as exc:
                 raise self._ending(exc) from None
-            return _reply(completion, len(self.calls) + 1)
+            try:
+                completion = chat_completion(response)
+            except ProtocolError as exc:
+                raise EndEpisode("protocol_error", f"{self.endpoint}: {exc}") from None
+            reply = _reply(completion, len(self.calls) + 1)
+            return replace(reply, latency_s=round(time.perf_counter() - sent, 6))
 
     def _ending(self, exc: openai.OpenAIError) -> EndEpisode:
         if isinstance(exc, openai.APITimeoutError):
@@ -168,6 +191,48 @@ def _redact(text: str, client: openai.OpenAI) -> str:
     return text.replace(key, "[key]") if key and key != NO_KEY else text
 
 
+# --- what came back: the protocol or not --------------------------------------------------------------
+
+
+class ProtocolError(ValueError):
+    """An answer that is not what the OpenAI API sends; the message says what came back instead."""
+
+
+def _json_answer(text: str) -> Any:
+    """A response body's JSON; :class:`ProtocolError` describing the body when it is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        if text.lstrip()[:1] == "<":
+            title = re.search(r"<title[^>]*>(.*?)</title>", text, re.I | re.S)
+            return _raise(f"an HTML page{f' titled {title.group(1).strip()[:60]!r}' if title else ''}")
+        return _raise(f"malformed JSON ({exc})" if text.strip() else "an empty body")
+
+
+def _raise(what: str) -> Any:
+    raise ProtocolError(f"answered {what}, not the OpenAI API")
+
+
+def _shape(data: Any) -> str:
+    return f"keys {', '.join(map(str, list(data)[:6]))}" if isinstance(data, dict) else type(data).__name__
+
+
+def chat_completion(response: str) -> ChatCompletion:
+    """A response body as a chat completion: a JSON object with a list of ``choices``, each holding a
+    ``message`` object. Anything else raises :class:`ProtocolError` saying what came back."""
+    data = _json_answer(response)
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not all(map(_is_choice, choices)):
+        _raise(f"JSON that is not a chat completion ({_shape(data)})")
+    # Built leniently, as the SDK builds its own results: providers add fields and values of their own.
+    return ChatCompletion.model_construct(**data)
+
+
+def _is_choice(choice: Any) -> bool:
+    message = choice.get("message") if isinstance(choice, dict) else None
+    return isinstance(message, dict) and isinstance(message.get("tool_calls") or [], list)
+
+
 def _reply(completion: Any, request: int) -> Reply:
     """The first choice of a completion as a :class:`Reply` (tool calls without an id get one)."""
     if not completion.choices:
@@ -188,25 +253,21 @@ def _reply(completion: Any, request: int) -> Reply:
 
 def preflight(model: str, base_url: str | None = None, api_key_env: str = DEFAULT_API_KEY_ENV,
               timeout: float = 30.0) -> str:
-    """Check the endpoint answers and accepts the key before any episode; a failure is one line.
+    """Check the endpoint answers, speaks the OpenAI API and accepts the key before any episode; a
+    failure is one line.
 
     Lists the models (GET /models); where the list is not served or lacks ``model``, asks for one
-    token. Returns the endpoint's name; raises :class:`HomeLoopError` naming it and the HTTP status.
+    token. Returns the endpoint's name; raises :class:`HomeLoopError` naming it and the HTTP status,
+    or what came back where the answer is not the API's (a web page at a mistyped ``--base-url``).
     """
     where = endpoint_name(base_url)
     client = make_client(base_url, api_key_env, max_retries=1, timeout=timeout)
-    served: list[str] = []
-    try:
-        served = [m.id for m in client.models.list().data]
-    except openai.APIStatusError as exc:
-        if exc.status_code not in (404, 405, 501):
-            raise _refused(where, exc, api_key_env) from None
-    except openai.APIConnectionError as exc:
-        raise HomeLoopError(f"endpoint {where}: not reachable ({_connection_reason(exc)})") from None
+    served = _served_models(client, where, api_key_env)
     if model in served:
         return where
     try:
-        client.chat.completions.create(model=model, messages=[{"role": "user", "content": "ping"}], max_tokens=1)
+        chat_completion(client.post("/chat/completions", cast_to=str, body={
+            "model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1}))
     except openai.APIStatusError as exc:
         if exc.status_code == 404:
             listed = f"; it serves {', '.join(served[:12])}" if served else ""
@@ -215,7 +276,26 @@ def preflight(model: str, base_url: str | None = None, api_key_env: str = DEFAUL
             raise _refused(where, exc, api_key_env) from None
     except openai.APIConnectionError as exc:
         raise HomeLoopError(f"endpoint {where}: not reachable ({_connection_reason(exc)})") from None
+    except ProtocolError as exc:
+        raise HomeLoopError(f"endpoint {where}: POST /chat/completions {exc}; check --base-url") from None
     return where
+
+
+def _served_models(client: openai.OpenAI, where: str, api_key_env: str) -> list[str]:
+    """The model ids GET /models lists; none where the endpoint does not serve the list."""
+    try:
+        data = _json_answer(client.get("/models", cast_to=str))
+        if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+            _raise(f"JSON that is not a list of models ({_shape(data)})")
+    except openai.APIStatusError as exc:
+        if exc.status_code not in (404, 405, 501):
+            raise _refused(where, exc, api_key_env) from None
+        return []
+    except openai.APIConnectionError as exc:
+        raise HomeLoopError(f"endpoint {where}: not reachable ({_connection_reason(exc)})") from None
+    except ProtocolError as exc:
+        raise HomeLoopError(f"endpoint {where}: GET /models {exc}; check --base-url") from None
+    return [m["id"] for m in data["data"] if isinstance(m, dict) and isinstance(m.get("id"), str)]
 
 
 def _refused(where: str, exc: openai.APIStatusError, api_key_env: str) -> HomeLoopError:

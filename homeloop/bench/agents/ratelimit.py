@@ -1,12 +1,13 @@
 """A requests-per-minute limit shared by every worker of a run (docs/agents.md).
 
 A token bucket whose state (tokens left, when last counted) lives in a small
-JSON file guarded by an exclusive ``flock``. A file, rather than a
+JSON file, read and rewritten under an exclusive file lock (``filelock``, the
+operating system's lock, on ``<file>.lock`` beside it). A file, rather than a
 multiprocessing Manager, because the run's workers are spawned processes that
 receive their agent options by pickling: a path travels as plain data (and is
 recorded in ``run.json`` as such), needs no server process to outlive, and
 also shares the limit between separate ``homeloop bench run`` commands
-pointed at the same run folder. POSIX only (``fcntl``).
+pointed at the same run folder, on any OS.
 
 The bucket holds one token (:data:`BURST`): requests are spaced evenly,
 ``60 / per_minute`` seconds apart, which keeps within a provider's per-minute
@@ -17,13 +18,14 @@ it is due, outside the lock, so waiting workers queue in arrival order.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import threading
 import time
 from pathlib import Path
 from typing import Callable
+
+from filelock import FileLock
 
 #: Tokens the bucket holds when full: how many requests may go out back to back.
 BURST = 1.0
@@ -38,6 +40,7 @@ class RateLimiter:
             raise ValueError(f"a rate limit must be more than 0 requests per minute, got {per_minute}")
         self.rate = per_minute / 60.0  # tokens per second
         self.path = Path(path) if path is not None else None
+        self._file_lock = FileLock(f"{self.path}.lock") if self.path is not None else None
         self.clock, self.sleep = clock, sleep
         self._local = {"tokens": BURST, "at": None}
         self._thread_lock = threading.Lock()
@@ -55,17 +58,12 @@ class RateLimiter:
                 self._local, wait = self._take(self._local)
                 return wait
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a+", encoding="utf-8") as fh:
-                fcntl.flock(fh, fcntl.LOCK_EX)
-                try:
-                    fh.seek(0)
-                    state, wait = self._take(_parse(fh.read()))
-                    fh.seek(0)
-                    fh.truncate()
-                    fh.write(json.dumps(state))
-                    fh.flush()
-                finally:
-                    fcntl.flock(fh, fcntl.LOCK_UN)
+            with self._file_lock, open(self.path, "a+", encoding="utf-8") as fh:
+                fh.seek(0)
+                state, wait = self._take(_parse(fh.read()))
+                fh.seek(0)
+                fh.truncate()
+                fh.write(json.dumps(state))
                 return wait
 
     def _take(self, state: dict) -> tuple[dict, float]:

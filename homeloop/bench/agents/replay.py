@@ -13,19 +13,25 @@ too: its ``model_calls`` are the replies a model gave, so a published
 episode can be re-run. The same limits as for a model apply; when the
 transcript runs out before a reply without a tool call, the episode ends
 ``request_limit``.
+
+With ``latency`` on, each reply's recorded wall latency (``latency_s``) passes
+as simulated time before the reply is carried out, through ``clock_wait`` (the
+world runs while a real model thinks); :func:`replay_with_latency` does this for
+every episode of a run folder (``homeloop bench replay-latency``, docs/scores.md).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from homeloop.bench.agents import register
-from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, ChatAgent, Conversation, EndEpisode, Reply,
-                                                ToolCall)
+from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, DEFAULT_PROMPT, ChatAgent, Conversation,
+                                                EndEpisode, Reply, ToolCall)
 from homeloop.errors import HomeLoopError
 
 
@@ -48,6 +54,7 @@ class _Line(BaseModel):
     tool_calls: list[_Call] | None = None
     finish_reason: str | None = None
     usage: dict[str, Any] | None = None
+    latency_s: float | None = None
 
     def reply(self, number: int) -> Reply:
         calls = tuple(ToolCall(c.id or f"call_{number}_{i}", c.function.name,
@@ -55,7 +62,7 @@ class _Line(BaseModel):
                                else json.dumps(c.function.arguments))
                       for i, c in enumerate(self.tool_calls or []))
         finish = self.finish_reason or ("tool_calls" if calls else "stop")
-        return Reply(self.content, calls, finish, self.usage)
+        return Reply(self.content, calls, finish, self.usage, latency_s=self.latency_s)
 
 
 def transcript(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -69,6 +76,8 @@ def transcript(record: dict[str, Any]) -> list[dict[str, Any]]:
                              "total_tokens": tokens["total"],
                              **({"prompt_tokens_details": {"cached_tokens": tokens["cached"]}}
                                 if tokens.get("cached") is not None else {})}
+        if call.get("latency_s") is not None:
+            line["latency_s"] = call["latency_s"]
         lines.append(line)
     return lines
 
@@ -114,15 +123,106 @@ class ReplayAgent(ChatAgent):
     name = "replay"
 
     def __init__(self, replies: str | None = None, max_requests: int = DEFAULT_MAX_REQUESTS,
-                 image_mode: str = "tool", model: str | None = None):
+                 image_mode: str = "tool", model: str | None = None, latency: bool = False,
+                 prompt: str = DEFAULT_PROMPT, max_image_side: int | None = None):
         if not replies:
             raise HomeLoopError("the replay agent needs a transcript: pass --replies FILE.jsonl")
-        super().__init__(max_requests=max_requests, image_mode=image_mode)
+        super().__init__(max_requests=max_requests, image_mode=image_mode, prompt=prompt,
+                         max_image_side=max_image_side)
         self.replies = read_replies(replies)
         self.model = model
+        self.latency = latency
 
     def ask(self, conversation: Conversation, tools: list[dict[str, Any]], episode: Any) -> Reply:
         n = len(self.calls)
         if n >= len(self.replies):
             raise EndEpisode("request_limit", f"the transcript holds only {len(self.replies)} replies")
-        return self.replies[n]
+        reply = self.replies[n]
+        if self.latency and reply.latency_s:
+            think(episode, reply.latency_s)
+        return reply
+
+
+def think(episode: Any, seconds: float) -> None:
+    """Let ``seconds`` of simulated time pass as a model's latency: a ``clock_wait`` call (or, with the
+    clock withheld, the same time without a call); an episode that reaches its horizon ends there."""
+    if "clock_wait" in episode.skills:
+        episode.call("clock_wait", {"seconds": seconds})
+    else:
+        episode.context.advance(seconds)
+        if episode.world.time >= episode.horizon_time - 1e-9:
+            episode.end("horizon", "the model's recorded latency ran to the horizon")
+    if episode.done:
+        raise EndEpisode(episode.ended_by, "the model's recorded latency ran to the horizon")
+
+
+# --- a run folder replayed with its latency ----------------------------------------------------------
+
+
+@dataclass
+class LatencyReplay:
+    """What :func:`replay_with_latency` did with each record of the run folder, by episode id."""
+
+    replayed: list[str] = field(default_factory=list)  # with every request's latency added
+    without_latency: list[str] = field(default_factory=list)  # a request's latency unknown: replayed as recorded
+    skipped: list[str] = field(default_factory=list)  # no model replies to replay (scripted, baselines)
+    unreadable: list[str] = field(default_factory=list)
+
+
+def _has_latency(model_calls: list[dict[str, Any]]) -> bool:
+    return all(isinstance(c.get("latency_s"), (int, float)) for c in model_calls)
+
+
+def replay_with_latency(run_dir: str | Path, out: str | Path,
+                        progress: Callable[[dict[str, Any]], None] | None = None) -> LatencyReplay:
+    """Replay every episode of ``run_dir`` that a model played into the run folder ``out``, each request's
+    recorded latency added as simulated time before its reply is carried out (paper §6.3). Episodes
+    whose latency is unknown (any request without ``latency_s``) are replayed without added time;
+    those without model replies, and those that never reached the model, are skipped."""
+    from homeloop.bench import runner
+    from homeloop.bench.records import UNSCORED_ENDINGS, iter_records
+
+    run_dir, out, done = Path(run_dir), Path(out), LatencyReplay()
+    if not (run_dir / "episodes").is_dir():
+        raise HomeLoopError(f"{run_dir}: not a run folder (no episodes/); give a folder written by "
+                            "`homeloop bench run --out`")
+    for path, record, why in iter_records([run_dir]):
+        if record is None:
+            done.unreadable.append(why)
+            continue
+        calls = record.get("model_calls") or []
+        if not calls or record["ended_by"] in UNSCORED_ENDINGS:
+            done.skipped.append(record["episode_id"])
+            continue
+        with_latency = _has_latency(calls)
+        (done.replayed if with_latency else done.without_latency).append(record["episode_id"])
+        summaries = runner.run([_spec(run_dir, record)], "replay", out, agent_options=_options(path, record, with_latency))
+        for summary in summaries:
+            if progress:
+                progress(summary)
+    return done
+
+
+def _spec(run_dir: Path, record: dict[str, Any]) -> Any:
+    """The recorded episode, in the home file the run folder keeps."""
+    from homeloop.bench import runner
+    from homeloop.bench.records import home_copy_path
+
+    world = record["world"]
+    home_file = home_copy_path(run_dir, world["home"])
+    if not home_file.is_file():
+        raise HomeLoopError(f"{run_dir}: episode {record['episode_id']} needs homes/{world['home']}.json, "
+                            "which the run folder lacks")
+    known = {f.name for f in fields(runner.Flags)}
+    flags = {k: (tuple(v) if isinstance(v, list) else v) for k, v in (world.get("flags") or {}).items() if k in known}
+    return runner.EpisodeSpec(world["home"], str(home_file.resolve()), world["task"], world["robot"],
+                              int(world["seed"]), runner.Flags(**flags))
+
+
+def _options(path: Path, record: dict[str, Any], with_latency: bool) -> dict[str, Any]:
+    """The replay agent's options: the recorded model's name, and what it was told and shown."""
+    agent = record["agent"]
+    told = {k: agent[k] for k in ("prompt", "max_image_side") if agent.get(k) is not None}
+    return {"replies": str(path.resolve()), "model": agent.get("model") or agent.get("name"),
+            "image_mode": agent.get("image_mode", "tool"), "latency": with_latency,
+            "max_requests": max(DEFAULT_MAX_REQUESTS, len(record["model_calls"])), **told}

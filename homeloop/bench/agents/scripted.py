@@ -281,6 +281,20 @@ class Household:
                     self.note(f"could not look: {exc}")
         return shot
 
+    def see_person(self, person: Any) -> str | None:
+        """Look at a person with the robot's own camera (perception identifies them), lighting their
+        room if dark; a house camera only where no robot is offered. The capture's id, or None."""
+        thing = self.thing("person", person.id)
+        if not self.has("robot"):
+            return self.look_at(thing)
+        try:
+            return self.robot_look(thing)
+        except ActionFailed as exc:
+            shot = self.look_closer(thing)
+            if shot is None:
+                self.note(f"could not look: {exc}")
+            return shot
+
     # -- the robot
 
     @property
@@ -660,16 +674,32 @@ def put_away(h: Household) -> None:
     h.note("put the mug on the coffee table")
 
 
+#: Soil moisture the plan waters a dry plant up to, a margin above what the task asks (docs/tasks.md).
+WANTED_MOISTURE = 0.35
+
+
 def water_the_plants(h: Household) -> None:
+    """Water the plants whose soil sensors read drier than :data:`WANTED_MOISTURE`; leave the wet ones."""
+    plants = [o for o in h.world.objects.values() if o.semantic_class == "potted_plant"]
+    dry = [p for p in plants if soil_moisture(h, p) < WANTED_MOISTURE]
     h.pick(h.thing("object", h.object_of("watering_can").id))
-    for plant in [o for o in h.world.objects.values() if o.semantic_class == "potted_plant"]:
+    for plant in dry:
         seen = h.approach(h.thing("object", plant.id))
         h.call("robot_pour", target=seen, litres=litres_to_water(plant))
     h.call("robot_place")
-    h.note("watered the plants and put the can down")
+    h.note(f"watered the {len(dry)} dry plant(s), left {len(plants) - len(dry)} wet one(s) and put the can down")
 
 
-def litres_to_water(plant: Any, wanted: float = 0.35) -> float:
+def soil_moisture(h: Household, plant: Any) -> float:
+    """A plant's soil moisture as its sensor reads it through the hub, else the ground truth."""
+    sensor = next((d.id for d in h.world.home.devices if d.type == "soil_moisture_sensor"
+                   and plant.id in (d.mounted_on, *d.monitors)), None)
+    if sensor is not None and h.has("hub"):
+        return float(h.call("hub_get_state", device_id=sensor)["readings"]["moisture"])
+    return float(plant.props["soil_moisture"])
+
+
+def litres_to_water(plant: Any, wanted: float = WANTED_MOISTURE) -> float:
     """Litres that bring a pot's soil up to ``wanted`` moisture (docs/skills.md: a litre raises it by
     the field capacity over the pot's capacity)."""
     from homeloop.sim.services.robot import FIELD_CAPACITY
@@ -679,30 +709,37 @@ def litres_to_water(plant: Any, wanted: float = 0.35) -> float:
     return round(min(max(need, 0.1), 2.0), 2)
 
 
-def person_down_emergency(h: Household) -> None:
+def answer_fall_alert(h: Household) -> None:
+    """Every fall alert reads alike (docs/dynamics.md): send the robot to the wearer and look. What
+    the capture shows decides (read from the ground truth, as this agent decides): on the floor,
+    call for help and tell a housemate if there is one; asleep in bed, let them sleep."""
     wearer = fall_wearer(h)
-    h.look_at(h.thing("person", wearer.id))
-    h.call_emergency(f"{wearer.name} has fallen and lies on the floor at home; their watch reported "
+    h.see_person(wearer)
+    if wearer.activity != "collapsed":
+        h.note(f"saw {wearer.name} asleep in bed: the watch's fall alert was false; let them sleep")
+        return
+    h.call_emergency(f"{wearer.name} has fallen at home and lies on the floor; their watch reported "
                      "the fall. Please send help.")
+    housemate = next((p for p in h.world.residents() if p.id != wearer.id), None)
+    if housemate is not None:
+        h.tell(housemate, f"{wearer.name} has fallen and lies on the floor; I called emergency services. "
+                          "Please go to them.")
+
+
+def person_down_emergency(h: Household) -> None:
+    answer_fall_alert(h)
 
 
 def fall_false_alarm(h: Household) -> None:
-    wearer = fall_wearer(h)
-    h.look_at(h.thing("person", wearer.id))
-    h.tell(wearer, "Your watch reported a fall, but I can see you are up and well. Is the watch still on?")
+    answer_fall_alert(h)
 
 
 def housemate_down_emergency(h: Household) -> None:
-    wearer = fall_wearer(h)
-    h.look_at(h.thing("person", wearer.id))
-    h.call_emergency(f"{wearer.name} has fallen at home and lies on the floor. Please send help.")
-    housemate = next(p for p in h.world.residents() if p.id != wearer.id)
-    h.tell(housemate, f"{wearer.name} has fallen and lies on the floor; I called emergency services. "
-                      "Please go to them.")
+    answer_fall_alert(h)
 
 
 def housemate_fall_false_alarm(h: Household) -> None:
-    fall_false_alarm(h)
+    answer_fall_alert(h)
 
 
 def close_up_after_leaving(h: Household) -> None:

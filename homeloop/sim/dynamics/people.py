@@ -23,9 +23,16 @@ ends:
   closes it behind them, leaving it unlocked;
 - **cooking** (:meth:`People.cook`): a resident at the range relights the
   burner :data:`RELIGHT_S` after it goes out while they cook;
-- **falls** (:meth:`People.fall`): the person collapses (lying); their fall
-  watch reports the fall and a raised heart rate. :meth:`People.drop_watch`:
-  the watch falls off the wrist and reports a fall while the wearer is well.
+- **falls** (:meth:`People.fall`): the person collapses (lying) and their
+  fall watch reports the fall; :meth:`People.misfire_fall_alert`: the watch
+  reports a fall its wearer did not have (asleep in bed, in the false fall
+  alarms).
+
+A worn watch reads what a real one would: worn, a heart rate, the fall flag.
+At rest (asleep, lying after a fall, away) it reads the wearer's resting rate,
+drawn per person from the episode's seed within :data:`RESTING_HEART_RATE_BPM`
+(:meth:`People.resting_heart_rate`), so no reading tells a fall from a
+misfire: only seeing the person does.
 
 People take handoffs (:meth:`People.receive`): the object joins
 ``PersonState.holding`` and moves with them.
@@ -37,10 +44,12 @@ waits; walking is a few arithmetic operations per walker.
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Iterable
 
 import networkx as nx
+import numpy as np
 
 from homeloop import navigation
 from homeloop.geometry import face_point
@@ -57,22 +66,23 @@ WALKING_SPEED_M_S: dict[str, float] = {"older_adult": 0.9, "adult": 1.3, "child"
 
 @dataclass(frozen=True)
 class Activity:
-    """What a person is doing: their posture and the heart rate a worn watch reads (bpm; None away)."""
+    """What a person is doing: their posture and the heart rate a worn watch reads (bpm; None: the
+    wearer's resting rate)."""
 
     posture: str
     heart_rate_bpm: int | None
     description: str
 
 
-#: Activities (docs/dynamics.md): posture and resting heart rate while doing them.
+#: Activities (docs/dynamics.md): posture and the heart rate while doing them (None: at rest).
 ACTIVITIES: dict[str, Activity] = {a[0]: Activity(*a[1:]) for a in (
     ("standing", "standing", 76, "standing"),
     ("walking", "standing", 92, "walking somewhere"),
     ("desk_work", "sitting", 70, "working at a desk"),
     ("watching_tv", "sitting", 66, "watching television"),
-    ("sleeping", "lying", 56, "asleep in bed"),
+    ("sleeping", "lying", None, "asleep in bed"),
     ("cooking", "standing", 84, "cooking at the range"),
-    ("collapsed", "lying", 118, "collapsed on the floor after a fall"),
+    ("collapsed", "lying", None, "collapsed on the floor after a fall"),
     ("leaving_home", "standing", 92, "walking out of the front door"),
     ("away", "standing", None, "not at home"),
     ("delivering", "standing", 95, "delivering a parcel at the front door"),
@@ -97,8 +107,9 @@ STREET_DISTANCE = 4.0
 RELIGHT_S = 5.0
 #: Objects a person can hold at once (one per hand).
 HANDS = 2
-#: Heart rate (bpm) a watch reads when it is not on a wrist.
-UNWORN_HEART_RATE = 0
+#: Resting heart rates (bpm, inclusive) a watch reads at rest; each wearer's is drawn from the seed.
+#: Adults rest at 60-100 bpm awake, lower asleep (American Heart Association).
+RESTING_HEART_RATE_BPM = (52, 72)
 #: Width (m) people's paths keep clear (shoulders and a little room).
 PATH_WIDTH = 0.5
 #: The router's node for everywhere outside the plan's rooms.
@@ -224,9 +235,17 @@ class People:
         person.activity = activity
         person.posture = ACTIVITIES[activity].posture
         watch = self.watches.get(person_id)
-        if watch is not None and world.devices[watch].values.get("worn", True):
+        if watch is not None:
             rate = ACTIVITIES[activity].heart_rate_bpm
-            world.devices[watch].values["heart_rate_bpm"] = rate if rate is not None else UNWORN_HEART_RATE
+            world.devices[watch].values["heart_rate_bpm"] = (
+                rate if rate is not None else self.resting_heart_rate(world, person_id))
+
+    def resting_heart_rate(self, world: World, person_id: str) -> int:
+        """The person's resting heart rate: drawn from the episode's seed and their id, apart from
+        ``world.rng`` so the draw changes no other choice the seed makes."""
+        low, high = RESTING_HEART_RATE_BPM
+        rng = np.random.default_rng([world.seed, zlib.crc32(person_id.encode())])
+        return int(rng.integers(low, high + 1))
 
     def walk_to(self, world: World, person_id: str, goal: tuple[float, float], room: str | None,
                 speed: float | None = None) -> Walk:
@@ -270,17 +289,17 @@ class People:
         self.set_activity(world, person_id, "collapsed")
         world.note("fall", person_id, room=person.room, x=person.x, y=person.y)
         watch = self.watches.get(person_id)
-        if watch is not None and world.devices[watch].values.get("worn", True):
+        if watch is not None:
             world.devices[watch].values["fall_detected"] = True
 
-    def drop_watch(self, world: World, person_id: str) -> None:
-        """The watch slips off the wrist: it reports a fall and reads no pulse; the wearer is well."""
+    def misfire_fall_alert(self, world: World, person_id: str) -> None:
+        """The watch's fall detection misfires: it reports a fall, read as a real one would be
+        (still worn, the wearer's heart rate); the wearer goes on as they were."""
         watch = self.watches.get(person_id)
         if watch is None:
             raise PersonError(f"{person_id} wears no fall watch")
-        values = world.devices[watch].values
-        values.update(worn=False, fall_detected=True, heart_rate_bpm=UNWORN_HEART_RATE)
-        world.note("watch_dropped", person_id, device=watch)
+        world.devices[watch].values["fall_detected"] = True
+        world.note("fall_alert_misfire", person_id, device=watch)
 
     def press_help(self, world: World, person_id: str) -> None:
         """The person presses their help pendant."""

@@ -18,7 +18,7 @@ Actions and what they do:
 ``leave_home``   a person walks out of the front door and shuts it behind them
 ``cook``         a person cooks at the range, keeping a burner lit
 ``fall``         a person collapses; their fall watch reports it
-``drop_watch``   a person's fall watch slips off and reports a fall
+``fall_alert_misfire`` a person's fall watch reports a fall they did not have
 ``press_help``   a person presses their help pendant
 ``ring``         the doorbell is pressed (by nobody the scenario places)
 ``fault``        a device field's reading is replaced from now on (``clear_fault`` ends it)
@@ -133,8 +133,8 @@ def _fall(world: World, person: str) -> None:
     _people(world).fall(world, person)
 
 
-def _drop_watch(world: World, person: str) -> None:
-    _people(world).drop_watch(world, person)
+def _fall_alert_misfire(world: World, person: str) -> None:
+    _people(world).misfire_fall_alert(world, person)
 
 
 def _press_help(world: World, person: str) -> None:
@@ -171,7 +171,7 @@ def _opening(flag: str, value: bool) -> Callable[..., None]:
 HANDLERS: dict[str, Callable[..., None]] = {
     "message": _message, "activity": _activity, "walk": _walk, "deliver": _deliver,
     "ring_and_leave": _ring_and_leave, "break_in": _break_in, "leave_home": _leave_home, "cook": _cook,
-    "fall": _fall, "drop_watch": _drop_watch, "press_help": _press_help, "ring": _ring,
+    "fall": _fall, "fall_alert_misfire": _fall_alert_misfire, "press_help": _press_help, "ring": _ring,
     "fault": _fault, "clear_fault": _clear_fault, "set_device": _set_device,
     "open": _opening("open", True), "close": _opening("open", False),
     "lock": _opening("locked", True), "unlock": _opening("locked", False),

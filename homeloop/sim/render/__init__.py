@@ -15,9 +15,12 @@ water show only in the pixels. This package draws them:
 - :mod:`~homeloop.sim.render.idbuffer`: the id-buffer visibility backend;
 - :mod:`~homeloop.sim.render.renderer`: the renderer tying them together.
 
-:func:`~homeloop.sim.render.rendering.attach` gives an episode with images on its renderer and the
-id-buffer backend (an episode with images off keeps the geometric backend
-and renders nothing). Both are built at the first capture, so an episode that
-never looks pays nothing. Rendering never stops an episode: a failure is
-logged and the capture goes on without pixels, its frame read geometrically.
+:func:`~homeloop.sim.render.rendering.attach` gives an episode with images on its renderer (an
+episode with images off renders nothing). It is built at the first capture, so
+an episode that never looks pays nothing. The renderer draws pixels only: what
+a frame shows, and so what perception reports, comes from the geometric
+backend with images on or off (docs/episodes.md). The id-buffer backend
+reads the same question from the pixels; tests and benchmarks hold the two
+to agreement. A capture the renderer cannot draw ends the episode
+``render_error``, never a capture without its image.
 """

@@ -25,10 +25,11 @@ Hazards in view come from the fire, smoke and water layers
 (:mod:`homeloop.sim.render.effects`). Perception gates on the result exactly
 as on the geometric backend's.
 
-**Which backend an episode uses.** With images off nothing is rendered, and
-the geometric backend answers (fast, no pixels); with images on the frame's
-pixels exist anyway, and this backend answers from them, so what perception
-reports is what the image shows (docs/skills.md).
+**Which backend an episode uses.** The geometric one, with images on or off,
+so that the images ablation changes the pixels and nothing else
+(docs/episodes.md). This backend answers the same question from the pixels:
+tests hold the two to agreement, and ``homeloop render`` reports what a still
+shows from it.
 """
 
 from __future__ import annotations

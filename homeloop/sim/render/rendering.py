@@ -1,19 +1,16 @@
-"""An episode's renderer and its id-buffer visibility, built at the first capture (the package's
-docstring says how rendering fits an episode). Apart from the package's ``__init__``, so that
-importing the colours (:mod:`homeloop.sim.render.materials`, read by the USD export) does not
-bring in the renderer."""
+"""An episode's renderer, built at the first capture (the package's docstring says how rendering
+fits an episode). Apart from the package's ``__init__``, so that importing the colours
+(:mod:`homeloop.sim.render.materials`, read by the USD export) does not bring in the renderer."""
 
 from __future__ import annotations
 
-import logging
-from typing import Any, Iterable
-
-log = logging.getLogger(__name__)
+from typing import Any
 
 
 class EpisodeRendering:
-    """An episode's renderer, built on first use, and the two entries a capture reads:
-    :meth:`image` (``state["renderer"]``) and :meth:`visibility` (``state["visibility"]``)."""
+    """An episode's renderer, built on first use; :meth:`image` is the entry a capture calls
+    (``state["renderer"]``). It draws pixels only: what a frame shows is the geometric backend's,
+    with images on or off (:mod:`homeloop.sim.services.cameras`)."""
 
     def __init__(self, world: Any):
         self.world = world
@@ -34,36 +31,10 @@ class EpisodeRendering:
                 raise
         return self._renderer
 
-    def image(self, world: Any, view: Any, record: dict[str, Any]) -> str | None:
-        try:
-            return self.renderer()(world, view, record)
-        except Exception:  # no pixels rather than a stopped episode
-            log.warning("render: capture %s got no image", record.get("id"), exc_info=True)
-            return None
-
-    def visibility(self) -> Any:
-        from homeloop.sim.render.idbuffer import IdBufferVisibility
-
-        return _Guarded(IdBufferVisibility(self.renderer), self.world)
-
-
-class _Guarded:
-    """A visibility backend that falls back on the geometric one if the id buffer fails."""
-
-    def __init__(self, backend: Any, world: Any):
-        self.backend, self.world = backend, world
-        self._geometric: Any = None
-
-    def frame(self, world: Any, view: Any, hide: Iterable[str] = ()) -> Any:
-        try:
-            return self.backend.frame(world, view, hide)
-        except Exception:
-            log.warning("render: id buffer failed; this frame is read geometrically", exc_info=True)
-            if self._geometric is None:
-                from homeloop.sim.visibility import GeometricVisibility
-
-                self._geometric = GeometricVisibility(world)
-            return self._geometric.frame(world, view, hide)
+    def image(self, world: Any, view: Any, record: dict[str, Any]) -> str:
+        """The capture's image as base64 PNG; raises whatever stops the renderer (the capture
+        turns it into the episode's ``render_error``)."""
+        return self.renderer()(world, view, record)
 
 
 def available() -> bool:
@@ -75,13 +46,15 @@ def available() -> bool:
     return True
 
 
+def _unavailable(world: Any, view: Any, record: dict[str, Any]) -> str:
+    raise RuntimeError("the ray tracer (embreex) is not installed, so no image can be drawn")
+
+
 def attach(state: dict[str, Any], world: Any) -> bool:
-    """Give an episode's ``state`` a renderer and the id-buffer backend; False (and the geometric
-    backend stays) where the ray tracer cannot be loaded."""
+    """Give an episode's ``state`` its renderer; where the ray tracer cannot be loaded, one that
+    raises at the first capture (the episode ends ``render_error``). False in that case."""
     if not available():
-        log.warning("render: embreex is not installed; captures carry no images")
+        state["renderer"] = _unavailable
         return False
-    rendering = EpisodeRendering(world)
-    state["renderer"] = rendering.image
-    state["visibility"] = rendering.visibility()
+    state["renderer"] = EpisodeRendering(world).image
     return True

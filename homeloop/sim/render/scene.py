@@ -48,9 +48,10 @@ from shapely.geometry import Polygon
 from homeloop.geometry import opening_axes
 from homeloop.geometry_assets import mesh_for, part_panel_bounds
 from homeloop.home import Home, polygon_from_rings
+from homeloop.navigation import fixture_solids
 from homeloop.sim.render import figures, materials
 from homeloop.sim.render.materials import RGB
-from homeloop.sim.visibility import LEAF_KINDS, Entity, Solid
+from homeloop.sim.visibility import LEAF_KINDS, Entity, Solid, lies_tipped, rest_matrix
 
 log = logging.getLogger(__name__)
 
@@ -349,18 +350,12 @@ class Scene:
             pose=lambda is_open, at=at, opened=opened: at @ opened if is_open else at, settled=True)
 
     def _fixtures(self, home: Home) -> list[Mesh]:
-        """Fixtures less the footprints of furniture standing in them (a range in the counter run),
-        so the two never share a face."""
-        standing = [polygon_from_rings(f.footprint) for f in home.furniture if f.pose.z <= 1e-6]
-        tree = shapely.STRtree(standing) if standing else None
+        """Fixtures as :func:`homeloop.navigation.fixture_solids` has them (less the furniture
+        standing in them, so the two never share a face), as the geometric backend has them too."""
         out = []
-        for x in home.fixtures:
+        for x, poly in fixture_solids(home):
             code = self.code(None, "fixture", x.kind, materials.fixture_colour(x.kind))
             base = self._floor_z([x.room])
-            poly = polygon_from_rings(x.polygon).buffer(0)
-            inside = [standing[i] for i in tree.query(poly, predicate="intersects")] if tree is not None else []
-            if inside:
-                poly = poly.difference(shapely.union_all(inside))
             out.extend(_mesh(prism(p, base, base + x.height), code) for p in _polygons(poly))
         return out
 
@@ -446,7 +441,8 @@ class Scene:
             mesh = Mesh.of(self._catalog_mesh(entry), self.code(oid, "object", "body", colour))
             self.movers[name] = Mover(oid, mesh.vertices, mesh.faces, mesh.codes,
                                       state=lambda w, oid=oid: _object_key(w, oid),
-                                      pose=lambda key, yaw=yaws.get(oid, 0.0): pose_matrix(*key[:3], yaw))
+                                      pose=lambda key, yaw=yaws.get(oid, 0.0), entry=entry:
+                                      pose_matrix(*key[:3], yaw) @ rest_matrix(entry, key[3]))
             changed = True
         return self._drop("object:", set(world.objects)) or changed
 
@@ -533,9 +529,9 @@ class Scene:
         """What an entity's triangles depend on (changes when it moves)."""
         return tuple((n, m.key, id(m)) for n, m in self.movers.items() if m.hide_as == entity)
 
-def _object_key(world: Any, oid: str) -> tuple[float, float, float] | None:
+def _object_key(world: Any, oid: str) -> tuple[float, float, float, bool] | None:
     obj = world.objects.get(oid)
-    return None if obj is None else (obj.x, obj.y, obj.z)
+    return None if obj is None else (obj.x, obj.y, obj.z, lies_tipped(obj))
 
 
 def _mesh(mesh: trimesh.Trimesh | None, code: int) -> Mesh:

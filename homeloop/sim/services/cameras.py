@@ -11,10 +11,13 @@ episode's ``captures`` registry with its time, source, viewpoint and what
 the frame shows — every entity in view with its pixel box, the share of it
 not hidden and whether its room is lit, and the hazards in view (the
 record checks read; no label ever names fire, smoke or water). What a frame
-shows comes from a :class:`~homeloop.sim.visibility.Visibility` backend
-(the geometric one unless the episode sets another under ``"visibility"``);
-pixels come from a renderer set under ``"renderer"`` (a function of the
-world, the viewpoint and the record), and are null when images are off.
+shows comes from one :class:`~homeloop.sim.visibility.Visibility` backend,
+the geometric one, whether images are on or off, so the images ablation
+removes pixels and nothing else (docs/episodes.md). With images on, pixels
+come from a renderer set under ``"renderer"`` (a function of the world, the
+viewpoint and the record); a capture it cannot draw raises
+:class:`RenderError`, which ends the episode ``render_error``: never a capture
+without its image. With images off the image is null.
 """
 
 from __future__ import annotations
@@ -25,6 +28,11 @@ from homeloop.home import Camera
 from homeloop.sim.devices import readings
 from homeloop.sim.skills import SkillError, skill
 from homeloop.sim.visibility import Frame, GeometricVisibility, Viewpoint, Visibility
+
+
+class RenderError(Exception):
+    """The pixels of a capture could not be drawn (images on): the episode ends ``render_error``."""
+
 
 #: Units a capture costs, and the extra for overriding each privacy mode (docs/skills.md).
 CAPTURE_UNITS = 1
@@ -92,7 +100,8 @@ def capture(ctx: Any, camera_id: str, override_privacy: bool = False) -> dict[st
 
 
 def visibility_backend(ctx: Any) -> Visibility:
-    """The episode's visibility backend (the geometric one, prepared on first use)."""
+    """The episode's visibility backend: the geometric one (prepared on first use) with images on or
+    off; a test may set another under ``"visibility"``."""
     state = ctx.episode.state
     if "visibility" not in state:
         state["visibility"] = GeometricVisibility(ctx.world)
@@ -126,13 +135,24 @@ def capture_view(ctx: Any, viewpoint: Any, source: str, *, privacy: str = "none"
               "override": override, "blocked": blocked, "entities": entities,
               "hazards": [{**h, "lit": any(lit(r) for r in h["rooms"])} for h in frame.hazards]}
     captures[capture_id] = record
-    renderer = ctx.episode.state.get("renderer")
-    image = renderer(world, view, record) if ctx.images and renderer is not None and not blocked else None
+    image = _image(ctx, view, record) if ctx.images else None
     out = {"capture_id": capture_id, "camera": source, "t": record["t"], "width": view.width,
            "height": view.height, "image": image}
     if dome:
         out["privacy"] = "overridden" if override and privacy != "none" else privacy
     return out
+
+
+def _image(ctx: Any, view: Viewpoint, record: dict[str, Any]) -> Any:
+    """The capture's pixels, drawn by the episode's renderer (a blocked frame in one colour), or
+    :class:`RenderError` naming why they cannot be."""
+    renderer = ctx.episode.state.get("renderer")
+    if renderer is None:
+        raise RenderError("images are on but the episode has no renderer")
+    try:
+        return renderer(ctx.world, view, record)
+    except Exception as exc:
+        raise RenderError(f"capture {record['id']} could not be rendered: {type(exc).__name__}: {exc}") from exc
 
 
 def _lighting(world: Any) -> Any:

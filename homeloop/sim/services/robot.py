@@ -63,10 +63,6 @@ POUR_L_PER_S = 0.1
 #: dry plant from 0.15 to 0.375).
 FIELD_CAPACITY = 0.45
 
-#: While pouring, the can's base clears the pot's rim by this much (m); the rim is where a pot is
-#: held (its highest grasp point).
-POUR_CLEARANCE = 0.05
-
 #: The head: pan either way and tilt down and up from level (degrees), and its speed (rad/s).
 HEAD_PAN_LIMIT_DEG = 90.0
 HEAD_TILT_RANGE_DEG = (-60.0, 30.0)
@@ -690,7 +686,7 @@ def pour(ctx: Any, target: str, litres: float = 0.5) -> dict[str, Any]:
         raise SkillError(f"pour waters potted plants; {aim.name} has no soil")
     rim = max(p[2] for _, p in rb.grasp_points(world, plant))
     spout = Handle(f"the can's handle above the rim of {aim.name}", Point(plant.x, plant.y),
-                   rim + POUR_CLEARANCE + _grasp_height(world, can))
+                   rb.pour_hand_height(rim, _grasp_height(world, can)))
     handle = _reach(ctx, robot, Target("object", aim.id, aim.name, aim.room, (spout,)))
     contents = can.props["contents"]
     poured = round(min(litres, float(contents["amount"])), 4)

@@ -1,7 +1,9 @@
 """Wearables: the residents' fall-detecting watches and help pendants (docs/skills.md).
 
 A worn device reports what the people module keeps as its wearer's ground
-truth (a fall, the heart rate, a press of the pendant), faults included.
+truth (worn, the heart rate, a fall, a press of the pendant), faults
+included: what a real watch would, so a fall and a misfiring fall detection
+read alike (docs/dynamics.md).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ def wearer_of(ctx: Any, device_id: str) -> Any:
 
 @skill("wearables", units=1, seconds=0.1)
 def list_wearables(ctx: Any) -> dict[str, Any]:
-    """List the wearables: id, type, who wears it, and its present readings (a fall, the heart rate, a press)."""
+    """List the wearables: id, type, who wears it, and its present readings (worn, the heart rate, a fall; a press of a pendant)."""
     listed = []
     for entry in ctx.world.home.devices:
         if entry.category != "wearable" or not entry.agent_visible:
