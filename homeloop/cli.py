@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 from homeloop.errors import INTERRUPTED, INTERRUPTED_EXIT_CODE, HomeLoopError, user_error
 from homeloop.pipeline.queries import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT_S
 from homeloop.pipeline.stages import DEFAULT_VERIFY_HOMES, STAGES
-from homeloop.progress import console, stage_progress
+from homeloop.progress import console, print_error, stage_progress
 
 class _Commands(TyperGroup):
     """The command group: refuses an argument holding a NUL character (no file name or id can
@@ -60,7 +60,7 @@ def file_out(out: Path) -> Path:
 
 
 def fail(message: str) -> None:
-    console.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
+    print_error(message)
     raise typer.Exit(code=2)
 
 

@@ -18,6 +18,14 @@ from rich.progress import (
 console = Console(stderr=True)
 
 
+def print_error(message: str) -> None:
+    """The one line a command ends with on bad input, ``error: <message>``, printed as it is: a path,
+    id or value may hold [brackets], never markup."""
+    from rich.text import Text
+
+    console.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
+
+
 @contextlib.contextmanager
 def stage_progress(description: str, total: int | None, *, enabled: bool = True) -> Iterator[Callable[[int], None]]:
     """A progress bar for one stage; yields ``advance(n)`` to report n more items done."""

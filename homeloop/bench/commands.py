@@ -17,7 +17,6 @@ from typing import Any, Callable, ContextManager, Optional
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from rich.text import Text
 
 from homeloop.bench import pairs, runner, scoring
 from homeloop.bench.agents.conversation import DEFAULT_PROMPT, PROMPTS
@@ -25,7 +24,7 @@ from homeloop.bench.records import UNSCORED_ENDINGS, read_records
 from homeloop.bench.tasks import load_tasks
 from homeloop.errors import HomeLoopError, user_error
 from homeloop.ids import safe_id
-from homeloop.progress import console
+from homeloop.progress import console, print_error
 
 bench_app = typer.Typer(add_completion=False, no_args_is_help=True,
                         help="Run agents on the benchmark's tasks, score the records, view episodes.")
@@ -40,8 +39,7 @@ HOUSE = scoring.HOUSE
 
 
 def _fail(message: str) -> None:
-    # The message as it is: a path, id or value may hold [brackets], never markup.
-    console.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
+    print_error(message)
     raise typer.Exit(code=2)
 
 
