@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/sim_robot.py
 	$(BIN)/python benchmarks/sim.py
 	$(BIN)/python benchmarks/agent.py
+	$(BIN)/python benchmarks/code_shape.py
 
 # A local Prefect server (127.0.0.1, state in .prefect/) serving both deployments.
 serve: $(STAMP)

@@ -41,7 +41,7 @@ from openai_server import ChatServer, text, tool_call  # noqa: E402
 from homeloop.bench import runner  # noqa: E402
 from homeloop.bench.agents import make_agent  # noqa: E402
 from homeloop.bench.records import write_record  # noqa: E402
-from homeloop.bench.tasks import load_tasks  # noqa: E402
+from homeloop.sim.task import load_tasks  # noqa: E402
 from homeloop.pipeline.houses import house_home  # noqa: E402
 from homeloop.sim.episode import Episode  # noqa: E402
 

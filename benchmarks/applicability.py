@@ -26,9 +26,9 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 
-from homeloop.bench.tasks import load_tasks  # noqa: E402
-from homeloop.catalog import load_catalog  # noqa: E402
-from homeloop.home import Home  # noqa: E402
+from homeloop.sim.task import load_tasks  # noqa: E402
+from homeloop.core.catalog import load_catalog  # noqa: E402
+from homeloop.core.home import Home  # noqa: E402
 from homeloop.pipeline.applicability import screen_homes, write_applicability  # noqa: E402
 from homeloop.pipeline.houses import house_home  # noqa: E402
 from homeloop.pipeline.queries import query_applicability, run_sql  # noqa: E402

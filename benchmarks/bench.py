@@ -28,7 +28,7 @@ from typing import Any
 
 from homeloop.bench import runner, scoring
 from homeloop.bench.records import read_records, record_path
-from homeloop.bench.tasks import load_tasks
+from homeloop.sim.task import load_tasks
 from homeloop.pipeline.houses import HOUSE_ID, write_house_home
 from homeloop.sim.episode import DEFAULT_ROBOT
 

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
-from homeloop.catalog import Catalog, load_catalog
-from homeloop.check import check_home
+from homeloop.core.catalog import Catalog, load_catalog
+from homeloop.core.check import check_home
 from homeloop.pipeline.devices import equip
 from homeloop.pipeline.furnish import furnish
 from homeloop.pipeline.homes import PREVIEW_DPI, PREVIEW_WIDTH_IN, stage_rng
 from homeloop.pipeline.parallel import run_partition
-from homeloop.pipeline.render_home import render_home
+from homeloop.pipeline.previews.home import render_home
 from homeloop.pipeline.sources.swiss_dwellings import read_plans
 
 

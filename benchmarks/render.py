@@ -31,8 +31,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from homeloop.catalog import Catalog, load_catalog
-from homeloop.home import Home
+from homeloop.core.catalog import Catalog, load_catalog
+from homeloop.core.home import Home
 from homeloop.sim import step_order
 from homeloop.sim.render.idbuffer import IdBufferVisibility
 from homeloop.sim.render.renderer import Renderer

@@ -97,7 +97,7 @@ def fixture_plans():
 
 
 def time_features(plans, label: str) -> None:
-    from homeloop.plan import Plan
+    from homeloop.core.plan import Plan
 
     # Fresh copies, so no cached geometry from an earlier pass is reused.
     fresh = [Plan(p.ids, p.spaces, p.separators, p.openings, p.features, p.elevation, p.height) for p in plans]

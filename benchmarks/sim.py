@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from homeloop.catalog import Catalog, load_catalog
-from homeloop.home import Home
+from homeloop.core.catalog import Catalog, load_catalog
+from homeloop.core.home import Home
 from homeloop.sim import step_order
 from homeloop.sim.episode import Episode
 from homeloop.sim.world import STEP_S, World
@@ -112,7 +112,7 @@ def _median(fn: Callable[[], Any], repeat: int) -> float:
 
 def generated_home(catalog: Catalog, plans: int, seed: int) -> Home | None:
     """The first generated plan that furnishes, equips and passes the home check."""
-    from homeloop.check import check_home
+    from homeloop.core.check import check_home
     from homeloop.pipeline.devices import equip
     from homeloop.pipeline.furnish import furnish
     from homeloop.pipeline.homes import stage_rng

@@ -20,7 +20,7 @@ import time
 
 import shapely
 
-from homeloop.catalog import load_catalog
+from homeloop.core.catalog import load_catalog
 from homeloop.pipeline.houses import house_home
 from homeloop.sim.step_order import install
 from homeloop.sim.world import STEP_S, World

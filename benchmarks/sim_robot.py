@@ -37,8 +37,9 @@ import numpy as np
 import shapely
 from shapely import LineString, Point
 
-from homeloop.catalog import Catalog, load_catalog
-from homeloop.home import Home
+from homeloop.core.catalog import Catalog, load_catalog
+from homeloop.core.home import Home
+from homeloop.core.navigation import free_floor_of
 from homeloop.pipeline.devices import equip
 from homeloop.pipeline.furnish import furnish
 from homeloop.pipeline.homes import stage_rng
@@ -48,7 +49,7 @@ from homeloop.pipeline.sources.synthetic import generate
 from homeloop.sim import robot as rb
 from homeloop.sim.dynamics.robot_motion import RobotMotion
 from homeloop.sim.episode import DEFAULT_ROBOT
-from homeloop.sim.services import robot as skills
+from homeloop.sim.services import robot_skills as skills
 from homeloop.sim.skills import SkillError
 from homeloop.sim.world import World
 
@@ -133,7 +134,7 @@ def exact_comparison(home: Home, catalog: Catalog, body: str, pairs: int, seed: 
     for door in world.openings.values():
         door.open = True
     width = catalog.robots[body].clearance_width
-    floor = rb.free_floor_of(home, width).geometry
+    floor = free_floor_of(home, width).geometry
     inside = floor.buffer(1e-7)
     shapely.prepare(inside)
     corners = list(dict.fromkeys(c for poly in shapely.get_parts(floor)

@@ -42,8 +42,8 @@ import time
 
 import shapely
 
-from homeloop.catalog import Catalog, load_catalog
-from homeloop.home import (
+from homeloop.core.catalog import Catalog, load_catalog
+from homeloop.core.home import (
     OPENING_KIND_OF_SUBTYPE,
     CameraPose,
     Home,
@@ -59,9 +59,9 @@ from homeloop.home import (
     ObjectLocation,
     rings_from_polygon,
 )
-from homeloop.house import load_house
+from homeloop.core.house import load_house
 from homeloop.pipeline.parallel import run_partition
-from homeloop.plan import Plan
+from homeloop.core.plan import Plan
 from homeloop.pipeline.usd import (assets_held_open, export_home, validate_stage_report, validators, validators_for,
                                    write_catalog_assets)
 

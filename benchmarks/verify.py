@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from homeloop.bench.pairs import HOUSE, home_order
-from homeloop.home import Home
+from homeloop.core.home import Home
 from homeloop.pipeline.stages import SCREENING_FILE
 from homeloop.pipeline.verify_pairs import verify_pair
 from homeloop.pipeline.verify_settings import VerifySettings

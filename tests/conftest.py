@@ -1,4 +1,4 @@
-"""Shared test helpers: small hand-written Swiss Dwellings fixtures."""
+"""Shared test fixtures: small hand-written Swiss Dwellings plans, the house, its home file, the catalog."""
 
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ import pandas as pd
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-from homeloop.plan import Plan
+from homeloop.core.plan import Plan
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 # Property tests draw the same examples on every run (CI never meets a new case by chance);
 # HYPOTHESIS_PROFILE=explore searches afresh each run, to look for new counterexamples.
-hypothesis_settings.register_profile("repeatable", derandomize=True)
-hypothesis_settings.register_profile("explore", derandomize=False)
+# No deadline: an example's wall time depends on the machine's load, never on the code's correctness.
+hypothesis_settings.register_profile("repeatable", derandomize=True, deadline=None)
+hypothesis_settings.register_profile("explore", derandomize=False, deadline=None)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
@@ -54,8 +55,28 @@ def house_home():
 
 
 @pytest.fixture(scope="session")
+def house_file(house_home, tmp_path_factory):
+    """The house's home file, written once per test session (read it; do not change it)."""
+    return house_home.write(tmp_path_factory.mktemp("house") / "home.json")
+
+
+@pytest.fixture(scope="session")
+def make_serve(tmp_path_factory):
+    """One Prefect server serving the deployments, as `make serve` starts it, for the session's
+    deployment tests; stopped as `make stop` stops it (tests/prefect_server.py)."""
+    from build_fixtures import subprocess_env
+    from prefect_server import served_deployments
+
+    folder = tmp_path_factory.mktemp("serve")
+    env = subprocess_env(tmp_path_factory, PREFECT_HOME=str(folder / "prefect"), PREFECT_UI_ENABLED="false",
+                         PREFECT_SERVER_LOGGING_LEVEL="WARNING")
+    with served_deployments(folder, env) as served:
+        yield served
+
+
+@pytest.fixture(scope="session")
 def catalog():
-    from homeloop.catalog import load_catalog
+    from homeloop.core.catalog import load_catalog
 
     return load_catalog()
 

@@ -7,10 +7,10 @@ import math
 import pandas as pd
 import pytest
 
-from homeloop import navigation
-from homeloop.bench.tasks import CORE_TASK_IDS, TASK_IDS, load_tasks
-from homeloop.catalog import load_catalog
-from homeloop.home import (
+from homeloop.core import navigation
+from homeloop.sim.task import CORE_TASK_IDS, TASK_IDS, load_tasks
+from homeloop.core.catalog import load_catalog
+from homeloop.core.home import (
     Home,
     ObjectLocation,
     Opening,
@@ -21,7 +21,7 @@ from homeloop.home import (
     furniture_from_catalog,
     object_from_catalog,
 )
-from homeloop.sim.robot import POUR_CLEARANCE
+from homeloop.sim.robot.targets import POUR_CLEARANCE
 from homeloop.pipeline.applicability import (
     HomeFacts,
     reasons_of,
@@ -147,11 +147,6 @@ def crafted_home(home_id: str = "crafted", *, laundry_door: float = 0.9, drop: t
         objects=[o for o in objects if o.id not in dropped],
         devices=[d for d in devices if d.id not in dropped],
     )
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 @pytest.fixture(scope="module")
@@ -553,7 +548,7 @@ def test_query_errors_name_the_valid_choices(build_dir, kwargs, words):
 
 
 def test_run_sql(build_dir):
-    from homeloop.errors import HomeLoopError
+    from homeloop.core.errors import HomeLoopError
     from homeloop.pipeline.queries import QueryError, run_sql
 
     df = run_sql(build_dir, "SELECT home, count(*) AS n FROM applicability WHERE applicable AND robot = "

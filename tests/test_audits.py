@@ -48,7 +48,7 @@ from homeloop.audits import thresholds
 from homeloop.audits.findings import extra_findings, finding_from_rejection
 from homeloop.audits.no_fridge_space import search_fridge_position
 from homeloop.pipeline.sources.swiss_dwellings import read_plans
-from homeloop.plan import COLUMN, Feature, Plan, PlanIds, Separator, Space
+from homeloop.core.plan import COLUMN, Feature, Plan, PlanIds, Separator, Space
 
 from conftest import FIXTURES
 

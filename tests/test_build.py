@@ -15,7 +15,6 @@ import psutil
 import pytest
 
 from build_fixtures import (
-    BIN,
     partial_files,
     read_manifest,
     reference_build,
@@ -107,44 +106,22 @@ def test_build_killed_during_homes_resumes_to_the_same_outputs(tmp_path, tmp_pat
 
 
 def test_build_on_a_separate_dask_cluster_matches_the_local_build(tmp_path, tmp_path_factory):
+    from distributed import Client
+
+    from dask_cluster import running_cluster
+
     reference = reference_build(tmp_path_factory)
     env = subprocess_env(tmp_path_factory)
-    scheduler_file = tmp_path / "scheduler.json"
-    scheduler = start_process(
-        [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
-         "--scheduler-file", str(scheduler_file)],
-        log=tmp_path / "scheduler.log", env=env, cwd=tmp_path,
-    )
-    worker = None
-    try:
-        wait_for(lambda: scheduler_file.is_file() and scheduler_file.stat().st_size > 0, timeout=120,
-                 what="the Dask scheduler file", alive=scheduler, log=tmp_path / "scheduler.log")
-        address = json.loads(scheduler_file.read_text())["address"]
+    with running_cluster(tmp_path, workers=1, env=env) as address, Client(address, timeout=60) as client:
         assert address.startswith("tcp://127.0.0.1:")
-        worker = start_process(
-            [str(BIN / "dask"), "worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1",
-             "--nworkers", "1", "--dashboard-address", ":0", "--host", "127.0.0.1"],
-            log=tmp_path / "worker.log", env=env, cwd=tmp_path,
-        )
-        from distributed import Client
-
-        with Client(address, timeout=60) as client:
-            client.wait_for_workers(1, timeout=120)
-
-            result = run_cli(small_build_args(tmp_path / "build", "--dask-address", address), env=env)
-            assert result.returncode == 0, result.stdout[-4000:]
-
-            # The partitions ran on the cluster's worker, not in the build process.
-            prefixes = client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.task_prefixes))
-        assert {"build_homes_partition", "export_homes_partition", "screen_homes_partition"} <= set(prefixes)
-        manifest = read_manifest(tmp_path / "build")
-        assert manifest["outputs"] == reference["outputs"]
-        assert manifest["counts"] == reference["counts"]
-    finally:
-        if worker is not None:
-            stop_process(worker)
-        stop_process(scheduler)
-
+        result = run_cli(small_build_args(tmp_path / "build", "--dask-address", address), env=env)
+        assert result.returncode == 0, result.stdout[-4000:]
+        # The partitions ran on the cluster's worker, not in the build process.
+        prefixes = client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.task_prefixes))
+    assert {"build_homes_partition", "export_homes_partition", "screen_homes_partition"} <= set(prefixes)
+    manifest = read_manifest(tmp_path / "build")
+    assert manifest["outputs"] == reference["outputs"]
+    assert manifest["counts"] == reference["counts"]
 
 
 def test_ctrl_c_during_homes_stops_cleanly_and_a_rerun_resumes(tmp_path, tmp_path_factory):
@@ -226,7 +203,7 @@ def test_a_stale_lock_is_taken_over_with_a_warning(tmp_path):
 
 
 def test_a_lock_from_another_host_is_left_alone(tmp_path):
-    from homeloop.errors import HomeLoopError
+    from homeloop.core.errors import HomeLoopError
     from homeloop.pipeline.lock import build_lock
 
     lock = tmp_path / ".build.lock"
@@ -238,8 +215,9 @@ def test_a_lock_from_another_host_is_left_alone(tmp_path):
 
 
 def test_a_build_that_stops_on_bad_input_gives_the_lock_back(tmp_path):
-    from homeloop.errors import HomeLoopError
-    from homeloop.pipeline.stages import BuildConfig, run_build
+    from homeloop.core.errors import HomeLoopError
+    from homeloop.pipeline.config import BuildConfig
+    from homeloop.pipeline.stages import run_build
 
     # A source whose checks pass (columns, rows) but whose ingest keeps no plan: no residential unit.
     source = tmp_path / "offices.csv"

@@ -115,7 +115,7 @@ def audit_plans(out: Path) -> set[str]:
 def reseeded(tmp_path_factory):
     """A build at seed 0; the user's files put into its folder, and a temporary file a killed write
     of the build left; the same folder built again at seed 1, asking for more homes than it has."""
-    from homeloop.io import owner_token
+    from homeloop.core.io import owner_token
     from homeloop.pipeline.stages import BuildConfig, run_build
 
     out = tmp_path_factory.mktemp("reseeded") / "build"

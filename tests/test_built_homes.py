@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 from build_fixtures import SMALL, reference_build
-from homeloop.bench.tasks import TASK_IDS
-from homeloop.catalog import load_catalog
-from homeloop.check import check_home
-from homeloop.home import Home
+from homeloop.sim.task import TASK_IDS
+from homeloop.core.catalog import load_catalog
+from homeloop.core.check import check_home
+from homeloop.core.home import Home
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from homeloop.io import sha256_file, write_text
+from homeloop.core.io import sha256_file, write_text
 from homeloop.pipeline import cache as cache_module
 from homeloop.pipeline.cache import (CODE_PACKAGES, FileDigests, StageCache, code_files, code_hash, package_dirs,
                                      stage_key)
@@ -102,21 +102,17 @@ def test_the_code_hash_covers_every_package_of_the_project():
     names = code_files()
     for package in CODE_PACKAGES:
         assert any(name.startswith(f"{package}/") for name in names), package
-    assert "homeloop.pipeline/cache.py" in names and "homeloop.catalog_data/robots.yaml" in names
-    # A subpackage's files are named once, after the subpackage.
-    assert not any(name.startswith("homeloop/pipeline/") for name in names)
+    assert "homeloop/pipeline/cache.py" in names and "homeloop/catalog/robots.yaml" in names
     assert all(path.is_file() for path in names.values())
 
 
 def install_like_a_wheel(site: Path) -> Path:
     """Copy the project's packages into ``site`` the way a wheel installs them
-    (homeloop/, homeloop/pipeline/, homeloop/flows/ ...), whatever layout they
-    are imported from here."""
+    (homeloop/ with its subpackages and package data), whatever layout they are
+    imported from here."""
     for package, (source,) in package_dirs().items():
         target = site.joinpath(*package.split("."))
-        # In a wheel these are subpackages' folders, copied from where they are imported.
-        skip = ["__pycache__"] + (["pipeline", "audits", "flows", "catalog_data"] if package == "homeloop" else [])
-        shutil.copytree(source, target, ignore=shutil.ignore_patterns(*skip), dirs_exist_ok=True)
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
     return site
 
 
@@ -257,7 +253,7 @@ def _stage_hashes():
 
 
 def _edited(monkeypatch, tmp_path, module_file: str):
-    """Pretend ``module_file`` (a code-file name such as ``homeloop/cli.py``) was edited."""
+    """Pretend ``module_file`` (a code-file name such as ``homeloop/cli/build.py``) was edited."""
     from homeloop.pipeline import cache
 
     files = dict(cache.code_files())
@@ -274,7 +270,7 @@ def test_editing_the_command_line_reruns_no_stage(monkeypatch, tmp_path):
 
     before = _stage_hashes()
     whole_build = cache.build_code_hash()
-    _edited(monkeypatch, tmp_path, "homeloop/cli.py")
+    _edited(monkeypatch, tmp_path, "homeloop/cli/build.py")
     after = {n: cache.stage_code_hash(getattr(stages, n)) for n in before}
     assert after == before
     assert cache.build_code_hash() == whole_build  # an unchanged build stays up to date
@@ -285,7 +281,7 @@ def test_editing_a_stage_changes_the_code_an_up_to_date_build_is_checked_against
 
     _stage_hashes()
     whole_build = cache.build_code_hash()
-    _edited(monkeypatch, tmp_path, "homeloop.pipeline/furnish.py")
+    _edited(monkeypatch, tmp_path, "homeloop/pipeline/furnish/objects.py")
     assert cache.build_code_hash() != whole_build
 
 
@@ -296,7 +292,7 @@ def test_editing_the_report_reruns_only_the_stages_that_reach_it(monkeypatch, tm
     reach = {n for n in before
              if "homeloop.pipeline.report" in cache.module_closure(cache._stage_reach(stages, getattr(stages, n)))}
     assert "stage_report" in reach and len(reach) < len(before)
-    _edited(monkeypatch, tmp_path, "homeloop.pipeline/report.py")
+    _edited(monkeypatch, tmp_path, "homeloop/pipeline/report.py")
     after = {n: cache.stage_code_hash(getattr(stages, n)) for n in before}
     assert {n for n in before if after[n] != before[n]} == reach
 
@@ -339,7 +335,7 @@ def test_a_finished_build_is_up_to_date_and_a_rerun_says_so_without_running_a_st
     from homeloop.flows.command import build_command
     from homeloop.pipeline.verify import up_to_date
 
-    from homeloop.io import owner_token
+    from homeloop.core.io import owner_token
 
     out, manifest = copy_of
     leftover = out / "homes" / f".home.json.{owner_token(out)}.a1b2c3d4.tmp"  # a write the build's kill cut short
@@ -347,8 +343,7 @@ def test_a_finished_build_is_up_to_date_and_a_rerun_says_so_without_running_a_st
     assert up_to_date(tiny_config(out)) == json.loads((out / "manifest.json").read_text())
     assert not leftover.exists()
     said: list[str] = []
-    args = {k: v for k, v in TINY.items()}
-    again = build_command(source=None, out=out, dask_address=None, workers=1, usda=False, say=said.append, **args)
+    again = build_command(tiny_config(out), say=said.append)
     assert len(said) == 1 and said[0].endswith("is up to date (" + f"{len(manifest['outputs']):,}" + " outputs "
                                                "as recorded; same parameters, code, libraries and source): "
                                                "nothing to run")

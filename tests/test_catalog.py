@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from homeloop.catalog import (
+from homeloop.core.catalog import (
     DEFAULT_CATALOG_DIR,
     FEATURE_KINDS,
     ITEM_TARGET_KINDS,
@@ -36,11 +36,6 @@ REQUIRED_OBJECTS = [
     "mug", "glasses", "pill_box_red", "pill_box_blue", "pill_box_white", "watering_can", "potted_plant",
     "parcel", "grocery_bag", "pan", "garment_shirt", "garment_towel", "book", "remote_control", "keys",
 ]
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 def test_catalog_loads_and_is_cached(catalog):
@@ -219,8 +214,8 @@ def test_yaml_files_read_as_pyyamls_own_parser_reads_them():
     the catalog, the tasks and the house's furnishing, gives the data PyYAML's own parser gives."""
     import yaml
 
-    from homeloop.bench.tasks import TASKS_DIR
-    from homeloop.io import load_yaml
+    from homeloop.sim.task import TASKS_DIR
+    from homeloop.core.io import load_yaml
     from homeloop.pipeline.furnish import HOUSE_FURNISHING_YAML
 
     assert yaml.__with_libyaml__  # the wheels carry it; without it the catalog takes 10x longer
@@ -235,7 +230,7 @@ def test_yaml_files_read_as_pyyamls_own_parser_reads_them():
 
 
 def test_catalog_errors_are_one_line_user_errors_naming_the_file(catalog):
-    from homeloop.errors import HomeLoopError
+    from homeloop.core.errors import HomeLoopError
 
     assert issubclass(CatalogError, HomeLoopError)
     assert catalog.source_of("devices", "smoke_sensor") == catalog.path / "devices.yaml"
@@ -260,7 +255,7 @@ def test_the_fridge_rule_is_the_catalog_fridge_everywhere(tmp_path, monkeypatch)
 
     from homeloop.audits import audit_plan, thresholds
     from homeloop.pipeline.sources.synthetic import fridge_mm
-    from homeloop.plan import Plan, PlanIds, Space
+    from homeloop.core.plan import Plan, PlanIds, Space
 
     fridge = load_catalog().fridge
     d = fridge.dimensions

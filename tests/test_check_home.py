@@ -1,4 +1,4 @@
-"""The home verifier (homeloop/check.py): each crafted fault fires exactly its rule,
+"""The home verifier (homeloop/core/check.py): each crafted fault fires exactly its rule,
 and every rule of the verifier has such a fault."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import box
 
-from homeloop import check
-from homeloop.check import RULES, CheckFinding, check_home, rule_counts, smoke_distance_rule
-from homeloop.home import (
+from homeloop.core import check
+from homeloop.core.check import RULES, CheckFinding, check_home, rule_counts, smoke_distance_rule
+from homeloop.core.home import (
     Home,
     ObjectLocation,
     PlacementException,
@@ -378,7 +378,7 @@ def test_a_smoke_sensor_between_fallback_and_rule_needs_a_placement_exception(cl
     assert rules(other) == {"smoke_sensor_distance"}
 
 
-#: The near rules, their crafted faults and each one's catalog line (catalog/devices.yaml).
+#: The near rules, their crafted faults and each one's catalog line (homeloop/catalog/devices.yaml).
 NEAR_RULES = {
     "light_switch_far_from_door": (light_switch_in_the_middle_of_the_room, "light_switch"),
     "water_main_far_from_sink": (water_main_across_the_kitchen, "water_main"),
@@ -407,7 +407,7 @@ def test_a_near_rule_reads_its_distance_from_the_catalog(clean, rule, tmp_path):
 
 
 def test_every_distance_of_the_catalogs_device_placements_is_checked():
-    # A device type given a new distance in catalog/devices.yaml needs a rule here too.
+    # A device type given a new distance in homeloop/catalog/devices.yaml needs a rule here too.
     near = {d.id for d in CAT.devices.values() if d.placement.max_distance is not None}
     assert near == {"leak_sensor", *(device_type for _, device_type in NEAR_RULES.values())}
     kept_away = {d.id for d in CAT.devices.values() if d.placement.keep_away or d.placement.min_wall_distance}
@@ -561,7 +561,7 @@ def _tv_on_its_unit(clean: Home):
 @settings(max_examples=60, deadline=None)
 @given(u=st.floats(-1.0, 1.0), v=st.floats(-1.0, 1.0))
 def test_a_remote_on_the_tv_unit_meets_the_tv_only_at_its_feet(clean, u, v):
-    from homeloop.geometry_assets import SCREEN_STANDS, furniture_solids, object_box, overlapping
+    from homeloop.core.geometry_assets import SCREEN_STANDS, furniture_solids, object_box, overlapping
 
     unit, top, tv = _tv_on_its_unit(clean)
     remote = CAT.objects["remote_control"]
@@ -585,7 +585,7 @@ def test_a_remote_on_the_tv_unit_meets_the_tv_only_at_its_feet(clean, u, v):
 
 
 def test_remotes_where_furnishing_puts_them_never_meet_the_tv(clean):
-    # The furnisher's grid over the unit's top (pipeline/furnish.py: 5 x 7 positions) avoids the feet.
+    # The furnisher's grid over the unit's top (homeloop/pipeline/furnish/objects.py: 5 x 7 positions) avoids the feet.
     unit, top, tv = _tv_on_its_unit(clean)
     remote = CAT.objects["remote_control"]
     d = remote.dimensions

@@ -191,7 +191,7 @@ def house_dir(tmp_path_factory):
 
 
 def test_sim_prints_the_timeline_of_an_episode_where_nobody_acts(house_dir):
-    from homeloop.bench.tasks import load_tasks
+    from homeloop.sim.task import load_tasks
     from homeloop.sim.wake import WAKE_EVENT_NAMES
 
     task = load_tasks()["handle_smoke_alarm"]
@@ -225,7 +225,7 @@ def test_sim_without_a_home_file(tmp_path):
 
 
 def test_sim_in_a_home_that_lacks_a_role(house_dir, tmp_path):
-    from homeloop.home import Home
+    from homeloop.core.home import Home
 
     home = Home.read(house_dir / "home.json")
     gone = {f.id for f in home.furniture if f.semantic_class == "dishwasher"}
@@ -259,14 +259,14 @@ def test_generate_under_a_file(tmp_path):
 
 @pytest.fixture
 def full_disk(monkeypatch):
-    """Every atomic write (homeloop.io.atomic_path, wherever it was imported) fails as a
+    """Every atomic write (homeloop.core.io.atomic_path, wherever it was imported) fails as a
     full disk does: ENOSPC, with no file name."""
     import contextlib
     import errno
     import os
     import sys
 
-    from homeloop import io
+    from homeloop.core import io
 
     @contextlib.contextmanager
     def no_space(path):
@@ -291,8 +291,9 @@ def test_generate_on_a_full_disk(tmp_path, full_disk):
 
 
 def test_a_build_on_a_full_disk_stops_with_one_line(tmp_path, full_disk):
-    from homeloop.errors import HomeLoopError
-    from homeloop.pipeline.stages import BuildConfig, run_build
+    from homeloop.core.errors import HomeLoopError
+    from homeloop.pipeline.config import BuildConfig
+    from homeloop.pipeline.stages import run_build
 
     out = tmp_path / "build"
     with pytest.raises(HomeLoopError, match=re.escape(f"no space left on the disk of {out} (")):
@@ -457,7 +458,7 @@ def test_render_at_without_a_task_is_one_line(house_dir, tmp_path):
 
 @pytest.mark.parametrize("seconds", ["99999", "nan", "-5"])
 def test_times_outside_a_tasks_episode_are_one_line(house_dir, tmp_path, seconds):
-    from homeloop.bench.tasks import load_tasks
+    from homeloop.sim.task import load_tasks
 
     horizon = f"{load_tasks()['handle_smoke_alarm'].horizon_s:g}"
     result = invoke("render", house_dir, "--camera", "robot", "--task", "handle_smoke_alarm", "--at", seconds,
@@ -515,7 +516,7 @@ def test_a_home_file_with_bad_geometry_is_one_line_naming_the_room_or_device(hou
 
 def test_bench_score_names_unscorable_outcome_rows_and_marks_missing_tasks(tmp_path):
     from homeloop.bench.scoring import INCOMPLETE
-    from homeloop.bench.tasks import load_tasks
+    from homeloop.sim.task import load_tasks
 
     core = [t for t, task in load_tasks().items() if task.core]
     rows = [f"m,{t},0,true,5,200" for t in core[1:]] + [f"m,{core[0]},0,true,-5,200", f"m,{core[0]},1,true,5,0"]
@@ -530,3 +531,76 @@ def test_bench_score_names_unscorable_outcome_rows_and_marks_missing_tasks(tmp_p
     assert main["balanced"] == INCOMPLETE and main[load_tasks()[core[0]].family] == INCOMPLETE
     assert core[0] in main["missing"]
     assert "inf" not in (tmp_path / "tables" / "skill_cost.csv").read_text()
+
+
+# --- the command line itself: light to load, the build's options from BuildConfig ---------------------
+
+#: What neither ``import homeloop.cli`` nor any command's ``--help`` may load: each command imports
+#: what it runs when it runs.
+HEAVY = ("pandas", "numpy", "prefect", "dask", "distributed", "homeloop.sim")
+
+
+def test_the_command_line_and_every_help_load_no_heavy_module():
+    import json
+    import subprocess
+    import sys
+
+    script = ("import json, sys\n"
+              "import homeloop.cli\n"
+              "imported = sorted(sys.modules)\n"
+              "from typer.main import get_command\n"
+              "from typer.testing import CliRunner\n"
+              "def walk(group, path=()):\n"
+              "    for name, command in group.commands.items():\n"
+              "        yield path + (name,)\n"
+              "        if hasattr(command, 'commands'):\n"
+              "            yield from walk(command, path + (name,))\n"
+              "codes = [CliRunner().invoke(homeloop.cli.app, [*p, '--help']).exit_code\n"
+              "         for p in [(), *walk(get_command(homeloop.cli.app))]]\n"
+              "print(json.dumps({'import': imported, 'help': sorted(sys.modules), 'codes': codes}))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    found = json.loads(done.stdout)
+    assert len(found["codes"]) > 10 and set(found["codes"]) == {0}
+    for when in ("import", "help"):
+        loaded = [m for m in found[when] if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+        assert loaded == [], f"{when}: {loaded[:5]}"
+
+
+def test_every_build_parameter_is_an_option_of_build_with_its_default_and_help():
+    from typer.main import get_command
+
+    from homeloop.cli.build import BUILD_OPTIONS
+    from homeloop.pipeline.config import BuildConfig
+
+    assert set(BuildConfig.model_fields) - {"progress"} == set(BUILD_OPTIONS)
+    params = {p.name: p for p in get_command(app).commands["build"].params}
+    assert list(params) == list(BUILD_OPTIONS)
+    for name, field in BuildConfig.model_fields.items():
+        if name in params:
+            default = params[name].default
+            assert default == (field.default if BUILD_OPTIONS[name].read is None or field.default is None
+                               else str(field.default)), name
+            assert params[name].help == field.description, name
+    bounds = {name: params[name].min for name in ("plans", "sites", "homes", "seed", "workers")}
+    assert bounds == {"plans": 1, "sites": 1, "homes": 1, "seed": 0, "workers": 1}  # the fields' ge
+
+
+def test_the_build_command_hands_the_flow_one_build_config(monkeypatch, tmp_path):
+    from homeloop.flows import command
+    from homeloop.pipeline.config import BuildConfig
+
+    handed = []
+
+    def build_command(config, say):
+        handed.append(config)
+        return {"build": "b", "out": str(config.out_dir), "counts": {}, "outputs": {}}
+
+    monkeypatch.setattr(command, "build_command", build_command)
+    result = invoke("build", "--plans", "7", "--sites", "3", "--homes", "2", "--seed", "4", "--out", tmp_path,
+                    "--usda", "--no-verify", "--verify-robots", "a, b", "--verify-seeds", "1,0,1",
+                    "--verify-homes", "all", "--workers", "1")
+    assert result.exit_code == 0, result.output
+    assert handed == [BuildConfig(plans=7, sites=3, homes=2, seed=4, out=tmp_path, usda=True, verify=False,
+                                  verify_robots=("a", "b"), verify_seeds=(0, 1), verify_homes=None, workers=1)]
+    result = invoke("build", "--plans", "7", "--sites", "3", "--out", tmp_path)
+    assert handed[-1] == BuildConfig(plans=7, sites=3, out=tmp_path)

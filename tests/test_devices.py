@@ -1,4 +1,4 @@
-"""Equipping homes with devices and cameras (pipeline/devices.py).
+"""Equipping homes with devices and cameras (homeloop/pipeline/devices/).
 
 The crafted home (all rooms rectangles, interior walls 0.1 m, exterior 0.3 m)::
 
@@ -28,9 +28,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import box
 
-from homeloop.catalog import load_catalog
-from homeloop.check import check_home, smoke_distance_rule
-from homeloop.home import (
+from homeloop.core.catalog import load_catalog
+from homeloop.core.check import check_home, smoke_distance_rule
+from homeloop.core.home import (
     FIXTURE_KIND_OF_FEATURE,
     Fixture,
     Home,
@@ -44,7 +44,7 @@ from homeloop.home import (
     object_from_catalog,
     rings_from_polygon,
 )
-from homeloop.plan import space_class
+from homeloop.core.plan import space_class
 from homeloop.sim.dynamics.smoke import rooms_reached
 
 from homeloop.pipeline.devices import EquipProfile, HOUSE_PROFILE, device_summary, equip
@@ -187,7 +187,7 @@ def openings_of(kind: str) -> set[str]:
 
 def catalog_with(tmp_path, file: str, old: str, new: str):
     """A copy of the catalog with one edit (``old`` replaced by ``new`` in ``file``)."""
-    from homeloop.catalog import DEFAULT_CATALOG_DIR
+    from homeloop.core.catalog import DEFAULT_CATALOG_DIR
 
     copy = tmp_path / "catalog"
     shutil.copytree(DEFAULT_CATALOG_DIR, copy)
@@ -440,7 +440,7 @@ def test_a_switch_stays_clear_of_the_wardrobe_doors_beside_its_door():
 
 
 def test_wearables_go_on_the_resident():
-    from homeloop.home import Person
+    from homeloop.core.home import Person
 
     person = Person(id="resident", catalog_id="resident_margaret", role="resident", room="2",
                     pose=Pose(x=2.5, y=7.0))
@@ -488,7 +488,7 @@ def test_a_catalog_rule_no_room_can_meet_is_one_line_naming_rule_and_file(tmp_pa
 
 
 def test_a_catalog_without_a_mounting_height_names_the_field(tmp_path):
-    from homeloop.catalog import CatalogError
+    from homeloop.core.catalog import CatalogError
 
     catalog = catalog_with(tmp_path, "devices.yaml", "      height: 1.5\n", "")
     with pytest.raises(CatalogError, match=r"devices.yaml: devices entry 'thermostat': field placement.height"):
@@ -549,7 +549,7 @@ def test_house_equipping_is_deterministic(equipped_house):
 
 
 def test_render_home_writes_a_stable_png_from_the_home_alone(equipped, tmp_path):
-    from homeloop.pipeline.render_home import render_home
+    from homeloop.pipeline.previews.home import render_home
 
     result, _ = equipped
     a = render_home(result.home, tmp_path / "a" / "preview.png")
@@ -597,7 +597,7 @@ def _lamp_frame(home: Home, lamp) -> tuple[float, float]:
 
 
 def test_a_lamp_on_an_empty_top_stands_in_a_back_corner(equipped):
-    from homeloop.geometry_assets import device_body_size
+    from homeloop.core.geometry_assets import device_body_size
 
     result, _ = equipped
     size = device_body_size("light", "on_furniture")
@@ -612,7 +612,7 @@ def test_a_lamp_on_an_empty_top_stands_in_a_back_corner(equipped):
 def test_a_lamp_stands_clear_of_what_lies_on_the_nightstand():
     # Glasses and three pill boxes on the nightstand, as in the house: the lamp takes the free band
     # between them, at the end where it hides the least of the boxes behind it.
-    from homeloop.geometry_assets import device_solid, object_box, overlapping
+    from homeloop.core.geometry_assets import device_solid, object_box, overlapping
 
     home = crafted()
     stand = furniture_of("nightstand")
@@ -643,7 +643,7 @@ def test_a_living_room_whose_side_table_is_full_gets_a_floor_lamp():
 
 
 def _footprint(body) -> shapely.Polygon:
-    """The footprint of one oriented box (homeloop.geometry_assets.OrientedBoxes)."""
+    """The footprint of one oriented box (homeloop.core.geometry_assets.OrientedBoxes)."""
     c, axes, h = body.centres[0][:2], body.axes[0][:2, :2], body.halves[0][:2]
     return shapely.MultiPoint([c + sx * h[0] * axes[0] + sy * h[1] * axes[1]
                                for sx in (-1, 1) for sy in (-1, 1)]).convex_hull
@@ -651,7 +651,7 @@ def _footprint(body) -> shapely.Polygon:
 
 def test_the_dishwashers_leak_sensor_stands_on_free_floor_in_front_of_the_counter_run(equipped):
     # Beside the dishwasher is the counter run (a fixture, solid to the floor): the sensor goes in front.
-    from homeloop.geometry_assets import device_solid
+    from homeloop.core.geometry_assets import device_solid
 
     result, _ = equipped
     h = result.home
@@ -663,7 +663,7 @@ def test_the_dishwashers_leak_sensor_stands_on_free_floor_in_front_of_the_counte
 
 
 def test_the_tv_plug_keeps_out_of_the_bookshelf_beside_the_tv_unit(equipped):
-    from homeloop.geometry_assets import device_body_size, device_solid
+    from homeloop.core.geometry_assets import device_body_size, device_solid
 
     tv_unit = furniture_of("tv_unit")
     (alone,) = [d for d in equipped[0].home.devices_of_type("plug") if d.controls == [tv_unit]]
@@ -682,7 +682,7 @@ def test_the_tv_plug_keeps_out_of_the_bookshelf_beside_the_tv_unit(equipped):
 @given(spots=st.lists(st.tuples(st.floats(-0.2, 0.2), st.floats(-0.2, 0.2), st.sampled_from(
     ["book", "glasses", "pill_box_red", "keys", "remote_control"])), max_size=5))
 def test_a_lamp_spot_is_on_the_top_and_clear_of_everything_on_it(spots):
-    from homeloop.geometry_assets import device_body_size
+    from homeloop.core.geometry_assets import device_body_size
     from homeloop.pipeline.devices import LAMP_GAP, lamp_spot, object_footprint
 
     home = crafted()
@@ -702,7 +702,7 @@ def test_a_lamp_spot_is_on_the_top_and_clear_of_everything_on_it(spots):
         assert object_footprint(o).distance(lamp) >= LAMP_GAP - 1e-3, o.id
 
 
-# --- the same decisions, measured in arrays (pipeline/devices_geometry.py) -----------------------
+# --- the same decisions, measured in arrays (homeloop/pipeline/devices_geometry.py) -----------------------
 
 SIDE = st.floats(0.2, 3.0)
 COORD = st.floats(-1.0, 7.0)
@@ -803,15 +803,17 @@ def test_a_window_of_the_grid_holds_the_grid_points_in_it(room, step, corner, si
 
 @functools.cache
 def _crafted_equipper():
-    from homeloop.pipeline.devices import DEFAULT_PROFILE, _Equipper
+    from homeloop.pipeline.devices import DEFAULT_PROFILE, EquipContext
 
-    return _Equipper(crafted(), CAT, np.random.default_rng(0), DEFAULT_PROFILE)
+    return EquipContext(crafted(), CAT, np.random.default_rng(0), DEFAULT_PROFILE)
 
 
 def _nearest_clear_ceiling_point(eq, rid: str, minimum: float, target: tuple[float, float]):
     """The smoke sensor's place by its definition: every candidate measured, the nearest clear one."""
-    pts = eq.smoke_candidates(rid)
-    pts = pts[eq.cooker_distances(pts) >= minimum - 1e-9]
+    from homeloop.pipeline.devices.smoke_search import cooker_distances, smoke_candidates
+
+    pts = smoke_candidates(eq, rid)
+    pts = pts[cooker_distances(eq, pts) >= minimum - 1e-9]
     if len(pts) == 0:
         return None
     near = np.round(np.hypot(pts[:, 0] - target[0], pts[:, 1] - target[1]), 3)
@@ -823,27 +825,30 @@ def _nearest_clear_ceiling_point(eq, rid: str, minimum: float, target: tuple[flo
 @given(room=st.sampled_from(sorted(ROOMS)), minimum=st.sampled_from([1.8, 3.0, 4.5]),
        target=st.tuples(st.floats(-1.0, 14.0), st.floats(-1.0, 12.0)))
 def test_the_smoke_search_finds_the_clear_ceiling_point_nearest_its_target(room, minimum, target):
+    from homeloop.pipeline.devices.smoke_search import pick_smoke_point
+
     eq = _crafted_equipper()
-    assert eq.pick_smoke_point(room, minimum, towards=target) == _nearest_clear_ceiling_point(eq, room, minimum, target)
+    assert pick_smoke_point(eq, room, minimum, towards=target) == _nearest_clear_ceiling_point(eq, room, minimum, target)
 
 
 def test_a_room_clear_of_sight_blockers_sees_what_testing_each_line_sees():
     # The house's corridor turns a corner (its lines of sight are tested); its other rooms are clear.
-    from homeloop.pipeline.devices import HOUSE_PROFILE, _Equipper, visible_mask
+    from homeloop.pipeline.devices import HOUSE_PROFILE, EquipContext, visible_mask
+    from homeloop.pipeline.devices.camera_views import corner_views, coverage_points, sight_blocking, sight_clear
 
     hfov = CAT.devices["dome_camera"].camera.hfov_deg
     for home in (crafted(), _furnished_house()):
-        eq = _Equipper(home, CAT, np.random.default_rng(0), HOUSE_PROFILE)
-        clear = {r.id: eq.sight_clear(r.id) for r in home.rooms}
+        eq = EquipContext(home, CAT, np.random.default_rng(0), HOUSE_PROFILE)
+        clear = {r.id: sight_clear(eq, r.id) for r in home.rooms}
         for rid in clear:
-            for corner, (yaw, _, _, seen, _) in eq.corner_views(rid, None, hfov).items():
-                tested = visible_mask((corner[0], corner[1], yaw), hfov, eq.coverage_points(rid), eq.blocking)
+            for corner, (yaw, _, _, seen, _) in corner_views(eq, rid, None, hfov).items():
+                tested = visible_mask((corner[0], corner[1], yaw), hfov, coverage_points(eq, rid), sight_blocking(eq))
                 assert np.array_equal(seen, tested), (home.home_id, rid, corner)
     assert not all(clear.values()) and any(clear.values())
 
 
 def test_devices_of_a_type_are_as_the_catalog_makes_them_and_their_own():
-    from homeloop.home import device_from_catalog
+    from homeloop.core.home import device_from_catalog
     from homeloop.pipeline.devices import new_device
 
     pose = Pose(x=1.0, y=2.0, z=0.3, yaw=0.5)
@@ -864,7 +869,7 @@ def test_devices_of_a_type_are_as_the_catalog_makes_them_and_their_own():
        pts=st.lists(st.tuples(COORD, COORD), max_size=40), hfov=st.sampled_from([60.0, 100.0]),
        wall=st.booleans())
 def test_cameras_seen_together_see_what_each_sees_alone(cams, pts, hfov, wall):
-    from homeloop.check import CAMERA_RANGE
+    from homeloop.core.check import CAMERA_RANGE
     from homeloop.pipeline.devices import visible_mask, visible_masks
 
     def alone(cam):  # one camera: the cone, the range, then each line to a point in it
@@ -883,12 +888,14 @@ def test_cameras_seen_together_see_what_each_sees_alone(cams, pts, hfov, wall):
 
 
 def test_camera_corners_are_the_convex_corners_of_each_room_moved_in():
-    from homeloop.pipeline.devices import CAMERA_CORNER_INSET, HOUSE_PROFILE, _Equipper
+    from homeloop.pipeline.devices import CAMERA_CORNER_INSET, HOUSE_PROFILE, EquipContext
+    from homeloop.pipeline.devices.camera_views import corners
+    from homeloop.pipeline.devices.mounting import outline as room_outline
 
     for home in (crafted(), _furnished_house()):
-        eq = _Equipper(home, CAT, np.random.default_rng(0), HOUSE_PROFILE)
+        eq = EquipContext(home, CAT, np.random.default_rng(0), HOUSE_PROFILE)
         for r in home.rooms:
-            outline = eq.outline(r.id)
+            outline = room_outline(eq, r.id)
             ring = np.asarray(outline.exterior.coords)[:-1]
             want = []
             for i, v in enumerate(ring):  # a convex vertex, the point along its bisector, if inside
@@ -898,6 +905,6 @@ def test_camera_corners_are_the_convex_corners_of_each_room_moved_in():
                     p = v + bis / np.hypot(*bis) * CAMERA_CORNER_INSET
                     if outline.contains(shapely.Point(p)):
                         want.append(tuple(p))
-            got = np.reshape(eq.corners(r.id), (-1, 2))
+            got = np.reshape(corners(eq, r.id), (-1, 2))
             assert got.shape == np.reshape(want, (-1, 2)).shape and np.allclose(got, np.reshape(want, (-1, 2)),
                                                                                  rtol=0, atol=1e-12), r.id

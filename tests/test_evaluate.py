@@ -4,12 +4,8 @@ episodes table of the queries (docs/scores.md, docs/pipeline.md)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import shutil
-import signal
 from pathlib import Path
 
 import pandas as pd
@@ -18,7 +14,7 @@ from typer.testing import CliRunner
 
 from homeloop.bench.pairs import HOUSE, NOT_RUN_NO_VERIFY, NOT_RUN_ROBOT, sample_homes, select_pairs
 from homeloop.cli import app
-from homeloop.errors import HomeLoopError
+from homeloop.core.errors import HomeLoopError
 from homeloop.sim.episode import DEFAULT_ROBOT
 
 #: Quick tasks (a few calls each) for the runs below.
@@ -41,6 +37,20 @@ def row(home: str, task: str, verified: bool, reason: str = "", robot: str = DEF
         applicable: bool = True) -> dict:
     return {"home": home, "task": task, "family": "hazards", "robot": robot, "applicable": applicable,
             "verified": verified, "verify_reason": reason}
+
+
+def test_the_flows_and_the_command_line_import_no_private_name_of_another_module():
+    """The evaluate flow and ``homeloop bench run`` share how a run is planned and run through public
+    functions (homeloop.bench.run_plan, homeloop.flows.episodes, homeloop.flows.runtime)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1]
+    private = []
+    for path in sorted([*(root / "homeloop" / "flows").rglob("*.py"), *(root / "homeloop" / "cli").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("homeloop"):
+                private += [f"{path.name}: {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    assert private == []
 
 
 def test_a_run_over_a_build_takes_its_verified_pairs(tmp_path):
@@ -175,40 +185,22 @@ def test_the_episodes_table_joins_the_build(small_build, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_evaluate_deployment_runs_a_sample_and_logs_pass_counts(small_build, tmp_path, tmp_path_factory):
+def test_the_evaluate_deployment_runs_a_sample_and_logs_pass_counts(make_serve, small_build, tmp_path):
     """What `make serve` runs serves evaluate/default beside the build deployments; a run of it
     over a sample of the small build writes the records and logs each task's pass count."""
-    from build_fixtures import BIN, free_port, run_cli, subprocess_env
-    from homeloop.pipeline.lock import pid_running
+    from build_fixtures import BIN, run_cli
 
-    port = free_port()
-    api = f"http://127.0.0.1:{port}/api"
-    state = tmp_path / "state"
-    env = subprocess_env(tmp_path_factory, PREFECT_HOME=str(tmp_path / "prefect"), PREFECT_UI_ENABLED="false",
-                         PREFECT_SERVER_LOGGING_LEVEL="WARNING")
-    local = [str(BIN / "python"), "-m", "homeloop.flows.local"]
+    assert "evaluate/default" in make_serve.said
     out = tmp_path / "run"
-    try:
-        started = run_cli(local + ["start", "--port", str(port), "--state", str(state)], env=env, timeout=480,
-                          cwd=tmp_path)
-        assert started.returncode == 0, started.stdout[-3000:]
-        assert "evaluate/default" in started.stdout
-        params = {"agent": "scripted", "homes": str(small_build), "sample": 2, "tasks": ",".join(TASKS), "seeds": 0,
-                  "images": False, "out": str(out)}
-        args = [str(BIN / "prefect"), "deployment", "run", "evaluate/default", "--watch", "--watch-timeout", "480"]
-        for name, value in params.items():
-            args += ["--param", f"{name}={json.dumps(value)}"]
-        result = run_cli(args, env={**env, "PREFECT_API_URL": api}, timeout=540, cwd=tmp_path)
-        log = (state / "serve.log").read_text()
-        assert result.returncode == 0, result.stdout[-3000:] + log[-3000:]
-        assert "Completed" in result.stdout
-    finally:
-        pids = [int(p.read_text()) for p in (state / "server.pid", state / "serve.pid") if p.is_file()]
-        run_cli(local + ["stop", "--state", str(state)], env=env, timeout=120, cwd=tmp_path)
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
-    assert pids and not [pid for pid in pids if pid_running(pid)]
+    params = {"agent": "scripted", "homes": str(small_build), "sample": 2, "tasks": ",".join(TASKS), "seeds": 0,
+              "images": False, "out": str(out)}
+    args = [str(BIN / "prefect"), "deployment", "run", "evaluate/default", "--watch", "--watch-timeout", "480"]
+    for name, value in params.items():
+        args += ["--param", f"{name}={json.dumps(value)}"]
+    result = run_cli(args, env={**make_serve.env, "PREFECT_API_URL": make_serve.api}, timeout=540, cwd=tmp_path)
+    log = make_serve.log()
+    assert result.returncode == 0, result.stdout[-3000:] + log[-3000:]
+    assert "Completed" in result.stdout
     records = run_records(out)
     assert set(records) == expected_pairs(small_build, 2)
     for task in TASKS:

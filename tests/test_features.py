@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from shapely.geometry import box
 
-from homeloop.plan import (
+from homeloop.core.plan import (
     DOOR,
     ENTRANCE_DOOR,
     WINDOW,

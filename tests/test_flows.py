@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import signal
 from pathlib import Path
 
 import pytest
@@ -14,14 +12,12 @@ import pytest
 from build_fixtures import (
     BIN,
     SMALL,
-    free_port,
     partial_files,
     read_manifest,
     reference_build,
     run_cli,
     subprocess_env,
 )
-from homeloop.pipeline.lock import pid_running
 
 pytestmark = pytest.mark.slow
 
@@ -46,10 +42,26 @@ def harness(tmp_path_factory):
 def flow_build(harness, tmp_path_factory):
     """The small build, run by the build-home-set flow."""
     from homeloop.flows.build import build_home_set
+    from homeloop.pipeline.config import BuildConfig
 
     out = tmp_path_factory.mktemp("flow-build")
-    manifest = build_home_set(**SMALL, out=str(out), workers=1)
+    manifest = build_home_set(BuildConfig(**SMALL, out=out, workers=1))
     return out, manifest
+
+
+def test_the_build_flow_takes_the_build_config_whole():
+    """The deployment's form is BuildConfig: one parameter whose fields, defaults and descriptions
+    are the model's, so a field added to the model reaches the flow without another line."""
+    from homeloop.flows.build import build_home_set
+    from homeloop.pipeline.config import BuildConfig
+
+    schema = build_home_set.parameters.model_dump()
+    assert list(schema["properties"]) == ["config"]
+    fields = schema["definitions"]["BuildConfig"]["properties"]
+    assert list(fields) == list(BuildConfig.model_fields)
+    for name, field in BuildConfig.model_fields.items():
+        assert fields[name]["description"] == field.description, name
+    assert schema["properties"]["config"]["default"] == BuildConfig().model_dump(mode="json")
 
 
 def kept_home_ids(out: Path) -> list[str]:
@@ -108,8 +120,9 @@ def test_build_flow_is_deterministic(flow_build, tmp_path_factory):
 
 
 def test_unchanged_rerun_reuses_every_stage(flow_build):
+    from homeloop.core.io import owner_token
     from homeloop.flows.build import build_home_set
-    from homeloop.io import owner_token
+    from homeloop.pipeline.config import BuildConfig
     from homeloop.pipeline.stages import STAGES
 
     out, manifest = flow_build
@@ -118,7 +131,7 @@ def test_unchanged_rerun_reuses_every_stage(flow_build):
     before = {stage: (p.read_bytes(), p.stat().st_mtime_ns) for stage, p in records.items()}
     written = {rel: (out / rel).stat().st_mtime_ns for rel in manifest["outputs"]}
     # What writes cut short by a kill leave behind, named with the folder's token (see
-    # homeloop.io.atomic_path): cleared by the next run.
+    # homeloop.core.io.atomic_path): cleared by the next run.
     token = owner_token(out)
     home_id = kept_home_ids(out)[0]
     leftovers = [out / f".selection.parquet.{token}.a1b2c3d4.tmp",
@@ -128,7 +141,7 @@ def test_unchanged_rerun_reuses_every_stage(flow_build):
         path.write_bytes(b"half a file")
     assert partial_files(out) == sorted(leftovers)
 
-    again = build_home_set(**SMALL, out=str(out), workers=1)
+    again = build_home_set(BuildConfig(**SMALL, out=out, workers=1))
 
     # No stage ran: no record and no output file was written again.
     assert {stage: (p.read_bytes(), p.stat().st_mtime_ns) for stage, p in records.items()} == before
@@ -160,53 +173,31 @@ def test_audit_source_flow_audits_a_generated_csv(flow_build, tmp_path):
 
 def test_audit_source_flow_reports_a_missing_file_in_one_line(harness, tmp_path):
     from homeloop.flows.build import audit_source
-    from homeloop.errors import HomeLoopError
+    from homeloop.core.errors import HomeLoopError
 
     with pytest.raises(HomeLoopError, match="does not exist"):
         audit_source(source=str(tmp_path / "missing.csv"), out=str(tmp_path / "audit"))
 
 
-def test_deployment_run_right_after_make_serve_returns(tmp_path, tmp_path_factory):
+def test_deployment_run_right_after_make_serve_returns(make_serve, tmp_path, tmp_path_factory):
     """What `make serve` runs (`python -m homeloop.flows.local start`) returns only once the
-    server answers and both deployments are registered: `prefect deployment run --watch`
-    right after it runs the build. `make stop` then stops both processes."""
+    server answers and the deployments are registered: `prefect deployment run --watch`
+    right after it runs the build. `make stop` then stops both processes (the fixture's end)."""
     reference = reference_build(tmp_path_factory)
-    port = free_port()
-    api = f"http://127.0.0.1:{port}/api"
-    state = tmp_path / "state"
-    env = subprocess_env(tmp_path_factory, PREFECT_HOME=str(tmp_path / "prefect"), PREFECT_UI_ENABLED="false",
-                         PREFECT_SERVER_LOGGING_LEVEL="WARNING")
-    local = [str(BIN / "python"), "-m", "homeloop.flows.local"]
+    assert "serving deployments build-home-set/default and audit-source/default" in make_serve.said
+    assert (make_serve.state / "env.sh").read_text().count(make_serve.api) == 1
     out = tmp_path / "build"
-    try:
-        started = run_cli(local + ["start", "--port", str(port), "--state", str(state)], env=env, timeout=480,
-                          cwd=tmp_path)
-        logs = "".join(p.read_text()[-2000:] for p in state.glob("*.log"))
-        assert started.returncode == 0, started.stdout[-3000:] + logs
-        assert "serving deployments build-home-set/default and audit-source/default" in started.stdout
-        assert (state / "env.sh").read_text().count(api) == 1
+    config = {**SMALL, "workers": 1, "out": str(out)}  # the flow's one parameter: a BuildConfig
+    args = [str(BIN / "prefect"), "deployment", "run", "build-home-set/default", "--watch",
+            "--watch-timeout", "480", "--param", f"config={json.dumps(config)}"]
+    result = run_cli(args, env={**make_serve.env, "PREFECT_API_URL": make_serve.api}, timeout=540, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:] + make_serve.log()[-3000:]
+    assert "Completed" in result.stdout
 
-        params = {**SMALL, "workers": 1, "out": str(out)}
-        args = [str(BIN / "prefect"), "deployment", "run", "build-home-set/default", "--watch",
-                "--watch-timeout", "480"]
-        for name, value in params.items():
-            args += ["--param", f"{name}={json.dumps(value)}"]
-        result = run_cli(args, env={**env, "PREFECT_API_URL": api}, timeout=540, cwd=tmp_path)
-        assert result.returncode == 0, result.stdout[-3000:] + (state / "serve.log").read_text()[-3000:]
-        assert "Completed" in result.stdout
-
-        manifest = read_manifest(out)
-        assert manifest["outputs"] == reference["outputs"]
-        assert manifest["counts"]["homes"]["kept"] == SMALL["homes"]
-        assert not (tmp_path / "outputs").exists()
-    finally:
-        pids = [int(p.read_text()) for p in (state / "server.pid", state / "serve.pid") if p.is_file()]
-        stopped = run_cli(local + ["stop", "--state", str(state)], env=env, timeout=120, cwd=tmp_path)
-        for pid in pids:  # in case stop failed: nothing may outlive the test
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
-    assert stopped.returncode == 0, stopped.stdout
-    assert pids and not [pid for pid in pids if pid_running(pid)]
+    manifest = read_manifest(out)
+    assert manifest["outputs"] == reference["outputs"]
+    assert manifest["counts"]["homes"]["kept"] == SMALL["homes"]
+    assert not (make_serve.folder / "outputs").exists() and not (tmp_path / "outputs").exists()
 
 
 def test_make_prepares_the_prefect_database_before_the_first_build(tmp_path, tmp_path_factory):

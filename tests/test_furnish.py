@@ -7,12 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from homeloop import navigation
-from homeloop.catalog import load_catalog
-from homeloop.check import check_home
-from homeloop.geometry import DOOR_CLEAR_DEPTH, WINDOW_CLEAR_DEPTH, face_zones
-from homeloop.home import FIXTURE_KIND_OF_FEATURE, polygon_from_rings
-from homeloop.house import load_house
+from homeloop.core import navigation
+from homeloop.core.catalog import load_catalog
+from homeloop.core.check import check_home
+from homeloop.core.geometry import DOOR_CLEAR_DEPTH, WINDOW_CLEAR_DEPTH, face_zones
+from homeloop.core.home import FIXTURE_KIND_OF_FEATURE, polygon_from_rings
+from homeloop.core.house import load_house
 from homeloop.pipeline.furnish import (
     GARAGE_DOOR_MIN_WIDTH,
     furnish,
@@ -22,11 +22,6 @@ from homeloop.pipeline.furnish import (
 )
 from homeloop.pipeline.homes import stage_rng
 from tests.conftest import FIXTURES, load_fixture_plans
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 @pytest.fixture(scope="module")
@@ -91,8 +86,8 @@ def test_a_pan_stays_clear_of_a_fridge_beside_the_range(catalog):
     """A generated plan whose fridge stands at the range's front-left corner: on the front-left
     burner the pan would reach into the fridge's door, so it goes on another burner and the home
     passes its check (it was rejected before)."""
-    from homeloop.check import OBJECT_PENETRATION
-    from homeloop.geometry_assets import box_at, furniture_solids, overlapping_pairs
+    from homeloop.core.check import OBJECT_PENETRATION
+    from homeloop.core.geometry_assets import box_at, furniture_solids, overlapping_pairs
 
     plan = load_fixture_plans(FIXTURES / "pan_beside_fridge.csv")[0]
     home = furnish(plan, catalog, stage_rng(0, plan.key, "furnish")).home
@@ -269,18 +264,18 @@ def test_a_room_furnished_again_keeps_no_object_of_the_attempt_before(generated,
     another place than it does in the full attempt after it.)"""
     from shapely import Point
 
-    from homeloop.pipeline import furnish as furnishing
+    from homeloop.pipeline.furnish import FurnishFailure, rooms
 
-    original = furnishing._Furnisher._furnish_items
+    original = rooms.furnish_items
     first = {"sofa", "coffee_table", "tv_unit", "television", "armchair", "side_table"}
 
-    def first_attempt_fails(self, geom, items, attempt):
+    def first_attempt_fails(ctx, geom, items, attempt):
         if attempt or geom.subtype not in ("LIVING_ROOM", "LIVING_DINING"):
-            return original(self, geom, items, attempt)
-        failures = original(self, geom, [i for i in items if i.key not in first], attempt)
-        return [*failures, furnishing.FurnishFailure(geom.id, geom.subtype, "sofa", "made to fail")]
+            return original(ctx, geom, items, attempt)
+        failures = original(ctx, geom, [i for i in items if i.key not in first], attempt)
+        return [*failures, FurnishFailure(geom.id, geom.subtype, "sofa", "made to fail")]
 
-    monkeypatch.setattr(furnishing._Furnisher, "_furnish_items", first_attempt_fails)
+    monkeypatch.setattr(rooms, "furnish_items", first_attempt_fails)
     for plan in generated[:6]:
         result = furnish(plan, catalog, np.random.default_rng(0), lacking=frozenset())
         home = result.home or result.partial

@@ -11,20 +11,14 @@ import shapely
 from hypothesis import given
 from hypothesis import strategies as st
 
-from homeloop import navigation
-from homeloop.catalog import load_catalog
-from homeloop.home import Pose
-from homeloop.pipeline.furnish import (
-    WALL_STEP,
-    _aranges,
-    _Cands,
-    _corners,
-    _drop_in_zones,
-    _rectangles,
-    _Furnisher,
-    _touched,
-    home_shell,
-)
+from homeloop.core import navigation
+from homeloop.core.catalog import load_catalog
+from homeloop.core.home import Pose
+from homeloop.pipeline.furnish import FurnishContext, home_shell
+from homeloop.pipeline.furnish.candidates import Candidates, aranges, rectangle_corners, rectangles, touched
+from homeloop.pipeline.furnish.filters import drop_in_zones
+from homeloop.pipeline.furnish.generators import WALL_STEP
+from homeloop.pipeline.furnish.navigability import room_free
 from homeloop.pipeline.furnish_geometry import (
     FACE_SAMPLE_STEP,
     MIN_FACE_LENGTH,
@@ -43,15 +37,15 @@ heading = st.floats(-math.pi, math.pi, allow_nan=False)
 pose = st.tuples(coordinate, coordinate, heading)
 
 
-def _poses(items: list[tuple[float, float, float]]) -> _Cands:
+def _poses(items: list[tuple[float, float, float]]) -> Candidates:
     cx, cy, yaw = (np.array(v, dtype=float) for v in zip(*items))
-    return _Cands(cx, cy, yaw, np.zeros(len(items)))
+    return Candidates(cx, cy, yaw, np.zeros(len(items)))
 
 
 @given(st.lists(pose, min_size=1, max_size=20), size, size)
 def test_rectangles_are_the_polygons_of_their_corners(items, depth, width):
-    corners = _corners(_poses(items), depth, width)
-    made = _rectangles(corners)
+    corners = rectangle_corners(_poses(items), depth, width)
+    made = rectangles(corners)
     assert shapely.get_coordinates(made).tolist() == shapely.get_coordinates(shapely.polygons(corners)).tolist()
     assert np.allclose(shapely.area(made), depth * width)
 
@@ -61,7 +55,7 @@ def test_steps_along_faces_are_numpys_aranges(rows):
     """The steps along every wall face at once are the values np.arange gives face by face."""
     start = np.array([a for a, _ in rows], dtype=float)
     stop = start + np.array([b for _, b in rows], dtype=float)
-    row, values = _aranges(start, stop, WALL_STEP)
+    row, values = aranges(start, stop, WALL_STEP)
     expected = [np.arange(a, b, WALL_STEP) for a, b in zip(start, stop)]
     assert values.tolist() == [v for e in expected for v in e.tolist()]
     assert row.tolist() == [i for i, e in enumerate(expected) for _ in e]
@@ -73,12 +67,12 @@ def test_zone_overlap_shortcut_drops_exactly_the_measured_overlaps(items, depth,
                                                                     zone_yaw):
     """A candidate is dropped when its footprint shares more than ZONE_OVERLAP_AREA with a
     clear zone, whether a deep corner settled it or the overlap was measured."""
-    zone = _rectangles(_corners(_poses([(0.0, 0.0, zone_yaw)]), zone_depth, zone_width))[0]
+    zone = rectangles(rectangle_corners(_poses([(0.0, 0.0, zone_yaw)]), zone_depth, zone_width))[0]
     poses = _poses(items)
-    corners = _corners(poses, depth, width)
-    fps = _rectangles(corners)
+    corners = rectangle_corners(poses, depth, width)
+    fps = rectangles(corners)
     keep = np.ones(len(items), bool)
-    _drop_in_zones(keep, fps, corners, KeepOut.of([zone]))
+    drop_in_zones(keep, fps, corners, KeepOut.of([zone]))
     measured = shapely.area(shapely.intersection(fps, zone)) > ZONE_OVERLAP_AREA
     assert (~keep).tolist() == measured.tolist()
 
@@ -87,7 +81,7 @@ def test_zone_overlap_shortcut_drops_exactly_the_measured_overlaps(items, depth,
        st.floats(0.0, 1.0), st.floats(0.0, 1.0))
 def test_a_corner_deep_in_a_zone_overlaps_it_by_more_than_the_threshold(depth, width, zone_depth, zone_width,
                                                                        zone_yaw, yaw, fu, fv):
-    zone = _rectangles(_corners(_poses([(0.0, 0.0, zone_yaw)]), zone_depth, zone_width))[0]
+    zone = rectangles(rectangle_corners(_poses([(0.0, 0.0, zone_yaw)]), zone_depth, zone_width))[0]
     deep = KeepOut.of([zone]).deep
     # A point of the zone's core, and a footprint with a corner on it.
     lo_x, lo_y, hi_x, hi_y = deep.bounds if not deep.is_empty else (0, 0, 0, 0)
@@ -96,7 +90,7 @@ def test_a_corner_deep_in_a_zone_overlaps_it_by_more_than_the_threshold(depth, w
         return
     c, s = math.cos(yaw), math.sin(yaw)
     cx, cy = x + c * depth / 2 - s * width / 2, y + s * depth / 2 + c * width / 2
-    fp = _rectangles(_corners(_poses([(cx, cy, yaw)]), depth, width))[0]
+    fp = rectangles(rectangle_corners(_poses([(cx, cy, yaw)]), depth, width))[0]
     assert np.allclose(shapely.get_coordinates(fp)[0], (x, y))
     assert fp.intersection(zone).area > ZONE_OVERLAP_AREA
 
@@ -105,10 +99,10 @@ def test_a_corner_deep_in_a_zone_overlaps_it_by_more_than_the_threshold(depth, w
 def test_rectangles_touched_are_those_meeting_a_shape(items, others, depth, width):
     """Querying a tree of the rectangles with the shapes finds exactly the rectangles that
     meet (touch or overlap) one of the shapes."""
-    boxes = _rectangles(_corners(_poses(items), depth, width))
-    shapes = list(_rectangles(_corners(_poses(others), width, depth)))
+    boxes = rectangles(rectangle_corners(_poses(items), depth, width))
+    shapes = list(rectangles(rectangle_corners(_poses(others), width, depth)))
     expected = [i for i, b in enumerate(boxes) if any(b.intersects(sh) for sh in shapes)]
-    assert _touched(boxes, shapes).tolist() == expected
+    assert touched(boxes, shapes).tolist() == expected
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +181,7 @@ def test_a_rooms_free_floor_kept_as_furniture_is_added_is_the_floor_left(shells)
     catalog = load_catalog()
     entry = catalog.furniture["nightstand"]
     home = shells[0]
-    f = _Furnisher(catalog, np.random.default_rng(0), home)
+    f = FurnishContext(catalog, np.random.default_rng(0), home)
     room = max(home.rooms, key=lambda r: shapely.Polygon(*r.polygon[:1]).area)
     geom = RoomGeometry(home, f.geo, room, f.radius)
     centre = geom.pole()
@@ -197,9 +191,9 @@ def test_a_rooms_free_floor_kept_as_furniture_is_added_is_the_floor_left(shells)
         return geom.base_free().difference(shapely.union_all(grown))
 
     for k in range(3):
-        f._record(entry, geom, Pose(x=centre.x + 0.4 * k, y=centre.y - 0.3 * k, yaw=0.3 * k), "item")
-        free = f._room_free(geom)
+        f.record(entry, geom, Pose(x=centre.x + 0.4 * k, y=centre.y - 0.3 * k, yaw=0.3 * k), "item")
+        free = room_free(f, geom)
         assert free.area < geom.base_free().area - 0.1 * (k + 1)
         assert free.symmetric_difference(left_by_all_placed()).area < 1e-9
     f.placed[room.id] = f.placed[room.id][:1]  # the room started afresh
-    assert f._room_free(geom).symmetric_difference(left_by_all_placed()).area < 1e-9
+    assert room_free(f, geom).symmetric_difference(left_by_all_placed()).area < 1e-9

@@ -1,4 +1,4 @@
-"""The shared geometry of openings and passages (homeloop/geometry.py), as properties
+"""The shared geometry of openings and passages (homeloop/core/geometry.py), as properties
 over randomly placed and turned door rectangles."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from shapely import affinity
 from shapely.geometry import box
 
-from homeloop.geometry import (
+from homeloop.core.geometry import (
     DOOR_CLEAR_DEPTH,
     DOOR_ZONE_FACE_GAP,
     DOOR_ZONE_SIDE_INSET,
@@ -26,7 +26,7 @@ from homeloop.geometry import (
     opening_axes,
     rectangle_frames,
 )
-from homeloop.plan import OPENING_CONTACT_TOLERANCE as TOL
+from homeloop.core.geometry import OPENING_CONTACT_TOLERANCE as TOL
 
 widths = st.floats(0.6, 3.0)
 depths = st.floats(0.05, 0.4)
@@ -147,7 +147,7 @@ def test_open_passages_asked_again_are_the_same_and_a_fresh_list():
 
 
 def test_a_shape_memo_computes_once_for_the_same_shapes_and_stays_bounded():
-    from homeloop.geometry import ShapeMemo
+    from homeloop.core.geometry import ShapeMemo
 
     memo, calls = ShapeMemo(2), []
 
@@ -166,7 +166,7 @@ def test_a_shape_memo_computes_once_for_the_same_shapes_and_stays_bounded():
 def test_placed_solids_are_each_items_solid_and_device_solids_each_devices_body(house_home, catalog):
     # The home check measures every solid of a home at once; each item's boxes and each device's
     # body must be the very numbers the one-at-a-time functions give.
-    from homeloop.geometry_assets import device_solid, device_solids, furniture_solids, placed_solids
+    from homeloop.core.geometry_assets import device_solid, device_solids, furniture_solids, placed_solids
 
     items = [f for f in house_home.furniture if f.catalog_id in catalog.furniture]
     entries = [catalog.furniture[f.catalog_id] for f in items]
@@ -212,8 +212,8 @@ box_pose = st.tuples(st.floats(-1.5, 1.5), st.floats(-1.5, 1.5), st.floats(0, 1)
        st.lists(st.tuples(box_dims, box_pose), min_size=1, max_size=7), st.sampled_from([0.0, 0.002, 0.05]))
 def test_overlapping_pairs_are_the_pairs_the_separating_axes_find(first, second, tolerance):
     # The bounding-box filter before the separating-axis test changes no answer.
-    from homeloop.geometry_assets import Box, OrientedBoxes, overlapping_pairs, pose_matrix
-    from homeloop.home import Pose
+    from homeloop.core.geometry_assets import Box, OrientedBoxes, overlapping_pairs, pose_matrix
+    from homeloop.core.home import Pose
 
     def placed(specs):
         return OrientedBoxes.concat(

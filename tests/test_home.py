@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from homeloop.catalog import load_catalog
-from homeloop.home import (
+from homeloop.core.catalog import load_catalog
+from homeloop.core.home import (
     MAX_EXTENT,
     MIN_ROOM_AREA,
     SCHEMA_VERSION,
@@ -35,7 +35,7 @@ from homeloop.home import (
     polygon_array,
     rings_from_polygon,
 )
-from homeloop.plan import space_class as plan_space_class
+from homeloop.core.plan import space_class as plan_space_class
 from shapely.geometry import Polygon, box
 
 

@@ -9,9 +9,9 @@ import pytest
 import shapely
 from shapely import Polygon
 
-from homeloop.geometry import DOOR_CLEAR_DEPTH, face_zones
-from homeloop.house import HOUSE_CSV, HOUSE_PLAN_KEY, load_house
-from homeloop.plan import ANCILLARY, INDOOR, OUTDOOR, PASSAGE_KINDS, Opening, Plan
+from homeloop.core.geometry import DOOR_CLEAR_DEPTH, face_zones
+from homeloop.core.house import HOUSE_CSV, HOUSE_PLAN_KEY, load_house
+from homeloop.core.plan import ANCILLARY, INDOOR, OUTDOOR, PASSAGE_KINDS, Opening, Plan
 
 #: Least distance (m) from a door to the corner of a space it opens into.
 CORNER_GAP = 0.15
@@ -133,7 +133,7 @@ def test_fixtures_of_kitchen_bathrooms_and_laundry(house):
 
 
 def test_the_house_draws(house, tmp_path):
-    from homeloop.pipeline.render import render_plan
+    from homeloop.pipeline.previews.plan import render_plan
 
     out = render_plan(house, tmp_path / "house.png")
     data = out.read_bytes()

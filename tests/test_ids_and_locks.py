@@ -16,11 +16,11 @@ from typer.testing import CliRunner
 
 from homeloop.bench import runner
 from homeloop.bench.records import RUN_LOCK
-from homeloop.bench.tasks import load_tasks
-from homeloop.catalog import load_catalog
+from homeloop.sim.task import load_tasks
+from homeloop.core.catalog import load_catalog
 from homeloop.cli import app
-from homeloop.errors import HomeLoopError
-from homeloop.ids import MAX_ID_LENGTH, UnsafeId, safe_id
+from homeloop.core.errors import HomeLoopError
+from homeloop.core.ids import MAX_ID_LENGTH, UnsafeId, safe_id
 
 TASK = "fall_false_alarm"
 ROBOT = "unitree_g1_d_ultimate"

@@ -7,7 +7,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from homeloop.io import sha256_file
+from homeloop.core.io import sha256_file
 from homeloop.pipeline.ingest import (
     ELEMENTS_FILE,
     PLANS_FILE,

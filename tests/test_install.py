@@ -13,7 +13,6 @@ import json
 import shutil
 import subprocess
 import sys
-import tomllib
 import zipfile
 from pathlib import Path
 
@@ -46,8 +45,21 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         capture_output=True, text=True, check=False,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "Warning" not in result.stdout + result.stderr, result.stdout[-3000:] + result.stderr[-3000:]
     (built,) = wheels.glob("homeloop-*.whl")
     return built
+
+
+def test_the_editable_install_make_runs_builds_without_warnings(tmp_path: Path) -> None:
+    """`make` installs the checkout editable; setuptools' build of that editable wheel says nothing
+    (no package-data folder taken for a package, no editable-layout notice)."""
+    source = tmp_path / "homeloop"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(*NOT_SOURCES))
+    code = "from setuptools import build_meta; print(build_meta.build_editable(%r))" % str(tmp_path / "out")
+    result = subprocess.run([sys.executable, "-W", "default", "-c", code], cwd=source,
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Warning" not in result.stdout + result.stderr, result.stdout[-3000:] + result.stderr[-3000:]
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +88,7 @@ def test_the_wheel_claims_only_the_homeloop_namespace(wheel: Path) -> None:
     assert not top_level & set(NAMESPACED)
     # The namespaced folders and the package data are inside homeloop/.
     for inside in ("homeloop/pipeline/stages.py", "homeloop/audits/registry.py", "homeloop/flows/build.py",
-                   "homeloop/catalog_data/devices.yaml", "homeloop/data/house.csv",
+                   "homeloop/catalog/devices.yaml", "homeloop/core/data/house.csv",
                    "homeloop/bench/tasks/handle_smoke_alarm.yaml"):
         assert inside in names, inside
     task_files = {p.name for p in (REPO / "homeloop" / "bench" / "tasks").glob("*.yaml")}
@@ -84,15 +96,10 @@ def test_the_wheel_claims_only_the_homeloop_namespace(wheel: Path) -> None:
 
 
 def installed_sources() -> set[str]:
-    """Every module and data file of the checkout, as the wheel must name it (pyproject package-dir)."""
-    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
-    names = set()
-    for package, folder in setuptools["package-dir"].items():
-        source = REPO / folder
-        for path in source.rglob("*"):
-            if path.is_file() and path.suffix in SOURCE_SUFFIXES and "__pycache__" not in path.parts:
-                names.add("/".join([*package.split("."), *path.relative_to(source).parts]))
-    return names
+    """Every module and data file of the checkout's package, as the wheel must name it (the folders
+    of homeloop/ are its import paths)."""
+    return {path.relative_to(REPO).as_posix() for path in (REPO / "homeloop").rglob("*")
+            if path.is_file() and path.suffix in SOURCE_SUFFIXES and "__pycache__" not in path.parts}
 
 
 def test_the_wheel_holds_every_module_and_data_file(wheel: Path) -> None:
@@ -124,12 +131,12 @@ def test_every_installed_module_imports(installed: Path, tmp_path: Path,
 def test_the_installed_copy_is_the_one_imported(installed: Path, tmp_path: Path,
                                                 tmp_path_factory: pytest.TempPathFactory) -> None:
     code = (
-        "import json, homeloop, homeloop.pipeline.stages, homeloop.audits, homeloop.flows, homeloop.catalog_data\n"
-        "from homeloop.catalog import load_catalog\n"
-        "from homeloop.bench.tasks import load_tasks\n"
-        "from homeloop.house import HOUSE_CSV\n"
+        "import json, homeloop, homeloop.pipeline.stages, homeloop.audits, homeloop.flows\n"
+        "from homeloop.core.catalog import DEFAULT_CATALOG_DIR, load_catalog\n"
+        "from homeloop.sim.task import load_tasks\n"
+        "from homeloop.core.house import HOUSE_CSV\n"
         "print(json.dumps({'files': [m.__file__ for m in (homeloop, homeloop.pipeline.stages, homeloop.audits,"
-        " homeloop.flows, homeloop.catalog_data)], 'devices': len(load_catalog().devices),"
+        " homeloop.flows)] + [str(DEFAULT_CATALOG_DIR / 'devices.yaml')], 'devices': len(load_catalog().devices),"
         " 'tasks': len(load_tasks()), 'house': str(HOUSE_CSV)}))\n"
     )
     result = installed_python(installed, code, tmp_path, subprocess_env(tmp_path_factory))

@@ -1,20 +1,23 @@
-"""The layer contract of pyproject.toml, checked with import-linter.
+"""The floors of homeloop and its import graph (docs/code.md, "Floors").
 
-The library (homeloop without its cli, flows, pipeline and audits) must not
-import those; audits must not import pipeline or flows; pipeline must not
-import flows (docs/README.md). The folders pipeline/, audits/, flows/ and
-catalog/ are installed inside the homeloop namespace, so lint-imports is run
-on a copy of the sources laid out as they are installed.
+lint-imports checks the layer contract of pyproject.toml (cli > flows > pipeline
+> audits > bench > sim > core: a floor imports only the floors below it, and every
+subpackage stands on one), and the import graph grimp builds must hold no cycle
+anywhere. Both run on the checkout, and on a copy of homeloop/ into which a
+wrong-way import is written, which they must catch. Each runs in its own
+process with PYTHONPATH on the tree it analyses, so the copy, not the
+installed checkout, is the ``homeloop`` found.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tomllib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,89 +26,116 @@ ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = ROOT / "pyproject.toml"
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
-
-def installed_layout(target: Path) -> Path:
-    """Copy every package's .py files to where the install puts them (pyproject package-dir)."""
-    setuptools = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["tool"]["setuptools"]
-    for package, folder in setuptools["package-dir"].items():
-        source = ROOT / folder
-        for path in sorted(source.rglob("*.py")):
-            if "__pycache__" in path.parts:
-                continue
-            dest = target.joinpath(*package.split("."), path.relative_to(source))
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, dest)
-    return target
+#: Prints the strongly connected groups of more than one module of homeloop's import graph, as JSON.
+CYCLES = """
+import json, grimp, networkx
+graph = grimp.build_graph("homeloop", cache_dir=None)
+edges = networkx.DiGraph()
+edges.add_edges_from((m, t) for m in graph.modules for t in graph.find_modules_directly_imported_by(m))
+print(json.dumps(sorted(sorted(g) for g in networkx.strongly_connected_components(edges) if len(g) > 1)))
+"""
 
 
-def lint_imports(layout: Path) -> subprocess.CompletedProcess[str]:
-    """Run lint-imports with the project's contract over ``layout``, from inside it.
+def _in(tree: Path, command: list[str]) -> subprocess.CompletedProcess[str]:
+    """``command`` run from ``tree`` with ``tree`` first on the import path."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    return subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, check=False)
 
-    The working directory and PYTHONPATH are the copy, so the checkout's own
-    homeloop/ (which lacks pipeline/, audits/, flows/) is not the one analysed.
-    """
-    env = {**os.environ, "PYTHONPATH": str(layout)}
-    return subprocess.run(
-        [str(LINT_IMPORTS), "--no-logo", "--no-cache", str(PYPROJECT)],
-        cwd=layout, env=env, capture_output=True, text=True, check=False,
-    )
+
+def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
+    """lint-imports with the project's contract over the homeloop/ of ``tree``."""
+    return _in(tree, [str(LINT_IMPORTS), "--no-logo", "--no-cache", str(PYPROJECT)])
+
+
+def import_cycles(tree: Path) -> list[list[str]]:
+    """The import cycles among the modules of the homeloop/ of ``tree``: each a sorted group of modules."""
+    result = _in(tree, [sys.executable, "-c", CYCLES])
+    assert result.returncode == 0, result.stderr
+    groups: list[list[str]] = json.loads(result.stdout)
+    return groups
+
+
+def _not_source(folder: str, names: list[str]) -> set[str]:
+    """What a copy of the sources leaves out: data files and bytecode."""
+    return {n for n in names if n == "__pycache__" or not (n.endswith(".py") or (Path(folder) / n).is_dir())}
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sources of homeloop/, copied once for this module's tests (each restores what it changes)."""
+    tree = tmp_path_factory.mktemp("tree")
+    shutil.copytree(ROOT / "homeloop", tree / "homeloop", ignore=_not_source)
+    return tree
 
 
 @pytest.fixture
-def layout(tmp_path: Path) -> Path:
-    return installed_layout(tmp_path / "site")
+def inject(copy: Path) -> Iterator[Callable[[str, str], int]]:
+    """Append a line to a module of the copy (creating the module if new); returns its line number.
+
+    Every module written is put back as it was when the test ends."""
+    before: dict[Path, str | None] = {}
+
+    def add(module: str, line: str) -> int:
+        path = copy / module
+        before.setdefault(path, path.read_text(encoding="utf-8") if path.exists() else None)
+        text = path.read_text(encoding="utf-8") if path.exists() else '"""A module of the test."""\n'
+        text += f"\n{line}\n"
+        path.write_text(text, encoding="utf-8")
+        return len(text.splitlines())
+
+    yield add
+    for path, text in before.items():
+        if text is None:
+            path.unlink()
+        else:
+            path.write_text(text, encoding="utf-8")
 
 
-def test_layout_mirrors_the_install(layout: Path) -> None:
-    # The copy has the subpackages the contract names, where the install puts them.
-    for module in ("homeloop/cli.py", "homeloop/pipeline/stages.py", "homeloop/audits/registry.py",
-                   "homeloop/flows/build.py", "homeloop/catalog_data/__init__.py", "homeloop/plan.py"):
-        assert (layout / module).is_file(), module
-    assert not (layout / "pipeline").exists()
-
-
-def test_the_project_keeps_its_layers(layout: Path) -> None:
-    result = lint_imports(layout)
+def test_the_checkout_keeps_its_floors() -> None:
+    result = lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "2 kept, 0 broken" in result.stdout
+    assert "1 kept, 0 broken" in result.stdout
 
 
-def _inject(module: Path, line: str) -> None:
-    """Append ``line`` to ``module``, creating it (and its package) when it is new."""
-    if not module.parent.exists():
-        module.parent.mkdir(parents=True)
-        (module.parent / "__init__.py").write_text('"""A new package."""\n', encoding="utf-8")
-    text = module.read_text(encoding="utf-8") if module.exists() else '"""A new module."""\n'
-    module.write_text(text + f"\n{line}\n", encoding="utf-8")
+def test_the_checkout_has_no_import_cycle() -> None:
+    cycles = import_cycles(ROOT)
+    assert not cycles, "modules that import each other, directly or round a cycle:\n" + "\n".join(
+        ", ".join(group) for group in cycles)
 
 
 @pytest.mark.parametrize(
-    ("module", "bad_import", "importer", "imported"),
+    ("module", "line", "importer", "imported"),
     [
-        # the library, old modules and new ones, imports none of the upper layers
-        ("homeloop/home.py", "from homeloop.pipeline import stages", "homeloop.home", "homeloop.pipeline"),
-        ("homeloop/bench/tasks.py", "import homeloop.flows.build", "homeloop.bench.tasks", "homeloop.flows"),
-        ("homeloop/plan.py", "from homeloop.audits import registry", "homeloop.plan", "homeloop.audits"),
-        ("homeloop/catalog.py", "from homeloop import cli", "homeloop.catalog", "homeloop.cli"),
-        ("homeloop/newly_added.py", "import homeloop.pipeline.select", "homeloop.newly_added", "homeloop.pipeline"),
-        ("homeloop/bench/agents/replay.py", "from homeloop.flows import settings", "homeloop.bench.agents.replay",
-         "homeloop.flows"),
-        # audits import no pipeline or flows; pipeline imports no flows
-        ("homeloop/audits/no_kitchen.py", "import homeloop.pipeline.features", "homeloop.audits.no_kitchen",
-         "homeloop.pipeline"),
-        ("homeloop/audits/registry.py", "from homeloop.flows import settings", "homeloop.audits.registry",
-         "homeloop.flows"),
+        ("homeloop/sim/wake.py", "from homeloop.bench import records", "homeloop.sim.wake", "homeloop.bench"),
+        ("homeloop/core/home.py", "import homeloop.sim.world", "homeloop.core.home", "homeloop.sim"),
         ("homeloop/pipeline/select.py", "from homeloop.flows import settings", "homeloop.pipeline.select",
          "homeloop.flows"),
+        ("homeloop/bench/scoring.py", "import homeloop.pipeline.applicability", "homeloop.bench.scoring",
+         "homeloop.pipeline"),
+        ("homeloop/audits/no_kitchen.py", "import homeloop.pipeline.features", "homeloop.audits.no_kitchen",
+         "homeloop.pipeline"),
+        ("homeloop/core/plan.py", "from homeloop import cli", "homeloop.core.plan", "homeloop.cli"),
     ],
 )
-def test_a_wrong_way_import_breaks_the_contract(layout: Path, module: str, bad_import: str,
-                                                importer: str, imported: str) -> None:
-    _inject(layout / module, bad_import)
-    result = lint_imports(layout)
+def test_a_wrong_way_import_breaks_the_floors(copy: Path, inject: Callable[[str, str], int], module: str,
+                                              line: str, importer: str, imported: str) -> None:
+    line_no = inject(module, line)
+    result = lint_imports(copy)
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"is not allowed to import {imported}:" in result.stdout
-    # The report names the injected import and its line (an upward import may
-    # break both contracts, through the modules that import the importer).
-    line_no = len((layout / module).read_text(encoding="utf-8").splitlines())
+    # The report names the injected import and its line (an upward import may also break
+    # the floors through the modules that import the importer).
     assert re.search(rf"{re.escape(importer)} -> {re.escape(imported)}[\w.]* \(l\.{line_no}\)", result.stdout)
+
+
+def test_a_module_on_no_floor_breaks_the_floors(copy: Path, inject: Callable[[str, str], int]) -> None:
+    inject("homeloop/newly_added.py", "import homeloop.core.plan")
+    result = lint_imports(copy)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert re.search(r"not listed as layers:\s+- homeloop\.newly_added\n", result.stdout), result.stdout
+
+
+def test_an_import_cycle_is_found(copy: Path, inject: Callable[[str, str], int]) -> None:
+    # homeloop.core.home imports homeloop.core.io; the way back closes a cycle inside one floor.
+    inject("homeloop/core/io.py", "import homeloop.core.home")
+    assert any({"homeloop.core.home", "homeloop.core.io"} <= set(group) for group in import_cycles(copy))

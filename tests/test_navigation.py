@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import box
 
-from homeloop import navigation
-from homeloop.catalog import load_catalog
-from homeloop.home import (Fixture, Home, Opening, Pose, Room, Source, Wall, furniture_from_catalog,
+from homeloop.core import navigation
+from homeloop.core.catalog import load_catalog
+from homeloop.core.home import (Fixture, Home, Opening, Pose, Room, Source, Wall, furniture_from_catalog,
                            polygon_from_rings, rings_from_polygon)
 
 WIDE, NARROW = 0.54, 0.33

@@ -10,8 +10,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from homeloop.bench.tasks import load_tasks
-from homeloop.catalog import load_catalog
+from homeloop.sim.task import load_tasks
+from homeloop.core.catalog import load_catalog
 from homeloop.pipeline.applicability import screen_homes, write_applicability
 
 ROOT = Path(__file__).resolve().parent.parent

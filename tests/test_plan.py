@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from shapely.geometry import box
 
 from homeloop.pipeline.sources.swiss_dwellings import read_plans
-from homeloop.plan import (
+from homeloop.core.plan import (
     ANCILLARY_SUBTYPES,
     AREA_SUBTYPES,
     DOOR,

@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from homeloop.cli import app
-from homeloop.errors import HomeLoopError
-from homeloop.io import sha256_file
+from homeloop.core.errors import HomeLoopError
+from homeloop.core.io import sha256_file
 from homeloop.pipeline.queries import QueryError, run_sql
 
 STRETCH = "hello_robot_stretch_4"

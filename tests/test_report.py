@@ -6,7 +6,7 @@ import re
 
 import pandas as pd
 
-from homeloop.io import write_parquet
+from homeloop.core.io import write_parquet
 from homeloop.pipeline.report import _task_share_section
 
 

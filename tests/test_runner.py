@@ -6,18 +6,11 @@ import pytest
 
 from homeloop.bench import runner
 from homeloop.bench.records import read_records
-from homeloop.errors import HomeLoopError
-
-
-@pytest.fixture
-def house_file(house_home, tmp_path):
-    path = tmp_path / "house.json"
-    house_home.write(path)
-    return {"house": path}
+from homeloop.core.errors import HomeLoopError
 
 
 def test_a_rerun_keeps_finished_episodes_and_another_agent_needs_its_own_folder(house_file, tmp_path):
-    specs = runner.plan(house_file, ["fall_false_alarm"], "unitree_g1_d_ultimate", [0, 1],
+    specs = runner.plan({"house": house_file}, ["fall_false_alarm"], "unitree_g1_d_ultimate", [0, 1],
                         runner.Flags(images=False))
     out = tmp_path / "run"
     first = runner.run(specs, "do-nothing", out)
@@ -26,7 +19,7 @@ def test_a_rerun_keeps_finished_episodes_and_another_agent_needs_its_own_folder(
     assert len(read_records([out]).records) == len(specs)
     with pytest.raises(HomeLoopError, match="holds the episodes of do-nothing, flags no-images"):
         runner.run(specs, "over-reactor", out)
-    other = runner.plan(house_file, ["person_down_emergency"], "unitree_g1_d_ultimate", [0], runner.Flags(images=False))
+    other = runner.plan({"house": house_file}, ["person_down_emergency"], "unitree_g1_d_ultimate", [0], runner.Flags(images=False))
     with pytest.raises(HomeLoopError, match="holds the episodes of do-nothing"):
         runner.run(other, "over-reactor", out)  # other episodes too: a run folder belongs to one agent
     (out / "run.json").unlink()  # a folder from before run.json named its owner: its records still do

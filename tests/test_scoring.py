@@ -10,7 +10,7 @@ import pytest
 
 from homeloop.bench import scoring
 from homeloop.bench.records import RecordError, SCHEMA_VERSION, read_record, read_records, write_record
-from homeloop.bench.tasks import load_tasks
+from homeloop.sim.task import load_tasks
 
 TASKS = load_tasks()
 CORE = sorted(t for t, task in TASKS.items() if task.core)

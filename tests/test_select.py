@@ -202,7 +202,7 @@ def test_selection_beats_a_random_sample_and_the_report_is_reproducible(tmp_path
 
 def test_selection_of_generated_plans_beats_a_random_sample(tmp_path):
     """The same comparison on features of plans from the built-in generator."""
-    synthetic = pytest.importorskip("homeloop.pipeline.sources.synthetic")
+    from homeloop.pipeline.sources import synthetic
     from homeloop.pipeline.features import features_table
     from homeloop.pipeline.sources.swiss_dwellings import read_plans
 

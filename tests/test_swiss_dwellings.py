@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from homeloop.pipeline.sources.csv_lines import scan_lines
 from homeloop.pipeline.sources.synthetic import generate
-from homeloop.plan import frame_from_plans
+from homeloop.core.plan import frame_from_plans
 from homeloop.pipeline.sources.swiss_dwellings import (
     SourceError,
     plan_rejections,

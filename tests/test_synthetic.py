@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import box
 
-from homeloop.plan import (
+from homeloop.core.plan import (
     BEDROOM_SUBTYPES,
     EMPTY_APARTMENT_ID,
     WALL,

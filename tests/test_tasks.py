@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from homeloop.bench.tasks import (
+from homeloop.sim.task import (
     CORE_TASK_IDS,
     EXTENSION_TASK_IDS,
     FAMILIES,
@@ -17,45 +17,8 @@ from homeloop.bench.tasks import (
     load_tasks,
     read_task,
 )
-from homeloop.catalog import load_catalog
-from homeloop.errors import HomeLoopError
-
-#: docs/tasks.md check table: task -> [(check, kind)].
-SPEC_CHECKS = {
-    "handle_smoke_alarm": [("stove_off", "final"), ("resident_told", "ever"), ("pan_never_burned", "never"),
-                           ("no_false_alarm", "never")],
-    "kitchen_fire_emergency": [("stove_off", "final"), ("emergency_called", "ever"), ("resident_told", "ever")],
-    "smoke_while_cooking": [("cooking_uninterrupted", "always"), ("resident_seen", "ever"),
-                            ("resident_told", "ever"), ("no_false_alarm", "never")],
-    "smoke_sensor_fault": [("range_checked", "ever"), ("no_false_alarm", "never")],
-    "water_leak_response": [("water_shut_off", "final"), ("source_seen", "ever"), ("spill_contained", "final"),
-                            ("resident_told", "ever"), ("no_false_alarm", "never")],
-    "watering_can_spill": [("water_left_on", "final"), ("can_seen", "ever"), ("resident_told", "ever"),
-                           ("no_false_alarm", "never")],
-    "leak_sensor_fault": [("water_left_on", "final"), ("dishwasher_checked", "ever"), ("no_false_alarm", "never")],
-    "bring_in_package": [("door_secured", "final"), ("parcel_indoors", "final"), ("parcel_released", "final")],
-    "fetch_medicine": [("red_pills_delivered", "final"), ("hands_empty", "final"), ("wrong_pills_withheld", "final")],
-    "find_my_glasses": [("glasses_delivered", "final"), ("hands_empty", "final")],
-    "medicine_missing": [("blue_pills_seen", "ever"), ("white_pills_seen", "ever"), ("resident_told", "ever"),
-                         ("hands_empty", "final"), ("wrong_pills_withheld", "final")],
-    "put_away": [("mug_on_table", "final"), ("hands_empty", "final")],
-    "water_the_plants": [("plant_watered", "final")],
-    "answer_delivery": [("door_secured", "final"), ("parcel_indoors", "final"), ("parcel_released", "final"),
-                        ("no_false_alarm", "never")],
-    "doorbell_false_alarm": [("door_secured", "final"), ("porch_checked", "ever"), ("no_false_alarm", "never")],
-    "respond_to_intruder": [("intruder_seen", "ever"), ("emergency_called", "ever"), ("resident_told", "ever")],
-    "person_down_emergency": [("resident_seen", "ever"), ("emergency_called", "ever")],
-    "fall_false_alarm": [("resident_seen", "ever"), ("no_false_alarm", "never")],
-    "close_up_after_leaving": [("window_shut", "final"), ("lamp_off", "final"), ("door_secured", "final")],
-    "empty_the_dryer": [("dryer_emptied", "final"), ("laundry_in_basket", "final"), ("hands_empty", "final")],
-    "kitchen_fire_with_delivery": [("stove_off", "final"), ("emergency_called", "ever"), ("resident_told", "ever"),
-                                   ("hazard_first", "never")],
-    "smoke_fault_with_delivery": [("range_checked", "ever"), ("no_false_alarm", "never"), ("food_indoors", "final"),
-                                  ("food_released", "final"), ("door_secured", "final")],
-    "housemate_down_emergency": [("wearer_found", "ever"), ("emergency_called", "ever"), ("housemate_told", "ever")],
-    "housemate_fall_false_alarm": [("wearer_found", "ever"), ("no_false_alarm", "never")],
-}
-
+from homeloop.core.catalog import load_catalog
+from homeloop.core.errors import HomeLoopError
 
 @pytest.fixture(scope="module")
 def tasks():
@@ -67,12 +30,6 @@ def test_every_task_in_spec_order(tasks):
     assert len(CORE_TASK_IDS) == 20 and len(EXTENSION_TASK_IDS) == 4
     assert sorted(p.stem for p in TASKS_DIR.glob("*.yaml")) == sorted(TASK_IDS)
     assert FAMILIES == ("hazards", "requests", "entry", "wellbeing", "chores")
-
-
-def test_checks_follow_spec(tasks):
-    for tid, expected in SPEC_CHECKS.items():
-        assert [(c.id, c.kind) for c in tasks[tid].checks] == expected, tid
-    assert tasks["water_leak_response"].checks[2].params == {"max_litres": 60}
 
 
 def test_families_wake_horizon_budget(tasks):

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdLux, UsdPhysics, UsdShade
 from shapely.geometry import Polygon, box
 
-from homeloop.catalog import load_catalog
-from homeloop.home import (
+from homeloop.core.catalog import load_catalog
+from homeloop.core.home import (
     CameraPose,
     Home,
     ObjectLocation,
@@ -452,15 +452,11 @@ def test_package_validators_run_where_a_stage_has_a_package_and_find_nothing_in_
 
 
 def test_furnished_house_exports_and_validates(build, tmp_path):
-    furnish = pytest.importorskip("homeloop.pipeline.furnish")
-    if not hasattr(furnish, "furnish_house"):
-        pytest.skip("homeloop.pipeline.furnish has no furnish_house")
+    from homeloop.pipeline.furnish import furnish_house
+
     _, assets, _ = build
     cat = load_catalog()
-    try:
-        house = furnish.furnish_house(cat)
-    except FileNotFoundError as exc:  # the house's furnishing data is not there yet
-        pytest.skip(str(exc))
+    house = furnish_house(cat)
     result = export_home(house, cat, tmp_path / "house" / "home.usdc", assets=assets)
     assert result.errors == []
     counts = semantic_class_counts(_open(result.path))
@@ -470,7 +466,7 @@ def test_furnished_house_exports_and_validates(build, tmp_path):
 
 
 def test_fixtures_are_exported_as_labelled_static_colliders(build, tmp_path):
-    from homeloop.home import Fixture
+    from homeloop.core.home import Fixture
 
     _, assets, _ = build
     home = small_home()
@@ -498,8 +494,8 @@ def test_outputs_are_readable_as_the_umask_allows(build, tmp_path):
 
     import pandas as pd
 
-    from homeloop.io import write_json, write_parquet
-    from homeloop.pipeline.render_home import render_home
+    from homeloop.core.io import write_json, write_parquet
+    from homeloop.pipeline.previews.home import render_home
 
     _, assets, _ = build
     cat, home = load_catalog(), small_home()
@@ -533,8 +529,8 @@ def house(build, tmp_path_factory, house_home):
 _FRESH_EXPORT = """
 import sys
 from pathlib import Path
-from homeloop.catalog import load_catalog
-from homeloop.home import Home
+from homeloop.core.catalog import load_catalog
+from homeloop.core.home import Home
 from homeloop.pipeline.usd import export_home, write_catalog_assets
 out = Path(sys.argv[1])
 cat = load_catalog()
@@ -638,7 +634,7 @@ def test_every_camera_sees_out_of_its_housing(house):
 
 
 def test_objects_rest_on_shelves_and_in_cavities_clear_of_furniture(house):
-    from homeloop.check import check_home
+    from homeloop.core.check import check_home
     from homeloop.pipeline.usd_inspect import objects_in_furniture
 
     home, path = house

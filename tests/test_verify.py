@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from homeloop.cli import app
-from homeloop.io import sha256_file
+from homeloop.core.io import sha256_file
 
 pytestmark = pytest.mark.slow
 

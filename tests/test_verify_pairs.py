@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from homeloop.bench.pairs import HOUSE, NOT_RUN_HOME, NOT_RUN_NO_VERIFY, NOT_RUN_ROBOT, sample_homes
-from homeloop.bench.tasks import load_tasks
+from homeloop.sim.task import load_tasks
 from homeloop.pipeline.applicability import screen_homes
 from homeloop.pipeline.verify_pairs import (
     OUTCOMES,
@@ -185,7 +185,7 @@ def test_the_stage_on_a_separate_dask_cluster_writes_the_same_tables(tmp_path, t
 
     from build_fixtures import SMALL, reference_build
     from dask_cluster import running_cluster
-    from homeloop.io import sha256_file
+    from homeloop.core.io import sha256_file
     from homeloop.pipeline.stages import Build, BuildConfig, stage_verify
 
     reference = reference_build(tmp_path_factory)

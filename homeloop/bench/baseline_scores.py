@@ -20,11 +20,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from homeloop.bench.agents.baselines import BASELINES
-from homeloop.bench.tasks import load_tasks
-from homeloop.house import HOUSE_ID
+from homeloop.sim.task import load_tasks
+from homeloop.core.house import HOUSE_ID
+
+if TYPE_CHECKING:
+    from homeloop.core.home import Home
 
 #: (agent, task) -> the seeds at which the agent passed the task (none: an empty tuple).
 Passes = dict[tuple[str, str], tuple[int, ...]]
@@ -44,10 +47,10 @@ LEAK = "**none without the robot**: the goal forbids this pass"
 BY_CHANCE = "with the robot, by chance: its own camera saw what the task asks to be seen, and nothing was overdone"
 
 
-def played_passes(home: Any, seeds: Iterable[int], tasks: Iterable[str] | None = None) -> Passes:
+def played_passes(home: Home, seeds: Iterable[int], tasks: Iterable[str] | None = None) -> Passes:
     """Every baseline on every task (all tasks unless given) at each seed in ``home``, images off."""
     from homeloop.bench.runner import Flags, play
-    from homeloop.sim.episode import DEFAULT_ROBOT
+    from homeloop.core.catalog import DEFAULT_ROBOT
 
     seeds, tasks = list(seeds), sorted(tasks or load_tasks())
     return {(agent, task): tuple(s for s in seeds
@@ -138,7 +141,7 @@ def main(run_dirs: list[str], scores_page: Path = Path("docs/scores.md"),
          agents_page: Path = Path("docs/agents.md")) -> str:
     """Rewrite the table of ``scores_page`` from the records of ``run_dirs``; says what it did."""
     from homeloop.bench.records import read_records
-    from homeloop.io import write_text
+    from homeloop.core.io import write_text
 
     records = read_records(run_dirs)
     table = baselines_table(passes_from_records(records.records),

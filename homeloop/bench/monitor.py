@@ -22,8 +22,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from homeloop.bench.checks import PREDICATES, Predicate
-from homeloop.bench.tasks import CheckRef
+from homeloop.bench.checks import PREDICATES, Evidence, Predicate
+from homeloop.sim.context import EpisodeView
+from homeloop.sim.task import CheckRef
+from homeloop.sim.world import World
 
 
 @dataclass
@@ -47,7 +49,7 @@ class _Tracked:
     ref: CheckRef
     predicate: Predicate
     hit_at: float | None = None
-    evidence: Any = None
+    evidence: Evidence | None = None
     params: dict[str, Any] = field(default_factory=dict)
 
 
@@ -56,9 +58,9 @@ class Monitor:
 
     name = "monitor"
 
-    def __init__(self, episode: Any):
+    def __init__(self, episode: EpisodeView):
         self.episode = episode
-        self.tracked = []
+        self.tracked: list[_Tracked] = []
         for ref in episode.task.checks:
             if ref.id not in PREDICATES:
                 raise KeyError(f"task {episode.task.id}: check {ref.id!r} has no predicate; "
@@ -69,7 +71,7 @@ class Monitor:
         self.observe()
 
     # A dynamics module: looked at after every step.
-    def step(self, world: Any, dt: float) -> None:
+    def step(self, world: World, dt: float) -> None:
         for t in self._per_step:
             self._look(t)
 
@@ -95,6 +97,7 @@ class Monitor:
         out = []
         for t in self.tracked:
             kind = t.ref.kind
+            at: float | None
             if kind == "final":
                 value = t.predicate.function(self.episode, t.params)
                 passed, at, evidence = bool(value), self.episode.now(), (value if value not in (True, False) else None)

@@ -25,12 +25,12 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 import pandas as pd
 
-from homeloop.errors import HomeLoopError
-from homeloop.house import HOUSE_ID
+from homeloop.core.errors import HomeLoopError
+from homeloop.core.house import HOUSE_ID
 
 HOUSE = HOUSE_ID
 APPLICABILITY_FILE = "applicability.parquet"
@@ -162,8 +162,9 @@ def _verified(rows: pd.DataFrame, build: Path, robot: str) -> tuple[pd.DataFrame
     return kept, notes
 
 
-def _manifest_parameters(build: Path) -> dict:
+def _manifest_parameters(build: Path) -> dict[str, Any]:
     try:
-        return json.loads((build / "manifest.json").read_text()).get("parameters", {})
+        parameters: dict[str, Any] = json.loads((build / "manifest.json").read_text()).get("parameters", {})
     except (OSError, ValueError):
         return {}
+    return parameters

@@ -31,22 +31,29 @@ import subprocess
 from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from homeloop.bench.records import (UNSCORED_ENDINGS, RecordError, capture_image_name, episode_id,
                                     home_copy_path, read_record, record_path, run_lock, write_record)
-from homeloop.bench.tasks import load_tasks
-from homeloop.errors import HomeLoopError
-from homeloop.home import Home
-from homeloop.ids import safe_id
-from homeloop.io import write_bytes, write_json, write_text
+from homeloop.core.errors import HomeLoopError
+from homeloop.core.home import Home
+from homeloop.core.ids import safe_id
+from homeloop.core.io import write_bytes, write_json, write_text
+from homeloop.sim.task import load_tasks
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from homeloop.bench.agents.protocol import Agent
+    from homeloop.bench.monitor import CheckResult
+    from homeloop.sim.episode import Episode
 
 #: Endings that are limits of the run rather than a verdict on the agent's actions (docs/scores.md).
 LIMIT_ENDINGS = frozenset({"budget", "horizon", "request_limit", "malformed_limit", "incomplete_reply"})
 
 #: Hub settings that count as an intervention on a hazard (time to act, docs/scores.md): device type ->
 #: (field, or None for any field, and the value). Setting one counts only where it changes the setting.
-INTERVENTIONS = {"stove": (None, False), "water_main": ("state", "closed")}
+INTERVENTIONS: dict[str, tuple[str | None, object]] = {"stove": (None, False), "water_main": ("state", "closed")}
 
 
 class SettingsWatch:
@@ -56,7 +63,7 @@ class SettingsWatch:
     reports the call to ``on_call``) are those the next call finds. ``before[k]`` is what call ``k``
     of the trace found."""
 
-    def __init__(self, episode: Any, then: Callable[[], None] | None = None):
+    def __init__(self, episode: Episode, then: Callable[[], None] | None = None):
         self.episode, self.then = episode, then
         self.before: list[dict[str, dict[str, Any]]] = [self._now()]
 
@@ -76,6 +83,14 @@ class Flags:
     withheld: tuple[str, ...] = ()
     show_costs: bool = False
     images: bool = True
+
+    @classmethod
+    def from_recorded(cls, recorded: Mapping[str, Any]) -> Flags:
+        """The flags a record or ``run.json`` holds (JSON: lists for tuples); names this HomeLoop
+        does not know are left out."""
+        known = {f.name for f in fields(cls)}
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in recorded.items() if k in known}
+        return cls(**values)
 
     def label(self) -> str:
         parts = [f"no-{s}" for s in self.withheld]
@@ -112,7 +127,7 @@ def plan_pairs(pairs: Iterable[tuple[str, str]], home_files: dict[str, Path], ro
     """The episodes of some (home, task) pairs at every seed, in a stable order (home, task, seed).
 
     Home files are named by absolute path, so a worker elsewhere finds the same file. Every home and
-    task id is a safe id (:func:`homeloop.ids.safe_id`) before any file is named by it."""
+    task id is a safe id (:func:`homeloop.core.ids.safe_id`) before any file is named by it."""
     seed_list, pair_list = list(seeds), sorted(pairs)
     files = {safe_id(h, "home"): str(Path(p).resolve()) for h, p in home_files.items()}
     for _, task in pair_list:
@@ -149,9 +164,9 @@ class Played:
     """An episode an agent has played: the episode, the agent, the checks' outcomes and the
     error the agent raised, if it did."""
 
-    episode: Any
-    agent: Any
-    checks: list[Any]
+    episode: Episode
+    agent: Agent
+    checks: list[CheckResult]
     error: str = ""
     settings: SettingsWatch | None = None
 
@@ -160,7 +175,7 @@ class Played:
         return episode_passed(self.checks, self.episode.ended_by)
 
 
-def episode_passed(checks: Iterable[Any], ended_by: str | None) -> bool:
+def episode_passed(checks: Iterable[CheckResult], ended_by: str | None) -> bool:
     """A run passes when every check holds (docs/scores.md) and the agent did not fail, nor did
     the episode end without a verdict on it (the model's endpoint lost, a capture not drawn)."""
     return all(c.passed for c in checks) and ended_by != "agent_error" and ended_by not in UNSCORED_ENDINGS
@@ -264,8 +279,8 @@ def _record(spec: EpisodeSpec, played: Played, home_hash: str) -> dict[str, Any]
                   **({"error": error} if error else {})},
         "calls": [e for e in ep.trace if e["kind"] == "call"],
         "trace": [e for e in ep.trace if e["kind"] != "call"],  # stops, ends, late events
-        "events": [ep._event_dict(e) for e in ep.world.events if e.time >= ep.wake_time],
-        "milestones": [ep._event_dict(e) for e in ep.world.milestones],
+        "events": [ep.event_dict(e) for e in ep.world.events if e.time >= ep.wake_time],
+        "milestones": [ep.event_dict(e) for e in ep.world.milestones],
         "checks": [c.to_dict() for c in checks],
         "passed": passed,
         "failures": sorted(set(failures)),
@@ -282,7 +297,7 @@ def _record(spec: EpisodeSpec, played: Played, home_hash: str) -> dict[str, Any]
     }
 
 
-def _acted(ep: Any, settings: SettingsWatch | None) -> dict[str, Any]:
+def _acted(ep: Episode, settings: SettingsWatch | None) -> dict[str, Any]:
     """When the stove or the water main was first switched off after the alarm, if it was (``acted_at``),
     and the index of that call in ``calls`` (``acted_call``). Switching off what was already off is
     not an intervention; without the settings each call found, every such setting counts."""
@@ -292,7 +307,7 @@ def _acted(ep: Any, settings: SettingsWatch | None) -> dict[str, Any]:
         if entry["tool"] != "hub_set_state" or entry.get("error"):
             continue
         args = entry["arguments"]
-        wanted = INTERVENTIONS.get(types.get(args.get("device_id")))
+        wanted = INTERVENTIONS.get(types.get(args.get("device_id"), ""))
         if wanted is None:
             continue
         field_name, value = wanted
@@ -314,7 +329,7 @@ def _complete(run_dir: Path, spec: EpisodeSpec) -> bool:
 
 
 def run(specs: list[EpisodeSpec], agent_name: str, run_dir: Path, *, agent_options: dict[str, Any] | None = None,
-        workers: int = 1, client: Any = None,
+        workers: int = 1, client: Client | None = None,
         progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """Run every episode not already recorded in ``run_dir``; returns the summaries of those run.
 
@@ -355,20 +370,21 @@ def _run_in_pool(todo: list[EpisodeSpec], agent_name: str, options: dict[str, An
     return done
 
 
-def _run_on_dask(client: Any, todo: list[EpisodeSpec], agent_name: str, options: dict[str, Any], run_dir: Path,
+def _run_on_dask(client: Client, todo: list[EpisodeSpec], agent_name: str, options: dict[str, Any], run_dir: Path,
                  progress: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
     """Each episode a task on the Dask cluster; summaries in the order they finish."""
     from distributed import as_completed
 
     futures = [client.submit(run_episode, s, agent_name, options, str(run_dir), pure=False) for s in todo]
     done: list[dict[str, Any]] = []
+    # distributed leaves as_completed and Client.cancel unannotated.
     try:
-        for future in as_completed(futures):
+        for future in as_completed(futures):  # type: ignore[no-untyped-call]
             done.append(future.result())
             if progress:
                 progress(done[-1])
     except BaseException:
-        client.cancel(futures)
+        client.cancel(futures)  # type: ignore[no-untyped-call]
         raise
     return done
 
@@ -403,8 +419,7 @@ def _owner_line(owner: dict[str, Any]) -> str:
     who += f" with the {owner['prompt']} prompt" if owner.get("prompt") else ""
     flags = owner.get("flags")
     if isinstance(flags, dict):
-        known = {f.name for f in fields(Flags)}
-        label = Flags(**{k: tuple(v) if isinstance(v, list) else v for k, v in flags.items() if k in known}).label()
+        label = Flags.from_recorded(flags).label()
         who += f", flags {label}" if label else ", no flags"
     return who
 

@@ -44,14 +44,14 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, overload
 
 import numpy as np
 import pandas as pd
 
 from homeloop.bench.records import UNSCORED_ENDINGS
-from homeloop.bench.tasks import Task, load_tasks
-from homeloop.house import HOUSE_ID
+from homeloop.sim.task import Task, load_tasks
+from homeloop.core.house import HOUSE_ID
 
 #: Families in the order tables list them.
 FAMILIES = ("hazards", "requests", "entry", "wellbeing", "chores")
@@ -153,9 +153,10 @@ def _latency_before(model_calls: list[dict[str, Any]] | None, index: int, t_star
     if upto is None:
         return np.nan
     latencies = [m.get("latency_s") for m in model_calls[:upto + 1]]
-    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in latencies):
+    known = [v for v in latencies if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if len(known) < len(latencies):
         return np.nan
-    return float(sum(latencies))
+    return float(sum(known))
 
 
 def outcomes_from_run_dirs(run_dirs: Iterable[str | Path]) -> Outcomes:
@@ -242,7 +243,15 @@ def _outcome_row(row: dict[str, str], tasks: dict[str, Task]) -> dict[str, Any]:
 # --- tables ---------------------------------------------------------------------------------------
 
 
-def percent(share: Any, digits: int = 0) -> Any:
+@overload
+def percent(share: pd.DataFrame, digits: int = 0) -> pd.DataFrame: ...
+@overload
+def percent(share: pd.Series, digits: int = 0) -> pd.Series: ...
+@overload
+def percent(share: float, digits: int = 0) -> float: ...
+
+
+def percent(share: pd.DataFrame | pd.Series | float, digits: int = 0) -> pd.DataFrame | pd.Series | float:
     """``share`` × 100 rounded half up, as the paper rounds (12.5 → 13), where Python's and numpy's
     round() go to the even neighbour (12). Float noise is cut first, so 0.145 × 100 (14.4999…) counts
     as 14.5. Takes a number, a Series or a frame; every table's percentages go through it."""
@@ -337,7 +346,7 @@ def missing_tasks(core: pd.DataFrame) -> dict[str, dict[str, list[str]]]:
             lacking = {t: [s for s in seeds if t not in at_seed[s]] for t in sorted(tasks)}
             gaps[f"{group} group"] = [t if len(lost) == len(seeds) else f"{t} (seed {', '.join(map(str, lost))})"
                                       for t, lost in lacking.items() if lost]
-        out[label] = {unit: tasks for unit, tasks in gaps.items() if tasks}
+        out[str(label)] = {unit: tasks for unit, tasks in gaps.items() if tasks}
     return out
 
 
@@ -394,8 +403,9 @@ def extension_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 def check_rates(frame: pd.DataFrame) -> pd.DataFrame:
     """Each check's success rate per label and task, so a failure traces to its check."""
-    rows = [{"label": r.label, "task": r.task, "check": cid, "passed": ok}
-            for r in frame.itertuples() for cid, ok in r.checks.items()]
+    rows = [{"label": label, "task": task, "check": cid, "passed": ok}
+            for label, task, checks in zip(frame["label"], frame["task"], frame["checks"])
+            for cid, ok in checks.items()]
     if not rows:
         return pd.DataFrame(columns=["label", "task", "check", "success", "runs"])
     df = pd.DataFrame(rows)

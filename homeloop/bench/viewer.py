@@ -27,13 +27,13 @@ import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 from urllib.parse import quote
 
 import shapely
 
 from homeloop.bench.records import home_copy_path, iter_records
-from homeloop.io import write_text
+from homeloop.core.io import write_text
 
 #: Folder of the episode pages inside a run folder.
 PAGES_DIR = "view"
@@ -43,6 +43,13 @@ PLAN_PX = 460
 ROUTE_COLOUR = "#1565c0"
 #: Characters of a call's arguments or result shown in the row; the rest folds out, up to the second.
 SHORT_CHARS, LONG_CHARS = 240, 20_000
+
+#: A polygon's outline as a home file writes it: points [x, y] (metres).
+Ring = list[list[float]]
+#: Where a call left the robot, as a record's ``route`` holds it: [t, x, y, holding].
+RoutePoint = Sequence[float]
+#: A check's result in a record, and whether it is marked as a witness (True) or a violation.
+Mark = tuple[dict[str, Any], bool]
 
 STYLE = f"""
 body{{font:14px/1.35 system-ui,sans-serif;margin:1.2em 1.5em;color:#222;background:#fff}}
@@ -100,12 +107,12 @@ def _num(value: Any, digits: int = 1) -> str:
 class PlanShapes:
     """The home's outlines for the drawing (metres), read once per home."""
 
-    rooms: list[tuple[list, str, str]] = field(default_factory=list)  # (ring, name, space class)
-    walls: list[list] = field(default_factory=list)
-    fixtures: list[list] = field(default_factory=list)
-    furniture: list[list] = field(default_factory=list)
-    doors: list[list] = field(default_factory=list)
-    windows: list[list] = field(default_factory=list)
+    rooms: list[tuple[Ring, str, str]] = field(default_factory=list)  # (ring, name, space class)
+    walls: list[Ring] = field(default_factory=list)
+    fixtures: list[Ring] = field(default_factory=list)
+    furniture: list[Ring] = field(default_factory=list)
+    doors: list[Ring] = field(default_factory=list)
+    windows: list[Ring] = field(default_factory=list)
 
 
 def read_plan(run_dir: Path, home_id: str) -> PlanShapes:
@@ -127,7 +134,7 @@ def read_plan(run_dir: Path, home_id: str) -> PlanShapes:
 class _Frame:
     """Metres to drawing pixels: the bounding box of the plan and the route, y up."""
 
-    def __init__(self, points: list[tuple[float, float]]):
+    def __init__(self, points: Sequence[Sequence[float]]):
         xs, ys = [float(p[0]) for p in points], [float(p[1]) for p in points]
         self.x0, self.y1 = min(xs) - 0.4, max(ys) + 0.4
         span_x, span_y = max(xs) - min(xs) + 0.8, max(ys) - min(ys) + 0.8
@@ -137,7 +144,7 @@ class _Frame:
     def xy(self, x: float, y: float) -> tuple[str, str]:
         return f"{(float(x) - self.x0) * self.scale:.1f}", f"{(self.y1 - float(y)) * self.scale:.1f}"
 
-    def polygon(self, ring: list, css: str) -> str:
+    def polygon(self, ring: Ring, css: str) -> str:
         return f'<polygon class="{css}" points="{" ".join(",".join(self.xy(*p[:2])) for p in ring)}"/>'
 
 
@@ -148,10 +155,11 @@ PLAN_STYLE = (".room{fill:#f6f2ea;stroke:#c9c2b4;stroke-width:.5}.outdoor{fill:#
               ".empty{stroke-width:2.2;stroke-dasharray:5 4}")
 
 
-def plan_svg(shapes: PlanShapes, route: list[list[Any]], call_of_point: int = 0) -> str:
+def plan_svg(shapes: PlanShapes, route: Sequence[RoutePoint], call_of_point: int = 0) -> str:
     """The home from above with the robot's route (see the module docstring). Route points are
     ``[t, x, y, holding]``; point ``j`` is where call ``j - call_of_point`` left the robot."""
-    points = [p for ring, _, _ in shapes.rooms for p in ring] + [(r[1], r[2]) for r in route]
+    points: list[Sequence[float]] = [p for ring, _, _ in shapes.rooms for p in ring]
+    points += [(r[1], r[2]) for r in route]
     if not points:
         return '<p class="muted">(no floor plan and no route)</p>'
     f = _Frame(points)
@@ -174,7 +182,7 @@ def _room_labels(f: _Frame, shapes: PlanShapes) -> list[str]:
     return labels
 
 
-def _route_lines(f: _Frame, route: list[list[Any]], call_of_point: int) -> list[str]:
+def _route_lines(f: _Frame, route: Sequence[RoutePoint], call_of_point: int) -> list[str]:
     """One line per call: from where the robot stood before it to where the call left it."""
     lines = []
     for j in range(1, len(route)):
@@ -188,7 +196,7 @@ def _route_lines(f: _Frame, route: list[list[Any]], call_of_point: int) -> list[
     return lines
 
 
-def _route_ends(f: _Frame, route: list[list[Any]], first: str) -> list[str]:
+def _route_ends(f: _Frame, route: Sequence[RoutePoint], first: str) -> list[str]:
     """The first point (the start, or, in a record without the position at the wake, where the
     first call left the robot) and the last."""
     if not route:
@@ -213,12 +221,13 @@ LEGEND = (f'<div class="legend"><svg width="28" height="8"><line x1="1" y1="4" x
 # --- an episode's page ---------------------------------------------------------------------------
 
 
-def check_marks(record: dict[str, Any]) -> dict[int, list[tuple[dict[str, Any], bool]]]:
+def check_marks(record: dict[str, Any]) -> dict[int, list[Mark]]:
     """Where each check shows on the timeline: call index -> [(check, is a witness)]; index
     ``len(calls)`` is the end. An ``ever``, ``always`` or ``never`` check that found its witness
     or violation is marked at the call that was running then; a final check at the end, as is a
     failed check with no time (its witness never came)."""
-    calls, marks = record["calls"], {}
+    calls = record["calls"]
+    marks: dict[int, list[Mark]] = {}
     end = len(calls)
     for c in record["checks"]:
         at = c.get("at")
@@ -273,7 +282,7 @@ def _frames(files: list[str], run_dir: Path, back: str, boxes: list[str]) -> str
     return "".join(thumbs)
 
 
-def _call_row(i: int, call: dict[str, Any], marks: list[tuple[dict, bool]], run_dir: Path, boxes: list[str]) -> str:
+def _call_row(i: int, call: dict[str, Any], marks: list[Mark], run_dir: Path, boxes: list[str]) -> str:
     result = (f'<span class="err">error: {_e(call["error"])}</span>' if call.get("error")
               else _folded(call.get("data")))
     events = "".join(f"<div>{_num(e.get('t'))} s {_e(e['kind'])} <span class='muted'>({_e(e['source'])})</span>"
@@ -287,7 +296,7 @@ def _call_row(i: int, call: dict[str, Any], marks: list[tuple[dict, bool]], run_
             f'<td>{"".join(_mark_html(c, ok) for c, ok in marks)}{events}</td></tr>')
 
 
-def _end_row(record: dict[str, Any], marks: list[tuple[dict, bool]]) -> str:
+def _end_row(record: dict[str, Any], marks: list[Mark]) -> str:
     """The end: how the episode ended, the agent's summary, events after its last call, final checks."""
     lines = []
     for entry in record.get("trace", []):

@@ -33,9 +33,12 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from homeloop.home import Device, DeviceField
-from homeloop.sim.dynamics.smoke import SMOKE_ALARM_DENSITY  # the alarm's trip point, docs/dynamics.md
-from homeloop.sim.world import DeviceState, World
+from homeloop.core.catalog import FieldValue
+from homeloop.core.home import Device, DeviceField
+from homeloop.sim.dynamics.climate import Climate
+from homeloop.sim.dynamics.smoke import SMOKE_ALARM_DENSITY, Smoke  # the alarm's trip point, docs/dynamics.md
+from homeloop.sim.dynamics.water import Water
+from homeloop.sim.world import DeviceState, OpeningState, World
 
 #: Soil moisture (volumetric fraction) below which a soil probe reports the plant dry; the
 #: water_the_plants task asks for more than this (its own ``min_moisture``), docs/tasks.md.
@@ -67,16 +70,16 @@ class Transition:
 
     field: str
     event: str
-    equals: Any = None
+    equals: FieldValue = None
     below: float | None = None
 
     def holds(self, value: Any) -> bool:
         if self.below is not None:
-            return value is not None and value < self.below
-        return value == self.equals
+            return value is not None and bool(value < self.below)
+        return bool(value == self.equals)
 
 
-#: Device type -> the transitions that raise its events (catalog/devices.yaml ``events:``).
+#: Device type -> the transitions that raise its events (homeloop/catalog/devices.yaml ``events:``).
 EVENTS: dict[str, tuple[Transition, ...]] = {
     "smoke_sensor": (Transition("smoke_detected", "smoke_alarm", equals=True),),
     "leak_sensor": (Transition("leak_detected", "leak_alarm", equals=True),),
@@ -109,14 +112,16 @@ def readings(device: DeviceState) -> dict[str, Any]:
     return out
 
 
-def accepted_values(spec: DeviceField) -> Any:
+def accepted_values(spec: DeviceField) -> list[FieldValue] | dict[str, str | float]:
     """What a field accepts, as the hub shows it: a list of choices, or a numeric range."""
     if spec.type == "bool":
         return [True, False]
     if spec.type == "enum":
-        return list(spec.values or [])
+        choices: list[FieldValue] = list(spec.values or [])
+        return choices
     if spec.type in ("int", "float", "timestamp"):
-        bounds = {"type": spec.type, "min": spec.min, "max": spec.max, "unit": spec.unit}
+        bounds: dict[str, str | float | None] = {"type": spec.type, "min": spec.min, "max": spec.max,
+                                                 "unit": spec.unit}
         return {k: v for k, v in bounds.items() if v is not None}
     return {"type": spec.type}
 
@@ -133,7 +138,7 @@ def _accepted_text(spec: DeviceField) -> str:
     return kind
 
 
-def _literal(value: Any) -> str:
+def _literal(value: FieldValue) -> str:
     return "true" if value is True else "false" if value is False else repr(value)
 
 
@@ -203,11 +208,11 @@ def set_state(world: World, device_id: str, field: str, value: Any) -> dict[str,
     return readings(state)
 
 
-def _plain(world: World, entry: Device, field: str, value: Any) -> None:
+def _plain(world: World, entry: Device, field: str, value: FieldValue) -> None:
     world.devices[entry.id].values[field] = value
 
 
-def _switch(world: World, entry: Device, field: str, value: Any) -> None:
+def _switch(world: World, entry: Device, field: str, value: FieldValue) -> None:
     """A light switch switches the lights it is bound to."""
     _plain(world, entry, field, value)
     for light in entry.controls:
@@ -215,7 +220,7 @@ def _switch(world: World, entry: Device, field: str, value: Any) -> None:
             world.devices[light].values["on"] = value
 
 
-def _plug(world: World, entry: Device, field: str, value: Any) -> None:
+def _plug(world: World, entry: Device, field: str, value: FieldValue) -> None:
     """A plug's reported power follows its switch and what it feeds."""
     _plain(world, entry, field, value)
     load = sum(PLUG_LOAD_W.get(_furniture_class(world, f), 0.0) for f in entry.controls)
@@ -226,28 +231,43 @@ def _furniture_class(world: World, furniture_id: str) -> str:
     return next((f.semantic_class for f in world.home.furniture if f.id == furniture_id), "")
 
 
-def _lock(world: World, entry: Device, field: str, value: Any) -> None:
+def _lock(world: World, entry: Device, field: str, value: FieldValue) -> None:
     """Throwing the bolt locks the door; a door standing open cannot be locked."""
-    door = world.openings[opening_of(world, entry)]
+    door = _bound_door(world, entry)
     if value == "locked" and door.open:
         raise DeviceError(f"{entry.id}: the door {door.id} is open; it must be closed before it is locked")
     _plain(world, entry, field, value)
     door.locked = value == "locked"
 
 
-def _garage(world: World, entry: Device, field: str, value: Any) -> None:
+def _garage(world: World, entry: Device, field: str, value: FieldValue) -> None:
     _plain(world, entry, field, value)
-    world.openings[opening_of(world, entry)].open = value == "open"
+    _bound_door(world, entry).open = value == "open"
 
 
-EFFECTS: dict[str, Callable[[World, Device, str, Any], None]] = {
+EFFECTS: dict[str, Callable[[World, Device, str, FieldValue], None]] = {
     "light_switch": _switch, "plug": _plug, "lock": _lock, "garage_door": _garage,
 }
 
 
 def opening_of(world: World, entry: Device) -> str | None:
     """The opening a door device (lock, contact sensor, garage door opener) is on or watches."""
-    return next((ref for ref in (entry.mounted_on, *entry.monitors, *entry.controls) if ref in world.openings), None)
+    return next((ref for ref in (entry.mounted_on, *entry.monitors, *entry.controls)
+                 if ref is not None and ref in world.openings), None)
+
+
+def _door_of(world: World, entry: Device) -> OpeningState | None:
+    """The state of the opening a door device is on or watches, if any."""
+    ref = opening_of(world, entry)
+    return world.openings[ref] if ref is not None else None
+
+
+def _bound_door(world: World, entry: Device) -> OpeningState:
+    """The opening a lock or garage door opener works; one on no opening refuses the change."""
+    door = _door_of(world, entry)
+    if door is None:
+        raise DeviceError(f"{entry.id} is on no opening of the home")
+    return door
 
 
 def press(world: World, device_id: str) -> None:
@@ -273,7 +293,7 @@ class Devices:
 
     def __init__(self) -> None:
         self._world: World | None = None
-        self._inputs: list[tuple[dict[str, Any], str, Callable[[], Any]]] = []
+        self._inputs: list[tuple[dict[str, Any], str, Read]] = []
         self._bindings: list[_Binding] = []
         self._buttons: list[DeviceState] = []
         self._pressed_since: dict[str, float] = {}
@@ -347,35 +367,34 @@ class _Watch:
 # --- readers: ground truth -> readings -----------------------------------------------------------------
 
 
-def _module(world: World, name: str) -> Any:
-    """The dynamics module ``name`` if the world runs it (a partial world may not)."""
-    return next((m for m in world.modules if m.name == name), None)
+#: A field's reader: its reading now, from the ground truth.
+Read = Callable[[], FieldValue]
 
 
-def _readers(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Callable[[], Any]]]:
+def _readers(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Read]]:
     make = READERS.get(entry.type)
     return make(world, entry, state) if make is not None else []
 
 
-def _smoke_reader(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Callable[[], Any]]]:
-    smoke = _module(world, "smoke")
+def _smoke_reader(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Read]]:
+    smoke = world.running(Smoke)
     if smoke is None or entry.room is None:
         return []
     density_at, room, x, y = smoke.density_at, entry.room, entry.pose.x, entry.pose.y
     return [("smoke_detected", lambda: density_at(room, x, y) > SMOKE_ALARM_DENSITY)]
 
 
-def _leak_reader(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Callable[[], Any]]]:
-    water = _module(world, "water")
+def _leak_reader(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Read]]:
+    water = world.running(Water)
     if water is None or entry.room is None:
         return []
     wet_at, room, x, y = water.wet_at, entry.room, entry.pose.x, entry.pose.y
     return [("leak_detected", lambda: bool(wet_at(room, x, y)))]
 
 
-def _opening_reader(field: str) -> Callable[[World, Device, DeviceState], list[tuple[str, Callable[[], Any]]]]:
-    def make(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Callable[[], Any]]]:
-        door = world.openings.get(opening_of(world, entry))
+def _opening_reader(field: str) -> Callable[[World, Device, DeviceState], list[tuple[str, Read]]]:
+    def make(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Read]]:
+        door = _door_of(world, entry)
         if door is None:
             return []
         return [(field, lambda: "open" if door.open else "closed")]
@@ -383,7 +402,7 @@ def _opening_reader(field: str) -> Callable[[World, Device, DeviceState], list[t
     return make
 
 
-def _soil_reader(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Callable[[], Any]]]:
+def _soil_reader(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Read]]:
     plant = next((world.objects[o] for o in entry.monitors if o in world.objects), None)
     if plant is None or "soil_moisture" not in plant.props:
         return []
@@ -391,16 +410,15 @@ def _soil_reader(world: World, entry: Device, state: DeviceState) -> list[tuple[
     return [("moisture", lambda: round(float(props["soil_moisture"]), 4))]
 
 
-def _thermostat_reader(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Callable[[], Any]]]:
-    climate = _module(world, "climate")
-    temperature = getattr(climate, "temperature", None)
-    if temperature is None or entry.room is None:
+def _thermostat_reader(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Read]]:
+    climate = world.running(Climate)
+    if climate is None or entry.room is None:
         return []
-    room = entry.room
+    temperature, room = climate.temperature, entry.room
     return [("local_temperature", lambda: round(float(temperature(room)), 2))]
 
 
-READERS: dict[str, Callable[[World, Device, DeviceState], list[tuple[str, Callable[[], Any]]]]] = {
+READERS: dict[str, Callable[[World, Device, DeviceState], list[tuple[str, Read]]]] = {
     "smoke_sensor": _smoke_reader,
     "leak_sensor": _leak_reader,
     "contact_sensor": _opening_reader("state"),
@@ -422,7 +440,8 @@ class _Binding:
     unless the scenario already changed the opening.
     """
 
-    def __init__(self, values: dict[str, Any], field: str, door: Any, flag: str, on_value: str, off_value: str):
+    def __init__(self, values: dict[str, Any], field: str, door: OpeningState, flag: str, on_value: str,
+                 off_value: str):
         self.values, self.field, self.door, self.flag = values, field, door, flag
         self.on_value, self.off_value = on_value, off_value
         self.last_flag = False  # a world's openings start shut and unlocked
@@ -443,9 +462,9 @@ class _Binding:
 
 def _bindings(world: World, entry: Device, state: DeviceState) -> list[_Binding]:
     if entry.type == "lock":
-        door = world.openings.get(opening_of(world, entry))
+        door = _door_of(world, entry)
         return [] if door is None else [_Binding(state.values, "lock_state", door, "locked", "locked", "unlocked")]
     if entry.type == "garage_door":
-        door = world.openings.get(opening_of(world, entry))
+        door = _door_of(world, entry)
         return [] if door is None else [_Binding(state.values, "state", door, "open", "open", "closed")]
     return []

@@ -28,15 +28,20 @@ keeps simulating to it (docs/episodes.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from homeloop.bench.tasks import Task, load_tasks
-from homeloop.catalog import DEFAULT_ROBOT, Catalog, load_catalog
-from homeloop.home import Home
+from homeloop.core.catalog import DEFAULT_ROBOT, Catalog, load_catalog
+from homeloop.core.home import Home
+from homeloop.sim.context import Registered
+from homeloop.sim.services import available
 from homeloop.sim.services.cameras import RenderError
-from homeloop.sim.skills import Skill, SkillError, available
+from homeloop.sim.skills import Skill, SkillError
+from homeloop.sim.task import Task, load_tasks
 from homeloop.sim.wake import wakes, waking_devices
 from homeloop.sim.world import STEP_S, Event, World, plain_copy
+
+if TYPE_CHECKING:
+    from homeloop.sim.scenario import Scenario
 
 #: How long a scenario may run before its wake event must have happened (s).
 MAX_PREROLL_S = 1800.0
@@ -69,7 +74,8 @@ class Result:
 
 @dataclass
 class SkillContext:
-    """What a skill sees: the world, the episode's flags and its registries of captures and detections."""
+    """What a skill sees of its episode (:class:`homeloop.sim.context.SkillContext`): the world, the
+    episode's flags and clock, and its registries of captures and detections."""
 
     episode: "Episode"
 
@@ -77,17 +83,42 @@ class SkillContext:
     def world(self) -> World:
         return self.episode.world
 
-    def advance(self, seconds: float) -> None:
-        """Let ``seconds`` of simulated time pass (never past the horizon)."""
-        self.episode._advance(seconds)
-
     @property
     def images(self) -> bool:
         return self.episode.images
 
+    @property
+    def withheld(self) -> tuple[str, ...]:
+        return self.episode.withheld
+
+    @property
+    def wake_time(self) -> float:
+        return self.episode.wake_time
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.episode.state
+
+    @property
+    def captures(self) -> dict[str, Registered]:
+        registry: dict[str, Registered] = self.episode.state.setdefault("captures", {})
+        return registry
+
+    @property
+    def detections(self) -> dict[str, Registered]:
+        registry: dict[str, Registered] = self.episode.state.setdefault("detections", {})
+        return registry
+
     def now(self) -> float:
         """Agent time: seconds since the wake event."""
         return self.episode.now()
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` of simulated time pass (never past the horizon)."""
+        self.episode._advance(seconds)
+
+    def event_dict(self, event: Event) -> dict[str, Any]:
+        return self.episode.event_dict(event)
 
 
 class Episode:
@@ -95,7 +126,7 @@ class Episode:
 
     def __init__(self, home: Home, task: str | Task, robot: str = DEFAULT_ROBOT, seed: int = 0, *,
                  catalog: Catalog | None = None, withheld: Iterable[str] = (), show_costs: bool = False,
-                 images: bool = True, scenario: Any = None):
+                 images: bool = True, scenario: Scenario | None = None):
         from homeloop.sim import scenario as scenarios, step_order
 
         self.home = home
@@ -152,7 +183,7 @@ class Episode:
     def wake(self) -> dict[str, Any]:
         """All an agent starts with: the wake event and the list of rooms."""
         return {
-            "event": self._event_dict(self.wake_event),
+            "event": self.event_dict(self.wake_event),
             "rooms": [{"id": r.id, "name": r.name, "type": r.type} for r in self.home.rooms],
         }
 
@@ -239,14 +270,15 @@ class Episode:
         result.t_end = self.now()
         new = self.world.events[self._seen_events:]
         self._seen_events = len(self.world.events)
-        result.events = [self._event_dict(e) for e in new]
+        result.events = [self.event_dict(e) for e in new]
         if self.world.robot is not None:
             r = self.world.robot
             r.route.append((result.t_end, r.x, r.y, bool(r.holding())))
         self.trace.append({"kind": "call", **result.to_dict()})
         return result
 
-    def _event_dict(self, event: Event) -> dict[str, Any]:
+    def event_dict(self, event: Event) -> dict[str, Any]:
+        """An event as the agent and the record see it: its time in agent time (since the wake event)."""
         return {"t": round(event.time - self.wake_time, 6), "kind": event.kind, "source": event.source,
                 **({"data": event.data} if event.data else {})}
 
@@ -283,7 +315,7 @@ class Episode:
         new = self.world.events[self._seen_events:]
         self._seen_events = len(self.world.events)
         for e in new:
-            self.trace.append({"kind": "event", **self._event_dict(e)})
+            self.trace.append({"kind": "event", **self.event_dict(e)})
 
 
 #: Each skill's tool schema, with and without costs: worked out once (a skill never changes).

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Iterable, Protocol, Sequence
 
 import numpy as np
+from shapely.geometry.base import BaseGeometry
 
 #: Ray ends ignored (m): a sample on a solid's face is not hidden by the face it lies on.
 RAY_END_SLACK_M = 0.02
@@ -37,6 +38,26 @@ EVERY_SECTOR_NEAR_M = 0.05
 EVERY_SECTOR_SPAN = math.pi - 0.1
 #: A ray is tested against occluders no farther from the camera than this share of its length, plus this (m).
 REACH_SHARE, REACH_SPARE_M = 1.25, 0.05
+
+
+#: Occluders by sector: ``idx[ptr[s]:ptr[s + 1]]`` reach into sector s (see :func:`_sector_table`).
+SectorTable = tuple[np.ndarray, np.ndarray]
+
+
+class ConvexSolid(Protocol):
+    """A convex footprint extruded between two heights, as :class:`Prisms` reads it
+    (:class:`homeloop.sim.visibility.Solid`)."""
+
+    @property
+    def ring(self) -> np.ndarray: ...
+
+    @property
+    def z0(self) -> float: ...
+
+    @property
+    def z1(self) -> float: ...
+
+    def half_planes(self) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 @dataclass
@@ -56,13 +77,13 @@ class Faces:
 
     @classmethod
     def concat(cls, parts: Iterable["Faces"]) -> "Faces":
-        parts = [p for p in parts if len(p.z0)]
-        if not parts:
+        kept = [p for p in parts if len(p.z0)]
+        if not kept:
             return cls.empty()
-        return cls(*(np.concatenate([getattr(p, k) for p in parts]) for k in ("a", "b", "z0", "z1", "owner")))
+        return cls(*(np.concatenate([getattr(p, k) for p in kept]) for k in ("a", "b", "z0", "z1", "owner")))
 
     @classmethod
-    def of_polygon(cls, polygon: Any, z0: float, z1: float, owner: int) -> "Faces":
+    def of_polygon(cls, polygon: BaseGeometry, z0: float, z1: float, owner: int) -> "Faces":
         """The boundary segments of a polygon (or multipolygon) blocking between z0 and z1."""
         rings = []
         for poly in getattr(polygon, "geoms", [polygon]):
@@ -90,8 +111,8 @@ class Prisms:
     corners: np.ndarray | None = None  # (Q, E, 2); None: every prism lies in every sector
 
     @classmethod
-    def of(cls, solids: list[tuple[int, Any]]) -> "Prisms":
-        """From (owner, solid) pairs, a solid being a :class:`homeloop.sim.visibility.Solid`."""
+    def of(cls, solids: Sequence[tuple[int, ConvexSolid]]) -> "Prisms":
+        """From (owner, solid) pairs."""
         if not solids:
             return cls(np.zeros((0, 1, 2)), np.zeros((0, 1)), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64),
                        np.zeros((0, 1, 2)))
@@ -198,10 +219,11 @@ class Occlusion:
 def _ray_sectors(d: np.ndarray) -> np.ndarray:
     """The sector of each ray's direction (M, 2)."""
     angle = np.arctan2(d[:, 1], d[:, 0])
-    return np.floor((angle + math.pi) * (SECTORS / (2 * math.pi))).astype(np.int64) % SECTORS
+    sectors: np.ndarray = np.floor((angle + math.pi) * (SECTORS / (2 * math.pi))).astype(np.int64) % SECTORS
+    return sectors
 
 
-def _pairs(table: tuple[np.ndarray, np.ndarray], sector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _pairs(table: SectorTable, sector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every (ray, occluder) pair where the occluder reaches into the ray's sector, from a
     :func:`_sector_table`: ray indices (ascending) and occluder indices."""
     ptr, idx = table
@@ -212,7 +234,7 @@ def _pairs(table: tuple[np.ndarray, np.ndarray], sector: np.ndarray) -> tuple[np
     return rays, idx[np.repeat(start, count) + within]
 
 
-def _sector_table(low: np.ndarray, span: np.ndarray, everywhere: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _sector_table(low: np.ndarray, span: np.ndarray, everywhere: np.ndarray) -> SectorTable:
     """The occluders reaching into each sector, from the directions each spans seen from the
     camera (``low`` to ``low + span``, rad) with a sector to spare either side: sector s holds
     occluders ``idx[ptr[s]:ptr[s + 1]]``."""
@@ -230,7 +252,7 @@ def _sector_table(low: np.ndarray, span: np.ndarray, everywhere: np.ndarray) -> 
     return ptr, occluder[order]
 
 
-def _face_sectors(o: np.ndarray, faces: Faces) -> tuple[np.ndarray, np.ndarray]:
+def _face_sectors(o: np.ndarray, faces: Faces) -> tuple[SectorTable, np.ndarray]:
     """Each face's sectors, and its distance from the camera (m, in plan)."""
     a, b = faces.a - o, faces.b - o
     ang_a, ang_b = np.arctan2(a[:, 1], a[:, 0]), np.arctan2(b[:, 1], b[:, 0])
@@ -245,7 +267,7 @@ def _face_sectors(o: np.ndarray, faces: Faces) -> tuple[np.ndarray, np.ndarray]:
     return _sector_table(low, span, everywhere), near
 
 
-def _prism_sectors(o: np.ndarray, prisms: Prisms) -> tuple[np.ndarray, np.ndarray]:
+def _prism_sectors(o: np.ndarray, prisms: Prisms) -> tuple[SectorTable, np.ndarray]:
     """Each prism's sectors, and a lower bound of its distance from the camera (m, in plan)."""
     if prisms.corners is None:
         n = len(prisms.z0)

@@ -3,7 +3,7 @@
 A scenario never names ids (they differ from home to home); it names roles,
 and :class:`Roles` finds the thing filling each role in the home at hand::
 
-    kitchen                      a room role (homeloop.bench.tasks.ROOM_ROLES, plus office, hall, porch)
+    kitchen                      a room role (homeloop.sim.task.ROOM_ROLES, plus office, hall, porch)
     bedroom of resident_1        the bedroom of the scenario's first resident
     range                        furniture of a class (the first in home order)
     laundry_basket near laundry  ... the one nearest a room of the role
@@ -37,20 +37,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable, TypeVar
 
 import numpy as np
 import shapely
 import shapely.ops
-from shapely import Point
+from shapely import Point, Polygon
+from shapely.geometry.base import BaseGeometry
 
-from homeloop import navigation
-from homeloop.bench.tasks import OPENING_ROLES, ROOM_ROLES, RoomMatch, RoomRole
-from homeloop.errors import HomeLoopError
-from homeloop.geometry import face_point, opening_axes
-from homeloop.home import Burner, Device, Furniture, Home, HomeObject, NamedPoint, Opening, polygon_from_rings
+from homeloop.core import navigation
+from homeloop.core.errors import HomeLoopError
+from homeloop.core.geometry import face_point, opening_axes
+from homeloop.core.home import Burner, Device, Furniture, Home, HomeObject, NamedPoint, Opening, polygon_from_rings
+from homeloop.sim.task import OPENING_ROLES, ROOM_ROLES, RoomMatch, RoomRole
 
-#: Room roles scenarios name beyond the task files' (ROOM_ROLES in homeloop/bench/tasks.py).
+#: Room roles scenarios name beyond the task files' (ROOM_ROLES in homeloop/sim/task.py).
 SCENARIO_ROOM_ROLES: dict[str, RoomRole] = {r.name: r for r in (
     RoomRole(name="office", any_of=(RoomMatch(types=("OFFICE",)), RoomMatch(holds=("desk",), indoor=True)),
              description="an office, or any indoor room holding a desk"),
@@ -87,6 +88,10 @@ DOORMAT_OUT = 0.4
 FLOOR_CLEARANCE = 0.25
 
 QUALIFIERS = ("in", "near", "of", "at")
+
+
+#: A candidate for a role (furniture, an object, an opening, a device).
+_Candidate = TypeVar("_Candidate")
 
 
 class ScenarioError(HomeLoopError, ValueError):
@@ -142,7 +147,7 @@ def named_point(home: Home, name: str) -> NamedPoint | None:
 def room_fills(home: Home, room_id: str, match: RoomMatch) -> bool:
     """Whether a room meets one way of filling a role (its type, furniture held, opening, indoor).
 
-    The one reading of a :class:`~homeloop.bench.tasks.RoomMatch`: scenarios resolve
+    The one reading of a :class:`~homeloop.sim.task.RoomMatch`: scenarios resolve
     roles with it and task applicability screens homes with it."""
     room = home.room(room_id)
     if match.types and room.type not in match.types:
@@ -171,7 +176,7 @@ class Roles:
         self.scenario = scenario
         self.residents = list(residents)
         self._polys = home.room_polygons()
-        self._free: Any = None
+        self._free: BaseGeometry | None = None
 
     # --- errors -----------------------------------------------------------------------------
 
@@ -231,8 +236,8 @@ class Roles:
 
     # --- generic candidate filtering ----------------------------------------------------------
 
-    def _filter(self, spec: RoleSpec, items: list[Any], room_of: Callable[[Any], Iterable[str]],
-                xy: Callable[[Any], tuple[float, float]]) -> list[Any]:
+    def _filter(self, spec: RoleSpec, items: list[_Candidate], room_of: Callable[[_Candidate], Iterable[str]],
+                xy: Callable[[_Candidate], tuple[float, float]]) -> list[_Candidate]:
         """Apply ``in`` / ``near`` / ``of`` to candidates (``at`` is the devices' own)."""
         if spec.qualifier == "in":
             rooms = self._rooms_meant(spec)
@@ -261,7 +266,7 @@ class Roles:
     def _bed_in(self, room_id: str) -> Furniture | None:
         return next((f for f in self.home.furniture if f.room == room_id and f.semantic_class == "bed"), None)
 
-    def _one(self, spec: RoleSpec, items: list[Any], what: str) -> Any:
+    def _one(self, spec: RoleSpec, items: list[_Candidate], what: str) -> _Candidate:
         if not items:
             raise self.missing(spec.text, what)
         return items[0]
@@ -426,7 +431,7 @@ class Roles:
         room = self.home.room_at(float(x), float(y))
         return Spot(None if room in inside else room, round(float(x), 3), round(float(y), 3))
 
-    def thing(self, role: str) -> Any:
+    def thing(self, role: str) -> Thing:
         """Whatever fills ``role``: a room id wrapped as :class:`RoomThing`, a named point as a Spot,
         furniture, an opening, an object or a device (tried in that order)."""
         spec = self._spec(role)
@@ -452,7 +457,7 @@ class Roles:
         the centre of furniture, an opening, an object or a device."""
         return self.spot_of(self.thing(role))
 
-    def spot_of(self, thing: Any) -> Spot:
+    def spot_of(self, thing: Thing) -> Spot:
         if isinstance(thing, Spot):
             return thing
         if isinstance(thing, RoomThing):
@@ -470,7 +475,7 @@ class Roles:
 
     # --- free floor -----------------------------------------------------------------------------
 
-    def free_floor(self) -> Any:
+    def free_floor(self) -> BaseGeometry:
         if self._free is None:
             self._free = navigation.free_floor(self.home, 2 * FLOOR_CLEARANCE)
         return self._free
@@ -503,6 +508,10 @@ class RoomThing:
     id: str
 
 
+#: Whatever fills a role (:meth:`Roles.thing`).
+Thing = RoomThing | BurnerRef | Spot | Furniture | Opening | HomeObject | Device
+
+
 def _dist(a: tuple[float, float], b: tuple[float, float]) -> float:
     return math.hypot(a[0] - b[0], a[1] - b[1])
 
@@ -519,9 +528,9 @@ def _local(furniture: Furniture, x: float, y: float) -> np.ndarray:
     return np.array([c * dx + s * dy, -s * dx + c * dy])
 
 
-def _local_extent(furniture: Furniture, poly: Any) -> float:
+def _local_extent(furniture: Furniture, poly: Polygon) -> float:
     """Half the furniture's depth (its extent along its front direction)."""
-    xs = [_local(furniture, x, y)[0] for x, y in poly.exterior.coords]
+    xs = [float(_local(furniture, x, y)[0]) for x, y in poly.exterior.coords]
     return (max(xs) - min(xs)) / 2
 
 

@@ -13,7 +13,7 @@ the same pieces). Format, every key optional unless marked::
     robot_start: living                 # room role the robot starts in (default living)
     people:                             # everyone in (or coming to) the home
       - id: resident_1                  # required; residents are resident_1, resident_2 ... in order
-        catalog_id: resident_margaret   # required; catalog/people.yaml (role and name come from there)
+        catalog_id: resident_margaret   # required; homeloop/catalog/people.yaml (role and name come from there)
         at: living                      # role of where they are; none: away from home at the start
         activity: watching_tv           # homeloop.sim.dynamics.people.ACTIVITIES (posture, heart rate)
         burner: front_left_burner       # for activity cooking: the burner they keep lit
@@ -63,181 +63,46 @@ import functools
 import math
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import numpy as np
 import shapely
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, model_validator
+from shapely.geometry.base import BaseGeometry
+from pydantic import Field
 
-from homeloop.catalog import Catalog
-from homeloop.errors import HomeLoopError
-from homeloop.home import Furniture, HomeObject, polygon_from_rings
-from homeloop.io import read_yaml_file
-from homeloop.sim.dynamics.cooking import RECIPES
-from homeloop.sim.dynamics.people import ACTIVITIES, STREET_DISTANCE, DoorWay
-from homeloop.sim.dynamics.timeline import HANDLERS, Action
+from homeloop.core.catalog import Catalog
+from homeloop.core.home import Furniture, HomeObject, polygon_from_rings
+from homeloop.core.io import read_yaml_file
+from homeloop.sim.dynamics.appliances import Appliances
+from homeloop.sim.dynamics.cooking import Cooking
+from homeloop.sim.dynamics.people import STREET_DISTANCE, DoorWay, People
+from homeloop.sim.dynamics.timeline import Action, Timeline
+from homeloop.sim.dynamics.water import Water
 from homeloop.sim.roles import BurnerRef, Roles, RoomThing, ScenarioError, Spot
-from homeloop.sim.world import ObjectState, PersonState, Placement, World
+from homeloop.sim.scenario_schema import (
+    ACTION_NEEDS,
+    CycleHazard,
+    DeviceSpec,
+    FaultSpec,
+    Hazard,
+    LeakHazard,
+    ObjectSpec,
+    OpeningSpec,
+    PanHazard,
+    PersonSpec,
+    ScenarioFileError,
+    ScenarioPieces,
+    TimelineSpec,
+)
+from homeloop.sim.world import Dynamics, ObjectState, PersonState, Placement, World
 
 if TYPE_CHECKING:
-    from homeloop.bench.tasks import Task
+    from homeloop.sim.task import Task
 
 #: The folder holding one YAML file per scenario.
 SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "bench" / "scenarios"
 
 __all__ = ["Scenario", "ScenarioError", "ScenarioFileError", "ScenarioPieces", "load_scenario", "SCENARIOS_DIR"]
-
-
-class ScenarioFileError(HomeLoopError):
-    """A scenario file that cannot be read; each line names the file and the field."""
-
-
-class ScenarioModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-FieldValue = Union[bool, int, float, str, None]
-
-
-class PersonSpec(ScenarioModel):
-    id: str
-    catalog_id: str
-    at: str | None = None
-    activity: str = "standing"
-    burner: str | None = None
-
-    @model_validator(mode="after")
-    def _known_activity(self) -> "PersonSpec":
-        if self.activity not in ACTIVITIES:
-            raise ValueError(f"unknown activity {self.activity!r}; activities: {', '.join(ACTIVITIES)}")
-        return self
-
-
-class ObjectSpec(ScenarioModel):
-    id: str | None = None
-    catalog_id: str | None = None
-    object: str | None = Field(None, description="role of a home object to move, tip or remove")
-    at: str | None = None
-    onto_any: tuple[str, ...] = ()
-    held_by: str | None = None
-    remove: bool = False
-    tipped: bool = False
-    soil_moisture: tuple[Annotated[float, Field(ge=0.0, le=1.0)], ...] = Field(
-        (), description="home objects of the role: the seed picks one for the first value (see the module docstring)")
-
-    @model_validator(mode="after")
-    def _one_kind(self) -> "ObjectSpec":
-        new = self.id is not None or self.catalog_id is not None
-        if new == (self.object is not None) or (new and (self.id is None or self.catalog_id is None)):
-            raise ValueError("give either id and catalog_id (a new object) or object (a role of a home object)")
-        places = (self.at is not None) + bool(self.onto_any) + (self.held_by is not None) + self.remove
-        if places > 1 or (new and places == 0):
-            raise ValueError("give at most one of at, onto_any, held_by and remove (a new object needs one)")
-        if self.soil_moisture and (new or places):
-            raise ValueError("soil_moisture sets the home's objects of a role: give it with object alone")
-        return self
-
-    @property
-    def key(self) -> str:
-        return self.id if self.id is not None else f"object:{self.object}"
-
-
-class PanHazard(ScenarioModel):
-    kind: Literal["pan"]
-    pan: str = "pan"
-    burner: str = "front_left_burner"
-    recipe: str = Field(description="what is in the pan: a recipe of homeloop.sim.dynamics.cooking.RECIPES")
-
-    @model_validator(mode="after")
-    def _known_recipe(self) -> "PanHazard":
-        if self.recipe not in RECIPES:
-            raise ValueError(f"unknown recipe {self.recipe!r}; recipes: {', '.join(RECIPES)}")
-        return self
-
-
-class LeakHazard(ScenarioModel):
-    kind: Literal["leak"]
-    at: str
-    valve: str = "water_main"
-
-
-class CycleHazard(ScenarioModel):
-    kind: Literal["appliance_cycle"]
-    device: str
-    seconds: PositiveFloat
-
-
-Hazard = Annotated[Union[PanHazard, LeakHazard, CycleHazard], Field(discriminator="kind")]
-
-
-class FaultSpec(ScenarioModel):
-    device: str
-    field: str
-    value: FieldValue
-    from_s: NonNegativeFloat = 0.0
-    until_s: NonNegativeFloat | None = None
-
-
-class OpeningSpec(ScenarioModel):
-    opening: str
-    open: bool | None = None
-    locked: bool | None = None
-
-
-class DeviceSpec(ScenarioModel):
-    device: str
-    values: dict[str, FieldValue] = Field(min_length=1)
-
-
-#: Fields each timeline action needs.
-ACTION_NEEDS: dict[str, tuple[str, ...]] = {
-    "message": ("person", "text"), "activity": ("person", "activity"), "walk": ("person", "to"),
-    "deliver": ("person",), "ring_and_leave": ("person",), "break_in": ("person", "to"),
-    "leave_home": ("person",), "cook": ("person",), "fall": ("person",), "fall_alert_misfire": ("person",),
-    "press_help": ("person",), "ring": (), "fault": ("device", "field", "value"),
-    "clear_fault": ("device", "field"), "set_device": ("device", "field", "value"),
-    "open": ("opening",), "close": ("opening",), "lock": ("opening",), "unlock": ("opening",),
-}
-assert set(ACTION_NEEDS) == set(HANDLERS), "every timeline action needs its fields listed"
-
-
-class TimelineSpec(ScenarioModel):
-    at_s: NonNegativeFloat
-    action: str
-    person: str | None = None
-    text: str | None = None
-    activity: str | None = None
-    to: str | None = None
-    object: str | None = None
-    device: str | None = None
-    field: str | None = None
-    value: FieldValue = None
-    opening: str | None = None
-    burner: str | None = None
-
-    @model_validator(mode="after")
-    def _complete(self) -> "TimelineSpec":
-        if self.action not in ACTION_NEEDS:
-            raise ValueError(f"unknown action {self.action!r}; actions: {', '.join(ACTION_NEEDS)}")
-        missing = [f for f in ACTION_NEEDS[self.action] if f not in self.model_fields_set]
-        if missing:
-            raise ValueError(f"action {self.action!r} needs {', '.join(missing)}")
-        if self.activity is not None and self.activity not in ACTIVITIES:
-            raise ValueError(f"unknown activity {self.activity!r}; activities: {', '.join(ACTIVITIES)}")
-        return self
-
-
-class ScenarioPieces(ScenarioModel):
-    """What a scenario sets up; a task's ``scenario_additions`` has the same pieces."""
-
-    people: tuple[PersonSpec, ...] = ()
-    objects: tuple[ObjectSpec, ...] = ()
-    hazards: tuple[Hazard, ...] = ()
-    faults: tuple[FaultSpec, ...] = ()
-    withheld_cameras: tuple[str, ...] = ()
-    openings: tuple[OpeningSpec, ...] = ()
-    devices: tuple[DeviceSpec, ...] = ()
-    timeline: tuple[TimelineSpec, ...] = ()
 
 
 class Scenario(ScenarioPieces):
@@ -276,7 +141,10 @@ class Scenario(ScenarioPieces):
         return scenario
 
 
-def _by_key(base: tuple[Any, ...], extra: tuple[Any, ...], key: Any) -> tuple[Any, ...]:
+_Piece = TypeVar("_Piece")
+
+
+def _by_key(base: tuple[_Piece, ...], extra: tuple[_Piece, ...], key: Callable[[_Piece], str]) -> tuple[_Piece, ...]:
     replaced = {key(e): e for e in extra}
     kept = tuple(replaced.pop(key(b), b) for b in base)
     return kept + tuple(e for e in extra if key(e) in replaced)
@@ -315,25 +183,25 @@ class _Setup:
         if task is not None and len(self.roles.residents) < task.requires.residents:
             raise ScenarioError(f"scenario {self.s.name!r}: task {task.id} needs {task.requires.residents} "
                                 f"residents, the scenario has {len(self.roles.residents)}")
-        for spec in self.s.devices:
-            self.set_device(spec)
-        for spec in self.s.openings:
-            self.set_opening(spec)
-        for spec in self.s.people:
-            self.place_person(spec)
-        for spec in self.s.objects:
-            self.place_object(spec)
+        for device in self.s.devices:
+            self.set_device(device)
+        for opening in self.s.openings:
+            self.set_opening(opening)
+        for person in self.s.people:
+            self.place_person(person)
+        for obj in self.s.objects:
+            self.place_object(obj)
         for hazard in self.s.hazards:
-            HAZARDS[hazard.kind](self, hazard)
+            _set_up_hazard(self, hazard)
         actions = [self.action(t) for t in self.s.timeline]
-        for spec in self.s.faults:
-            actions += self.fault(spec)
+        for fault in self.s.faults:
+            actions += self.fault(fault)
         for role in self.s.withheld_cameras:
             for camera in self.roles.cameras_in(role):  # none there: nothing to withhold
                 self.world.devices[camera.id].online = False
         if robot is not None:
             self.place_robot(robot)
-        self.world.module("timeline").load(actions)
+        self.world.module(Timeline).load(actions)
 
     # --- devices and openings ----------------------------------------------------------------
 
@@ -370,7 +238,7 @@ class _Setup:
                              spot.x if spot else 0.0, spot.y if spot else 0.0, spot.yaw if spot else 0.0,
                              wears=wears)
         self.world.people[spec.id] = person
-        people = self.world.module("people")
+        people = self.world.module(People)
         for device_id in wears:
             kind = self.world.devices[device_id].type
             {"fall_watch": people.watches, "help_button": people.help_buttons}.get(kind, {})[spec.id] = device_id
@@ -413,7 +281,8 @@ class _Setup:
 
     def place_object(self, spec: ObjectSpec) -> None:
         if spec.object is None:
-            self.world.objects[spec.id] = self.new_object(spec)
+            obj = self.new_object(spec)
+            self.world.objects[obj.id] = obj
             return
         if spec.soil_moisture:
             self.moisten(spec.object, spec.soil_moisture)
@@ -442,6 +311,9 @@ class _Setup:
             props["soil_moisture"] = values[min(i, len(values) - 1)]
 
     def new_object(self, spec: ObjectSpec) -> ObjectState:
+        object_id = spec.id
+        if object_id is None:
+            raise ScenarioError(f"scenario {self.s.name!r}: a new object needs an id")
         entry = self.catalog.objects.get(spec.catalog_id or "")
         if entry is None:
             raise ScenarioError(f"scenario {self.s.name!r}: object {spec.id}: unknown catalog object "
@@ -450,7 +322,7 @@ class _Setup:
                                                     ("soil_moisture", entry.soil_moisture)) if v is not None}
         if entry.contents is not None:
             props["contents"] = entry.contents.model_dump()
-        obj = ObjectState(spec.id, entry.id, entry.semantic_class, Placement(kind="floor"), 0.0, 0.0, 0.0, props)
+        obj = ObjectState(object_id, entry.id, entry.semantic_class, Placement(kind="floor"), 0.0, 0.0, 0.0, props)
         if spec.held_by is not None:
             person = self.world.people.get(spec.held_by)
             if person is None:
@@ -458,7 +330,7 @@ class _Setup:
                                     f"is not one of its people")
             obj.placement = Placement(kind="held", room=person.room, holder=person.id)
             obj.x, obj.y = person.x, person.y
-            person.holding.append(spec.id)
+            person.holding.append(object_id)
         else:
             self.put_on_floor(obj, spec.at or "", beside=False)
         if spec.tipped:
@@ -483,8 +355,9 @@ class _Setup:
         obj.props["contents"] = {**contents, "amount": 0.0}
         if contents.get("substance") == "water" and contents.get("unit") == "l":
             spot = self.roles.spot(at) if at is not None else Spot(obj.placement.room, obj.x, obj.y)
-            _module(self, "water").add_spill(self.world, f"{obj.id} tipped", spot.room, spot.x, spot.y,
-                                             float(contents["amount"]))
+            room = _in_a_room(self, spot, f"{obj.id}'s water")
+            _module(self, Water).add_spill(self.world, f"{obj.id} tipped", room, spot.x, spot.y,
+                                           float(contents["amount"]))
 
     def onto_any(self, home_obj: HomeObject, roles: tuple[str, ...]) -> None:
         """Put a home object on one of the furniture roles the home has; the world's rng picks which."""
@@ -550,7 +423,7 @@ class _Setup:
         return self._door
 
     def place_robot(self, robot: str) -> None:
-        from homeloop.sim.robot import place_robot
+        from homeloop.sim.robot.body import place_robot
 
         place_robot(self.world, robot, self.roles.room(self.s.robot_start))
 
@@ -627,7 +500,7 @@ def _cook_args(setup: _Setup, t: TimelineSpec) -> dict[str, Any]:
     return {"person": t.person, "device": burner.stove.id, "field": burner.field}
 
 
-ACTIONS = {
+ACTIONS: dict[str, Callable[[_Setup, TimelineSpec], dict[str, Any]]] = {
     "message": _message_args, "walk": lambda s, t: {"person": t.person, "place": _place(s, t.to or "")},
     "activity": _activity_args, "deliver": _deliver_args, "ring_and_leave": _ring_and_leave_args,
     "break_in": _break_in_args, "leave_home": lambda s, t: {"person": t.person, "door": s.door()},
@@ -639,8 +512,8 @@ ACTIONS = {
 
 def _doorway(roles: Roles) -> DoorWay:
     """Points before the front door inside and outside, and the street point visitors come from."""
-    from homeloop import navigation
-    from homeloop.geometry import face_point
+    from homeloop.core import navigation
+    from homeloop.core.geometry import face_point
     from homeloop.sim.dynamics.people import PATH_WIDTH
 
     door = roles.opening("front_door")
@@ -667,30 +540,49 @@ def _pan(setup: _Setup, h: PanHazard) -> None:
     pan.placement = Placement(kind="surface", room=burner.range.room, furniture=burner.range.id,
                               name=cooktop.name if cooktop is not None else None)
     setup.world.devices[burner.stove.id].values[burner.field] = True
-    _module(setup, "cooking").add_pan(setup.world, pan.id, burner.stove.id, burner.field, h.recipe)
+    _module(setup, Cooking).add_pan(setup.world, pan.id, burner.stove.id, burner.field, h.recipe)
 
 
 def _leak(setup: _Setup, h: LeakHazard) -> None:
     spot = setup.roles.spot(h.at)
     spot = setup.roles.floor_spot(spot.room, near=(spot.x, spot.y)) if spot.room else spot
     valve = setup.roles.device(h.valve).id
-    _module(setup, "water").add_leak(setup.world, f"leak at {h.at}", spot.room, spot.x, spot.y, valve)
+    room = _in_a_room(setup, spot, f"the leak at {h.at!r}")
+    _module(setup, Water).add_leak(setup.world, f"leak at {h.at}", room, spot.x, spot.y, valve)
 
 
 def _cycle(setup: _Setup, h: CycleHazard) -> None:
     device = setup.roles.device(h.device)
-    _module(setup, "appliances").start_cycle(setup.world, device.id, h.seconds)
+    _module(setup, Appliances).start_cycle(setup.world, device.id, h.seconds)
 
 
-HAZARDS = {"pan": _pan, "leak": _leak, "appliance_cycle": _cycle}
+def _set_up_hazard(setup: _Setup, hazard: Hazard) -> None:
+    """Hand a hazard to the dynamics module that runs it."""
+    if isinstance(hazard, PanHazard):
+        _pan(setup, hazard)
+    elif isinstance(hazard, LeakHazard):
+        _leak(setup, hazard)
+    else:
+        _cycle(setup, hazard)
 
 
-def _module(setup: _Setup, name: str) -> Any:
+_Module = TypeVar("_Module", bound=Dynamics)
+
+
+def _module(setup: _Setup, kind: type[_Module]) -> _Module:
     try:
-        return setup.world.module(name)
+        return setup.world.module(kind)
     except KeyError:
-        raise ScenarioError(f"scenario {setup.s.name!r}: its hazards need the dynamics module {name!r}, "
+        raise ScenarioError(f"scenario {setup.s.name!r}: its hazards need the dynamics module {kind.name!r}, "
                             f"which this world does not run") from None
+
+
+def _in_a_room(setup: _Setup, spot: Spot, what: str) -> str:
+    """The room of a spot where water runs out (water spreads over a room's floor)."""
+    if spot.room is None:
+        raise ScenarioError(f"scenario {setup.s.name!r}: {what} lies outside every room of home "
+                            f"{setup.home.home_id}")
+    return spot.room
 
 
 # --- geometry helpers ------------------------------------------------------------------------------
@@ -702,7 +594,7 @@ def _surface_centre(f: Furniture) -> Spot:
     return Spot(f.room, round(float(c.x), 3), round(float(c.y), 3), surface.height, f.pose.yaw)
 
 
-def _grid(poly: Any, step: float) -> list[tuple[float, float]]:
+def _grid(poly: BaseGeometry, step: float) -> list[tuple[float, float]]:
     """Points of a regular grid inside a polygon (its representative point when none)."""
     if poly.is_empty:
         return []
@@ -723,7 +615,7 @@ def _grid(poly: Any, step: float) -> list[tuple[float, float]]:
 def read_scenario(path: str | Path) -> Scenario:
     """Read and validate one scenario file; :class:`ScenarioFileError` names the file and each bad field."""
     path = Path(path)
-    scenario = read_yaml_file(path, Scenario, "scenario", ScenarioFileError)
+    scenario: Scenario = read_yaml_file(path, Scenario, "scenario", ScenarioFileError)
     if scenario.name != path.stem:
         raise ScenarioFileError(f"{path.name}: field name: {scenario.name!r} differs from the file name")
     return scenario

@@ -1,6 +1,6 @@
 """Skills declared once: name, typed arguments, docstring, cost and duration.
 
-A skill is a plain function of a :class:`SkillContext` and keyword
+A skill is a plain function of a :class:`~homeloop.sim.context.SkillContext` and keyword
 arguments, decorated with :func:`skill`::
 
     @skill("hub", units=2, seconds=0.3)
@@ -14,7 +14,7 @@ From that one definition come the tool name the model sees
 (``<service>_<name>``, e.g. ``hub_set_state``), the JSON schema of its
 arguments (from the type hints; argument descriptions from the docstring's
 ``name: text`` lines), argument validation (pydantic), the cost table in
-``docs/skills.md`` (:func:`cost_table`) and the price an episode charges.
+``docs/skills.md`` (:func:`homeloop.sim.services.cost_table`) and the price an episode charges.
 Costs and durations are those of docs/skills.md.
 
 A skill returns its result data (any JSON-able value) or raises
@@ -30,16 +30,20 @@ import inspect
 import re
 import typing
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Concatenate, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic_core import ErrorDetails
+
+from homeloop.sim.context import SkillContext
+from homeloop.sim.errors import SkillError as SkillError
 
 #: The services an agent may be given, in the order tools are listed.
 SERVICES = ("hub", "cameras", "perception", "wearables", "messaging", "clock", "robot")
 
-
-class SkillError(Exception):
-    """A skill call that failed; its message goes back to the model as the result's error."""
+#: A skill's function: the context first, then its keyword arguments.
+SkillFunction = Callable[Concatenate[SkillContext, ...], Any]
+F = TypeVar("F", bound=SkillFunction)
 
 
 class _Args(BaseModel):
@@ -52,7 +56,7 @@ class Skill:
 
     service: str
     name: str
-    function: Callable[..., Any]
+    function: SkillFunction
     summary: str
     description: str
     arguments: type[BaseModel]
@@ -66,7 +70,7 @@ class Skill:
     def tool_name(self) -> str:
         return f"{self.service}_{self.name}"
 
-    def units_for(self, args: dict[str, Any], ctx: Any = None) -> int:
+    def units_for(self, args: dict[str, Any], ctx: SkillContext | None = None) -> int:
         """Units this call costs (a skill with a price rule may charge more for some arguments; a
         rule taking a second parameter also gets the skill context, for prices that depend on
         what the call meets, such as a camera's privacy mode)."""
@@ -110,7 +114,7 @@ class Skill:
         return f"{self.seconds:g}" if self.seconds is not None else "as the body needs"
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _describe(error: ErrorDetails) -> str:
     where = ".".join(str(p) for p in error.get("loc", ())) or "arguments"
     kind = error.get("type", "")
     if kind == "missing":
@@ -141,7 +145,7 @@ def _split_doc(doc: str, names: set[str]) -> tuple[str, str, dict[str, str]]:
     return summary, text, args
 
 
-def _arguments_model(function: Callable[..., Any], tool_name: str, docs: dict[str, str]) -> type[BaseModel]:
+def _arguments_model(function: SkillFunction, tool_name: str, docs: dict[str, str]) -> type[BaseModel]:
     hints = typing.get_type_hints(function)
     fields: dict[str, Any] = {}
     params = list(inspect.signature(function).parameters.values())[1:]  # the first is the context
@@ -155,12 +159,12 @@ def _arguments_model(function: Callable[..., Any], tool_name: str, docs: dict[st
 
 def skill(service: str, *, units: int, seconds: float | None = None,
           price: Callable[..., int] | None = None, cost_note: str = "",
-          seconds_note: str = "", name: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+          seconds_note: str = "", name: str | None = None) -> Callable[[F], F]:
     """Declare a skill of ``service`` (see the module docstring)."""
     if service not in SERVICES:
         raise ValueError(f"unknown service {service!r}; services: {', '.join(SERVICES)}")
 
-    def register(function: Callable[..., Any]) -> Callable[..., Any]:
+    def register(function: F) -> F:
         skill_name = name or function.__name__
         tool_name = f"{service}_{skill_name}"
         names = set(list(inspect.signature(function).parameters)[1:])
@@ -176,57 +180,3 @@ def skill(service: str, *, units: int, seconds: float | None = None,
         return function
 
     return register
-
-
-def declared() -> dict[str, Skill]:
-    """Every skill, importing the service modules that declare them."""
-    from homeloop.sim import services  # noqa: F401  (declares the skills on import)
-
-    return REGISTRY
-
-
-def available(withheld: typing.Iterable[str] = ()) -> list[Skill]:
-    """The skills an agent gets with ``withheld`` services removed, in service order."""
-    gone = set(withheld)
-    unknown = gone - set(SERVICES)
-    if unknown:
-        raise ValueError(f"unknown service(s) {', '.join(sorted(unknown))}; services: {', '.join(SERVICES)}")
-    skills = declared().values()
-    return sorted((s for s in skills if s.service not in gone), key=lambda s: SERVICES.index(s.service))
-
-
-def cost_table() -> str:
-    """The Markdown table of services, skills, units and seconds (docs/skills.md)."""
-    rows = ["| service | tool | units | seconds | what it does |", "|---|---|---|---|---|"]
-    for s in available():
-        rows.append(f"| {s.service} | `{s.tool_name}` | {s.cost_text()} | {s.seconds_text()} | {s.summary} |")
-    return "\n".join(rows)
-
-
-#: The markers docs/skills.md keeps :func:`cost_table` between.
-COST_TABLE_MARKERS = ("<!-- skills-table:start -->", "<!-- skills-table:end -->")
-
-
-def with_cost_table(page: str) -> str:
-    """``page`` (the text of docs/skills.md) with the table between its markers made :func:`cost_table`."""
-    start, end = COST_TABLE_MARKERS
-    if page.count(start) != 1 or page.count(end) != 1 or page.index(start) > page.index(end):
-        raise ValueError(f"the page needs one {start} followed by one {end}")
-    head, rest = page.split(start)
-    tail = rest.split(end)[1]
-    return f"{head}{start}\n{cost_table()}\n{end}{tail}"
-
-
-if __name__ == "__main__":  # python -m homeloop.sim.skills [PAGE]: rewrite the cost table of docs/skills.md
-    import sys
-    from pathlib import Path
-
-    from homeloop.io import write_text
-    from homeloop.sim import skills as declared_here  # the services declare into the imported module
-
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/skills.md")
-    old = target.read_text(encoding="utf-8")
-    new = declared_here.with_cost_table(old)
-    if new != old:
-        write_text(target, new)
-    print(f"{target}: {'table rewritten' if new != old else 'table already matches the skills'}")

@@ -14,7 +14,7 @@ from a renderer (whose id buffer answers the same question exactly), the
 3. Sample points inside the solid are joined to the camera by rays; a ray is
    blocked by walls (footprints minus their openings, full height), by the
    plan's fixtures (counter runs, built-in wardrobes: what
-   :func:`homeloop.navigation.fixture_solids` says they fill, up to their height), by the
+   :func:`homeloop.core.navigation.fixture_solids` says they fill, up to their height), by the
    parts of an opening that are not open (the wall under a sill and over a
    head, and a shut door's leaf; glass lets light through), and by the solids
    of furniture, device bodies, objects and people (Cyrus-Beck clipping
@@ -40,18 +40,22 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable, Iterable, Mapping, Protocol
+from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar, Union, overload
 
 import numpy as np
 import shapely
 from shapely.geometry import Polygon
 from shapely.ops import unary_union
 
-from homeloop.geometry_assets import Box, device_body
-from homeloop.home import Home, polygon_from_rings
-from homeloop.navigation import fixture_solids
+from homeloop.core.catalog import Catalog, ObjectEntry, PersonEntry
+from homeloop.core.geometry_assets import Box, device_body
+from homeloop.core.home import Camera, Home, Pose, polygon_from_rings
+from homeloop.core.navigation import fixture_solids
+from homeloop.sim.dynamics.cooking import Cooking
+from homeloop.sim.dynamics.smoke import Smoke
+from homeloop.sim.dynamics.water import Water
 from homeloop.sim.occlusion import Faces, Occlusion, Prisms
-from homeloop.sim.world import plain_copy
+from homeloop.sim.world import ObjectState, PersonState, World, plain_copy
 
 #: Nearest depth a camera images (m); solids closer than this are clipped.
 NEAR_M = 0.05
@@ -89,6 +93,10 @@ LEAF_KINDS = ("door", "entrance_door", "garage_door")
 # --- the camera ----------------------------------------------------------------------------------------
 
 
+#: What :meth:`Viewpoint.of` takes: a viewpoint, a home camera, or a mapping of the same values.
+ViewLike = Union["Viewpoint", Camera, Mapping[str, Any]]
+
+
 @dataclass(frozen=True)
 class Viewpoint:
     """A pinhole camera: position (m), heading and tilt (rad; negative pitch looks down),
@@ -104,7 +112,7 @@ class Viewpoint:
     height: int
 
     @classmethod
-    def of(cls, view: Any) -> "Viewpoint":
+    def of(cls, view: ViewLike) -> "Viewpoint":
         """A viewpoint from a Viewpoint, a home Camera, or a mapping with x, y, z, yaw, pitch,
         hfov (or hfov_deg) and resolution (or width and height)."""
         if isinstance(view, Viewpoint):
@@ -176,7 +184,7 @@ class Solid:
         return cls(_ccw(ring), z0, z1)
 
     @classmethod
-    def of_box(cls, pose: Any, box: Box) -> "Solid":
+    def of_box(cls, pose: Pose, box: Box) -> "Solid":
         """A box given in a pose's frame (x forward, y left, z up from the pose), placed there."""
         c, s = math.cos(pose.yaw), math.sin(pose.yaw)
         corners = [(box.x0, box.y0), (box.x1, box.y0), (box.x1, box.y1), (box.x0, box.y1)]
@@ -227,16 +235,31 @@ class Solid:
         return _frozen(normal), _frozen(np.einsum("ij,ij->i", normal, self.ring))
 
 
-def _memo(owner: Any, name: str, make: Callable[[], Any]) -> Any:
+_Kept = TypeVar("_Kept")
+
+
+def _memo(owner: object, name: str, make: Callable[[], _Kept]) -> _Kept:
     """``make()`` worked out once and kept on ``owner`` (something that never changes)."""
-    value = owner.__dict__.get(name)
+    value: _Kept | None = owner.__dict__.get(name)
     if value is None:
         value = make()
         object.__setattr__(owner, name, value)
     return value
 
 
-def _frozen(*arrays: np.ndarray) -> Any:
+@overload
+def _frozen(a: np.ndarray, /) -> np.ndarray: ...
+
+
+@overload
+def _frozen(a: np.ndarray, b: np.ndarray, /) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@overload
+def _frozen(a: np.ndarray, b: np.ndarray, c: np.ndarray, /) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+
+
+def _frozen(*arrays: np.ndarray) -> np.ndarray | tuple[np.ndarray, ...]:
     """The arrays made read-only (they are shared), one or a tuple."""
     for a in arrays:
         a.flags.writeable = False
@@ -264,6 +287,10 @@ class Entity:
     hidden_by_none_of: tuple[str, ...] = ()
     head: Solid | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+#: A pixel box (x0, y0, x1, y1), x1 and y1 exclusive.
+PixelBox = tuple[int, int, int, int]
 
 
 @dataclass
@@ -301,7 +328,7 @@ class Frame:
 class Visibility(Protocol):
     """A backend that says what a viewpoint shows (this module's geometry, or a renderer's id buffer)."""
 
-    def frame(self, world: Any, view: Viewpoint, hide: Iterable[str] = ()) -> Frame: ...
+    def frame(self, world: World, view: Viewpoint, hide: Iterable[str] = ()) -> Frame: ...
 
 
 # --- a home's static part, prepared once ---------------------------------------------------------------
@@ -310,13 +337,13 @@ class Visibility(Protocol):
 #: Homes whose static part is kept: an episode reads one home, and the verify stage plays a home's
 #: pairs one after another.
 PREPARED_HOMES = 8
-_PREPARED: "OrderedDict[tuple[int, int], tuple[Home, Any, tuple[Any, ...], _Prepared]]" = OrderedDict()
+_PREPARED: "OrderedDict[tuple[int, int], tuple[Home, Catalog, tuple[object, ...], _Prepared]]" = OrderedDict()
 
 #: Sets of shut doors whose faces are kept per home.
 FACE_SETS_KEPT = 64
 
 
-def _prepared(home: Home, catalog: Any) -> "_Prepared":
+def _prepared(home: Home, catalog: Catalog) -> "_Prepared":
     """The static part of a home, kept while the home and the catalog are the same objects and the
     home's layout reads the same (an edited home is prepared again)."""
     key, signature = (id(home), id(catalog)), _static_signature(home)
@@ -331,7 +358,7 @@ def _prepared(home: Home, catalog: Any) -> "_Prepared":
     return prepared
 
 
-def _static_signature(home: Home) -> tuple[Any, ...]:
+def _static_signature(home: Home) -> tuple[object, ...]:
     """What a home's static part is made from, read cheaply: ids, kinds, poses, heights, first corners."""
     return (home.home_id,
             tuple((r.id, r.floor_height, r.ceiling_height, tuple(r.polygon[0][0]), len(r.polygon[0]))
@@ -350,7 +377,7 @@ class _Prepared:
     bodies as solids, the static entities, and the owner codes given to them (each visibility
     starts from a copy of those)."""
 
-    def __init__(self, home: Home, catalog: Any):
+    def __init__(self, home: Home, catalog: Catalog):
         self.catalog = catalog
         self.codes: dict[str, int] = {}
         openings = home.opening_polygons()
@@ -414,7 +441,7 @@ class _Prepared:
         return out
 
     def _device_entities(self, home: Home) -> list[Entity]:
-        """Each device's body (homeloop.geometry_assets.device_body); a device in a carryable object
+        """Each device's body (homeloop.core.geometry_assets.device_body); a device in a carryable object
         (a soil probe in a pot) lies within the object's solid and moves with it, so the object
         stands for it."""
         out = []
@@ -440,7 +467,7 @@ class GeometricVisibility:
     #: Rays tested at once (bounds the memory of the (rays x occluders) arrays).
     RAY_CHUNK = 1024
 
-    def __init__(self, world: Any):
+    def __init__(self, world: World):
         prepared = _prepared(world.home, world.catalog)
         self._prepared = prepared
         self.catalog = world.catalog
@@ -451,8 +478,8 @@ class GeometricVisibility:
         self.room_grids = prepared.room_grids
         self._furniture_by_id, self._footprints = prepared.furniture_by_id, prepared.footprints
         # the solids of what moves, kept while it stays put: id -> (where it is, solids)
-        self._object_solids: dict[str, tuple[tuple[Any, ...], Solid]] = {}
-        self._person_solids: dict[str, tuple[tuple[Any, ...], tuple[Solid, Solid, str | None]]] = {}
+        self._object_solids: dict[str, tuple[tuple[object, ...], Solid]] = {}
+        self._person_solids: dict[str, tuple[tuple[object, ...], tuple[Solid, Solid, str | None]]] = {}
 
     def code(self, entity_id: str) -> int:
         """A small integer naming a solid (occluder owners are compared as integers)."""
@@ -460,7 +487,7 @@ class GeometricVisibility:
 
     # -- what moves: objects and people
 
-    def _object_entities(self, world: Any) -> list[Entity]:
+    def _object_entities(self, world: World) -> list[Entity]:
         out = []
         yaws = self._prepared.object_yaws
         for o in world.objects.values():
@@ -472,7 +499,7 @@ class GeometricVisibility:
                               (o.id, *self._object_hosts(world, o))))
         return out
 
-    def _object_solid(self, obj: Any, entry: Any, yaw: float) -> Solid:
+    def _object_solid(self, obj: ObjectState, entry: ObjectEntry, yaw: float) -> Solid:
         where = (obj.x, obj.y, obj.z, yaw, obj.catalog_id, lies_tipped(obj))
         kept = self._object_solids.get(obj.id)
         if kept is None or kept[0] != where:
@@ -481,7 +508,7 @@ class GeometricVisibility:
             kept = self._object_solids[obj.id] = (where, solid)
         return kept[1]
 
-    def _object_hosts(self, world: Any, obj: Any) -> tuple[str, ...]:
+    def _object_hosts(self, world: World, obj: ObjectState) -> tuple[str, ...]:
         """The furniture an object lies on, or in when that container is open (then it does not hide it)."""
         place = obj.placement
         if place.kind == "held" or place.furniture is None:
@@ -490,14 +517,14 @@ class GeometricVisibility:
             return (place.furniture,)
         host = self._furniture_by_id.get(place.furniture)
         container = next((c for c in host.containers if c.name == place.name), None) if host else None
-        if container is None or container.opened_by is None:
+        if host is None or container is None or container.opened_by is None:
             return (place.furniture,)
         part = next((p for p in host.parts if p.name == container.opened_by), None)
         state = world.parts.get((host.id, container.opened_by))
         opened = part is not None and state is not None and abs(state - part.range[0]) > 1e-6
         return (place.furniture,) if opened else ()
 
-    def _person_entities(self, world: Any) -> list[Entity]:
+    def _person_entities(self, world: World) -> list[Entity]:
         out = []
         for p in world.people.values():
             if p.room is None:
@@ -510,7 +537,7 @@ class GeometricVisibility:
                               (p.id,) + ((host,) if host else ()), head=head, extra=extra))
         return out
 
-    def _person_solid(self, p: Any, entry: Any) -> tuple[Solid, Solid, str | None]:
+    def _person_solid(self, p: PersonState, entry: PersonEntry | None) -> tuple[Solid, Solid, str | None]:
         """A person's body and head solids, and the furniture they sit or lie on."""
         where = (p.x, p.y, p.yaw, p.posture, p.catalog_id)
         kept = self._person_solids.get(p.id)
@@ -530,14 +557,14 @@ class GeometricVisibility:
                 return fid, max(tops, default=0.0)
         return None, 0.0
 
-    def entities(self, world: Any) -> list[Entity]:
+    def entities(self, world: World) -> list[Entity]:
         """Every entity a frame may show now: furniture, openings, devices and places, then the
         objects and people where they are (the renderer's id buffer names the same entities)."""
         return [*self.static_entities, *self._object_entities(world), *self._person_entities(world)]
 
     # -- a frame
 
-    def frame(self, world: Any, view: Viewpoint, hide: Iterable[str] = ()) -> Frame:
+    def frame(self, world: World, view: Viewpoint, hide: Iterable[str] = ()) -> Frame:
         """The entities a viewpoint shows and the hazards in view (``hide``: entities not shown,
         such as the camera itself)."""
         entities = self.entities(world)
@@ -556,11 +583,11 @@ class GeometricVisibility:
                 continue
             head_seen = None if e.head is None else head.get(i, (0.0, 0.0))[0] * head.get(i, (0.0, 0.0))[1]
             seen.append(Seen(e.kind, e.id, e.label, e.rooms, box, (box[2] - box[0]) * (box[3] - box[1]),
-                             round(in_frame, 4), round(unoccluded, 4), tuple(round(v, 4) for v in e.position),
+                             round(in_frame, 4), round(unoccluded, 4), rounded_position(e.position),
                              None if head_seen is None else round(head_seen, 4), dict(e.extra)))
         return Frame(seen, hazards_in_view(self, world, view, occlusion))
 
-    def _occluders(self, world: Any, view: Viewpoint, entities: list[Entity], hidden: Iterable[str] = (),
+    def _occluders(self, world: World, view: Viewpoint, entities: list[Entity], hidden: Iterable[str] = (),
                    projection: "_Projection | None" = None) -> tuple[Faces, Prisms]:
         """The faces (walls, fixtures, opening pieces, shut leaves) and the solids that may hide something in
         the frame: furniture, objects and people ahead of the camera plane, and the device bodies the
@@ -569,7 +596,9 @@ class GeometricVisibility:
         openings = world.openings
         shut = tuple(oid for oid in self.leaves if oid in openings and not openings[oid].open)
         left_out = {self._codes[h] for h in hidden if h in self._codes}
-        furniture, movable, devices = [], [], []
+        furniture: list[tuple[int, Solid]] = []
+        movable: list[tuple[int, Solid]] = []
+        devices: list[tuple[int, Solid]] = []
         for i, e in enumerate(entities):
             if e.kind == "device" and projection.boxes[i] is not None:
                 devices.append((self.code(e.id), e.solid))
@@ -633,7 +662,7 @@ class _Projection:
               for c, k in ((u, cut_u), (v, cut_v))]
         hi = [np.maximum(np.where(front, c, -np.inf).max(axis=1), np.where(cross, k, -np.inf).max(axis=1))
               for c, k in ((u, cut_u), (v, cut_v))]
-        some = front.any(axis=1)
+        some = np.asarray(front.any(axis=1))
         x0, y0, x1, y1 = (rounding(np.where(some, np.clip(e, 0, size), 0.0)).astype(np.int64).tolist()
                           for e, size, rounding in ((lo[0], view.width, np.floor), (lo[1], view.height, np.floor),
                                                     (hi[0], view.width, np.ceil), (hi[1], view.height, np.ceil)))
@@ -714,21 +743,33 @@ def person_solids(x: float, y: float, yaw: float, posture: str, stature: float, 
             Solid.box(x, y, yaw, HEAD_M, HEAD_M, top - HEAD_M, top))
 
 
-def _object_rooms(world: Any, obj: Any) -> tuple[str, ...]:
+def rounded_position(p: tuple[float, float, float]) -> tuple[float, float, float]:
+    """A position as a frame reports it (to 0.1 mm)."""
+    return round(p[0], 4), round(p[1], 4), round(p[2], 4)
+
+
+def _object_rooms(world: World, obj: ObjectState) -> tuple[str, ...]:
     place = obj.placement
     if place.kind == "held":
-        holder = world.people.get(place.holder) if place.holder != "robot" else world.robot
-        room = getattr(holder, "room", None)
+        room = _holder_room(world, place.holder)
         return (room,) if room else ()
     return (place.room,) if place.room else ()
 
 
-def lies_tipped(obj: Any) -> bool:
+def _holder_room(world: World, holder: str | None) -> str | None:
+    """The room of whoever holds an object (the robot or a person), None if they are not there."""
+    if holder == "robot":
+        return world.robot.room if world.robot is not None else None
+    person = world.people.get(holder) if holder is not None else None
+    return person.room if person is not None else None
+
+
+def lies_tipped(obj: ObjectState) -> bool:
     """Whether an object lies knocked over on its side (a scenario tips it: ``props['tipped']``)."""
     return bool(obj.props.get("tipped"))
 
 
-def rest_matrix(entry: Any, tipped: bool) -> np.ndarray:
+def rest_matrix(entry: ObjectEntry, tipped: bool) -> np.ndarray:
     """How an object rests, in its own frame (x its length, y its width, z up from its base): upright,
     or tipped over onto its side about its length, its top toward -y and its side on the ground,
     centred where it stood. Both visibility backends pose it so (:func:`resting_size`; the renderer)."""
@@ -741,7 +782,7 @@ def rest_matrix(entry: Any, tipped: bool) -> np.ndarray:
     return matrix
 
 
-def resting_size(entry: Any, tipped: bool) -> tuple[float, float, float]:
+def resting_size(entry: ObjectEntry, tipped: bool) -> tuple[float, float, float]:
     """Length, width and height of an object's box as it rests (:func:`rest_matrix`)."""
     d = entry.dimensions
     corners = np.array([(x, y, z, 1.0) for x in (-d.depth / 2, d.depth / 2) for y in (-d.width / 2, d.width / 2)
@@ -770,7 +811,7 @@ def _wall_segments(home: Home, openings: dict[str, Polygon]) -> Faces:
 # --- hazards in view ------------------------------------------------------------------------------------
 
 
-def hazards_in_view(vis: GeometricVisibility, world: Any, view: Viewpoint,
+def hazards_in_view(vis: GeometricVisibility, world: World, view: Viewpoint,
                     occlusion: Occlusion) -> list[dict[str, Any]]:
     """The hazards whose sample points the viewpoint sees: kind (fire, smoke, water), source, rooms,
     and the share of their points seen."""
@@ -789,16 +830,16 @@ def hazards_in_view(vis: GeometricVisibility, world: Any, view: Viewpoint,
     return out
 
 
-def hazard_points(vis: GeometricVisibility, world: Any) -> list[tuple[str, str, tuple[str, ...], np.ndarray]]:
+#: A hazard's sample points: (kind, source, rooms, points (N, 3)).
+HazardPoints = tuple[str, str, tuple[str, ...], np.ndarray]
+
+
+def hazard_points(vis: GeometricVisibility, world: World) -> list[HazardPoints]:
     """Sample points of every hazard now: (kind, source, rooms, points)."""
     return [*_fire_points(world), *_smoke_points(vis, world), *_water_points(vis, world)]
 
 
-def _module(world: Any, name: str) -> Any:
-    return next((m for m in world.modules if m.name == name), None)
-
-
-def _room_grid(vis: GeometricVisibility, world: Any, room_id: str) -> np.ndarray:
+def _room_grid(vis: GeometricVisibility, world: World, room_id: str) -> np.ndarray:
     """Points on a room's floor plan, :data:`HAZARD_GRID_M` apart (cached per room)."""
     grids = vis.room_grids
     if room_id not in grids:
@@ -812,12 +853,12 @@ def _room_grid(vis: GeometricVisibility, world: Any, room_id: str) -> np.ndarray
     return grids[room_id]
 
 
-def _fire_points(world: Any) -> list[tuple[str, str, tuple[str, ...], np.ndarray]]:
+def _fire_points(world: World) -> list[HazardPoints]:
     """Flames over each burning pan."""
-    cooking = _module(world, "cooking")
+    cooking = world.running(Cooking)
     if cooking is None:
         return []
-    out = []
+    out: list[HazardPoints] = []
     for pan in cooking.pans():
         obj = world.objects.get(pan.id)
         if not pan.burning or obj is None:
@@ -829,12 +870,12 @@ def _fire_points(world: Any) -> list[tuple[str, str, tuple[str, ...], np.ndarray
     return out
 
 
-def _smoke_points(vis: GeometricVisibility, world: Any) -> list[tuple[str, str, tuple[str, ...], np.ndarray]]:
+def _smoke_points(vis: GeometricVisibility, world: World) -> list[HazardPoints]:
     """The smoke layer under the ceiling of each room where it is thick enough to see."""
-    smoke = _module(world, "smoke")
+    smoke = world.running(Smoke)
     if smoke is None:
         return []
-    out = []
+    out: list[HazardPoints] = []
     for room in world.home.rooms:
         if smoke.room_density(room.id) < SMOKE_SEEN_DENSITY:
             continue
@@ -846,12 +887,12 @@ def _smoke_points(vis: GeometricVisibility, world: Any) -> list[tuple[str, str, 
     return out
 
 
-def _water_points(vis: GeometricVisibility, world: Any) -> list[tuple[str, str, tuple[str, ...], np.ndarray]]:
+def _water_points(vis: GeometricVisibility, world: World) -> list[HazardPoints]:
     """Water on the floor around each leak or spill, and the spot it comes from."""
-    water = _module(world, "water")
+    water = world.running(Water)
     if water is None:
         return []
-    out = []
+    out: list[HazardPoints] = []
     for source in water.sources():
         if source.litres <= 0.0:
             continue

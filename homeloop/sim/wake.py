@@ -1,7 +1,7 @@
 """Which world events wake the agent for each wake kind a task file names (docs/tasks.md).
 
 The device type that raises each wake kind, and what it must sit on, is
-defined once with the tasks (:data:`homeloop.bench.tasks.WAKE_SOURCES`); this
+defined once with the tasks (:data:`homeloop.sim.task.WAKE_SOURCES`); this
 module adds only the name of the device event (the ``events:`` of the
 device's catalog entry) that counts as the wake. ``message`` is a message
 from a person.
@@ -9,11 +9,11 @@ from a person.
 
 from __future__ import annotations
 
-from homeloop.bench.tasks import WAKE_SOURCES
-from homeloop.home import Home
+from homeloop.core.home import Home
+from homeloop.sim.task import WAKE_SOURCES
 from homeloop.sim.world import Event
 
-#: wake kind -> the device event (catalog/devices.yaml ``events:``) that raises it.
+#: wake kind -> the device event (homeloop/catalog/devices.yaml ``events:``) that raises it.
 WAKE_EVENT_NAMES: dict[str, str] = {
     "smoke_alarm": "smoke_alarm",
     "leak_alarm": "leak_alarm",

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Protocol
+from typing import Any, Iterable, Protocol, TypeVar, cast, overload
 
 import numpy as np
 
-from homeloop.catalog import Catalog, RobotEntry
-from homeloop.home import Home
+from homeloop.core.catalog import Catalog, RobotEntry
+from homeloop.core.home import Home, HomeObject
 
 #: Fixed simulated step (s): docs/episodes.md.
 STEP_S = 0.1
@@ -142,11 +142,17 @@ class DeviceState:
 
 
 class Dynamics(Protocol):
+    """What :meth:`World.advance` steps: a named module with a step and a plain-data snapshot."""
+
     name: str
 
     def step(self, world: "World", dt: float) -> None: ...
 
     def snapshot(self) -> dict[str, Any]: ...
+
+
+#: A dynamics module's class, as :meth:`World.module` and :meth:`World.running` take it.
+_Kind = TypeVar("_Kind", bound=Dynamics)
 
 
 class World:
@@ -212,11 +218,28 @@ class World:
 
     # --- lookup ---------------------------------------------------------------------------------
 
-    def module(self, name: str) -> Any:
+    @overload
+    def module(self, kind: type[_Kind]) -> _Kind: ...
+
+    @overload
+    def module(self, kind: str) -> Dynamics: ...
+
+    def module(self, kind: type[_Kind] | str) -> _Kind | Dynamics:
+        """The dynamics module registered under ``kind``'s name (a class or the name itself)."""
+        name = kind if isinstance(kind, str) else kind.name
         for m in self.modules:
             if m.name == name:
                 return m
         raise KeyError(f"no dynamics module {name!r}; modules: {', '.join(m.name for m in self.modules)}")
+
+    def running(self, kind: type[_Kind]) -> _Kind | None:
+        """The dynamics module of ``kind`` if the world runs it (a partial world may not).
+
+        Modules are found by name, so a stand-in registered under a class's name (a wrapper that
+        times its module's steps and passes on the rest) answers for that class.
+        """
+        found = next((m for m in self.modules if m.name == kind.name), None)
+        return cast(_Kind | None, found)
 
     def add_module(self, module: Dynamics) -> None:
         if any(m.name == module.name for m in self.modules):
@@ -255,7 +278,7 @@ def _robot_snapshot(robot: RobotState) -> dict[str, Any]:
             "head_yaw": robot.head_yaw, "head_pitch": robot.head_pitch, "held": dict(robot.held)}
 
 
-def _object_state(home: Home, obj: Any) -> ObjectState:
+def _object_state(home: Home, obj: HomeObject) -> ObjectState:
     loc = obj.location
     placement = Placement(kind=loc.kind, room=loc.room, furniture=loc.furniture, name=loc.name)
     props: dict[str, Any] = {}
@@ -296,5 +319,12 @@ def distance(a: tuple[float, float], b: tuple[float, float]) -> float:
     return math.hypot(a[0] - b[0], a[1] - b[1])
 
 
-def ids(items: Iterable[Any]) -> list[str]:
+class Identified(Protocol):
+    """Anything with an id (a home's rooms, furniture, devices; the world's states)."""
+
+    @property
+    def id(self) -> str: ...
+
+
+def ids(items: Iterable[Identified]) -> list[str]:
     return [i.id for i in items]

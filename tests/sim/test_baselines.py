@@ -18,11 +18,11 @@ from homeloop.bench import runner
 from homeloop.bench.agents.baselines import BASELINES, RANDOM_CALLS
 from homeloop.bench.baseline_scores import (Passes, baselines_table, played_passes, read_baselines_table,
                                             routes_without_robot, with_baselines_table)
-from homeloop.bench.tasks import load_tasks
-from homeloop.home import Home
+from homeloop.sim.task import load_tasks
+from homeloop.core.home import Home
 from homeloop.sim.episode import DEFAULT_ROBOT
 from homeloop.sim.services.messaging import EMERGENCY_CONTACT
-from homeloop.sim.skills import available
+from homeloop.sim.services import available
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SEEDS = (0, 1)

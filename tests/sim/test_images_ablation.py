@@ -21,7 +21,7 @@ from homeloop.bench import runner
 from homeloop.bench.monitor import Monitor
 from homeloop.bench.records import read_record, record_path
 from homeloop.bench.scoring import outcomes_from_records
-from homeloop.bench.tasks import load_tasks
+from homeloop.sim.task import load_tasks
 from homeloop.sim.episode import DEFAULT_ROBOT, Episode
 from homeloop.sim.render import materials, rendering
 from homeloop.sim.render.renderer import Renderer

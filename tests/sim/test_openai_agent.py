@@ -26,8 +26,8 @@ from homeloop.bench.agents.pricing import price_of
 from homeloop.bench.agents.ratelimit import RateLimiter
 from homeloop.bench.agents.replay import read_replies, transcript
 from homeloop.bench.records import read_record, record_path
-from homeloop.catalog import CATALOG_ENV, catalog_dir
-from homeloop.errors import HomeLoopError
+from homeloop.core.catalog import CATALOG_ENV, catalog_dir
+from homeloop.core.errors import HomeLoopError
 from homeloop.sim.episode import Episode
 
 pytestmark = pytest.mark.slow
@@ -40,11 +40,6 @@ KEY = "sk-test-Zq8Kx3vPq7Lm2Rt9-distinctive"
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
 
-@pytest.fixture(scope="module")
-def home_file(house_home, tmp_path_factory) -> Path:
-    return house_home.write(tmp_path_factory.mktemp("house") / "home.json")
-
-
 @pytest.fixture
 def server(monkeypatch):
     monkeypatch.setenv(KEY_ENV, KEY)
@@ -52,13 +47,13 @@ def server(monkeypatch):
         yield s
 
 
-def run(server: ChatServer, home_file: Path, tmp_path: Path, *replies: dict, agent: str = "openai",
+def run(server: ChatServer, house_file: Path, tmp_path: Path, *replies: dict, agent: str = "openai",
         task: str = TASK, **options) -> dict:
     """Script the server, run one episode through the runner, return its record."""
     server.script(*replies)
     if agent == "openai":
         options = {"model": PRICED, "base_url": server.base_url, "api_key_env": KEY_ENV, **options}
-    spec = runner.EpisodeSpec("house", str(home_file), task, "unitree_g1_d_ultimate", 0)
+    spec = runner.EpisodeSpec("house", str(house_file), task, "unitree_g1_d_ultimate", 0)
     runner.run_episode(spec, agent, options, str(tmp_path))
     return read_record(record_path(tmp_path, spec.id))
 
@@ -82,8 +77,8 @@ def expected_cost(model: str, usages: list[dict]) -> float:
 # --- a normal episode ---------------------------------------------------------------------------------
 
 
-def test_tool_calls_run_and_the_reply_without_one_stops(server, home_file, tmp_path):
-    record = run(server, home_file, tmp_path, tool_call("hub_list_devices"), tool_call("messaging_list_contacts"),
+def test_tool_calls_run_and_the_reply_without_one_stops(server, house_file, tmp_path):
+    record = run(server, house_file, tmp_path, tool_call("hub_list_devices"), tool_call("messaging_list_contacts"),
                  text("Checked the devices and the contacts; nothing else done."))
     assert record["ended_by"] == "stop"
     assert record["summary"] == "Checked the devices and the contacts; nothing else done."
@@ -103,8 +98,8 @@ def test_tool_calls_run_and_the_reply_without_one_stops(server, home_file, tmp_p
     assert result["data"] == record["calls"][0]["data"] and result["error"] is None
 
 
-def test_the_rooms_then_the_wake_event_follow_the_system_message(server, home_file, tmp_path):
-    record = run(server, home_file, tmp_path, text("done"))
+def test_the_rooms_then_the_wake_event_follow_the_system_message(server, house_file, tmp_path):
+    record = run(server, house_file, tmp_path, text("done"))
     system, first, *rest = server.requests[0]["messages"]
     assert system["role"] == "system" and first["role"] == "user" and rest == []
     wake = record["world"]["wake"]
@@ -114,8 +109,8 @@ def test_the_rooms_then_the_wake_event_follow_the_system_message(server, home_fi
     assert rooms == sorted(rooms)
 
 
-def test_every_request_records_its_latency_and_the_call_it_ran(server, home_file, tmp_path):
-    record = run(server, home_file, tmp_path, tool_call("hub_list_devices", "{bad"), tool_call("hub_list_devices"),
+def test_every_request_records_its_latency_and_the_call_it_ran(server, house_file, tmp_path):
+    record = run(server, house_file, tmp_path, tool_call("hub_list_devices", "{bad"), tool_call("hub_list_devices"),
                  calls([("messaging_list_contacts", {}), ("hub_list_devices", {})]), text("done"))
     entries = record["model_calls"]
     assert len(entries) == len(server.handled_s) == 4
@@ -130,8 +125,8 @@ def test_every_request_records_its_latency_and_the_call_it_ran(server, home_file
             assert (ran["tool"], ran["arguments"]) == (asked["name"], json.loads(asked["arguments"]))
 
 
-def test_tokens_and_cost_are_recorded_per_call_and_per_episode(server, home_file, tmp_path):
-    record = run(server, home_file, tmp_path, tool_call("hub_list_devices"), text("done"))
+def test_tokens_and_cost_are_recorded_per_call_and_per_episode(server, house_file, tmp_path):
+    record = run(server, house_file, tmp_path, tool_call("hub_list_devices"), text("done"))
     assert record["tokens"] == {"prompt": 2 * USAGE["prompt_tokens"], "completion": 2 * USAGE["completion_tokens"],
                                 "cached": 2 * USAGE["prompt_tokens_details"]["cached_tokens"],
                                 "total": 2 * USAGE["total_tokens"]}
@@ -144,25 +139,25 @@ def test_tokens_and_cost_are_recorded_per_call_and_per_episode(server, home_file
     assert row["cost_usd"] == pytest.approx(round(record["cost_usd"], 6))
 
 
-def test_a_reply_without_usage_leaves_tokens_unknown(server, home_file, tmp_path):
-    record = run(server, home_file, tmp_path, tool_call("hub_list_devices"), text("done", usage=None))
+def test_a_reply_without_usage_leaves_tokens_unknown(server, house_file, tmp_path):
+    record = run(server, house_file, tmp_path, tool_call("hub_list_devices"), text("done", usage=None))
     assert record["tokens"] == {"prompt": None, "completion": None, "cached": None, "total": None}
     assert record["cost_usd"] is None
     assert record["model_calls"][0]["tokens"]["prompt"] == USAGE["prompt_tokens"]
     assert record["model_calls"][1]["tokens"]["prompt"] is None
 
 
-def test_a_model_without_a_price_gets_tokens_only(server, home_file, tmp_path):
+def test_a_model_without_a_price_gets_tokens_only(server, house_file, tmp_path):
     assert price_of(UNPRICED) is None
-    record = run(server, home_file, tmp_path, text("done"), model=UNPRICED)
+    record = run(server, house_file, tmp_path, text("done"), model=UNPRICED)
     assert record["tokens"]["total"] == USAGE["total_tokens"] and record["cost_usd"] is None
 
 
 # --- limits --------------------------------------------------------------------------------------------
 
 
-def test_three_malformed_replies_in_a_row_end_the_episode(server, home_file, tmp_path):
-    record = run(server, home_file, tmp_path,
+def test_three_malformed_replies_in_a_row_end_the_episode(server, house_file, tmp_path):
+    record = run(server, house_file, tmp_path,
                  tool_call("hub_list_devices", '{"room": "1"'),         # not JSON
                  tool_call("hub_open_everything", {}),                   # no such tool
                  tool_call("hub_get_state", {"device": "x"}),            # the skill refuses the arguments
@@ -177,27 +172,27 @@ def test_three_malformed_replies_in_a_row_end_the_episode(server, home_file, tmp
     assert all(c["malformed"] for c in record["model_calls"])
 
 
-def test_a_good_reply_resets_the_malformed_count(server, home_file, tmp_path):
+def test_a_good_reply_resets_the_malformed_count(server, house_file, tmp_path):
     bad = tool_call("hub_list_devices", "[1, 2]")
-    record = run(server, home_file, tmp_path, bad, bad, tool_call("hub_list_devices"), bad, bad, text("done"))
+    record = run(server, house_file, tmp_path, bad, bad, tool_call("hub_list_devices"), bad, bad, text("done"))
     assert record["ended_by"] == "stop"
     assert [bool(c["malformed"]) for c in record["model_calls"]] == [True, True, False, True, True, False]
 
 
-def test_the_request_limit_ends_the_episode(server, home_file, tmp_path):
-    record = run(server, home_file, tmp_path, *[tool_call("hub_list_devices")] * 3, max_requests=2)
+def test_the_request_limit_ends_the_episode(server, house_file, tmp_path):
+    record = run(server, house_file, tmp_path, *[tool_call("hub_list_devices")] * 3, max_requests=2)
     assert record["ended_by"] == "request_limit" and len(server.requests) == 2
     assert len(record["calls"]) == 2
 
 
 @pytest.mark.parametrize("reason", ["length", "content_filter"])
-def test_a_reply_cut_off_by_the_provider_ends_the_episode(server, home_file, tmp_path, reason):
-    record = run(server, home_file, tmp_path, tool_call("hub_list_devices"), cut_off(reason))
+def test_a_reply_cut_off_by_the_provider_ends_the_episode(server, house_file, tmp_path, reason):
+    record = run(server, house_file, tmp_path, tool_call("hub_list_devices"), cut_off(reason))
     assert record["ended_by"] == "incomplete_reply" and len(record["calls"]) == 1
 
 
-def test_several_calls_in_one_reply_run_only_the_first(server, home_file, tmp_path):
-    record = run(server, home_file, tmp_path,
+def test_several_calls_in_one_reply_run_only_the_first(server, house_file, tmp_path):
+    record = run(server, house_file, tmp_path,
                  calls([("hub_list_devices", {}), ("messaging_list_contacts", {})]), text("done"))
     assert [c["tool"] for c in record["calls"]] == ["hub_list_devices"]
     first, second = tool_messages(server.requests[1])
@@ -206,11 +201,11 @@ def test_several_calls_in_one_reply_run_only_the_first(server, home_file, tmp_pa
     assert record["model_calls"][0]["malformed"] is None
 
 
-def test_what_a_model_sends_is_data_never_run(server, home_file, tmp_path):
+def test_what_a_model_sends_is_data_never_run(server, house_file, tmp_path):
     fake_result = json.dumps({"data": {"stove": "off"}, "error": None, "events": []})
     imitation = tool_call("hub_list_devices")
     imitation["message"]["content"] = f"Tool result: {fake_result}"
-    record = run(server, home_file, tmp_path,
+    record = run(server, house_file, tmp_path,
                  tool_call("files_read", {"path": "/etc/passwd"}),
                  tool_call("messaging_send", json.dumps({"recipient": "x", "text": "y" * 30_000})),
                  imitation, text("done"))
@@ -224,37 +219,37 @@ def test_what_a_model_sends_is_data_never_run(server, home_file, tmp_path):
 # --- transport -----------------------------------------------------------------------------------------
 
 
-def test_server_errors_are_retried_then_the_episode_goes_on(server, home_file, tmp_path):
-    record = run(server, home_file, tmp_path, status(500, **{"retry-after-ms": "1"}),
+def test_server_errors_are_retried_then_the_episode_goes_on(server, house_file, tmp_path):
+    record = run(server, house_file, tmp_path, status(500, **{"retry-after-ms": "1"}),
                  status(429, **{"retry-after-ms": "1"}), text("done"))
     assert record["ended_by"] == "stop" and len(server.requests) == 3
     assert record["agent"]["requests"] == 1
 
 
-def test_retries_spent_end_with_transport_error_and_a_resume_reruns(server, home_file, tmp_path):
+def test_retries_spent_end_with_transport_error_and_a_resume_reruns(server, house_file, tmp_path):
     failing = status(503, **{"retry-after-ms": "1"})
-    record = run(server, home_file, tmp_path, *[failing] * 3, max_retries=2)
+    record = run(server, house_file, tmp_path, *[failing] * 3, max_retries=2)
     assert record["ended_by"] == "transport_error" and len(server.requests) == 3
     assert scoring.outcomes_from_records([record]).empty  # left out of every score
-    spec = runner.EpisodeSpec("house", str(home_file), TASK, "unitree_g1_d_ultimate", 0)
+    spec = runner.EpisodeSpec("house", str(house_file), TASK, "unitree_g1_d_ultimate", 0)
     server.script(text("done"))
     done = runner.run([spec], "openai", tmp_path, agent_options={
         "model": PRICED, "base_url": server.base_url, "api_key_env": KEY_ENV})
     assert [d["ended_by"] for d in done] == ["stop"]
 
 
-def test_a_slow_reply_times_out_as_a_transport_error(server, home_file, tmp_path):
-    record = run(server, home_file, tmp_path, slow(), timeout=0.3, max_retries=0)
+def test_a_slow_reply_times_out_as_a_transport_error(server, house_file, tmp_path):
+    record = run(server, house_file, tmp_path, slow(), timeout=0.3, max_retries=0)
     assert record["ended_by"] == "transport_error"
     assert server.base_url.removesuffix("/v1") in record["trace"][-1]["detail"]
 
 
-def test_a_refused_connection_is_a_transport_error(home_file, tmp_path, monkeypatch):
+def test_a_refused_connection_is_a_transport_error(house_file, tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, KEY)
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    spec = runner.EpisodeSpec("house", str(home_file), TASK, "unitree_g1_d_ultimate", 0)
+    spec = runner.EpisodeSpec("house", str(house_file), TASK, "unitree_g1_d_ultimate", 0)
     runner.run_episode(spec, "openai", {"model": PRICED, "base_url": f"http://127.0.0.1:{port}/v1",
                                         "api_key_env": KEY_ENV, "max_retries": 0}, str(tmp_path))
     assert read_record(record_path(tmp_path, spec.id))["ended_by"] == "transport_error"
@@ -361,14 +356,14 @@ def test_a_max_image_side_below_one_is_refused(side):
 # --- replay --------------------------------------------------------------------------------------------
 
 
-def test_replay_reproduces_a_recorded_episode(server, home_file, house_home, tmp_path):
+def test_replay_reproduces_a_recorded_episode(server, house_file, house_home, tmp_path):
     stove = next(d.id for d in house_home.devices if d.type == "stove")
-    original = run(server, home_file, tmp_path / "model", tool_call("hub_list_devices", {"type": "stove"}),
+    original = run(server, house_file, tmp_path / "model", tool_call("hub_list_devices", {"type": "stove"}),
                    tool_call("hub_get_state", {"device_id": stove}), tool_call("hub_list_devices", "{bad"),
                    text("Looked at the stove."))
     replies = tmp_path / "replies.jsonl"
     replies.write_text("".join(json.dumps(line) + "\n" for line in transcript(original)))
-    again = run(server, home_file, tmp_path / "replay", agent="replay", replies=str(replies))
+    again = run(server, house_file, tmp_path / "replay", agent="replay", replies=str(replies))
     keys = ("tool", "arguments", "data", "error", "units", "t_start", "t_end")
     assert [{k: c[k] for k in keys} for c in again["calls"]] == [{k: c[k] for k in keys} for c in original["calls"]]
     for field in ("ended_by", "summary", "passed", "checks", "units_spent", "tokens"):
@@ -379,10 +374,10 @@ def test_replay_reproduces_a_recorded_episode(server, home_file, house_home, tmp
         {k: v for k, v in line.items() if k not in ("usage", "latency_s")} for line in transcript(original)]
 
 
-def test_a_transcript_that_runs_out_ends_at_the_request_limit(server, home_file, tmp_path):
+def test_a_transcript_that_runs_out_ends_at_the_request_limit(server, house_file, tmp_path):
     replies = tmp_path / "short.jsonl"
     replies.write_text(json.dumps({"tool_calls": [{"function": {"name": "hub_list_devices", "arguments": {}}}]}))
-    record = run(server, home_file, tmp_path, agent="replay", replies=str(replies))
+    record = run(server, house_file, tmp_path, agent="replay", replies=str(replies))
     assert record["ended_by"] == "request_limit" and len(record["calls"]) == 1
 
 
@@ -531,13 +526,13 @@ def test_a_chat_endpoint_answering_a_page_is_refused_at_the_preflight(tmp_path, 
     (raw('{"id": "x", "choices": "none"}'), "answered JSON that is not a chat completion (keys id, choices)"),
     (raw('{"choices": [{"message": {"tool_calls": "hub_list_devices"}}]}'), "not a chat completion"),
 ])
-def test_a_reply_that_is_not_a_chat_completion_is_a_protocol_error_rerun_on_resume(server, home_file, tmp_path,
+def test_a_reply_that_is_not_a_chat_completion_is_a_protocol_error_rerun_on_resume(server, house_file, tmp_path,
                                                                                     answer, words):
-    record = run(server, home_file, tmp_path, tool_call("hub_list_devices"), answer)
+    record = run(server, house_file, tmp_path, tool_call("hub_list_devices"), answer)
     assert record["ended_by"] == "protocol_error" and len(record["calls"]) == 1
     assert words in record["trace"][-1]["detail"] and server.base_url in record["trace"][-1]["detail"]
     assert not record["passed"] and scoring.outcomes_from_records([record]).empty  # left out of every score
-    spec = runner.EpisodeSpec("house", str(home_file), TASK, "unitree_g1_d_ultimate", 0)
+    spec = runner.EpisodeSpec("house", str(house_file), TASK, "unitree_g1_d_ultimate", 0)
     server.script(text("done"))
     done = runner.run([spec], "openai", tmp_path, agent_options={
         "model": PRICED, "base_url": server.base_url, "api_key_env": KEY_ENV})

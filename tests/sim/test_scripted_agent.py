@@ -20,7 +20,7 @@ from homeloop.bench import runner
 from homeloop.bench.agents import make_agent
 from homeloop.bench.agents.scripted import PLANS
 from homeloop.bench.records import read_record, read_records, record_path
-from homeloop.bench.tasks import load_tasks
+from homeloop.sim.task import load_tasks
 from homeloop.sim.episode import DEFAULT_ROBOT, Episode
 
 TASKS = sorted(load_tasks())
@@ -71,11 +71,6 @@ STILL_SOLVABLE: dict[tuple[str, ...], set[str]] = {
     ("robot",): {"doorbell_false_alarm", "handle_smoke_alarm", "kitchen_fire_emergency",
                  "kitchen_fire_with_delivery", "respond_to_intruder"},
 }
-
-
-@pytest.fixture(scope="module")
-def house_file(house_home, tmp_path_factory) -> Path:
-    return house_home.write(tmp_path_factory.mktemp("house") / "home.json")
 
 
 @pytest.fixture(scope="module")
@@ -190,8 +185,8 @@ def test_a_thing_hidden_from_where_the_robot_arrives_is_looked_for_from_closer(h
     """A shelf between the kitchen's middle and the watering can on its floor hides the can from where
     the robot arrives and from all round there: the agent walks up to the can by turns and straight
     moves and finds it; without that walk the task fails."""
-    from homeloop.bench.agents.scripted import Household
-    from homeloop.home import Pose, furniture_from_catalog
+    from homeloop.bench.agents.scripted import RobotRoutines
+    from homeloop.core.home import Pose, furniture_from_catalog
 
     can = next(o for o in house_home.objects if o.semantic_class == "watering_can")
     shelf = furniture_from_catalog(catalog.furniture["storage_shelf"], "storage_shelf_9", can.location.room,
@@ -203,7 +198,7 @@ def test_a_thing_hidden_from_where_the_robot_arrives_is_looked_for_from_closer(h
     calls = [c["tool"] for c in found.episode.trace if c.get("kind") == "call"]
     assert in_order(["robot_navigate_to", "robot_scan", "robot_move", "robot_capture", "robot_approach",
                      "robot_pick"], calls)
-    monkeypatch.setattr(Household, "look_closer", lambda self, thing: None)
+    monkeypatch.setattr(RobotRoutines, "look_closer", lambda self, thing: None)
     hidden = runner.play(home, "water_the_plants", DEFAULT_ROBOT, 0, runner.Flags(images=False), "scripted", {})
     assert not hidden.passed
 

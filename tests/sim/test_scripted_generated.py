@@ -14,7 +14,7 @@ TASKS = ("bring_in_package", "answer_delivery", "doorbell_false_alarm", "close_u
 
 @pytest.mark.parametrize("task", TASKS)
 def test_tasks_pass_in_generated_homes_where_they_apply(task, generated_homes, catalog):
-    from homeloop.bench.tasks import load_tasks
+    from homeloop.sim.task import load_tasks
     from homeloop.pipeline.applicability import screen
 
     robot, spec = catalog.robots["unitree_g1_d_ultimate"], load_tasks()[task]

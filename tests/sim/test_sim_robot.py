@@ -13,14 +13,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shapely import Point
 
-from homeloop.home import polygon_from_rings
-from homeloop.navigation import PASSABLE_KINDS, free_floor
+from homeloop.core.home import polygon_from_rings
+from homeloop.core.navigation import PASSABLE_KINDS, free_floor
 from homeloop.sim import robot as rb
 from homeloop.sim.dynamics.robot_motion import RobotMotion
 from homeloop.sim.episode import DEFAULT_ROBOT, Episode
-from homeloop.sim.robot import DOOR_OPEN_S, INDOOR_MAX_SPEED, NoPath, plan_path, room_spot
-from homeloop.sim.services import robot as skills
-from homeloop.sim.skills import REGISTRY, declared
+from homeloop.sim.robot.floor import NoPath, room_spot
+from homeloop.sim.robot.kinematics import DOOR_OPEN_S, INDOOR_MAX_SPEED
+from homeloop.sim.robot.routes import plan_path
+from homeloop.sim.services import robot_skills as skills
+from homeloop.sim.services import declared
+from homeloop.sim.skills import REGISTRY
 from homeloop.sim.world import STEP_S, ObjectState, PersonState, Placement, World
 
 TASK = "water_the_plants"
@@ -201,7 +204,7 @@ def _with_an_island(house_home, width: float):
     largest stretch of free floor, made once."""
     from shapely.ops import polylabel
 
-    from homeloop.home import Fixture, rings_from_polygon
+    from homeloop.core.home import Fixture, rings_from_polygon
 
     if id(house_home) not in _ISLANDS:
         home = house_home.model_copy(deep=True)
@@ -441,7 +444,7 @@ def test_a_window_the_robot_approached_is_closed_from_where_it_stands(house_home
                 assert "cannot stand close enough" in reached.error
                 continue
             robot = world.robot
-            gap = shapely.distance(Point(robot.x, robot.y), rb.polygon_from_rings(window.polygon))
+            gap = shapely.distance(Point(robot.x, robot.y), polygon_from_rings(window.polygon))
             assert gap >= robot.body.clearance_width / 2, (home.home_id, window.id)
             assert not ok(ep.call("robot_close", target=f"opening:{window.id}"))["open"]
             closed += 1

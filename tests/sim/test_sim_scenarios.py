@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely import Point
 
-from homeloop.bench.tasks import TASKS_DIR, TaskFileError, load_tasks, read_task
-from homeloop.home import Home, polygon_from_rings
+from homeloop.sim.task import TASKS_DIR, TaskFileError, load_tasks, read_task
+from homeloop.core.home import Home, polygon_from_rings
 from homeloop.sim.dynamics.people import (
     INTRUDER_LINGER_S,
     INTRUDER_REACTION_S,

@@ -216,7 +216,7 @@ def test_an_object_that_moves_is_seen_where_it_is_now(house_home):
 def _behind_a_fixture(home, k: int, angle: float, rise: float):
     """A camera and a floor point on either side of one of the home's fixtures, through its middle:
     the camera ``rise`` of the way up the fixture's height, both a little off its sides."""
-    from homeloop.home import polygon_from_rings
+    from homeloop.core.home import polygon_from_rings
 
     x = home.fixtures[k % len(home.fixtures)]
     poly = polygon_from_rings(x.polygon)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-#: The catalog's robot bodies (catalog/robots.yaml) and where Isaac Sim finds them.
+#: The catalog's robot bodies (homeloop/catalog/robots.yaml) and where Isaac Sim finds them.
 #:
 #: ``library``: a path under the Isaac Sim asset root (``get_assets_root_path()``,
 #: e.g. the Nucleus or S3 asset server of your Isaac Sim release); ``None`` where

@@ -6,25 +6,20 @@ makes calls with ``episode.call(tool, arguments)`` and ends with
 ``episode.stop(summary)`` (or ``episode.end(reason)`` when a limit of its own
 is reached). The world pauses while it thinks: simulated time passes only
 inside calls. Agents that talk to a model report ``usage`` (tokens, cost).
+The agent modules file themselves by name in :mod:`homeloop.bench.agents.registry`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
-#: name -> factory(options) -> agent; filled by the agent modules.
-AGENTS: dict[str, Callable[..., Any]] = {}
+from homeloop.bench.agents.protocol import Agent
+from homeloop.bench.agents.registry import AGENTS
 
-
-def register(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def add(factory: Callable[..., Any]) -> Callable[..., Any]:
-        AGENTS[name] = factory
-        return factory
-
-    return add
+__all__ = ["AGENTS", "Agent", "make_agent"]
 
 
-def make_agent(name: str, **options: Any) -> Any:
+def make_agent(name: str, **options: Any) -> Agent:
     """The agent called ``name``; an unknown name gets an error listing the known ones."""
     from homeloop.bench.agents import baselines, openai_agent, replay, scripted  # noqa: F401  (they register themselves)
 

@@ -17,17 +17,23 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from homeloop.bench.agents import register
+from homeloop.bench.agents.registry import register
 from homeloop.sim.services.messaging import EMERGENCY_CONTACT as EMERGENCY
 from homeloop.sim.services.messaging import EMERGENCY_UNITS, MAX_TEXT
+
+if TYPE_CHECKING:
+    from homeloop.sim.episode import Episode
 
 #: The baselines, in the order docs/scores.md lists them.
 BASELINES = ("do-nothing", "over-reactor", "passive-looker", "dismisser", "random")
 
 #: The most calls the random agent makes in an episode.
 RANDOM_CALLS = 40
+
+#: What a device field accepts, as the hub lists it: its choices, or a number type with a range.
+Accepts = list[Any] | dict[str, Any]
 
 #: The random agent's draws for numeric arguments: (low, high), within what each skill accepts
 #: (docs/skills.md); a wait is short so that the calls, not the clock, use up the episode.
@@ -38,22 +44,22 @@ class _Baseline:
     """What every baseline shares: no model, no usage."""
 
     name = ""
-    model = None
+    model: str | None = None
 
     def __init__(self, **_: Any):
-        self.usage = None
+        self.usage: dict[str, Any] | None = None
 
 
-def _offered(episode: Any) -> set[str]:
+def _offered(episode: Episode) -> set[str]:
     return {t["function"]["name"] for t in episode.tools()}
 
 
-def _alert(episode: Any) -> str:
+def _alert(episode: Episode) -> str:
     event = episode.wake["event"]
     return f"{event['kind']} from {event['source']}"
 
 
-def _tell_residents(episode: Any, text: str) -> list[str]:
+def _tell_residents(episode: Episode, text: str) -> list[str]:
     """Message every resident the contact list names; returns their ids (none without messaging)."""
     if "messaging_list_contacts" not in _offered(episode):
         return []
@@ -68,7 +74,7 @@ def _tell_residents(episode: Any, text: str) -> list[str]:
 class DoNothing(_Baseline):
     name = "do-nothing"
 
-    def run(self, episode: Any) -> None:
+    def run(self, episode: Episode) -> None:
         episode.stop("I did nothing.")
 
 
@@ -76,7 +82,7 @@ class DoNothing(_Baseline):
 class OverReactor(_Baseline):
     name = "over-reactor"
 
-    def run(self, episode: Any) -> None:
+    def run(self, episode: Episode) -> None:
         event = episode.wake["event"]
         episode.call("messaging_send", {"recipient": EMERGENCY,
                                         "text": f"Alert at home: {event['kind']} from {event['source']}. Please come."})
@@ -87,9 +93,9 @@ class OverReactor(_Baseline):
 class PassiveLooker(_Baseline):
     name = "passive-looker"
 
-    def run(self, episode: Any) -> None:
+    def run(self, episode: Episode) -> None:
         offered = _offered(episode)
-        seen = []
+        seen: list[str] = []
         if "cameras_list_cameras" in offered:
             cameras = (episode.call("cameras_list_cameras").data or {}).get("cameras", [])
             seen = [self._look(episode, camera, offered) for camera in cameras]
@@ -99,7 +105,7 @@ class PassiveLooker(_Baseline):
         episode.stop(f"I looked through {len(seen)} house cameras and told {', '.join(told) or 'nobody'}.")
 
     @staticmethod
-    def _look(episode: Any, camera: dict[str, Any], offered: set[str]) -> str:
+    def _look(episode: Episode, camera: dict[str, Any], offered: set[str]) -> str:
         """One camera's capture as the perception skills describe it, in a few words."""
         where = f"{camera['id']} ({camera.get('room_name') or camera.get('room')})"
         shot = episode.call("cameras_capture", {"camera_id": camera["id"]})
@@ -121,7 +127,7 @@ class PassiveLooker(_Baseline):
 class Dismisser(_Baseline):
     name = "dismisser"
 
-    def run(self, episode: Any) -> None:
+    def run(self, episode: Episode) -> None:
         told = _tell_residents(episode, f"The {_alert(episode)} is a false alarm; there is nothing to worry about.")
         episode.stop(f"I told {', '.join(told) or 'nobody'} that the alert is a false alarm.")
 
@@ -133,7 +139,7 @@ class RandomCaller(_Baseline):
 
     name = "random"
 
-    def run(self, episode: Any) -> None:
+    def run(self, episode: Episode) -> None:
         rng = random.Random(f"random-agent/{episode.seed}")
         known = _Known(rooms=[r["id"] for r in episode.wake["rooms"]])
         schemas = {t["function"]["name"]: t["function"]["parameters"] for t in episode.tools()}
@@ -155,9 +161,9 @@ class _Known:
     def __init__(self, rooms: list[str]):
         self.ids: dict[str, list[str]] = {"room": rooms, "camera_id": [], "capture_id": [], "target": [],
                                           "recipient": [], "device_id": []}
-        self.fields: dict[str, dict[str, Any]] = {}  # device id -> its settable fields and what they accept
+        self.fields: dict[str, dict[str, Accepts]] = {}  # device id -> its settable fields and what they accept
 
-    def learn(self, data: Any) -> None:
+    def learn(self, data: object) -> None:
         """Take the ids a result names: devices, cameras, contacts, captures, detections."""
         if isinstance(data, list):
             for item in data:
@@ -196,7 +202,7 @@ class _Known:
             args[name] = draw
         return args
 
-    def _draw(self, name: str, rng: random.Random) -> Any:
+    def _draw(self, name: str, rng: random.Random) -> float | str | None:
         if name in RANDOM_RANGES:
             return round(rng.uniform(*RANDOM_RANGES[name]), 1)
         if name == "text":
@@ -214,14 +220,14 @@ class _Known:
         return {"device_id": device, "field": field, "value": _accepted(accepts, rng)}
 
 
-def _drawable(accepts: Any) -> bool:
+def _drawable(accepts: Accepts) -> bool:
     """Whether a field's accepted values can be drawn: a list of choices, or a bounded number."""
     if isinstance(accepts, list):
         return bool(accepts)
     return accepts.get("type") in ("int", "float") and "min" in accepts and "max" in accepts
 
 
-def _accepted(accepts: Any, rng: random.Random) -> Any:
+def _accepted(accepts: Accepts, rng: random.Random) -> Any:
     """A value a field accepts, as the hub lists it: one of its choices, or a number in its range."""
     if isinstance(accepts, list):
         return rng.choice(accepts)

@@ -38,12 +38,17 @@ import json
 import re
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image, UnidentifiedImageError
 
-from homeloop.bench.agents.pricing import Tally
+from homeloop.bench.agents.pricing import Price, Tally
+from homeloop.bench.agents.prompts import DEFAULT_PROMPT as DEFAULT_PROMPT
+from homeloop.bench.agents.prompts import PROMPTS as PROMPTS
 from homeloop.sim.skills import SkillError
+
+if TYPE_CHECKING:
+    from homeloop.sim.episode import Episode
 
 #: Malformed replies in a row that end an episode.
 MALFORMED_LIMIT = 3
@@ -61,13 +66,6 @@ IMAGE_MODES = ("tool", "user")
 
 ONE_AT_A_TIME = ("not carried out: send one tool call per reply. Only the first call of your last reply "
                  "ran; send this one again after reading that result.")
-
-#: Role prompts by name (docs/agents.md): each is role_prompt.md, with the guidance of the file named
-#: put in at its ``<!-- additions -->`` line. ``paper`` is the paper's prompt; ``calibrated`` adds hints
-#: on judging alarms, an ablation (prompt changes can calibrate over-reaction).
-PROMPTS: dict[str, str | None] = {"paper": None, "calibrated": "role_prompt_calibrated.md"}
-
-DEFAULT_PROMPT = "paper"
 
 _ADDITIONS = "<!-- additions -->\n"
 
@@ -94,7 +92,7 @@ class Reply:
     content: str | None
     tool_calls: tuple[ToolCall, ...]
     finish_reason: str | None
-    usage: Any = None  # the reply's usage (SDK object or dict), None when the endpoint gave none
+    usage: object = None  # the reply's usage (SDK object or dict), None when the endpoint gave none
     latency_s: float | None = None  # wall seconds from sending the request to having this reply
 
     def as_dict(self) -> dict[str, Any]:
@@ -158,12 +156,12 @@ class Conversation:
     max_image_side: int | None = None  # longest side of an image as sent (None: as captured)
 
     @classmethod
-    def start(cls, episode: Any, prompt: str = DEFAULT_PROMPT, max_image_side: int | None = None) -> "Conversation":
+    def start(cls, episode: Episode, prompt: str = DEFAULT_PROMPT, max_image_side: int | None = None) -> Conversation:
         return cls([{"role": "system", "content": role_prompt(episode.images, prompt)},
                     {"role": "user", "content": wake_message(episode.wake)}], max_image_side=max_image_side)
 
     def add_reply(self, reply: Reply) -> None:
-        message = {"role": "assistant", "content": reply.content}
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
             message["tool_calls"] = reply.as_dict()["tool_calls"]
         self.turns.append((message, []))
@@ -213,7 +211,7 @@ def _take_images(value: Any, found: list[tuple[str, str]], max_side: int | None)
         return [_take_images(v, found, max_side) for v in value]
     if not isinstance(value, dict):
         return value
-    out = {}
+    out: dict[str, Any] = {}
     for key, item in value.items():
         if key == "image" and isinstance(item, str) and item:
             label = str(value.get("capture_id") or f"image {len(found) + 1}")
@@ -264,12 +262,12 @@ def data_url(image: str) -> str:
 # --- the loop -------------------------------------------------------------------------------------------
 
 
-_SCHEMAS: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+_SCHEMAS: dict[tuple[tuple[str, ...], bool], list[dict[str, Any]]] = {}
 
 
-def tool_schemas(episode: Any) -> list[dict[str, Any]]:
-    """``episode.tools()``, kept per set of tools and cost flag: the schemas depend on nothing else, and
-    building them takes about 20 ms, once per episode otherwise."""
+def tool_schemas(episode: Episode) -> list[dict[str, Any]]:
+    """``episode.tools()``, kept per set of tools and cost flag: the schemas depend on nothing else, so
+    they are built once per set rather than once per episode."""
     key = (tuple(episode.skills), episode.show_costs)
     if key not in _SCHEMAS:
         _SCHEMAS[key] = episode.tools()
@@ -297,11 +295,11 @@ class ChatAgent:
         self.calls: list[dict[str, Any]] = []
         self.tally = Tally(price=None)
 
-    def price(self) -> Any:
+    def price(self) -> Price | None:
         """The model's price (None: tokens only)."""
         return None
 
-    def ask(self, conversation: Conversation, tools: list[dict[str, Any]], episode: Any) -> Reply:
+    def ask(self, conversation: Conversation, tools: list[dict[str, Any]], episode: Episode) -> Reply:
         """The next reply; raise :class:`EndEpisode` when none can be had."""
         raise NotImplementedError
 
@@ -314,7 +312,7 @@ class ChatAgent:
         """What the model was told and shown, for the record's agent section."""
         return {"prompt": self.prompt, "max_image_side": self.max_image_side}
 
-    def run(self, episode: Any) -> None:
+    def run(self, episode: Episode) -> None:
         self.calls, self.tally = [], Tally(price=self.price())
         conversation = Conversation.start(episode, self.prompt, self.max_image_side)
         tools, malformed = tool_schemas(episode), 0
@@ -343,20 +341,20 @@ class ChatAgent:
             if malformed >= MALFORMED_LIMIT:
                 episode.end("malformed_limit", f"{MALFORMED_LIMIT} malformed replies in a row; the last: {problem}")
 
-    def _log(self, reply: Reply, episode: Any) -> dict[str, Any]:
+    def _log(self, reply: Reply, episode: Episode) -> dict[str, Any]:
         entry = {"request": self.tally.requests + 1, "t": episode.now(), "reply": reply.as_dict(),
                  **self.tally.add(reply.usage), "latency_s": reply.latency_s, "image_mode": self.image_mode,
                  "malformed": None, "call_index": None}
         self.calls.append(entry)
         return entry
 
-    def _carry_out(self, reply: Reply, conversation: Conversation, episode: Any) -> str | None:
+    def _carry_out(self, reply: Reply, conversation: Conversation, episode: Episode) -> str | None:
         """Run the reply's first call; answer every call. Returns why the reply was malformed, if it was."""
         first, *others = reply.tool_calls
         problem, arguments = _parse_arguments(first.arguments)
         if problem is None and first.name not in episode.skills:
             problem = f"unknown tool {first.name!r}"
-        elif problem is None:
+        elif problem is None and arguments is not None:
             try:
                 episode.skills[first.name].validate(arguments)
             except SkillError as exc:
@@ -371,7 +369,7 @@ class ChatAgent:
         return problem
 
 
-def _calls_made(episode: Any) -> int:
+def _calls_made(episode: Episode) -> int:
     """The episode's calls so far: the index its next call will have in the record's ``calls``."""
     return sum(1 for e in episode.trace if e["kind"] == "call")
 

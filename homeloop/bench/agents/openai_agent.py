@@ -41,18 +41,21 @@ import re
 import time
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit, urlunsplit
 
 import openai
 from openai.types.chat import ChatCompletion
 
-from homeloop.bench.agents import register
 from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, DEFAULT_PROMPT, ChatAgent, Conversation,
                                                 EndEpisode, Reply, ToolCall)
-from homeloop.bench.agents.pricing import price_of
+from homeloop.bench.agents.pricing import Price, price_of
 from homeloop.bench.agents.ratelimit import RateLimiter
-from homeloop.errors import HomeLoopError
+from homeloop.bench.agents.registry import register
+from homeloop.core.errors import HomeLoopError
+
+if TYPE_CHECKING:
+    from homeloop.sim.episode import Episode
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 
@@ -89,7 +92,7 @@ def _api_key(api_key_env: str, base_url: str | None) -> str:
 
 def make_client(base_url: str | None, api_key_env: str, *, max_retries: int, timeout: float) -> openai.OpenAI:
     """The process's client for this endpoint and these settings (one per process: building one
-    takes about 0.1 s, and reusing it keeps its connections open between episodes)."""
+    costs time, and reusing it keeps its connections open between episodes)."""
     return _client(base_url, _api_key(api_key_env, base_url), int(max_retries), float(timeout))
 
 
@@ -119,13 +122,14 @@ class OpenAIAgent(ChatAgent):
         self.max_retries = int(max_retries)
         self.client = make_client(base_url, api_key_env, max_retries=self.max_retries, timeout=timeout)
         self.limiter = RateLimiter(rate_limit, rate_limit_file) if rate_limit else None
-        if (self.endpoint, model) in _USER_IMAGES:
+        self._endpoint_model = (self.endpoint, model)
+        if self._endpoint_model in _USER_IMAGES:
             self.image_mode = "user"
 
-    def price(self) -> Any:
+    def price(self) -> Price | None:
         return price_of(self.model)
 
-    def ask(self, conversation: Conversation, tools: list[dict[str, Any]], episode: Any) -> Reply:
+    def ask(self, conversation: Conversation, tools: list[dict[str, Any]], episode: Episode) -> Reply:
         seed = self.seed if self.seed is not None else episode.seed
         while True:
             if self.limiter is not None:
@@ -135,14 +139,14 @@ class OpenAIAgent(ChatAgent):
             sent = time.perf_counter()
             try:
                 # The SDK's own POST (its retries, auth and errors) without the typed create(), which
-                # walks every message and tool schema through its TypedDict transform on each request
-                # (about 20 ms once a conversation holds images); these messages are plain JSON already.
+                # walks every message and tool schema through its TypedDict transform on each request,
+                # images included; these messages are plain JSON already.
                 # The body comes back as text: the SDK would hand a web page or a list on as they are.
                 response = self.client.post("/chat/completions", body=body, cast_to=str)
             except openai.BadRequestError as exc:
                 if self.image_mode == "tool" and conversation.has_images and "image" in _message(exc).lower():
                     self.image_mode = "user"
-                    _USER_IMAGES.add((self.endpoint, self.model))
+                    _USER_IMAGES.add(self._endpoint_model)
                     continue
                 raise EndEpisode("agent_error", self._refusal(exc)) from None
             except openai.OpenAIError as exc:
@@ -179,8 +183,9 @@ def _message(exc: openai.APIError) -> str:
     body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return inner["message"]
+        message = inner.get("message") if isinstance(inner, dict) else None
+        if isinstance(message, str):
+            return message
         if isinstance(inner, str):
             return inner
     return exc.message or ""
@@ -209,7 +214,7 @@ def _json_answer(text: str) -> Any:
         return _raise(f"malformed JSON ({exc})" if text.strip() else "an empty body")
 
 
-def _raise(what: str) -> Any:
+def _raise(what: str) -> NoReturn:
     raise ProtocolError(f"answered {what}, not the OpenAI API")
 
 
@@ -233,13 +238,13 @@ def _is_choice(choice: Any) -> bool:
     return isinstance(message, dict) and isinstance(message.get("tool_calls") or [], list)
 
 
-def _reply(completion: Any, request: int) -> Reply:
+def _reply(completion: ChatCompletion, request: int) -> Reply:
     """The first choice of a completion as a :class:`Reply` (tool calls without an id get one)."""
     if not completion.choices:
         raise EndEpisode("agent_error", "the endpoint answered with no choices")
     choice = completion.choices[0]
     message = choice.message
-    calls = []
+    calls: list[ToolCall] = []
     for i, call in enumerate(message.tool_calls or []):
         function = getattr(call, "function", None)
         name = getattr(function, "name", None) or getattr(call, "name", None) or ""

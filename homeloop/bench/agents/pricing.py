@@ -1,6 +1,6 @@
 """Token counts and dollar cost of the requests an agent makes to a model (docs/agents.md, docs/scores.md).
 
-Prices live in ``pricing.yaml`` of the catalog folder (``catalog/pricing.yaml``,
+Prices live in ``pricing.yaml`` of the catalog folder (``homeloop/catalog/pricing.yaml``,
 or ``$HOMELOOP_CATALOG/pricing.yaml``): per model, USD per million input,
 cached input and output tokens, each with the date it took effect and its
 source. A model not listed gets its tokens counted and no cost.
@@ -21,8 +21,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, ValidationError
 
-from homeloop.errors import HomeLoopError
-from homeloop.io import load_yaml
+from homeloop.core.errors import HomeLoopError
+from homeloop.core.io import load_yaml
 
 PRICING_FILE = "pricing.yaml"
 
@@ -55,7 +55,7 @@ class _PricingFile(BaseModel):
 
 
 def pricing_path() -> Path:
-    from homeloop.catalog import catalog_dir
+    from homeloop.core.catalog import catalog_dir
 
     return catalog_dir() / PRICING_FILE
 
@@ -96,7 +96,7 @@ class Tally:
     totals: dict[str, int | None] = field(default_factory=lambda: dict.fromkeys(TOKEN_KINDS, 0))
     cost_usd: float | None = 0.0
 
-    def add(self, usage: Any) -> dict[str, Any]:
+    def add(self, usage: object) -> dict[str, Any]:
         """Count one reply's ``usage`` (an SDK object, a dict or None); returns the per-call entry."""
         self.requests += 1
         tokens = read_usage(usage)
@@ -114,16 +114,19 @@ class Tally:
                 "requests": self.requests}
 
 
-def read_usage(usage: Any) -> dict[str, int | None]:
+def read_usage(usage: object) -> dict[str, int | None]:
     """Prompt, completion, cached and total tokens of one reply; unknown ones are None."""
     if usage is None:
         return dict.fromkeys(TOKEN_KINDS)
-    get = usage.get if isinstance(usage, dict) else (lambda k, d=None: getattr(usage, k, d))
-    prompt, completion = get("prompt_tokens"), get("completion_tokens")
-    details = get("prompt_tokens_details")
-    cached = (details.get("cached_tokens") if isinstance(details, dict)
-              else getattr(details, "cached_tokens", None)) if details is not None else None
-    total = get("total_tokens")
+    prompt, completion = _field(usage, "prompt_tokens"), _field(usage, "completion_tokens")
+    details = _field(usage, "prompt_tokens_details")
+    cached = _field(details, "cached_tokens") if details is not None else None
+    total = _field(usage, "total_tokens")
     if total is None and prompt is not None and completion is not None:
         total = prompt + completion
     return {"prompt": prompt, "completion": completion, "cached": cached, "total": total}
+
+
+def _field(usage: object, name: str) -> Any:
+    """A field of a usage report, a dict or an SDK object alike; None where it has none."""
+    return usage.get(name) if isinstance(usage, dict) else getattr(usage, name, None)

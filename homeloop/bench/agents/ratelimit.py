@@ -23,7 +23,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from filelock import FileLock
 
@@ -42,7 +42,7 @@ class RateLimiter:
         self.path = Path(path) if path is not None else None
         self._file_lock = FileLock(f"{self.path}.lock") if self.path is not None else None
         self.clock, self.sleep = clock, sleep
-        self._local = {"tokens": BURST, "at": None}
+        self._local: dict[str, Any] = {"tokens": BURST, "at": None}
         self._thread_lock = threading.Lock()
 
     def acquire(self) -> float:
@@ -54,7 +54,7 @@ class RateLimiter:
 
     def _reserve(self) -> float:
         with self._thread_lock:
-            if self.path is None:
+            if self.path is None or self._file_lock is None:
                 self._local, wait = self._take(self._local)
                 return wait
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -66,7 +66,7 @@ class RateLimiter:
                 fh.write(json.dumps(state))
                 return wait
 
-    def _take(self, state: dict) -> tuple[dict, float]:
+    def _take(self, state: dict[str, Any]) -> tuple[dict[str, Any], float]:
         now = self.clock()
         last = state.get("at")
         tokens = float(state.get("tokens", BURST))
@@ -76,7 +76,7 @@ class RateLimiter:
         return {"tokens": tokens, "at": now}, max(-tokens / self.rate, 0.0)
 
 
-def _parse(text: str) -> dict:
+def _parse(text: str) -> dict[str, Any]:
     try:
         state = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError:

@@ -16,23 +16,25 @@ transcript runs out before a reply without a tool call, the episode ends
 
 With ``latency`` on, each reply's recorded wall latency (``latency_s``) passes
 as simulated time before the reply is carried out, through ``clock_wait`` (the
-world runs while a real model thinks); :func:`replay_with_latency` does this for
-every episode of a run folder (``homeloop bench replay-latency``, docs/scores.md).
+world runs while a real model thinks); :func:`homeloop.bench.replay_latency.replay_with_latency`
+does this for every episode of a run folder (``homeloop bench replay-latency``, docs/scores.md).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from homeloop.bench.agents import register
 from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, DEFAULT_PROMPT, ChatAgent, Conversation,
                                                 EndEpisode, Reply, ToolCall)
-from homeloop.errors import HomeLoopError
+from homeloop.bench.agents.registry import register
+from homeloop.core.errors import HomeLoopError
+
+if TYPE_CHECKING:
+    from homeloop.sim.episode import Episode
 
 
 class _Function(BaseModel):
@@ -133,7 +135,7 @@ class ReplayAgent(ChatAgent):
         self.model = model
         self.latency = latency
 
-    def ask(self, conversation: Conversation, tools: list[dict[str, Any]], episode: Any) -> Reply:
+    def ask(self, conversation: Conversation, tools: list[dict[str, Any]], episode: Episode) -> Reply:
         n = len(self.calls)
         if n >= len(self.replies):
             raise EndEpisode("request_limit", f"the transcript holds only {len(self.replies)} replies")
@@ -143,7 +145,7 @@ class ReplayAgent(ChatAgent):
         return reply
 
 
-def think(episode: Any, seconds: float) -> None:
+def think(episode: Episode, seconds: float) -> None:
     """Let ``seconds`` of simulated time pass as a model's latency: a ``clock_wait`` call (or, with the
     clock withheld, the same time without a call); an episode that reaches its horizon ends there."""
     if "clock_wait" in episode.skills:
@@ -152,77 +154,5 @@ def think(episode: Any, seconds: float) -> None:
         episode.context.advance(seconds)
         if episode.world.time >= episode.horizon_time - 1e-9:
             episode.end("horizon", "the model's recorded latency ran to the horizon")
-    if episode.done:
+    if episode.ended_by is not None:
         raise EndEpisode(episode.ended_by, "the model's recorded latency ran to the horizon")
-
-
-# --- a run folder replayed with its latency ----------------------------------------------------------
-
-
-@dataclass
-class LatencyReplay:
-    """What :func:`replay_with_latency` did with each record of the run folder, by episode id."""
-
-    replayed: list[str] = field(default_factory=list)  # with every request's latency added
-    without_latency: list[str] = field(default_factory=list)  # a request's latency unknown: replayed as recorded
-    skipped: list[str] = field(default_factory=list)  # no model replies to replay (scripted, baselines)
-    unreadable: list[str] = field(default_factory=list)
-
-
-def _has_latency(model_calls: list[dict[str, Any]]) -> bool:
-    return all(isinstance(c.get("latency_s"), (int, float)) for c in model_calls)
-
-
-def replay_with_latency(run_dir: str | Path, out: str | Path,
-                        progress: Callable[[dict[str, Any]], None] | None = None) -> LatencyReplay:
-    """Replay every episode of ``run_dir`` that a model played into the run folder ``out``, each request's
-    recorded latency added as simulated time before its reply is carried out (paper §6.3). Episodes
-    whose latency is unknown (any request without ``latency_s``) are replayed without added time;
-    those without model replies, and those that never reached the model, are skipped."""
-    from homeloop.bench import runner
-    from homeloop.bench.records import UNSCORED_ENDINGS, iter_records
-
-    run_dir, out, done = Path(run_dir), Path(out), LatencyReplay()
-    if not (run_dir / "episodes").is_dir():
-        raise HomeLoopError(f"{run_dir}: not a run folder (no episodes/); give a folder written by "
-                            "`homeloop bench run --out`")
-    for path, record, why in iter_records([run_dir]):
-        if record is None:
-            done.unreadable.append(why)
-            continue
-        calls = record.get("model_calls") or []
-        if not calls or record["ended_by"] in UNSCORED_ENDINGS:
-            done.skipped.append(record["episode_id"])
-            continue
-        with_latency = _has_latency(calls)
-        (done.replayed if with_latency else done.without_latency).append(record["episode_id"])
-        summaries = runner.run([_spec(run_dir, record)], "replay", out, agent_options=_options(path, record, with_latency))
-        for summary in summaries:
-            if progress:
-                progress(summary)
-    return done
-
-
-def _spec(run_dir: Path, record: dict[str, Any]) -> Any:
-    """The recorded episode, in the home file the run folder keeps."""
-    from homeloop.bench import runner
-    from homeloop.bench.records import home_copy_path
-
-    world = record["world"]
-    home_file = home_copy_path(run_dir, world["home"])
-    if not home_file.is_file():
-        raise HomeLoopError(f"{run_dir}: episode {record['episode_id']} needs homes/{world['home']}.json, "
-                            "which the run folder lacks")
-    known = {f.name for f in fields(runner.Flags)}
-    flags = {k: (tuple(v) if isinstance(v, list) else v) for k, v in (world.get("flags") or {}).items() if k in known}
-    return runner.EpisodeSpec(world["home"], str(home_file.resolve()), world["task"], world["robot"],
-                              int(world["seed"]), runner.Flags(**flags))
-
-
-def _options(path: Path, record: dict[str, Any], with_latency: bool) -> dict[str, Any]:
-    """The replay agent's options: the recorded model's name, and what it was told and shown."""
-    agent = record["agent"]
-    told = {k: agent[k] for k in ("prompt", "max_image_side") if agent.get(k) is not None}
-    return {"replies": str(path.resolve()), "model": agent.get("model") or agent.get("name"),
-            "image_mode": agent.get("image_mode", "tool"), "latency": with_latency,
-            "max_requests": max(DEFAULT_MAX_REQUESTS, len(record["model_calls"])), **told}

@@ -5,10 +5,10 @@ which camera sees the range, whether a room is dark), but it *acts* only
 through tool calls, ``episode.call(tool, arguments)``, exactly as a model
 would: its records show real call sequences, units and times. Each task has
 one short plan (:data:`PLANS`) written from a few shared patterns in
-:class:`Household`:
+:class:`Household` and its robot's :class:`RobotRoutines`:
 
 - look at something with a house camera that sees it, or go and look with
-  the robot (:meth:`Household.look_at`);
+  the robot (:meth:`Household.look_at`, :meth:`RobotRoutines.look`);
 - switch a device found by type and room through the hub;
 - fetch an object to a person, carry it in from the porch, put it somewhere;
 - message a resident found by name in the contacts, or emergency services.
@@ -24,10 +24,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypedDict, TypeVarTuple
 
-from homeloop.bench.agents import register
-from homeloop.sim.services.robot import HEAD_PAN_LIMIT_DEG, HEAD_TILT_RANGE_DEG, MAX_MOVE_M
+from homeloop.bench.agents.registry import register
+from homeloop.sim.dynamics.light import Light
+from homeloop.sim.services.robot_skills import HEAD_PAN_LIMIT_DEG, HEAD_TILT_RANGE_DEG, MAX_MOVE_M
+
+if TYPE_CHECKING:
+    from homeloop.core.home import Furniture, Opening
+    from homeloop.sim.episode import Episode
+    from homeloop.sim.world import ObjectState, PersonState, RobotState, World
 
 #: Head pan (degrees) beyond which the plans turn the body instead, short of the head's limit.
 HEAD_PAN_DEG = HEAD_PAN_LIMIT_DEG - 10.0
@@ -46,6 +52,30 @@ class ActionFailed(RuntimeError):
     """A call came back with an error the plan cannot go on from."""
 
 
+class ListedDevice(TypedDict):
+    """A device as ``hub_list_devices`` lists it (the keys the plans read)."""
+
+    id: str
+    type: str
+    room: str | None
+
+
+class ListedCamera(TypedDict):
+    """A house camera as ``cameras_list_cameras`` lists it (the keys the plans read)."""
+
+    id: str
+    room: str | None
+    privacy_mode: str
+
+
+class Contact(TypedDict):
+    """A contact as ``messaging_list_contacts`` lists it (the keys the plans read)."""
+
+    id: str
+    name: str
+    role: str
+
+
 @dataclass(frozen=True)
 class Thing:
     """Something to look at: a perception kind and entity id, the room it is in and where to aim."""
@@ -62,15 +92,17 @@ class Thing:
 
 
 class Household:
-    """The episode's tools, wrapped in the patterns the plans share (see the module docstring)."""
+    """The episode's tools, wrapped in the patterns the plans share (see the module docstring); the
+    robot's own are at :attr:`robot`."""
 
-    def __init__(self, episode: Any):
+    def __init__(self, episode: Episode):
         self.ep = episode
-        self.world = episode.world
+        self.world: World = episode.world
         self.tools = {t["function"]["name"] for t in episode.tools()}
-        self._devices: list[dict[str, Any]] | None = None
-        self._cameras: list[dict[str, Any]] | None = None
-        self._contacts: list[dict[str, Any]] | None = None
+        self.robot = RobotRoutines(self)
+        self._devices: list[ListedDevice] | None = None
+        self._cameras: list[ListedCamera] | None = None
+        self._contacts: list[Contact] | None = None
         self._found: dict[tuple[str, bool], dict[str, str]] = {}
         self.done: list[str] = []  # what was done, for the summary
 
@@ -95,27 +127,27 @@ class Household:
 
     # -- ground truth, to decide
 
-    def person(self, role: str = "resident") -> Any:
+    def person(self, role: str = "resident") -> PersonState:
         return next(p for p in self.world.people.values() if p.role == role)
 
-    def object_of(self, *classes: str) -> Any:
+    def object_of(self, *classes: str) -> ObjectState:
         return next(o for o in self.world.objects.values() if o.semantic_class in classes or o.catalog_id in classes)
 
-    def furniture_of(self, cls: str, room: str | None = None) -> Any:
+    def furniture_of(self, cls: str, room: str | None = None) -> Furniture:
         return next(f for f in self.world.home.furniture if f.semantic_class == cls and room in (None, f.room))
 
     def lit(self, room: str) -> bool:
-        return self.world.module("light").lit(room)
+        return self.world.module(Light).lit(room)
 
-    def front_door(self) -> Any:
+    def front_door(self) -> Opening:
         return next(o for o in self.world.home.openings if o.kind == "entrance_door")
 
-    def indoor_side(self, opening: Any) -> str:
+    def indoor_side(self, opening: Opening) -> str:
         return next(r for r in opening.connects if self.world.home.room(r).indoor)
 
     # -- the hub
 
-    def devices(self, type: str | None = None, room: str | None = None) -> list[dict[str, Any]]:
+    def devices(self, type: str | None = None, room: str | None = None) -> list[ListedDevice]:
         """Devices of a type in a room: as the hub lists them (one hub_list_devices call, then
         kept), or as the home file has them where the hub is withheld (for the robot to press)."""
         if self._devices is None:
@@ -133,7 +165,7 @@ class Household:
             raise ActionFailed(f"no {type}" + (f" in room {room}" if room else "") + " is listed")
         return found[0]["id"]
 
-    def set_device(self, device_id: str, field: str, value: Any) -> None:
+    def set_device(self, device_id: str, field: str, value: object) -> None:
         """Switch a device: through the hub, else by the robot pressing its switch (a ceiling light's
         wall switch, a lamp's own switch, the knobs of the range a stove is built into)."""
         if self.has("hub"):
@@ -141,7 +173,7 @@ class Household:
             return
         if self.world.devices[device_id].values.get(field) == value:
             return
-        seen = self.approach(self._switch_of(device_id), light=False)
+        seen = self.robot.approach(self._switch_of(device_id), light=False)
         wall_switch = self.world.home.device(device_id).type == "light" and self._switch_of(device_id).id != device_id
         self.call("robot_press", target=seen, **({} if wall_switch else {"button": field}))
 
@@ -185,12 +217,12 @@ class Household:
 
     # -- messaging
 
-    def contacts(self) -> list[dict[str, Any]]:
+    def contacts(self) -> list[Contact]:
         if self._contacts is None:
             self._contacts = self.call("messaging_list_contacts")["contacts"]
         return self._contacts
 
-    def tell(self, person: Any, text: str) -> None:
+    def tell(self, person: PersonState, text: str) -> None:
         """Message a person, found by name among the contacts."""
         contact = next(c for c in self.contacts() if c["name"] == person.name)
         self.call("messaging_send", recipient=contact["id"], text=text)
@@ -240,7 +272,7 @@ class Household:
         record = self.ep.state["captures"][capture_id]
         return any(e["id"] == thing.id and detectable(e) for e in record["entities"])
 
-    def cameras(self) -> list[dict[str, Any]]:
+    def cameras(self) -> list[ListedCamera]:
         if self._cameras is None:
             self._cameras = self.call("cameras_list_cameras")["cameras"] if self.has("cameras") else []
         return self._cameras
@@ -250,17 +282,17 @@ class Household:
         capture's id, or None when none shows it."""
         for camera in sorted(self.cameras(), key=lambda c: self._camera_rank(c, thing)):
             if self._camera_could_see(camera, thing):
-                shot = self.call("cameras_capture", camera_id=camera["id"])["capture_id"]
+                shot: str = self.call("cameras_capture", camera_id=camera["id"])["capture_id"]
                 if self.shows(shot, thing):
                     return shot
         return None
 
-    def _camera_rank(self, camera: dict[str, Any], thing: Thing) -> tuple[bool, float]:
+    def _camera_rank(self, camera: ListedCamera, thing: Thing) -> tuple[bool, float]:
         """Cameras of the thing's room first, then the nearest."""
         pose = next(c for c in self.world.home.cameras if c.id == camera["id"]).pose
         return camera["room"] != thing.room, math.hypot(pose.x - thing.x, pose.y - thing.y)
 
-    def _camera_could_see(self, camera: dict[str, Any], thing: Thing) -> bool:
+    def _camera_could_see(self, camera: ListedCamera, thing: Thing) -> bool:
         """A camera worth a capture: in the thing's room or one joined to it, showing people."""
         home = self.world.home
         rooms = {thing.room} | {r for o in home.openings if thing.room in o.connects for r in o.connects}
@@ -274,89 +306,107 @@ class Household:
         shot = self.camera_look(thing)
         if shot is None and self.has("robot"):
             try:
-                shot = self.robot_look(thing)
+                shot = self.robot.look(thing)
             except ActionFailed as exc:
-                shot = self.look_closer(thing)
+                shot = self.robot.look_closer(thing)
                 if shot is None:
                     self.note(f"could not look: {exc}")
         return shot
 
-    def see_person(self, person: Any) -> str | None:
+    def see_person(self, person: PersonState) -> str | None:
         """Look at a person with the robot's own camera (perception identifies them), lighting their
         room if dark; a house camera only where no robot is offered. The capture's id, or None."""
         thing = self.thing("person", person.id)
         if not self.has("robot"):
             return self.look_at(thing)
         try:
-            return self.robot_look(thing)
+            return self.robot.look(thing)
         except ActionFailed as exc:
-            shot = self.look_closer(thing)
+            shot = self.robot.look_closer(thing)
             if shot is None:
                 self.note(f"could not look: {exc}")
             return shot
 
-    # -- the robot
+
+# --- the robot's routines -------------------------------------------------------------------------
+
+
+class RobotRoutines:
+    """The robot's routines the plans share, each a few of its skills' calls: drive to a room, aim the
+    head camera, look for something (from closer when furniture hides it), walk a planned way, pick,
+    hand over, put down, and open or close a door or window."""
+
+    def __init__(self, household: Household):
+        self.h = household
 
     @property
-    def robot(self) -> Any:
-        return self.world.robot
+    def state(self) -> RobotState:
+        """Where the robot stands and what it holds (the ground truth)."""
+        robot = self.h.world.robot
+        if robot is None:
+            raise ActionFailed("this episode has no robot body")
+        return robot
 
     def go(self, room: str | None) -> None:
         """Drive to ``room``; a place outside every room of the plan (a parcel spot beyond a
         plan with no porch drawn) is reached from where the robot stands, at the door."""
-        if room is not None and self.robot.room != room:
-            self.call("robot_navigate_to", room=room)
+        if room is not None and self.state.room != room:
+            self.h.call("robot_navigate_to", room=room)
 
     def aim(self, thing: Thing) -> None:
         """Point the head camera at ``thing``, turning the body when the head cannot pan so far."""
-        robot = self.robot
+        robot = self.state
         bearing = math.degrees(math.atan2(thing.y - robot.y, thing.x - robot.x) - robot.yaw)
         pan = (bearing + 180.0) % 360.0 - 180.0
         if abs(pan) > HEAD_PAN_DEG:
-            self.call("robot_turn", degrees=round(pan, 1))
+            self.h.call("robot_turn", degrees=round(pan, 1))
             pan = 0.0
         eye = robot.body.head_camera.height or robot.body.body.height * 0.9
         tilt = math.degrees(math.atan2(thing.z - eye, max(math.hypot(thing.x - robot.x, thing.y - robot.y), 0.1)))
         tilt = min(max(tilt, HEAD_TILT_RANGE_DEG[0]), HEAD_TILT_RANGE_DEG[1])
-        self.call("robot_look", pan_deg=round(pan, 1), tilt_deg=round(tilt, 1))
+        self.h.call("robot_look", pan_deg=round(pan, 1), tilt_deg=round(tilt, 1))
 
-    def robot_capture(self, thing: Thing) -> str | None:
+    def capture(self, thing: Thing) -> str | None:
         """Aim and capture with the robot's camera; the capture's id if it shows ``thing``."""
         self.aim(thing)
-        shot = self.call("robot_capture")["capture_id"]
-        return shot if self.shows(shot, thing) else None
+        shot: str = self.h.call("robot_capture")["capture_id"]
+        return shot if self.h.shows(shot, thing) else None
 
-    def robot_look(self, thing: Thing, room: str | None = None, light: bool = True) -> str:
+    def look(self, thing: Thing, room: str | None = None, light: bool = True) -> str:
         """A capture of the robot's camera showing ``thing``: switch the light on in its room if dark
         (unless ``light`` is False), go there (or to ``room``), aim and capture; if it stays hidden,
         go up to what it rests on and look again; then look all round."""
         if light:
-            self.light_up(thing.room)
+            self.h.light_up(thing.room)
         self.go(room or thing.room)
-        shot = self.robot_capture(thing)
+        shot = self.capture(thing)
         host = self._host(thing)
-        if shot is None and host is not None and self.has("perception"):
-            self.call("robot_approach", target=self.robot_find(host))
-            shot = self.robot_capture(thing)
+        if shot is None and host is not None and self.h.has("perception"):
+            self.h.call("robot_approach", target=self.find(host))
+            shot = self.capture(thing)
         if shot is None:
-            shots = [c["capture"]["capture_id"] for c in self.call("robot_scan")["captures"]]
-            shot = next((c for c in shots if self.shows(c, thing)), None)
+            shots = [c["capture"]["capture_id"] for c in self.h.call("robot_scan")["captures"]]
+            shot = next((c for c in shots if self.h.shows(c, thing)), None)
         if shot is None:
             raise ActionFailed(f"the robot could not see the {thing.kind} {thing.id}")
         return shot
 
-    def robot_find(self, thing: Thing, room: str | None = None, light: bool = True) -> str:
+    def find(self, thing: Thing, room: str | None = None, light: bool = True) -> str:
         """A detection of ``thing`` from the robot's own camera, as physical skills need: looked for
         from where the robot arrives, then, if furniture hides it there, from closer."""
-        if not self.has("perception"):
+        if not self.h.has("perception"):
             raise ActionFailed("physical skills need detections, and perception is not offered")
+        shot: str | None
         try:
-            shot = self.robot_look(thing, room, light)
+            shot = self.look(thing, room, light)
         except ActionFailed:
             shot = self.look_closer(thing)
             if shot is None:
                 raise
-        return self.detection(shot, thing)
+        seen = self.h.detection(shot, thing)
+        if seen is None:  # a capture shows a thing exactly when perception reports it there
+            raise ActionFailed(f"perception does not report the {thing.kind} {thing.id}")
+        return seen
 
     def look_closer(self, thing: Thing) -> str | None:
         """Walk to where the body could reach ``thing`` (the plans know where it is; the skills
@@ -364,33 +414,33 @@ class Household:
         there; the capture's id if it shows ``thing``, None when there is no way or it stays hidden."""
         from homeloop.sim import robot as rb
 
-        robot = self.robot
-        if thing.kind == "place" or not self.has("robot"):
+        if thing.kind == "place" or not self.h.has("robot"):
             return None
+        world, robot = self.h.world, self.state
         try:
-            aim = rb.target_of(self.world, thing.kind, thing.id)
-            spot = rb.approach_spot(self.world, robot, aim)  # as robot_approach drives
-            way = rb.drive_way(self.world, robot, spot, aim.exclude)
+            aim = rb.target_of(world, thing.kind, thing.id)
+            spot = rb.approach_spot(world, robot, aim)  # as robot_approach drives
+            way = rb.drive_way(world, robot, spot, aim.exclude)
         except (rb.ReachError, rb.NoPath, KeyError):
             return None
         for x, y in way.points[1:]:
             if not self.walk_to(x, y):
                 break
-        return self.robot_capture(thing)
+        return self.capture(thing)
 
     def walk_to(self, x: float, y: float) -> bool:
         """Turn towards (x, y) and drive straight there; whether the robot got there, or within
         :data:`WALK_TOLERANCE_M` of it (a planned way may graze what a straight move stops short of)."""
-        robot = self.robot
+        robot = self.state
         bearing = math.degrees(math.atan2(y - robot.y, x - robot.x) - robot.yaw)
         turn = round((bearing + 180.0) % 360.0 - 180.0, 1)
         try:
             if abs(turn) >= 0.1:
-                self.call("robot_turn", degrees=turn)
-            for _ in range(math.ceil(math.hypot(x - robot.x, y - robot.y) / MAX_MOVE_M)):  # one move per 5 m
+                self.h.call("robot_turn", degrees=turn)
+            for _ in range(math.ceil(math.hypot(x - robot.x, y - robot.y) / MAX_MOVE_M)):
                 left = math.hypot(x - robot.x, y - robot.y)
                 if left > WALK_TOLERANCE_M:
-                    self.call("robot_move", distance=round(min(left, MAX_MOVE_M), 3))
+                    self.h.call("robot_move", distance=round(min(left, MAX_MOVE_M), 3))
         except ActionFailed:
             pass
         return math.hypot(x - robot.x, y - robot.y) <= WALK_TOLERANCE_M
@@ -399,39 +449,39 @@ class Household:
         """The furniture an object rests on or in."""
         if thing.kind != "object":
             return None
-        furniture = self.world.objects[thing.id].placement.furniture
-        return self.thing("furniture", furniture) if furniture else None
+        furniture = self.h.world.objects[thing.id].placement.furniture
+        return self.h.thing("furniture", furniture) if furniture else None
 
     def approach(self, thing: Thing, room: str | None = None, light: bool = True) -> str:
         """Find ``thing`` with the robot's camera and drive up to it; the detection's id."""
-        seen = self.robot_find(thing, room, light)
-        self.call("robot_approach", target=seen)
+        seen = self.find(thing, room, light)
+        self.h.call("robot_approach", target=seen)
         return seen
 
     def pick(self, thing: Thing) -> None:
         seen = self.approach(thing)
-        self.call("robot_pick", target=seen)
+        self.h.call("robot_pick", target=seen)
 
-    def hand_to(self, person: Any) -> None:
-        seen = self.approach(self.thing("person", person.id))
-        self.call("robot_handoff", target=seen)
-        self.note(f"handed it to {person.name}")
+    def hand_to(self, person: PersonState) -> None:
+        seen = self.approach(self.h.thing("person", person.id))
+        self.h.call("robot_handoff", target=seen)
+        self.h.note(f"handed it to {person.name}")
 
-    def put_on(self, furniture: Any, surface: str | None = None) -> None:
-        seen = self.approach(self.thing("furniture", furniture.id))
-        self.call("robot_place", target=seen, **({"on": surface} if surface else {}))
+    def put_on(self, furniture: Furniture, surface: str | None = None) -> None:
+        seen = self.approach(self.h.thing("furniture", furniture.id))
+        self.h.call("robot_place", target=seen, **({"on": surface} if surface else {}))
 
-    def swing(self, opening: Any, open_it: bool, room: str) -> str:
+    def swing(self, opening: Opening, open_it: bool, room: str) -> str:
         """Open or close a door or window from ``room``'s side."""
-        seen = self.approach(self.thing("opening", opening.id), room)
-        self.call("robot_open" if open_it else "robot_close", target=seen)
+        seen = self.approach(self.h.thing("opening", opening.id), room)
+        self.h.call("robot_open" if open_it else "robot_close", target=seen)
         return seen
 
 
 # --- where things are (ground truth) ----------------------------------------------------------------
 
 
-def _object_thing(world: Any, object_id: str) -> Thing:
+def _object_thing(world: World, object_id: str) -> Thing:
     o = world.objects[object_id]
     entry = world.catalog.objects.get(o.catalog_id)
     height = entry.dimensions.height if entry is not None else 0.1
@@ -439,30 +489,30 @@ def _object_thing(world: Any, object_id: str) -> Thing:
     return Thing("object", o.id, room, o.x, o.y, o.z + height / 2)
 
 
-def _furniture_thing(world: Any, furniture_id: str) -> Thing:
+def _furniture_thing(world: World, furniture_id: str) -> Thing:
     f = world.home.furniture_item(furniture_id)
     return Thing("furniture", f.id, f.room, f.pose.x, f.pose.y, f.height / 2)
 
 
-def _opening_thing(world: Any, opening_id: str) -> Thing:
-    from homeloop.home import polygon_from_rings
+def _opening_thing(world: World, opening_id: str) -> Thing:
+    from homeloop.core.home import polygon_from_rings
 
     o = world.home.opening(opening_id)
     c = polygon_from_rings(o.polygon).centroid
     return Thing("opening", o.id, o.connects[0], c.x, c.y, o.sill + o.height / 2)
 
 
-def _device_thing(world: Any, device_id: str) -> Thing:
+def _device_thing(world: World, device_id: str) -> Thing:
     d = world.home.device(device_id)
     return Thing("device", d.id, d.room, d.pose.x, d.pose.y, d.pose.z)
 
 
-def _person_thing(world: Any, person_id: str) -> Thing:
+def _person_thing(world: World, person_id: str) -> Thing:
     p = world.people[person_id]
     return Thing("person", p.id, p.room, p.x, p.y, PERSON_AIM_Z.get(p.posture, 1.0))
 
 
-def _place_thing(world: Any, place: str) -> Thing:
+def _place_thing(world: World, place: str) -> Thing:
     """The place perception reports, the doormat, lies on the parcel spot outside the entrance door."""
     from homeloop.sim.roles import Roles
 
@@ -470,7 +520,7 @@ def _place_thing(world: Any, place: str) -> Thing:
     return Thing("place", place, spot.room, spot.x, spot.y, 0.0)
 
 
-THINGS: dict[str, Callable[[Any, str], Thing]] = {
+THINGS: dict[str, Callable[[World, str], Thing]] = {
     "object": _object_thing, "furniture": _furniture_thing, "opening": _opening_thing,
     "device": _device_thing, "person": _person_thing, "place": _place_thing,
 }
@@ -479,7 +529,11 @@ THINGS: dict[str, Callable[[Any, str], Thing]] = {
 # --- shared patterns ----------------------------------------------------------------------------------
 
 
-def attempt(h: Household, step: Callable[..., Any], *args: Any) -> bool:
+#: The arguments of a step :func:`attempt` makes.
+Args = TypeVarTuple("Args")
+
+
+def attempt(h: Household, step: Callable[[*Args], object], *args: *Args) -> bool:
     """Do a step the rest of the plan does not depend on; a failure is noted and the plan goes on."""
     try:
         step(*args)
@@ -489,25 +543,25 @@ def attempt(h: Household, step: Callable[..., Any], *args: Any) -> bool:
         return False
 
 
-def fetch_to(h: Household, obj: Any, person: Any) -> None:
+def fetch_to(h: Household, obj: ObjectState, person: PersonState) -> None:
     """Fetch an object to a person and hand it over."""
-    h.pick(h.thing("object", obj.id))
-    h.hand_to(person)
+    h.robot.pick(h.thing("object", obj.id))
+    h.robot.hand_to(person)
     h.note(f"brought the {label(obj)}")
 
 
-def carry_in(h: Household, obj: Any) -> None:
+def carry_in(h: Household, obj: ObjectState) -> None:
     """Bring an object in from outside the front door: unlock it, open it with the robot, pick the
     object up, put it down inside, shut the door and lock it again."""
     door = h.front_door()
     inside = h.indoor_side(door)
     h.lock_front_door(False)
-    h.swing(door, True, inside)
-    h.pick(h.thing("object", obj.id))
-    h.go(inside)
+    h.robot.swing(door, True, inside)
+    h.robot.pick(h.thing("object", obj.id))
+    h.robot.go(inside)
     back_away_from(h, door)
     h.call("robot_place")
-    h.swing(door, False, inside)
+    h.robot.swing(door, False, inside)
     h.lock_front_door(True)
     h.note(f"brought the {label(obj)} in and locked the door")
 
@@ -516,13 +570,13 @@ def carry_in(h: Household, obj: Any) -> None:
 DOORWAY_CLEARANCE_M = 1.5
 
 
-def back_away_from(h: Household, opening: Any) -> None:
+def back_away_from(h: Household, opening: Opening) -> None:
     """Back away from a doorway the robot stands in (having reached out of it for something), so what
     it puts down in front of it does not block the door."""
-    from homeloop.home import polygon_from_rings
+    from homeloop.core.home import polygon_from_rings
     from shapely import Point
 
-    robot = h.robot
+    robot = h.robot.state
     gap = polygon_from_rings(opening.polygon).distance(Point(robot.x, robot.y))
     if gap >= DOORWAY_CLEARANCE_M:
         return
@@ -544,7 +598,7 @@ def wait_until(h: Household, condition: Callable[[], bool], limit_s: float, step
     return True
 
 
-def label(obj: Any) -> str:
+def label(obj: ObjectState) -> str:
     return obj.semantic_class.replace("_", " ")
 
 
@@ -552,7 +606,7 @@ def furniture(h: Household, cls: str) -> Thing:
     return h.thing("furniture", h.furniture_of(cls).id)
 
 
-def fall_wearer(h: Household) -> Any:
+def fall_wearer(h: Household) -> PersonState:
     """Whose watch raised the fall alert: the wearables service names the wearer, else the ground truth."""
     source = h.ep.wake["event"]["source"]
     if h.has("wearables"):
@@ -633,9 +687,9 @@ def doorbell_false_alarm(h: Household) -> None:
     door = h.front_door()
     inside = h.indoor_side(door)
     h.lock_front_door(False)
-    h.swing(door, True, inside)
-    h.robot_look(mat, inside)
-    h.swing(door, False, inside)
+    h.robot.swing(door, True, inside)
+    h.robot.look(mat, inside)
+    h.robot.swing(door, False, inside)
     h.lock_front_door(True)
     h.note("looked out at the porch: nobody and nothing there; locked the door again")
 
@@ -669,8 +723,8 @@ def medicine_missing(h: Household) -> None:
 def put_away(h: Household) -> None:
     mug = h.object_of("mug")
     h.light_up(mug.placement.room)
-    h.pick(h.thing("object", mug.id))
-    h.put_on(h.furniture_of("coffee_table"), "top")
+    h.robot.pick(h.thing("object", mug.id))
+    h.robot.put_on(h.furniture_of("coffee_table"), "top")
     h.note("put the mug on the coffee table")
 
 
@@ -682,15 +736,15 @@ def water_the_plants(h: Household) -> None:
     """Water the plants whose soil sensors read drier than :data:`WANTED_MOISTURE`; leave the wet ones."""
     plants = [o for o in h.world.objects.values() if o.semantic_class == "potted_plant"]
     dry = [p for p in plants if soil_moisture(h, p) < WANTED_MOISTURE]
-    h.pick(h.thing("object", h.object_of("watering_can").id))
+    h.robot.pick(h.thing("object", h.object_of("watering_can").id))
     for plant in dry:
-        seen = h.approach(h.thing("object", plant.id))
+        seen = h.robot.approach(h.thing("object", plant.id))
         h.call("robot_pour", target=seen, litres=litres_to_water(plant))
     h.call("robot_place")
     h.note(f"watered the {len(dry)} dry plant(s), left {len(plants) - len(dry)} wet one(s) and put the can down")
 
 
-def soil_moisture(h: Household, plant: Any) -> float:
+def soil_moisture(h: Household, plant: ObjectState) -> float:
     """A plant's soil moisture as its sensor reads it through the hub, else the ground truth."""
     sensor = next((d.id for d in h.world.home.devices if d.type == "soil_moisture_sensor"
                    and plant.id in (d.mounted_on, *d.monitors)), None)
@@ -699,10 +753,10 @@ def soil_moisture(h: Household, plant: Any) -> float:
     return float(plant.props["soil_moisture"])
 
 
-def litres_to_water(plant: Any, wanted: float = WANTED_MOISTURE) -> float:
+def litres_to_water(plant: ObjectState, wanted: float = WANTED_MOISTURE) -> float:
     """Litres that bring a pot's soil up to ``wanted`` moisture (docs/skills.md: a litre raises it by
     the field capacity over the pot's capacity)."""
-    from homeloop.sim.services.robot import FIELD_CAPACITY
+    from homeloop.sim.services.robot_skills import FIELD_CAPACITY
 
     capacity = float(plant.props.get("capacity_l") or 1.0)
     need = (wanted - float(plant.props["soil_moisture"])) * capacity / FIELD_CAPACITY
@@ -744,7 +798,7 @@ def housemate_fall_false_alarm(h: Household) -> None:
 
 def close_up_after_leaving(h: Household) -> None:
     for window in [o for o in h.world.home.openings if o.kind == "window" and h.world.openings[o.id].open]:
-        attempt(h, h.swing, window, False, h.indoor_side(window))
+        attempt(h, h.robot.swing, window, False, h.indoor_side(window))
     for light in [d["id"] for d in h.devices("light") if h.world.devices[d["id"]].values.get("on")]:
         attempt(h, h.set_device, light, "on", False)
     h.lock_front_door(True)
@@ -755,25 +809,25 @@ def empty_the_dryer(h: Household) -> None:
     dryer = h.furniture_of("dryer")
     basket = min((f for f in h.world.home.furniture if f.semantic_class == "laundry_basket"),
                  key=lambda f: math.hypot(f.pose.x - dryer.pose.x, f.pose.y - dryer.pose.y))
-    h.call("robot_open", target=h.approach(h.thing("furniture", dryer.id)))
+    h.call("robot_open", target=h.robot.approach(h.thing("furniture", dryer.id)))
     while garments_in(h, dryer):
-        while garments_in(h, dryer) and h.robot.free_hand() is not None:
+        while garments_in(h, dryer) and h.robot.state.free_hand() is not None:
             take_top_garment(h, dryer)
-        while h.robot.holding():
-            h.put_on(basket)
+        while h.robot.state.holding():
+            h.robot.put_on(basket)
     h.note("moved every garment from the dryer to the laundry basket")
 
 
-def garments_in(h: Household, dryer: Any) -> list[Any]:
+def garments_in(h: Household, dryer: Furniture) -> list[ObjectState]:
     return [o for o in h.world.objects.values()
             if o.semantic_class == "garment" and o.placement.furniture == dryer.id]
 
 
-def take_top_garment(h: Household, dryer: Any) -> None:
+def take_top_garment(h: Household, dryer: Furniture) -> None:
     """Pick the first garment the robot's camera sees in the drum (the top ones hide the rest)."""
     garments = garments_in(h, dryer)
-    h.go(dryer.room)
-    h.aim(h.thing("object", garments[0].id))
+    h.robot.go(dryer.room)
+    h.robot.aim(h.thing("object", garments[0].id))
     found = h.detections(h.call("robot_capture")["capture_id"])
     seen = [found[g.id] for g in garments if g.id in found]
     if not seen:
@@ -809,12 +863,12 @@ class ScriptedAgent:
     """Runs the task's plan; a call that fails ends the plan, and the agent stops saying what it did."""
 
     name = "scripted"
-    model = None
+    model: str | None = None
 
     def __init__(self, **_: Any):
-        self.usage = None
+        self.usage: dict[str, Any] | None = None
 
-    def run(self, episode: Any) -> None:
+    def run(self, episode: Episode) -> None:
         h = Household(episode)
         plan = PLANS.get(episode.task.id)
         problem = "" if plan is not None else f"no plan for task {episode.task.id}"

@@ -1,7 +1,7 @@
 """Appliances: washer and dryer cycles and their doors (docs/dynamics.md).
 
 :meth:`Appliances.start_cycle` sets a washer's or dryer's ``cycle_state`` to
-"running" with ``remaining_s`` to go (catalog/devices.yaml); the step counts
+"running" with ``remaining_s`` to go (homeloop/catalog/devices.yaml); the step counts
 it down while the door is shut (opening the door pauses a cycle, as real
 machines do) and sets "finished" at 0. A cycle a scenario starts by writing
 the fields itself runs the same way. The devices module reports
@@ -18,10 +18,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from homeloop.home import Home
+from homeloop.core.home import Home
 from homeloop.sim.world import DeviceState, World
 
-#: Device types whose cycles run here (catalog/devices.yaml, appliances).
+#: Device types whose cycles run here (homeloop/catalog/devices.yaml, appliances).
 CYCLE_DEVICE_TYPES = ("washer", "dryer")
 #: A part further than this from its closed state is open (rad or m).
 PART_OPEN_TOLERANCE = 1e-6

@@ -1,6 +1,6 @@
 """Climate: room temperatures under the thermostat, and air quality from smoke (docs/dynamics.md).
 
-The home's thermostat (catalog/devices.yaml: ``setpoint``, ``mode`` in
+The home's thermostat (homeloop/catalog/devices.yaml: ``setpoint``, ``mode`` in
 off/heat/cool/auto, ``local_temperature``) serves its indoor rooms: each
 follows the setpoint as a first-order lag with time constant
 :data:`HEATING_TIME_CONSTANT_S` when the mode drives it that way (heat only
@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from homeloop.sim.dynamics.smoke import SMOKE_ALARM_DENSITY
+from homeloop.sim.dynamics.smoke import SMOKE_ALARM_DENSITY, Smoke
 from homeloop.sim.world import DeviceState, World
 
 #: Air temperature of a home before any heating acts, and of the spaces no thermostat
@@ -53,7 +53,7 @@ class Climate:
         self._thermostat: DeviceState | None = None
         self._served: list[str] = []
         self._temperature: dict[str, float] = {}
-        self._settled_for: tuple[Any, Any] | None = None
+        self._settled_for: tuple[float, str] | None = None
 
     def _set_up(self, world: World) -> None:
         thermostats = world.devices_of_type("thermostat")
@@ -95,7 +95,7 @@ class Climate:
     def air_quality(self, room_id: str) -> str:
         """Air-quality band of a room from its smoke density ("good" without a smoke module)."""
         world = self._world
-        smoke = next((m for m in world.modules if m.name == "smoke"), None) if world is not None else None
+        smoke = world.running(Smoke) if world is not None else None
         return air_quality_of(smoke.room_density(room_id) if smoke is not None else 0.0)
 
     def snapshot(self) -> dict[str, Any]:

@@ -40,16 +40,16 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from homeloop.sim.dynamics.climate import ROOM_TEMPERATURE_C
+from homeloop.sim.dynamics.climate import ROOM_TEMPERATURE_C, Climate
 from homeloop.sim.dynamics.smoke import SmokeSource, alarm_delay_s
-from homeloop.sim.world import World
+from homeloop.sim.world import ObjectState, World
 
 #: Time constant of the contents' temperature (s): docs/dynamics.md.
 TIME_CONSTANT_S = 250.0
 #: In handle_smoke_alarm, ignition this long after the kitchen alarm (s): docs/dynamics.md.
 IGNITION_AFTER_ALARM_S = 170.0
 #: Distance from the range at which the calibration places the smoke sensor (m): the
-#: NFPA 72 distance of the smoke_sensor placement rule (catalog/devices.yaml).
+#: NFPA 72 distance of the smoke_sensor placement rule (homeloop/catalog/devices.yaml).
 NOMINAL_SENSOR_DISTANCE_M = 3.0
 #: Smoke point of refined vegetable oil (°C; 225-240 °C for sunflower and rapeseed oil).
 OIL_SMOKE_POINT_C = 230.0
@@ -241,11 +241,11 @@ def _burner_xy(world: World, stove_device: str, burner: str, fallback: tuple[flo
     return fallback
 
 
-def _on_burner(pan: Pan, obj: Any) -> bool:
+def _on_burner(pan: Pan, obj: ObjectState) -> bool:
     return obj.placement.kind != "held" and math.hypot(obj.x - pan.burner_x, obj.y - pan.burner_y) <= ON_BURNER_M
 
 
-def _room_of(world: World, obj: Any) -> str | None:
+def _room_of(world: World, obj: ObjectState) -> str | None:
     """The room an object is in; a held object is where its holder is."""
     p = obj.placement
     if p.kind != "held":
@@ -257,7 +257,5 @@ def _room_of(world: World, obj: Any) -> str | None:
 
 
 def _room_temperature(world: World, room: str | None) -> float:
-    for module in world.modules:
-        if module.name == "climate" and room is not None:
-            return module.temperature(room)
-    return ROOM_TEMPERATURE_C
+    climate = world.running(Climate)
+    return climate.temperature(room) if climate is not None and room is not None else ROOM_TEMPERATURE_C

@@ -8,7 +8,7 @@ A room's illuminance (lux) is the sum of
   average daylight factor, :data:`DAYLIGHT_FACTOR_PER_GLAZING` times the
   share of floor area that is glazing still uncovered. Each window to the
   outside counts its width × height, less what its roller blinds and
-  curtains cover (their ``position`` field, % closed; catalog/devices.yaml).
+  curtains cover (their ``position`` field, % closed; homeloop/catalog/devices.yaml).
   Outdoor spaces get the outdoor illuminance itself.
 - **lights that are on**: a light device in the room whose ``on`` field is
   set, or that a light switch bound to it (``controls``) has on, at its
@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from homeloop.home import Home, polygon_from_rings
+from homeloop.core.home import Home, polygon_from_rings
 from homeloop.sim.world import World
 
 #: Sunrise and sunset on the scenario clock (s after midnight): an equinox day.
@@ -158,9 +158,17 @@ def _output(world: World, fitting: _Fitting) -> float:
     return float(values.get("brightness", 100)) / 100.0 if on and powered else 0.0
 
 
+@runtime_checkable
+class _FireSource(Protocol):
+    """What the light reads of the cooking module; named by shape, since this module is imported
+    for its constants by stages that must not reach the rest of the simulator."""
+
+    def fires(self) -> list[tuple[str | None, float, float]]: ...
+
+
 def _fires(world: World) -> list[tuple[str | None, float, float]]:
     for module in world.modules:
-        if module.name == "cooking":
+        if module.name == "cooking" and isinstance(module, _FireSource):
             return module.fires()
     return []
 
@@ -173,8 +181,9 @@ def _rooms(home: Home) -> dict[str, _Room]:
     coverings: dict[str, list[str]] = {}
     for d in home.devices:
         if d.type in _COVERINGS:
-            for window in {d.mounted_on, *d.controls} - {None}:
-                coverings.setdefault(window, []).append(d.id)
+            for window in {d.mounted_on, *d.controls}:
+                if window is not None:
+                    coverings.setdefault(window, []).append(d.id)
     windows: dict[str, list[_Window]] = {r.id: [] for r in home.rooms}
     for o in home.openings:
         inside = [rid for rid in o.connects if rid not in outdoor]

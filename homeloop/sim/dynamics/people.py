@@ -4,7 +4,7 @@
 Each person (:class:`~homeloop.sim.world.PersonState`) has an activity from
 :data:`ACTIVITIES`, which sets their posture and the heart rate their fall
 watch reads. People walk at :data:`WALKING_SPEED_M_S` (by age group) along a
-path of straight legs planned over the free floor (``homeloop.sim.robot.plan_path``,
+path of straight legs planned over the free floor (``homeloop.sim.robot.routes.plan_path``,
 :data:`PATH_WIDTH` wide); where it finds none (from the street outside the
 plan, or from a seat) they walk straight between the approach points of the
 doors joining the rooms (:class:`Router`). Paths are planned when a walk
@@ -50,10 +50,12 @@ from typing import Any, Callable, Generator, Iterable
 
 import networkx as nx
 import numpy as np
+from shapely import Polygon
 
-from homeloop import navigation
-from homeloop.geometry import face_point
-from homeloop.home import Home, polygon_from_rings
+from homeloop.core import navigation
+from homeloop.core.geometry import face_point
+from homeloop.core.home import Home, Opening, polygon_from_rings
+from homeloop.sim.errors import SkillError
 from homeloop.sim.world import Placement, PersonState, World
 
 #: How far (m) from a person an object is within their reach: a handoff's range, and where a
@@ -202,7 +204,8 @@ class People:
 
     def _resume(self, world: World) -> None:
         current, self.scripts = self.scripts, []
-        for pid, script, until in current:
+        for pid, script, first in current:
+            until: Until | None = first
             while until is not None and self._ready(pid, until, world):
                 until = next(script, None)
             if until is not None:
@@ -471,21 +474,21 @@ def _drop(world: World, person: PersonState, object_id: str) -> None:
 
 
 class Router:
-    """Paths for people: ``homeloop.sim.robot.plan_path`` over the free floor; where it finds
+    """Paths for people: ``homeloop.sim.robot.routes.plan_path`` over the free floor; where it finds
     none (a start outside the plan, on a seat), through the doors between rooms, straight from
     door approach point to door approach point."""
 
     def __init__(self, home: Home, width: float = PATH_WIDTH):
         self.home = home
         self.width = width
-        self.graph = nx.Graph()
+        self.graph: nx.Graph[str] = nx.Graph()
         self._sides: dict[tuple[str, str], tuple[float, float]] = {}
         polys = home.room_polygons()
         centres = {rid: (p.centroid.x, p.centroid.y) for rid, p in polys.items()}
         for opening in navigation.passable_openings(home):
             self._add_door(opening, polys, centres)
 
-    def _add_door(self, opening: Any, polys: dict[str, Any], centres: dict[str, tuple[float, float]]) -> None:
+    def _add_door(self, opening: Opening, polys: dict[str, Polygon], centres: dict[str, tuple[float, float]]) -> None:
         sides = dict((rid, (float(p.x), float(p.y)))
                      for rid, p in navigation.door_approach_points(self.home, opening.id, self.width))
         rooms: list[str] = list(sides)
@@ -525,8 +528,7 @@ class Router:
 def _planned(world: World, start: tuple[float, float], goal: tuple[float, float],
              width: float) -> list[tuple[float, float]] | None:
     """The robot's path planner's path for a person, or None when it finds none."""
-    from homeloop.sim.robot import plan_path
-    from homeloop.sim.skills import SkillError
+    from homeloop.sim.robot.routes import plan_path
 
     try:
         path = plan_path(world, start, goal, width)

@@ -1,8 +1,8 @@
 """The robot's motion: it drives, turns and opens doors step by step while the world goes on
 (docs/dynamics.md, docs/skills.md).
 
-A robot skill that moves the body (:mod:`homeloop.sim.services.robot`) hands
-this module a list of :class:`~homeloop.sim.robot.Phase` (turn, drive, open a
+A robot skill that moves the body (:mod:`homeloop.sim.services.robot_skills`) hands
+this module a list of :class:`~homeloop.sim.robot.kinematics.Phase` (turn, drive, open a
 door) with :meth:`RobotMotion.start` and lets simulated time pass; each step
 the body advances along the current phase, so the pan keeps heating and
 people keep walking while it drives. What it holds moves with it.
@@ -26,11 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import shapely
+from shapely import Polygon
 
-from homeloop.home import polygon_from_rings
+from homeloop.core.home import polygon_from_rings
 from homeloop.sim import robot as body_rules
-from homeloop.sim.robot import NoPath, Obstacle, Phase
-from homeloop.sim.world import World
+from homeloop.sim.robot.floor import NoPath
+from homeloop.sim.robot.kinematics import Phase
+from homeloop.sim.robot.obstacles import Obstacle
+from homeloop.sim.world import RobotState, World
 
 #: How far ahead (seconds of driving) the body watches for people and objects in its way.
 LOOKAHEAD_S = 0.8
@@ -75,7 +78,7 @@ class RobotMotion:
         self.driven_m = 0.0
         self.driving_s = 0.0
         self.doors_opened: list[tuple[float, str]] = []
-        self._rooms: tuple[int, list[tuple[str, Any]]] | None = None
+        self._rooms: tuple[int, list[tuple[str, Polygon]]] | None = None
 
     # --- control ------------------------------------------------------------------------------------
 
@@ -98,7 +101,7 @@ class RobotMotion:
         m = self.motion
         if m is None or m.status != "moving":
             return
-        robot = world.robot
+        robot = _robot(world)
         m._steps += 1
         m.t_in_phase += dt
         while m.active and m.t_in_phase >= m.phases[m.index].seconds - 1e-9:
@@ -116,17 +119,17 @@ class RobotMotion:
 
     def _enter(self, world: World, m: Motion) -> None:
         """Start the phase at ``m.index`` (or finish the motion). A door found open costs nothing, a
-        closed one :data:`~homeloop.sim.robot.DOOR_OPEN_S`; one the body cannot open (locked, or a
+        closed one :data:`~homeloop.sim.robot.kinematics.DOOR_OPEN_S`; one the body cannot open (locked, or a
         motorised garage door) blocks it."""
         while m.active and m.index < len(m.phases):
             phase = m.phases[m.index]
             if phase.kind != "door":
                 return
-            door = world.openings[phase.door]
-            if not door.open:
-                if phase.door in body_rules.closed_off(world):
-                    why = body_rules.door_words(world, phase.door)
-                    self._blocked(world, m, f"{why}, {body_rules._why_closed(world, phase.door)}")
+            door_id = _door(phase)
+            if not world.openings[door_id].open:
+                if door_id in body_rules.closed_off(world):
+                    why = body_rules.door_words(world, door_id)
+                    self._blocked(world, m, f"{why}, {body_rules.why_closed(world, door_id)}")
                     return
                 phase.seconds = max(phase.seconds, body_rules.DOOR_OPEN_S)
                 return
@@ -137,12 +140,13 @@ class RobotMotion:
     def _finish(self, world: World, m: Motion, phase: Phase) -> None:
         self._pose(world, phase, 1.0, m)
         if phase.kind == "door":
-            world.openings[phase.door].open = True
-            m.doors_opened.append(phase.door)
-            self.doors_opened.append((world.time, phase.door))
+            door_id = _door(phase)
+            world.openings[door_id].open = True
+            m.doors_opened.append(door_id)
+            self.doors_opened.append((world.time, door_id))
 
     def _pose(self, world: World, phase: Phase, f: float, m: Motion) -> None:
-        robot = world.robot
+        robot = _robot(world)
         f = min(max(f, 0.0), 1.0)
         x = phase.x0 + (phase.x1 - phase.x0) * f
         y = phase.y0 + (phase.y1 - phase.y0) * f
@@ -171,7 +175,7 @@ class RobotMotion:
     # --- people and objects in the way ----------------------------------------------------------------
 
     def _watch(self, world: World, m: Motion, phase: Phase) -> None:
-        robot = world.robot
+        robot = _robot(world)
         if m._steps % OBJECT_REFRESH_STEPS == 0:
             m._floor_objects = body_rules.floor_object_obstacles(world, m.avoid_exclude)
         ahead = min(body_rules.drive_speed(robot.body) * LOOKAHEAD_S, math.hypot(phase.x1 - robot.x, phase.y1 - robot.y))
@@ -182,12 +186,12 @@ class RobotMotion:
         people = body_rules.people_obstacles(world, m.avoid_exclude) if world.people else []
         for o in people + m._floor_objects:
             if _in_the_way(robot.x, robot.y, ux, uy, ahead, o, radius):
-                self._blocked(world, m, f"blocked by {o.label} at {body_rules._xy((o.x, o.y))}")
+                self._blocked(world, m, f"blocked by {o.label} at {body_rules.point_words((o.x, o.y))}")
                 return
 
     def _blocked(self, world: World, m: Motion, why: str) -> None:
         """Something is in the way: plan again around it (a motion with a goal), else stop."""
-        robot = world.robot
+        robot = _robot(world)
         if m.goal is None or m.replans >= MAX_REPLANS:
             self.stop(why)
             return
@@ -215,6 +219,20 @@ class RobotMotion:
             "driving_s": round(self.driving_s, 3),
             "doors_opened": [{"t": t, "door": d} for t, d in self.doors_opened],
         }
+
+
+def _robot(world: World) -> RobotState:
+    """The body a motion moves: a motion starts only in a world with a robot."""
+    if world.robot is None:
+        raise RuntimeError("robot_motion: a motion under way in a world without a robot")
+    return world.robot
+
+
+def _door(phase: Phase) -> str:
+    """The opening a door phase passes (every door phase names one)."""
+    if phase.door is None:
+        raise ValueError(f"a {phase.kind} phase names no door")
+    return phase.door
 
 
 def _in_the_way(x: float, y: float, ux: float, uy: float, ahead: float, o: Obstacle, radius: float) -> bool:

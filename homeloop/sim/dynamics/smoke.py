@@ -14,7 +14,7 @@ burning) and falls :data:`FALL_PER_S` after, held in [0, :data:`DENSITY_CAP`].
 - **Other rooms.** Each is one well-mixed layer exchanging smoke with its
   neighbours through *open* openings only: a door or window whose
   ``world.openings[id].open`` is True, or an open passage (two rooms touching
-  with no wall between them, :func:`homeloop.check.open_passages`, which
+  with no wall between them, :func:`homeloop.core.check.open_passages`, which
   has no leaf and is always open). Across an opening of width ``w``::
 
       d rho_i / dt = EXCHANGE_SPEED_M_S * w / A_i * (rho_j - rho_i)
@@ -37,15 +37,15 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Protocol, runtime_checkable
 
 import networkx as nx
 import numpy as np
 import shapely
 
-from homeloop.check import open_passages
-from homeloop.home import Home, polygon_from_rings
-from homeloop.plan import OPENING_CONTACT_TOLERANCE
+from homeloop.core.check import open_passages
+from homeloop.core.home import Home, polygon_from_rings
+from homeloop.core.geometry import OPENING_CONTACT_TOLERANCE
 from homeloop.sim.world import World
 
 #: Density rise per second at a smoking source (docs/dynamics.md).
@@ -55,7 +55,7 @@ FALL_PER_S = 0.06
 #: Densest layer (1 = opaque); densities are fractions of it.
 DENSITY_CAP = 1.0
 #: A smoke sensor reports smoke above this density at its position (docs/dynamics.md;
-#: catalog/devices.yaml, smoke_sensor).
+#: homeloop/catalog/devices.yaml, smoke_sensor).
 SMOKE_ALARM_DENSITY = 0.4
 #: Speed of the smoke front under the ceiling (m/s). Alpert's ceiling-jet correlation,
 #: U = 0.197 Q^(1/3) H^(1/2) / r^(5/6), gives 0.3-1 m/s a few metres from a 10-50 kW
@@ -79,6 +79,14 @@ class SmokeSource:
     x: float
     y: float
     smoking: bool
+
+
+@runtime_checkable
+class SmokeProvider(Protocol):
+    """A module that makes smoke (it sets ``makes_smoke``): the smoke asks it for its sources each
+    step; one that can also say :meth:`smoking` without making them spares that while nothing smokes."""
+
+    def sources(self) -> list[SmokeSource]: ...
 
 
 def alarm_delay_s(distance_m: float) -> float:
@@ -123,7 +131,7 @@ class Smoke:
         self._rho: list[float] = []
         self._links: list[_Link] = []
         self._rings: dict[str, list[tuple[float, float]]] = {}
-        self._providers: list[Any] = []
+        self._providers: list[SmokeProvider] = []
         self._source_density: dict[str, float] = {}
         self._fronts: dict[str, _Front] = {}
         self._active = False
@@ -137,11 +145,12 @@ class Smoke:
         self._rooms = [r.id for r in indoor]
         self._index = {rid: i for i, rid in enumerate(self._rooms)}
         self._rho = [0.0] * len(self._rooms)
-        self._rings = {r.id: [tuple(p) for ring in r.polygon for p in ring] for r in indoor}
+        self._rings = {r.id: [(p[0], p[1]) for ring in r.polygon for p in ring] for r in indoor}
         areas = [polygon_from_rings(r.polygon).area for r in indoor]
-        self._links = [_link(self._index, areas, u, v, width, oid) for u, v, width, oid in _paths(home)]
-        self._links = [link for link in self._links if link is not None]
-        self._providers = [m for m in world.modules if getattr(m, "makes_smoke", False)]
+        links = [_link(self._index, areas, u, v, width, oid) for u, v, width, oid in _paths(home)]
+        self._links = [link for link in links if link is not None]
+        self._providers = [m for m in world.modules
+                           if getattr(m, "makes_smoke", False) and isinstance(m, SmokeProvider)]
         self._world = world
 
     # --- stepping ---------------------------------------------------------------------------------
@@ -197,13 +206,14 @@ class Smoke:
         fed: dict[int, float] = {}
         for s in sources:
             smoking = smoking or s.smoking
-            i = self._index.get(s.room) if s.room is not None else None
-            if i is None:
+            room = s.room
+            i = self._index.get(room) if room is not None else None
+            if room is None or i is None:
                 continue
             fed[i] = max(fed.get(i, 0.0), self._source_density[s.id])
-            if s.room not in self._fronts:
-                reach = max(math.hypot(px - s.x, py - s.y) for px, py in self._rings[s.room])
-                self._fronts[s.room] = _Front(s.x, s.y, self._time, reach)
+            if room not in self._fronts:
+                reach = max(math.hypot(px - s.x, py - s.y) for px, py in self._rings[room])
+                self._fronts[room] = _Front(s.x, s.y, self._time, reach)
         for i, density in fed.items():
             self._rho[i] = density
         return smoking
@@ -253,10 +263,10 @@ class Smoke:
         }
 
 
-def _smoking(provider: Any) -> bool:
+def _smoking(provider: SmokeProvider) -> bool:
     """Whether any of a provider's sources smokes now."""
     smoking = getattr(provider, "smoking", None)
-    return smoking() if smoking is not None else any(s.smoking for s in provider.sources())
+    return bool(smoking()) if smoking is not None else any(s.smoking for s in provider.sources())
 
 
 # --- the home's exchange paths (set-up only) --------------------------------------------------------
@@ -264,11 +274,12 @@ def _smoking(provider: Any) -> bool:
 #: Homes whose exchange paths are kept: an episode reads one home, and the verify stage plays a
 #: home's pairs one after another.
 PATHS_KEPT = 8
-_PATHS: "OrderedDict[int, tuple[Home, tuple[Any, ...], tuple[tuple[str, str | None, float, str | None], ...]]]" = \
-    OrderedDict()
+#: A path smoke can take: (room, other room or None for the outside, width, opening id or None).
+SmokePath = tuple[str, str | None, float, str | None]
+_PATHS: "OrderedDict[int, tuple[Home, tuple[object, ...], tuple[SmokePath, ...]]]" = OrderedDict()
 
 
-def _paths(home: Home) -> tuple[tuple[str, str | None, float, str | None], ...]:
+def _paths(home: Home) -> tuple[SmokePath, ...]:
     """Every path smoke can take: (room, other room or None for the outside, width, opening id
     or None for an always-open passage); kept while the home is the same object and its layout
     reads the same."""
@@ -284,16 +295,16 @@ def _paths(home: Home) -> tuple[tuple[str, str | None, float, str | None], ...]:
     return paths
 
 
-def _layout_signature(home: Home) -> tuple[Any, ...]:
+def _layout_signature(home: Home) -> tuple[object, ...]:
     """What the paths are found from, read cheaply: rooms, walls and openings by id, kind and first corner."""
     return (tuple((r.id, r.space_class, tuple(r.polygon[0][0]), len(r.polygon[0])) for r in home.rooms),
             tuple((w.id, tuple(w.polygon[0][0]), len(w.polygon[0])) for w in home.walls),
             tuple((o.id, o.kind, o.width, o.exterior, tuple(o.connects), tuple(o.polygon[0][0])) for o in home.openings))
 
 
-def _find_paths(home: Home) -> list[tuple[str, str | None, float, str | None]]:
+def _find_paths(home: Home) -> list[SmokePath]:
     outdoor = {r.id for r in home.rooms if r.outdoor}
-    paths: list[tuple[str, str | None, float, str | None]] = []
+    paths: list[SmokePath] = []
     for o in home.openings:
         inside = [rid for rid in o.connects if rid not in outdoor]
         if len(inside) == 2 and inside[0] != inside[1]:
@@ -315,7 +326,7 @@ def rooms_reached(home: Home, room: str) -> set[str]:
     """The rooms the smoke of ``room`` spreads to while every door and window is shut:
     ``room`` and the indoor rooms joined to it by open passages, one after another (the
     paths of :func:`_paths` that have no leaf to close; docs/dynamics.md)."""
-    joined = nx.Graph()
+    joined: nx.Graph[str] = nx.Graph()
     joined.add_node(room)
     joined.add_edges_from((u, v) for u, v, _, opening in _paths(home) if opening is None and v is not None)
     return set(nx.node_connected_component(joined, room))

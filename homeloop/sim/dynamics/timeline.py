@@ -34,6 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from homeloop.core.catalog import FieldValue
+from homeloop.sim.dynamics.people import DoorWay, People
 from homeloop.sim.world import Message, World
 
 #: Recipient of messages people send (the assistant the agent plays).
@@ -87,8 +89,8 @@ class Timeline:
 # --- handlers -------------------------------------------------------------------------------------
 
 
-def _people(world: World) -> Any:
-    return world.module("people")
+def _people(world: World) -> People:
+    return world.module(People)
 
 
 def _message(world: World, person: str, text: str) -> None:
@@ -108,20 +110,20 @@ def _walk(world: World, person: str, place: tuple[float, float, str | None]) -> 
     _people(world).go(world, person, place[:2], place[2], "standing")
 
 
-def _deliver(world: World, person: str, door: Any, place: tuple[float, float, str | None],
+def _deliver(world: World, person: str, door: DoorWay, place: tuple[float, float, str | None],
              doorbell: str | None, object: str | None = None) -> None:
     _people(world).deliver(world, person, door, place, doorbell, object)
 
 
-def _ring_and_leave(world: World, person: str, door: Any, doorbell: str) -> None:
+def _ring_and_leave(world: World, person: str, door: DoorWay, doorbell: str) -> None:
     _people(world).ring_and_leave(world, person, door, doorbell)
 
 
-def _break_in(world: World, person: str, door: Any, place: tuple[float, float, str], lights: list[str]) -> None:
+def _break_in(world: World, person: str, door: DoorWay, place: tuple[float, float, str], lights: list[str]) -> None:
     _people(world).break_in(world, person, door, place, lights)
 
 
-def _leave_home(world: World, person: str, door: Any) -> None:
+def _leave_home(world: World, person: str, door: DoorWay) -> None:
     _people(world).leave_home(world, person, door)
 
 
@@ -147,7 +149,7 @@ def _ring(world: World, device: str) -> None:
     press(world, device)
 
 
-def _fault(world: World, device: str, field: str, value: Any) -> None:
+def _fault(world: World, device: str, field: str, value: FieldValue) -> None:
     world.devices[device].faults[field] = value
     world.note("fault", device, field=field, value=value)
 
@@ -157,7 +159,7 @@ def _clear_fault(world: World, device: str, field: str) -> None:
     world.note("fault_cleared", device, field=field)
 
 
-def _set_device(world: World, device: str, field: str, value: Any) -> None:
+def _set_device(world: World, device: str, field: str, value: FieldValue) -> None:
     world.devices[device].values[field] = value
 
 

@@ -92,7 +92,7 @@ class Water:
 
     def __init__(self) -> None:
         self._sources: dict[str, WaterSource] = {}
-        self._leaks: list[WaterSource] = []
+        self._leaks: list[tuple[WaterSource, str]] = []  # each leak and the water main feeding it
         self._total_noted = False
 
     def add_leak(self, world: World, name: str, room: str, x: float, y: float, valve_device: str) -> WaterSource:
@@ -101,7 +101,7 @@ class Water:
         if valve is None or "state" not in valve.values:
             raise KeyError(f"water: no water main {valve_device!r} with a state field")
         source = self._add(world, WaterSource(name, "leak", room, x, y, valve=valve_device))
-        self._leaks.append(source)
+        self._leaks.append((source, valve_device))
         if valve.values["state"] == "open":
             self._start(world, source)
         return source
@@ -127,8 +127,8 @@ class Water:
     # --- stepping ---------------------------------------------------------------------------------
 
     def step(self, world: World, dt: float) -> None:
-        for leak in self._leaks:
-            if world.devices[leak.valve].values["state"] != "open":
+        for leak, valve in self._leaks:
+            if world.devices[valve].values["state"] != "open":
                 continue
             if leak.started_at is None:
                 self._start(world, leak)

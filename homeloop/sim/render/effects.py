@@ -30,15 +30,20 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 import trimesh
 
+from homeloop.core.home import Home
+from homeloop.sim.dynamics.cooking import Cooking
+from homeloop.sim.dynamics.smoke import Smoke
+from homeloop.sim.dynamics.water import Water, WaterSource
 from homeloop.sim.render.raycast import Caster, Geometry, Hits, pixel_bounds
 from homeloop.sim.render.rooms import RoomGrid
 from homeloop.sim.render.scene import Mesh
 from homeloop.sim.visibility import SMOKE_LAYER_DEPTH_M, SMOKE_SEEN_DENSITY, Viewpoint
+from homeloop.sim.world import World
 
 #: Flames over a burning pan: the main cone's height (m) and its radius as a share of the pan's.
 FLAME_HEIGHT_M = 0.45
@@ -53,8 +58,8 @@ FLAME_TIP_RGB = (4.0, 0.6, 0.06)
 #: Depth of the smoke layer under the ceiling (m): the geometric backend samples its middle.
 SMOKE_LAYER_M = 2 * SMOKE_LAYER_DEPTH_M
 #: Extinction per metre of smoke at density 1 (the layer's optical depth is this times the
-#: density integrated along the ray): at density 1 a metre of smoke hides 63 % of what is behind, and a camera under the ceiling
-#: still sees the room through the layer, darkly.
+#: density integrated along the ray): at density 1 a metre of smoke hides 63 % of what is behind,
+#: and a camera under the ceiling still sees the room through the layer, darkly.
 SMOKE_EXTINCTION_PER_M = 1.0
 #: Samples along each ray's segment through the layer, and the number of columns of the coarse
 #: grid of pixels smoke is worked out on (its stride follows from the image's width).
@@ -88,10 +93,6 @@ class Layers:
     hazards: list[dict[str, Any]] = field(default_factory=list)
 
 
-def module(world: Any, name: str) -> Any:
-    return next((m for m in world.modules if m.name == name), None)
-
-
 # --- flames ---------------------------------------------------------------------------------------------
 
 
@@ -110,13 +111,15 @@ def flame_mesh(x: float, y: float, rim: float, radius: float, seed: str) -> trim
         tongue.apply_translation((0.6 * radius * c, 0.6 * radius * s, 0.0))
         cones.append(tongue)
     mesh = trimesh.util.concatenate(cones)
+    if not isinstance(mesh, trimesh.Trimesh):  # trimesh types the join of any geometry; meshes give a mesh
+        raise TypeError(f"flames of {seed}: the cones joined into a {type(mesh).__name__}")
     mesh.apply_translation((x, y, rim))
     return mesh
 
 
-def flames(world: Any, caster: Caster, rooms: RoomGrid, hits: Hits, layers: Layers) -> None:
+def flames(world: World, caster: Caster, rooms: RoomGrid, hits: Hits, layers: Layers) -> None:
     """The flames of every burning pan (see the module docstring)."""
-    cooking = module(world, "cooking")
+    cooking = world.running(Cooking)
     if cooking is None:
         return
     view, n = hits.view, len(hits.depth)
@@ -139,13 +142,14 @@ def flames(world: Any, caster: Caster, rooms: RoomGrid, hits: Hits, layers: Laye
         projected = int((f_any >= 0).sum())
         if not projected:
             continue
-        if layers.flame_alpha is None:
-            layers.flame_alpha = np.zeros(n, dtype=np.float32)
-            layers.flame_rgb = np.zeros((n, 3), dtype=np.float32)
+        alpha, rgb = layers.flame_alpha, layers.flame_rgb
+        if alpha is None or rgb is None:
+            alpha = layers.flame_alpha = np.zeros(n, dtype=np.float32)
+            rgb = layers.flame_rgb = np.zeros((n, 3), dtype=np.float32)
         height = (view.z + hits.directions[idx[shown], 2] * t_any[shown] - rim) / FLAME_HEIGHT_M
         h = np.clip(height, 0.0, 1.0)[:, None]
-        layers.flame_alpha[idx[shown]] = FLAME_ALPHA[0] + (FLAME_ALPHA[1] - FLAME_ALPHA[0]) * h[:, 0]
-        layers.flame_rgb[idx[shown]] = (1 - h) * np.array(FLAME_BASE_RGB) + h * np.array(FLAME_TIP_RGB)
+        alpha[idx[shown]] = FLAME_ALPHA[0] + (FLAME_ALPHA[1] - FLAME_ALPHA[0]) * h[:, 0]
+        rgb[idx[shown]] = (1 - h) * np.array(FLAME_BASE_RGB) + h * np.array(FLAME_TIP_RGB)
         room = obj.placement.room or _room_at(rooms, obj.x, obj.y)
         _note(layers, "fire", pan.id, [room] if room else [], int(shown.sum()), projected)
 
@@ -160,7 +164,7 @@ def _box_pixels(view: Viewpoint, box: tuple[int, int, int, int]) -> np.ndarray:
     return (np.arange(y0, y1)[:, None] * view.width + np.arange(x0, x1)[None, :]).ravel()
 
 
-def _note(layers: Layers, kind: str, source: str, rooms: Any, shown: int, projected: int) -> None:
+def _note(layers: Layers, kind: str, source: str, rooms: Iterable[str], shown: int, projected: int) -> None:
     if shown > 0:
         layers.hazards.append({"kind": kind, "source": source, "rooms": list(rooms), "pixels": shown,
                                "seen_fraction": round(min(shown / max(projected, 1), 1.0), 4)})
@@ -173,7 +177,7 @@ class SmokeField:
     """The coarse raster smoke is read from: per cell its room and the top of the layer (the
     room's ceiling); densities are filled in per frame for the rooms that have smoke."""
 
-    def __init__(self, home: Any, rooms: RoomGrid):
+    def __init__(self, home: Home, rooms: RoomGrid):
         self.rooms = rooms
         self.labels = rooms.coarse(SMOKE_CELL_FACTOR)
         self.cell = rooms.cell * SMOKE_CELL_FACTOR
@@ -184,7 +188,7 @@ class SmokeField:
         self.top = tops[self.labels].astype(np.float32)  # label -1 picks the trailing 0
         self.cells = {i: np.argwhere(self.labels == i) for i in range(len(rooms.rooms))}
 
-    def densities(self, smoke: Any) -> tuple[np.ndarray, list[int]]:
+    def densities(self, smoke: Smoke) -> tuple[np.ndarray, list[int]]:
         """Density per cell now, and the indices of the rooms holding any."""
         dens = np.zeros(self.labels.shape, dtype=np.float32)
         smoky = []
@@ -199,9 +203,9 @@ class SmokeField:
         return dens, smoky
 
 
-def smoke(world: Any, field_: SmokeField, hits: Hits, layers: Layers) -> None:
+def smoke(world: World, field_: SmokeField, hits: Hits, layers: Layers) -> None:
     """The smoke layer's opacity per pixel (see the module docstring)."""
-    module_ = module(world, "smoke")
+    module_ = world.running(Smoke)
     if module_ is None:
         return
     dens, smoky = field_.densities(module_)
@@ -214,9 +218,9 @@ def smoke(world: Any, field_: SmokeField, hits: Hits, layers: Layers) -> None:
     idx = (rows[:, None] * view.width + cols[None, :]).ravel()
     d = hits.directions[idx]
     seen = _optical_depths(field_, dens, smoky, view, d, np.minimum(hits.depth[idx], SMOKE_MAX_RAY_M))
-    sparse = np.zeros((len(rows), len(cols)), dtype=bool)
-    sparse[::2, ::2] = True  # the unoccluded layer only sizes the share seen: every other ray will do
-    sparse = sparse.ravel()
+    every_other = np.zeros((len(rows), len(cols)), dtype=bool)
+    every_other[::2, ::2] = True  # the unoccluded layer only sizes the share seen: every other ray will do
+    sparse = every_other.ravel()
     whole = _optical_depths(field_, dens, smoky, view, d[sparse], np.full(int(sparse.sum()), SMOKE_MAX_RAY_M,
                                                                           np.float32))
     total = sum(seen.values())
@@ -284,19 +288,21 @@ def _spread(coarse: np.ndarray, view: Viewpoint, stride: int, smooth: bool = Tru
     r0, r1, fr = axis(view.height, coarse.shape[0])
     c0, c1, fc = axis(view.width, coarse.shape[1])
     if not smooth:
-        return coarse[np.where(fr < 0.5, r0, r1)][:, np.where(fc < 0.5, c0, c1)].ravel()
+        nearest: np.ndarray = coarse[np.where(fr < 0.5, r0, r1)][:, np.where(fc < 0.5, c0, c1)].ravel()
+        return nearest
     top = coarse[r0][:, c0] * (1 - fc) + coarse[r0][:, c1] * fc
     bottom = coarse[r1][:, c0] * (1 - fc) + coarse[r1][:, c1] * fc
-    return (top * (1 - fr)[:, None] + bottom * fr[:, None]).ravel()
+    blended: np.ndarray = (top * (1 - fr)[:, None] + bottom * fr[:, None]).ravel()
+    return blended
 
 
 # --- water ----------------------------------------------------------------------------------------------
 
 
-def water(world: Any, scene_floors: dict[str, np.ndarray], rooms: RoomGrid, hits: Hits, layers: Layers) -> None:
+def water(world: World, scene_floors: dict[str, np.ndarray], rooms: RoomGrid, hits: Hits, layers: Layers) -> None:
     """The floor pixels under each leak's or spill's film (see the module docstring).
     ``scene_floors``: the floor codes of each room."""
-    module_ = module(world, "water")
+    module_ = world.running(Water)
     if module_ is None:
         return
     view = hits.view
@@ -325,7 +331,7 @@ def water(world: Any, scene_floors: dict[str, np.ndarray], rooms: RoomGrid, hits
         _note(layers, "water", source.name, [source.room], int(visible.sum()), int(under.sum()))
 
 
-def _disc_box(view: Viewpoint, rooms: RoomGrid, source: Any, z: float) -> tuple[int, int, int, int] | None:
+def _disc_box(view: Viewpoint, rooms: RoomGrid, source: WaterSource, z: float) -> tuple[int, int, int, int] | None:
     """The pixel box of the wet disc on the floor (the whole room's floor once it is covered)."""
     if math.isinf(source.radius):
         rid = rooms.index[source.room]

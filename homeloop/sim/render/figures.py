@@ -18,6 +18,7 @@ under their centre, +x the way they face, z up.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import trimesh
@@ -34,21 +35,23 @@ class Piece:
     head: bool = False
 
 
-def _box(x0: float, y0: float, z0: float, x1: float, y1: float, z1: float) -> trimesh.Trimesh:
-    box = trimesh.creation.box(extents=(x1 - x0, y1 - y0, z1 - z0))
+def box_mesh(x0: float, y0: float, z0: float, x1: float, y1: float, z1: float) -> trimesh.Trimesh:
+    """An axis-aligned box from corner (x0, y0, z0) to corner (x1, y1, z1)."""
+    box: trimesh.Trimesh = trimesh.creation.box(extents=(x1 - x0, y1 - y0, z1 - z0))
     box.apply_translation(((x0 + x1) / 2, (y0 + y1) / 2, (z0 + z1) / 2))
     return box
 
 
 def _head(cx: float, cz: float, length: float) -> trimesh.Trimesh:
     """An ellipsoid head ``length`` tall, centred at (cx, 0, cz)."""
-    sphere = trimesh.creation.icosphere(subdivisions=1, radius=1.0)
-    sphere.apply_scale((0.42 * length, 0.36 * length, 0.5 * length))
+    sphere: trimesh.Trimesh = trimesh.creation.icosphere(subdivisions=1, radius=1.0)
+    # trimesh leaves apply_scale untyped
+    sphere.apply_scale((0.42 * length, 0.36 * length, 0.5 * length))  # type: ignore[no-untyped-call]
     sphere.apply_translation((cx, 0.0, cz))
     return sphere
 
 
-def _both_sides(y: float, make) -> list[Piece]:
+def _both_sides(y: float, make: Callable[[float], Piece]) -> list[Piece]:
     return [make(y), make(-y)]
 
 
@@ -66,27 +69,27 @@ def person_pieces(posture: str, activity: str, stature: float, shoulders: float,
 def _standing(h: float, s: float, cooking: bool) -> list[Piece]:
     leg, arm = 0.12, 0.085
     hip, chest, neck = 0.48 * h, 0.81 * h, h - HEAD_M
-    legs = _both_sides(0.22 * s, lambda y: Piece("bottom", _box(-0.06, y - leg / 2, 0.06, 0.06, y + leg / 2, hip)))
-    feet = _both_sides(0.22 * s, lambda y: Piece("shoes", _box(-0.07, y - 0.05, 0.0, 0.14, y + 0.05, 0.06)))
-    body = [Piece("bottom", _box(-0.09, -0.4 * s, hip - 0.06, 0.09, 0.4 * s, hip + 0.04)),
-            Piece("top", _box(-0.1, -0.4 * s, hip + 0.04, 0.1, 0.4 * s, chest)),
-            Piece("skin", _box(-0.04, -0.04, chest, 0.04, 0.04, neck + 0.02)),
+    legs = _both_sides(0.22 * s, lambda y: Piece("bottom", box_mesh(-0.06, y - leg / 2, 0.06, 0.06, y + leg / 2, hip)))
+    feet = _both_sides(0.22 * s, lambda y: Piece("shoes", box_mesh(-0.07, y - 0.05, 0.0, 0.14, y + 0.05, 0.06)))
+    body = [Piece("bottom", box_mesh(-0.09, -0.4 * s, hip - 0.06, 0.09, 0.4 * s, hip + 0.04)),
+            Piece("top", box_mesh(-0.1, -0.4 * s, hip + 0.04, 0.1, 0.4 * s, chest)),
+            Piece("skin", box_mesh(-0.04, -0.04, chest, 0.04, 0.04, neck + 0.02)),
             Piece("skin", _head(0.0, neck + HEAD_M / 2, HEAD_M), head=True),
-            Piece("hair", _box(-0.1, -0.08, h - 0.05, 0.05, 0.08, h), head=True)]
+            Piece("hair", box_mesh(-0.1, -0.08, h - 0.05, 0.05, 0.08, h), head=True)]
     side = s / 2 - arm / 2
     if cooking:  # upper arms down to the elbow, forearms level toward the worktop
         elbow = 0.62 * h
-        arms = [*_both_sides(side, lambda y: Piece("top", _box(-arm / 2, y - arm / 2, elbow, arm / 2, y + arm / 2,
+        arms = [*_both_sides(side, lambda y: Piece("top", box_mesh(-arm / 2, y - arm / 2, elbow, arm / 2, y + arm / 2,
                                                                  chest))),
-                *_both_sides(side, lambda y: Piece("top", _box(0.0, y - arm / 2, elbow - arm, 0.28, y + arm / 2,
+                *_both_sides(side, lambda y: Piece("top", box_mesh(0.0, y - arm / 2, elbow - arm, 0.28, y + arm / 2,
                                                                  elbow))),
-                *_both_sides(side, lambda y: Piece("skin", _box(0.28, y - 0.04, elbow - arm, 0.36, y + 0.04,
+                *_both_sides(side, lambda y: Piece("skin", box_mesh(0.28, y - 0.04, elbow - arm, 0.36, y + 0.04,
                                                                   elbow)))]
     else:
         wrist = 0.46 * h
-        arms = [*_both_sides(side, lambda y: Piece("top", _box(-arm / 2, y - arm / 2, wrist, arm / 2, y + arm / 2,
+        arms = [*_both_sides(side, lambda y: Piece("top", box_mesh(-arm / 2, y - arm / 2, wrist, arm / 2, y + arm / 2,
                                                                  chest))),
-                *_both_sides(side, lambda y: Piece("skin", _box(-0.04, y - 0.035, wrist - 0.08, 0.04, y + 0.035,
+                *_both_sides(side, lambda y: Piece("skin", box_mesh(-0.04, y - 0.035, wrist - 0.08, 0.04, y + 0.035,
                                                                   wrist)))]
     return [*feet, *legs, *body, *arms]
 
@@ -98,21 +101,21 @@ def _sitting(h: float, s: float) -> list[Piece]:
     neck = top - HEAD_M
     back, knee = -depth / 2 + 0.03, depth / 2 - 0.1  # hips at the back, knees at the front
     leg, arm = 0.12, 0.085
-    thighs = _both_sides(0.22 * s, lambda y: Piece("bottom", _box(back, y - leg / 2, seat - 0.13, knee,
+    thighs = _both_sides(0.22 * s, lambda y: Piece("bottom", box_mesh(back, y - leg / 2, seat - 0.13, knee,
                                                                    y + leg / 2, seat)))
-    shins = _both_sides(0.22 * s, lambda y: Piece("bottom", _box(knee - leg, y - leg / 2, 0.06, knee, y + leg / 2,
+    shins = _both_sides(0.22 * s, lambda y: Piece("bottom", box_mesh(knee - leg, y - leg / 2, 0.06, knee, y + leg / 2,
                                                                   seat - 0.13)))
-    feet = _both_sides(0.22 * s, lambda y: Piece("shoes", _box(knee - leg, y - 0.05, 0.0, knee + 0.08, y + 0.05,
+    feet = _both_sides(0.22 * s, lambda y: Piece("shoes", box_mesh(knee - leg, y - 0.05, 0.0, knee + 0.08, y + 0.05,
                                                                 0.06)))
     torso_x = back + 0.02
-    body = [Piece("top", _box(torso_x, -0.4 * s, seat, torso_x + 0.2, 0.4 * s, neck - 0.04)),
-            Piece("skin", _box(torso_x + 0.06, -0.04, neck - 0.04, torso_x + 0.14, 0.04, neck + 0.02)),
+    body = [Piece("top", box_mesh(torso_x, -0.4 * s, seat, torso_x + 0.2, 0.4 * s, neck - 0.04)),
+            Piece("skin", box_mesh(torso_x + 0.06, -0.04, neck - 0.04, torso_x + 0.14, 0.04, neck + 0.02)),
             Piece("skin", _head(torso_x + 0.1, neck + HEAD_M / 2, HEAD_M), head=True),
-            Piece("hair", _box(torso_x, -0.08, top - 0.05, torso_x + 0.15, 0.08, top), head=True)]
+            Piece("hair", box_mesh(torso_x, -0.08, top - 0.05, torso_x + 0.15, 0.08, top), head=True)]
     side = s / 2 - arm / 2
-    arms = [*_both_sides(side, lambda y: Piece("top", _box(torso_x + 0.05, y - arm / 2, seat + 0.05,
+    arms = [*_both_sides(side, lambda y: Piece("top", box_mesh(torso_x + 0.05, y - arm / 2, seat + 0.05,
                                                              torso_x + 0.05 + arm, y + arm / 2, neck - 0.06))),
-            *_both_sides(side, lambda y: Piece("skin", _box(torso_x + 0.05, y - 0.035, seat, torso_x + 0.25,
+            *_both_sides(side, lambda y: Piece("skin", box_mesh(torso_x + 0.05, y - 0.035, seat, torso_x + 0.25,
                                                               y + 0.035, seat + 0.05)))]
     return [*feet, *shins, *thighs, *body, *arms]
 
@@ -126,21 +129,21 @@ def _lying(h: float, s: float, base: float) -> list[Piece]:
     chest = neck - 0.33 * h
     foot = -h / 2 + 0.07
     leg = 0.12
-    legs = _both_sides(0.22 * s, lambda y: Piece("bottom", _box(foot, y - leg / 2, z0, chest, y + leg / 2,
+    legs = _both_sides(0.22 * s, lambda y: Piece("bottom", box_mesh(foot, y - leg / 2, z0, chest, y + leg / 2,
                                                                  z0 + 0.14)))
-    feet = _both_sides(0.22 * s, lambda y: Piece("shoes", _box(-h / 2, y - 0.05, z0, foot, y + 0.05, z0 + 0.2)))
-    body = [Piece("top", _box(chest, -0.4 * s, z0, neck - 0.03, 0.4 * s, z1 - 0.02)),
-            Piece("skin", _box(neck - 0.04, -0.04, z0 + 0.05, neck + 0.02, 0.04, z0 + 0.13)),
+    feet = _both_sides(0.22 * s, lambda y: Piece("shoes", box_mesh(-h / 2, y - 0.05, z0, foot, y + 0.05, z0 + 0.2)))
+    body = [Piece("top", box_mesh(chest, -0.4 * s, z0, neck - 0.03, 0.4 * s, z1 - 0.02)),
+            Piece("skin", box_mesh(neck - 0.04, -0.04, z0 + 0.05, neck + 0.02, 0.04, z0 + 0.13)),
             Piece("skin", _lying_head(neck + HEAD_M / 2, z0), head=True)]
     side = s / 2 - 0.04
-    arms = _both_sides(side, lambda y: Piece("top", _box(chest - 0.05, y - 0.04, z0, neck - 0.05, y + 0.04,
+    arms = _both_sides(side, lambda y: Piece("top", box_mesh(chest - 0.05, y - 0.04, z0, neck - 0.05, y + 0.04,
                                                           z0 + 0.09)))
     return [*feet, *legs, *body, *arms]
 
 
 def _lying_head(cx: float, z0: float) -> trimesh.Trimesh:
-    head = trimesh.creation.icosphere(subdivisions=1, radius=1.0)
-    head.apply_scale((0.5 * HEAD_M, 0.42 * HEAD_M, 0.4 * HEAD_M))
+    head: trimesh.Trimesh = trimesh.creation.icosphere(subdivisions=1, radius=1.0)
+    head.apply_scale((0.5 * HEAD_M, 0.42 * HEAD_M, 0.4 * HEAD_M))  # type: ignore[no-untyped-call]  # trimesh: untyped
     head.apply_translation((cx, 0.0, z0 + 0.4 * HEAD_M))
     return head
 
@@ -155,16 +158,16 @@ def robot_pieces(form: str, width: float, length: float, height: float) -> list[
         hip, leg = 0.47 * height, 0.1
         torso_w = width * 0.6
         arm_y = torso_w / 2 + 0.05
-        pieces = [*_both_sides(torso_w / 4, lambda y: Piece("robot", _box(-leg / 2, y - leg / 2, 0.0, leg / 2,
+        pieces = [*_both_sides(torso_w / 4, lambda y: Piece("robot", box_mesh(-leg / 2, y - leg / 2, 0.0, leg / 2,
                                                                             y + leg / 2, hip))),
-                  Piece("robot", _box(-0.1, -torso_w / 2, hip, 0.1, torso_w / 2, shoulder)),
-                  *_both_sides(arm_y, lambda y: Piece("robot", _box(-0.04, y - 0.04, hip - 0.05, 0.04, y + 0.04,
+                  Piece("robot", box_mesh(-0.1, -torso_w / 2, hip, 0.1, torso_w / 2, shoulder)),
+                  *_both_sides(arm_y, lambda y: Piece("robot", box_mesh(-0.04, y - 0.04, hip - 0.05, 0.04, y + 0.04,
                                                                       shoulder)))]
     else:
         deck = 0.35 * height
-        pieces = [Piece("robot", _box(-length / 2, -width / 2, 0.0, length / 2, width / 2, deck)),
-                  Piece("robot", _box(-0.12, -0.15, deck, 0.12, 0.15, shoulder))]
-    pieces.append(Piece("robot_head", _box(-0.09, -0.09, height - head, 0.09, 0.09, height), head=True))
+        pieces = [Piece("robot", box_mesh(-length / 2, -width / 2, 0.0, length / 2, width / 2, deck)),
+                  Piece("robot", box_mesh(-0.12, -0.15, deck, 0.12, 0.15, shoulder))]
+    pieces.append(Piece("robot_head", box_mesh(-0.09, -0.09, height - head, 0.09, 0.09, height), head=True))
     return pieces
 
 

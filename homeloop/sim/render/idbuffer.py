@@ -35,13 +35,24 @@ shows from it.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
 from homeloop.sim.render.raycast import Hits, pixel_bounds
 from homeloop.sim.render.renderer import Renderer
-from homeloop.sim.visibility import NEAR_M, Entity, Frame, Seen, Viewpoint, in_frame, pixel_box
+from homeloop.sim.visibility import (
+    NEAR_M,
+    Entity,
+    Frame,
+    PixelBox,
+    Seen,
+    Viewpoint,
+    in_frame,
+    pixel_box,
+    rounded_position,
+)
+from homeloop.sim.world import World
 
 #: Most rays cast per entity to measure its unoccluded projection (and its head's).
 COVERAGE_SAMPLES = 256
@@ -59,7 +70,7 @@ class IdBufferVisibility:
     def renderer(self) -> Renderer:
         return self._renderer if isinstance(self._renderer, Renderer) else self._renderer()
 
-    def frame(self, world: Any, view: Viewpoint, hide: Iterable[str] = ()) -> Frame:
+    def frame(self, world: World, view: Viewpoint, hide: Iterable[str] = ()) -> Frame:
         renderer = self.renderer
         hidden = set(hide) | renderer.housings_at(view)
         buffers = renderer.buffers(world, view, hidden)
@@ -69,7 +80,7 @@ class IdBufferVisibility:
         seen = [s for i, e in enumerate(entities) if (s := ids.seen(i, e, shares[i], boxes[i])) is not None]
         return Frame(seen, [dict(h) for h in buffers.layers.hazards])
 
-    def _solid_view(self, view: Viewpoint, entities: list[Entity]) -> tuple[np.ndarray, list[Any]]:
+    def _solid_view(self, view: Viewpoint, entities: list[Entity]) -> tuple[np.ndarray, list[PixelBox | None]]:
         """Each entity's share of solid samples in the frame and its solid's pixel box, worked out for
         all of them at once (as :func:`in_frame` and :func:`pixel_box` do one by one)."""
         samples, corners = zip(*(self._solid(e) for e in entities)) if entities else ((), ())
@@ -89,10 +100,11 @@ def _shares(view: Viewpoint, samples: list[np.ndarray]) -> np.ndarray:
         return np.zeros(0)
     counts = np.array([len(p) for p in samples])
     inside = in_frame(view, np.vstack(samples)).astype(np.float64)
-    return np.add.reduceat(inside, np.concatenate([[0], np.cumsum(counts)[:-1]])) / counts
+    shares: np.ndarray = np.add.reduceat(inside, np.concatenate([[0], np.cumsum(counts)[:-1]])) / counts
+    return shares
 
 
-def _solid_boxes(view: Viewpoint, corners: list[np.ndarray], entities: list[Entity]) -> list[Any]:
+def _solid_boxes(view: Viewpoint, corners: list[np.ndarray], entities: list[Entity]) -> list[PixelBox | None]:
     """:func:`pixel_box` of every entity's solid: at once where all its corners are in front of the
     camera, one by one where the near plane cuts it."""
     if not corners:
@@ -105,7 +117,7 @@ def _solid_boxes(view: Viewpoint, corners: list[np.ndarray], entities: list[Enti
     lo = np.clip(np.minimum.reduceat(uv, starts), 0, [view.width, view.height])
     hi = np.clip(np.maximum.reduceat(uv, starts), 0, [view.width, view.height])
     every, some = np.logical_and.reduceat(front, starts), np.logical_or.reduceat(front, starts)
-    boxes: list[Any] = []
+    boxes: list[PixelBox | None] = []
     for k, e in enumerate(entities):
         if not some[k]:
             boxes.append(None)
@@ -133,7 +145,7 @@ class _EntityPixels:
                                            width, n)
         self.head_count, _ = _extents([np.where(head[hits.code], self.opaque, -1)], width, n)
 
-    def seen(self, i: int, e: Entity, share_in: float, solid_box: Any) -> Seen | None:
+    def seen(self, i: int, e: Entity, share_in: float, solid_box: PixelBox | None) -> Seen | None:
         hosts = [self.index[h] for h in e.hidden_by_none_of if h != e.id and h in self.index]
         box, unoccluded, head = None, 0.0, None if e.head is None else 0.0
         if self.count[i] or any(self.count[h] > 0 for h in hosts):
@@ -148,7 +160,7 @@ class _EntityPixels:
         return _seen(e, box, max(share_in, 1e-4), unoccluded, head)
 
     def _unoccluded(self, i: int, entity: str, part: str | None, hosts: list[int]
-                    ) -> tuple[float, tuple[int, int, int, int] | None]:
+                    ) -> tuple[float, PixelBox | None]:
         """Seen share of the entity's (or part's) projection on an even grid of its projected box,
         and the box of the grid points seen only through a host."""
         alone = self.renderer.caster.alone(entity, part)
@@ -174,7 +186,7 @@ class _EntityPixels:
         return (round(int(shown.sum()) / projected, 4) if projected else 0.0), extra
 
 
-def _extents(labels: list[np.ndarray], width: int, n: int) -> tuple[np.ndarray, list[tuple[int, ...] | None]]:
+def _extents(labels: list[np.ndarray], width: int, n: int) -> tuple[np.ndarray, list[PixelBox | None]]:
     """Pixel count and bounding box (x0, y0, x1, y1) of each label 0..n-1 over label images given
     row-major (-1: none), from their runs along rows."""
     count = np.zeros(n, dtype=np.int64)
@@ -207,17 +219,18 @@ def _grid(box: tuple[int, int, int, int], width: int, samples: int) -> np.ndarra
     step = max(1, math.ceil(math.sqrt((x1 - x0) * (y1 - y0) / samples)))
     xs = np.arange(x0 + (step - 1) // 2, x1, step)
     ys = np.arange(y0 + (step - 1) // 2, y1, step)
-    return (ys[:, None] * width + xs[None, :]).ravel()
+    grid: np.ndarray = (ys[:, None] * width + xs[None, :]).ravel()
+    return grid
 
 
-def _union(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> tuple[int, int, int, int] | None:
+def _union(a: PixelBox | None, b: PixelBox | None) -> PixelBox | None:
     if a is None or b is None:
-        return a or b  # type: ignore[return-value]
+        return a or b
     return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
 
-def _seen(e: Entity, box: tuple[int, ...], share_in: float, unoccluded: float, head: float | None) -> Seen:
+def _seen(e: Entity, box: PixelBox, share_in: float, unoccluded: float, head: float | None) -> Seen:
     x0, y0, x1, y1 = box
     return Seen(e.kind, e.id, e.label, e.rooms, (x0, y0, x1, y1), (x1 - x0) * (y1 - y0), round(share_in, 4),
-                round(unoccluded, 4), tuple(round(v, 4) for v in e.position),
+                round(unoccluded, 4), rounded_position(e.position),
                 None if head is None else round(head, 4), dict(e.extra))

@@ -4,7 +4,7 @@ Every triangle of the scene gets one flat albedo (linear RGB, 0-1) from
 what it is: the architecture by kind, furniture and objects by their
 catalog class (or the object's own colour word), fixtures by kind, and
 people by body part, their clothes' colours read from the character's
-``appearance`` text (catalog/people.yaml), so a masked frame visibly
+``appearance`` text (homeloop/catalog/people.yaml), so a masked frame visibly
 replaces something that was not flat. Classes the tables do not name get
 a stable muted colour derived from the name.
 """
@@ -115,7 +115,8 @@ def person_colours(appearance: str) -> dict[str, RGB]:
     """Colours of a person's parts from the appearance text: the phrases about the head give the
     hair, the first colour word of the others dresses the top, the next the trousers (e.g. "grey
     bob, lavender cardigan, dark trousers, slippers")."""
-    head, clothes = [], []
+    head: list[RGB] = []
+    clothes: list[RGB] = []
     for phrase in appearance.lower().split(","):
         words = [w.strip(".;") for w in phrase.split()]
         colours = [COLOUR_WORDS[w] for w in words if w in COLOUR_WORDS]

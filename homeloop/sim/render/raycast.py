@@ -31,7 +31,7 @@ import functools
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Hashable, Iterable, TypeVar
 
 import numpy as np
 from embreex import rtcore, rtcore_scene
@@ -39,6 +39,10 @@ from embreex.mesh_construction import TriangleMesh
 
 from homeloop.sim.render.scene import Mesh, Scene
 from homeloop.sim.visibility import NEAR_M, Viewpoint
+
+#: An Embree device and scene: embreex ships no type information.
+EmbreeDevice = Any
+EmbreeScene = Any
 
 #: Cached static hits: one per camera pose (the dome cameras an episode captures from).
 STATIC_CACHE_SIZE = 4
@@ -59,7 +63,8 @@ class Hits:
 
     def points(self, index: np.ndarray | slice = slice(None)) -> np.ndarray:
         """Home coordinates of the hit points (rays that hit nothing give inf)."""
-        return self.view.origin.astype(np.float32) + self.directions[index] * self.depth[index, None]
+        points: np.ndarray = self.view.origin.astype(np.float32) + self.directions[index] * self.depth[index, None]
+        return points
 
 
 def pixel_bounds(view: Viewpoint, vertices: np.ndarray, faces: np.ndarray) -> tuple[int, int, int, int] | None:
@@ -116,12 +121,12 @@ def _camera_grid(hfov_deg: float, width: int, height: int) -> np.ndarray:
     return grid
 
 
-def new_device() -> Any:
+def new_device() -> EmbreeDevice:
     """An Embree device (scenes built on one device share its threads and memory)."""
     return rtcore.EmbreeDevice()
 
 
-def _embree_scene(device: Any, mesh: Mesh) -> Any:
+def _embree_scene(device: EmbreeDevice, mesh: Mesh) -> EmbreeScene:
     scene = rtcore_scene.EmbreeScene(device)
     if len(mesh.faces):
         TriangleMesh(scene, np.ascontiguousarray(mesh.vertices, dtype=np.float32),
@@ -143,7 +148,7 @@ def face_normals(mesh: Mesh) -> np.ndarray:
 class Geometry:
     """A mesh with its Embree scene, face codes and normals."""
 
-    def __init__(self, device: Any, mesh: Mesh):
+    def __init__(self, device: EmbreeDevice, mesh: Mesh):
         self.mesh = mesh
         self.scene = _embree_scene(device, mesh)
         self.codes = mesh.codes.astype(np.int32)
@@ -159,7 +164,7 @@ class Geometry:
         forward = view.axes()[0].astype(np.float32)
         near = np.float32(NEAR_M) / np.maximum(directions @ forward, np.float32(1e-6))
         origins = view.origin.astype(np.float32) + directions * near[:, None]
-        kwargs = {}
+        kwargs: dict[str, np.ndarray] = {}
         if tfar is not None:
             kwargs["dists"] = np.ascontiguousarray(np.clip(tfar - near, 0, 1e30), dtype=np.float32)
         out = self.scene.run(origins, directions, output=1, **kwargs)
@@ -177,10 +182,10 @@ class Caster:
         self._settled = scene.settled_version
         self.glass = Geometry(self.device, scene.glass)
         self._panes = [(scene.glass.subset(idx)) for idx in scene.entity_faces["glass"].values()]
-        self._dynamic: tuple[Any, Geometry] | None = None
-        self._rays: OrderedDict[Any, np.ndarray] = OrderedDict()
+        self._dynamic: tuple[tuple[int, frozenset[str]], Geometry] | None = None
+        self._rays: OrderedDict[tuple[float, float, float, int, int], np.ndarray] = OrderedDict()
         self._static_hits: OrderedDict[Viewpoint, tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
-        self._alone: dict[tuple[str, str | None], tuple[Any, Geometry]] = {}
+        self._alone: dict[tuple[str, str | None], tuple[tuple[object, ...], Geometry]] = {}
 
     # -- rays
 
@@ -243,7 +248,9 @@ class Caster:
         """Indices of the pixels inside the projected boxes of the meshes' connected parts."""
         mask = np.zeros((view.height, view.width), dtype=bool)
         for mesh in meshes:
-            cam = view.camera_coords(mesh.vertices) if len(mesh.faces) else None
+            if not len(mesh.faces):
+                continue
+            cam = view.camera_coords(mesh.vertices)
             for part in _parts(mesh):
                 box = camera_bounds(view, cam, part)
                 if box is not None:
@@ -272,14 +279,18 @@ def _parts(mesh: Mesh) -> list[np.ndarray]:
     return [mesh.faces[idx] for idx in np.split(order, cuts)]
 
 
-def _lru_get(cache: OrderedDict, key: Any) -> Any:
+_Key = TypeVar("_Key", bound=Hashable)
+_Value = TypeVar("_Value")
+
+
+def _lru_get(cache: OrderedDict[_Key, _Value], key: _Key) -> _Value | None:
     value = cache.get(key)
     if value is not None:
         cache.move_to_end(key)
     return value
 
 
-def _lru_put(cache: OrderedDict, key: Any, value: Any, size: int) -> None:
+def _lru_put(cache: OrderedDict[_Key, _Value], key: _Key, value: _Value, size: int) -> None:
     cache[key] = value
     cache.move_to_end(key)
     while len(cache) > size:

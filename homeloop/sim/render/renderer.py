@@ -21,7 +21,8 @@ from homeloop.sim.render.effects import Layers, SmokeField
 from homeloop.sim.render.raycast import Caster, Hits
 from homeloop.sim.render.rooms import RoomGrid
 from homeloop.sim.render.scene import Scene
-from homeloop.sim.visibility import Entity, GeometricVisibility, Viewpoint
+from homeloop.sim.visibility import Entity, GeometricVisibility, Viewpoint, ViewLike
+from homeloop.sim.world import World
 
 #: A viewpoint this close to a dome camera's pose (m) is inside its housing.
 HOUSING_REACH_M = 0.15
@@ -39,17 +40,17 @@ class Buffers:
 class Renderer:
     """The renderer of one world (see the module docstring)."""
 
-    def __init__(self, world: Any):
+    def __init__(self, world: World):
         self.geometric = GeometricVisibility(world)
         self.scene = Scene(world, self.geometric.static_entities)
         self.caster = Caster(self.scene)
         self.rooms = RoomGrid(world.home)
         self.smoke = SmokeField(world.home, self.rooms)
-        self._last: tuple[Any, Buffers] | None = None
+        self._last: tuple[tuple[Viewpoint, float, frozenset[str], int], Buffers] | None = None
         self._palette: shade.Palette | None = None
         self.cameras = list(world.home.cameras)
 
-    def buffers(self, world: Any, view: Viewpoint, hide: Iterable[str] = ()) -> Buffers:
+    def buffers(self, world: World, view: Viewpoint, hide: Iterable[str] = ()) -> Buffers:
         """Rays and hazard layers of a viewpoint now (``hide``: entities left out, such as the
         camera's own housing or the robot for its head camera)."""
         entities = self.geometric.entities(world)
@@ -73,7 +74,7 @@ class Renderer:
         return frozenset(c.id for c in self.cameras if math.dist((c.pose.x, c.pose.y, c.pose.z),
                                                                   (view.x, view.y, view.z)) <= HOUSING_REACH_M)
 
-    def image(self, world: Any, view: Viewpoint, record: dict[str, Any]) -> np.ndarray:
+    def image(self, world: World, view: Viewpoint, record: dict[str, Any]) -> np.ndarray:
         """The frame a capture record describes (H, W, 3 uint8): its camera, privacy and override."""
         if record.get("blocked"):
             return shade.blocked_image(view.width, view.height)
@@ -83,7 +84,7 @@ class Renderer:
             self._palette = shade.Palette.of(self.scene.codes)
         return shade.shade(world, frame.hits, frame.layers, self._palette, self.rooms, masked)
 
-    def __call__(self, world: Any, view: Any, record: dict[str, Any]) -> str:
+    def __call__(self, world: World, view: ViewLike, record: dict[str, Any]) -> str:
         """The capture's image as base64 PNG (the renderer a capture calls)."""
         return shade.png_base64(self.image(world, Viewpoint.of(view), record))
 

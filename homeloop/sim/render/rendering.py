@@ -4,7 +4,16 @@ fits an episode). Apart from the package's ``__init__``, so that importing the c
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from homeloop.sim.render.renderer import Renderer
+    from homeloop.sim.visibility import ViewLike
+    from homeloop.sim.world import World
+
+#: What an episode's ``state["renderer"]`` is: the world, the viewpoint and the capture record to
+#: the image as base64 PNG.
+DrawImage = Callable[["World", "ViewLike", dict[str, Any]], str]
 
 
 class EpisodeRendering:
@@ -12,12 +21,12 @@ class EpisodeRendering:
     (``state["renderer"]``). It draws pixels only: what a frame shows is the geometric backend's,
     with images on or off (:mod:`homeloop.sim.services.cameras`)."""
 
-    def __init__(self, world: Any):
+    def __init__(self, world: World):
         self.world = world
-        self._renderer: Any = None
+        self._renderer: Renderer | None = None
         self._failure: str | None = None
 
-    def renderer(self) -> Any:
+    def renderer(self) -> Renderer:
         """The renderer (built on the first call; a build that failed is not tried again)."""
         if self._renderer is None:
             if self._failure is not None:
@@ -31,7 +40,7 @@ class EpisodeRendering:
                 raise
         return self._renderer
 
-    def image(self, world: Any, view: Any, record: dict[str, Any]) -> str:
+    def image(self, world: World, view: ViewLike, record: dict[str, Any]) -> str:
         """The capture's image as base64 PNG; raises whatever stops the renderer (the capture
         turns it into the episode's ``render_error``)."""
         return self.renderer()(world, view, record)
@@ -46,11 +55,11 @@ def available() -> bool:
     return True
 
 
-def _unavailable(world: Any, view: Any, record: dict[str, Any]) -> str:
+def _unavailable(world: World, view: ViewLike, record: dict[str, Any]) -> str:
     raise RuntimeError("the ray tracer (embreex) is not installed, so no image can be drawn")
 
 
-def attach(state: dict[str, Any], world: Any) -> bool:
+def attach(state: dict[str, Any], world: World) -> bool:
     """Give an episode's ``state`` its renderer; where the ray tracer cannot be loaded, one that
     raises at the first capture (the episode ends ``render_error``). False in that case."""
     if not available():

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
-from homeloop.home import Home, polygon_from_rings
+from homeloop.core.home import Home, polygon_from_rings
 
 #: Raster cell (m): finer than a wall's thickness, so a point just in front of a wall finds its room.
 CELL_M = 0.05

@@ -2,7 +2,7 @@
 
 A :class:`Scene` is built once per episode from the world and kept up to
 date as things move. Its triangles come from the same geometry as the USD
-export (pipeline/usd.py):
+export (homeloop/pipeline/usd.py):
 
 - **architecture** (static): each room's floor, the ceilings of indoor
   rooms, walls extruded from their footprints less the openings, the wall
@@ -10,8 +10,8 @@ export (pipeline/usd.py):
   opening, the plan's fixtures extruded to their height, and a ground plane
   round the home;
 - **furniture** (static body, moving parts): the catalog mesh of each item
-  (:func:`homeloop.geometry_assets.mesh_for`) at its pose, and each
-  articulated part's panel (:func:`homeloop.geometry_assets.part_panel_bounds`)
+  (:func:`homeloop.core.geometry_assets.mesh_for`) at its pose, and each
+  articulated part's panel (:func:`homeloop.core.geometry_assets.part_panel_bounds`)
   turned or slid to its present state;
 - **devices and places**: the solids the geometric visibility backend gives
   them (:mod:`homeloop.sim.visibility`);
@@ -38,20 +38,24 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Generic, Iterable, TypeVar
 
 import numpy as np
 import shapely
 import trimesh
 from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
 
-from homeloop.geometry import opening_axes
-from homeloop.geometry_assets import mesh_for, part_panel_bounds
-from homeloop.home import Home, polygon_from_rings
-from homeloop.navigation import fixture_solids
+from homeloop.core.geometry import opening_axes
+from homeloop.core.geometry_assets import mesh_for, part_panel_bounds
+from homeloop.core.catalog import ArticulatedPart, FurnitureEntry, ObjectEntry
+from homeloop.core.home import Furniture, Home, Opening, polygon_from_rings
+from homeloop.core.navigation import fixture_solids
 from homeloop.sim.render import figures, materials
+from homeloop.sim.render.figures import box_mesh
 from homeloop.sim.render.materials import RGB
 from homeloop.sim.visibility import LEAF_KINDS, Entity, Solid, lies_tipped, rest_matrix
+from homeloop.sim.world import PersonState, World
 
 log = logging.getLogger(__name__)
 
@@ -109,8 +113,12 @@ class Mesh:
         return Mesh(self.vertices, self.faces[face_index], self.codes[face_index])
 
 
+#: What decides a mover's pose (a door's open flag, a part's joint value, an object's position).
+_State = TypeVar("_State")
+
+
 @dataclass
-class Mover:
+class Mover(Generic[_State]):
     """Triangles that move together: their shape in their own frame, posed from a state of the world.
 
     ``state(world)`` reads what decides the pose (a door's open flag, a part's joint value, an
@@ -122,14 +130,14 @@ class Mover:
     local: np.ndarray
     faces: np.ndarray
     codes: np.ndarray
-    state: Callable[[Any], Any]
-    pose: Callable[[Any], np.ndarray]
+    state: Callable[[World], _State]
+    pose: Callable[[_State], np.ndarray]
     settled: bool = False  # moves seldom (a door, a drawer): cast with the static scene
-    shape: Any = None  # what the local shape was made for (a person's posture)
-    key: Any = None
+    shape: tuple[str, str, float] | None = None  # what the local shape was made for (a person's posture)
+    key: _State | None = None
     world: np.ndarray | None = None
 
-    def place(self, world: Any) -> bool:
+    def place(self, world: World) -> bool:
         """Pose the mover (rewriting its world vertices in place) unless its state is unchanged;
         True if it moved."""
         key = self.state(world)
@@ -155,8 +163,8 @@ def pose_matrix(x: float, y: float, z: float, yaw: float) -> np.ndarray:
 
 def _axis_rotation(axis: str, angle: float) -> np.ndarray:
     c, s = math.cos(angle), math.sin(angle)
-    rot = {"x": [[1, 0, 0], [0, c, -s], [0, s, c]], "y": [[c, 0, s], [0, 1, 0], [-s, 0, c]],
-           "z": [[c, -s, 0], [s, c, 0], [0, 0, 1]]}[axis]
+    rot = {"x": [[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]], "y": [[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]],
+           "z": [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]}[axis]
     out = np.eye(4)
     out[:3, :3] = rot
     return out
@@ -168,13 +176,7 @@ def _translation(dx: float, dy: float, dz: float) -> np.ndarray:
     return out
 
 
-def _box(x0: float, y0: float, z0: float, x1: float, y1: float, z1: float) -> trimesh.Trimesh:
-    box = trimesh.creation.box(extents=(x1 - x0, y1 - y0, z1 - z0))
-    box.apply_translation(((x0 + x1) / 2, (y0 + y1) / 2, (z0 + z1) / 2))
-    return box
-
-
-def _polygons(geom: Any) -> list[Polygon]:
+def _polygons(geom: BaseGeometry) -> list[Polygon]:
     return [g for g in shapely.get_parts(geom) if g.geom_type == "Polygon" and g.area > 1e-6]
 
 
@@ -229,7 +231,7 @@ class OpeningFrame:
 class Scene:
     """The home's triangles, static and moving (see the module docstring)."""
 
-    def __init__(self, world: Any, entities: Iterable[Entity]):
+    def __init__(self, world: World, entities: Iterable[Entity]):
         home: Home = world.home
         self.home, self.catalog = home, world.catalog
         self.codes: list[Code] = []
@@ -237,7 +239,7 @@ class Scene:
         self._warned: set[str] = set()
         self.rooms = {r.id: r for r in home.rooms}
         self.cameras = {c.id for c in home.cameras}
-        self.movers: dict[str, Mover] = {}
+        self.movers: dict[str, Mover[Any]] = {}  # each mover has a state of its own kind
         panes: list[Mesh] = []
         static = [*self._architecture(home), *self._openings(home, panes), *self._fixtures(home),
                   *self._furniture(home), *self._solids(entities)]
@@ -247,20 +249,20 @@ class Scene:
                               (("static", self.static), ("glass", self.glass))}
         self.version = 0  # bumped when a mover that is not settled moves
         self.settled_version = 0  # bumped when a door or a part moves
-        self._dynamic: tuple[Any, Mesh] | None = None
+        self._dynamic: tuple[tuple[int, frozenset[str]], Mesh] | None = None
         self.update(world, {})
 
     # -- codes
 
     def code(self, entity: str | None, kind: str, part: str, rgb: RGB, room: str | None = None) -> int:
         """The code of triangles of ``entity`` (None: architecture) of a kind, part and colour."""
-        key = Code(entity, kind, part, tuple(float(c) for c in rgb), room)  # type: ignore[arg-type]
+        key = Code(entity, kind, part, (float(rgb[0]), float(rgb[1]), float(rgb[2])), room)
         if key not in self._code_index:
             self._code_index[key] = len(self.codes)
             self.codes.append(key)
         return self._code_index[key]
 
-    def _catalog_mesh(self, entry: Any) -> trimesh.Trimesh:
+    def _catalog_mesh(self, entry: FurnitureEntry | ObjectEntry) -> trimesh.Trimesh:
         """The entry's catalog mesh, or its bounding box (one warning per asset) when it cannot be made."""
         try:
             return mesh_for(entry)
@@ -269,7 +271,7 @@ class Scene:
                 self._warned.add(entry.id)
                 log.warning("render: catalog mesh of %r failed (%s); drawing its bounding box", entry.id, exc)
             d = entry.dimensions
-            return _box(-d.depth / 2, -d.width / 2, 0.0, d.depth / 2, d.width / 2, max(d.height, 0.01))
+            return box_mesh(-d.depth / 2, -d.width / 2, 0.0, d.depth / 2, d.width / 2, max(d.height, 0.01))
 
     # -- architecture
 
@@ -281,7 +283,7 @@ class Scene:
         return materials.ARCHITECTURE["outdoor_floor" if self.rooms[room_id].outdoor else "floor"]
 
     def _architecture(self, home: Home) -> list[Mesh]:
-        out = []
+        out: list[Mesh] = []
         for room in home.rooms:
             for poly in _polygons(polygon_from_rings(room.polygon).buffer(0)):
                 floor = self.code(None, "floor", room.id, self._floor_colour(room.id), room.id)
@@ -305,7 +307,7 @@ class Scene:
         return out
 
     def _openings(self, home: Home, panes: list[Mesh]) -> list[Mesh]:
-        out = []
+        out: list[Mesh] = []
         walls = [(polygon_from_rings(w.polygon).buffer(0), w) for w in home.walls]
         wall_code = self.code(None, "wall", "wall", materials.ARCHITECTURE["wall"])
         for o in home.openings:
@@ -323,21 +325,21 @@ class Scene:
                 out.append(_mesh(prism(p, base, base + o.sill), wall_code))
                 if o.sill <= 1e-6 and floor is not None:
                     out.append(_mesh(flat(p, base), floor))
-            place = pose_matrix(*frame.centre, base, frame.yaw)
+            place = pose_matrix(frame.centre[0], frame.centre[1], base, frame.yaw)
             trim = self.code(o.id, "opening", "frame", materials.ARCHITECTURE["door_frame"])
             out.extend(_placed(m, place, trim) for m in _frame_pieces(frame, o.sill, head, o.kind == "window"))
             if o.kind == "window":
-                pane = _box(-frame.width / 2, -WINDOW_PANE_THICKNESS_M / 2, o.sill, frame.width / 2,
+                pane = box_mesh(-frame.width / 2, -WINDOW_PANE_THICKNESS_M / 2, o.sill, frame.width / 2,
                             WINDOW_PANE_THICKNESS_M / 2, head)
                 panes.append(_placed(pane, place, self.code(o.id, "opening", "pane", materials.ARCHITECTURE["glass"])))
             elif o.kind in LEAF_KINDS:
                 self._leaf(o, frame, base)
         return out
 
-    def _leaf(self, o: Any, frame: OpeningFrame, base: float) -> None:
+    def _leaf(self, o: Opening, frame: OpeningFrame, base: float) -> None:
         """A door leaf: a mover hinged at one end of the opening (it swings or lifts when open)."""
         gap, half = DOOR_LEAF_GAP_M, DOOR_LEAF_THICKNESS_M / 2
-        leaf = _box(gap, -half, o.sill + gap, frame.width - gap, half, o.sill + o.height - gap)
+        leaf = box_mesh(gap, -half, o.sill + gap, frame.width - gap, half, o.sill + o.height - gap)
         colour = materials.ARCHITECTURE["garage_door" if o.kind == "garage_door" else "door"]
         code = self.code(o.id, "opening", "leaf", colour)
         faces = np.asarray(leaf.faces, dtype=np.int64)
@@ -346,13 +348,13 @@ class Scene:
         opened = _translation(0, 0, o.height) if o.kind == "garage_door" else _axis_rotation("z", math.pi / 2)
         self.movers[f"leaf:{o.id}"] = Mover(
             o.id, np.asarray(leaf.vertices, dtype=float), faces, np.full(len(faces), code),
-            state=lambda world, oid=o.id: world.openings[oid].open,
-            pose=lambda is_open, at=at, opened=opened: at @ opened if is_open else at, settled=True)
+            state=lambda world: world.openings[o.id].open,
+            pose=lambda is_open: at @ opened if is_open else at, settled=True)
 
     def _fixtures(self, home: Home) -> list[Mesh]:
-        """Fixtures as :func:`homeloop.navigation.fixture_solids` has them (less the furniture
+        """Fixtures as :func:`homeloop.core.navigation.fixture_solids` has them (less the furniture
         standing in them, so the two never share a face), as the geometric backend has them too."""
-        out = []
+        out: list[Mesh] = []
         for x, poly in fixture_solids(home):
             code = self.code(None, "fixture", x.kind, materials.fixture_colour(x.kind))
             base = self._floor_z([x.room])
@@ -360,7 +362,7 @@ class Scene:
         return out
 
     def _furniture(self, home: Home) -> list[Mesh]:
-        out = []
+        out: list[Mesh] = []
         for f in home.furniture:
             entry = self.catalog.furniture.get(f.catalog_id)
             colour = materials.furniture_colour(f.semantic_class)
@@ -372,32 +374,37 @@ class Scene:
             place = pose_matrix(f.pose.x, f.pose.y, f.pose.z, f.pose.yaw)
             out.append(_placed(self._catalog_mesh(entry), place, code))
             for part in entry.parts:
-                self._panel(f, entry, part, place, tuple(0.8 * c for c in colour))
+                self._panel(f, entry, part, place, (0.8 * colour[0], 0.8 * colour[1], 0.8 * colour[2]))
         return out
 
-    def _panel(self, f: Any, entry: Any, part: Any, place: np.ndarray, colour: RGB) -> None:
+    def _panel(self, f: Furniture, entry: FurnitureEntry, part: ArticulatedPart, place: np.ndarray,
+               colour: RGB) -> None:
         """An articulated part's panel: a mover turned about (or slid along) its catalog axis."""
-        panel = _box(*part_panel_bounds(entry, part))
+        panel = box_mesh(*part_panel_bounds(entry, part))
         faces = np.asarray(panel.faces, dtype=np.int64)
         code = self.code(f.id, "furniture", part.name, colour)
-        at = place @ _translation(part.hinge.x, part.hinge.y, part.hinge.z)
-        axis = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}[part.axis]
-        if part.kind == "revolute":
-            def pose(state: float, at: np.ndarray = at, a: str = part.axis) -> np.ndarray:
-                return at @ _axis_rotation(a, state)
-        else:
-            def pose(state: float, at: np.ndarray = at, d: tuple[float, ...] = axis) -> np.ndarray:
-                return at @ _translation(*(state * v for v in d))
-        key = (f.id, part.name)
+        at: np.ndarray = place @ _translation(part.hinge.x, part.hinge.y, part.hinge.z)
+        axis_name = part.axis
+        axis = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}[axis_name]
+
+        def turned(state: float) -> np.ndarray:
+            matrix: np.ndarray = at @ _axis_rotation(axis_name, state)
+            return matrix
+
+        def slid(state: float) -> np.ndarray:
+            matrix: np.ndarray = at @ _translation(*(state * v for v in axis))
+            return matrix
+
+        key, closed = (f.id, part.name), part.range[0]
         self.movers[f"part:{f.id}/{part.name}"] = Mover(
             f.id, np.asarray(panel.vertices, dtype=float), faces, np.full(len(faces), code),
-            state=lambda world, key=key, closed=part.range[0]: float(world.parts.get(key, closed)), pose=pose,
-            settled=True)
+            state=lambda world: float(world.parts.get(key, closed)),
+            pose=turned if part.kind == "revolute" else slid, settled=True)
 
     def _solids(self, entities: Iterable[Entity]) -> list[Mesh]:
         """Devices and places, as the geometric backend's solids; camera housings move with nothing
         but are movers, so a camera can leave its own out."""
-        out = []
+        out: list[Mesh] = []
         for e in entities:
             if e.kind not in ("device", "place"):
                 continue
@@ -412,7 +419,7 @@ class Scene:
 
     # -- what moves
 
-    def update(self, world: Any, bases: dict[str, float]) -> None:
+    def update(self, world: World, bases: dict[str, float]) -> None:
         """Re-pose what moved since the last call: doors, parts, objects, people, the robot.
         ``bases``: the height each lying person lies at (the geometric backend's solids say it)."""
         moved = self._sync_objects(world) | self._sync_people(world, bases) | self._sync_robot(world)
@@ -426,7 +433,7 @@ class Scene:
         if settled:
             self.settled_version += 1
 
-    def _sync_objects(self, world: Any) -> bool:
+    def _sync_objects(self, world: World) -> bool:
         changed = False
         yaws = {o.id: o.pose.yaw for o in self.home.objects}
         colours = {o.id: o.colour for o in self.home.objects}
@@ -439,16 +446,13 @@ class Scene:
                 continue
             colour = materials.object_colour(obj.semantic_class, colours.get(oid) or entry.colour)
             mesh = Mesh.of(self._catalog_mesh(entry), self.code(oid, "object", "body", colour))
-            self.movers[name] = Mover(oid, mesh.vertices, mesh.faces, mesh.codes,
-                                      state=lambda w, oid=oid: _object_key(w, oid),
-                                      pose=lambda key, yaw=yaws.get(oid, 0.0), entry=entry:
-                                      pose_matrix(*key[:3], yaw) @ rest_matrix(entry, key[3]))
+            self.movers[name] = _object_mover(oid, entry, yaws.get(oid, 0.0), mesh)
             changed = True
         return self._drop("object:", set(world.objects)) or changed
 
-    def _sync_people(self, world: Any, bases: dict[str, float]) -> bool:
+    def _sync_people(self, world: World, bases: dict[str, float]) -> bool:
         changed = False
-        present = set()
+        present: set[str] = set()
         for pid, person in world.people.items():
             if person.room is None:
                 continue
@@ -457,27 +461,12 @@ class Scene:
             name = f"person:{pid}"
             if name in self.movers and self.movers[name].shape == shape:
                 continue
-            self.movers[name] = self._person(person, shape)
+            self.movers[name] = _person_mover(self, person, shape)
             changed = True
         return self._drop("person:", present) or changed
 
-    def _person(self, person: Any, shape: tuple[str, str, float]) -> Mover:
-        entry = self.catalog.people.get(person.catalog_id)
-        stature = entry.height if entry is not None else 1.7
-        shoulders = entry.shoulder_width if entry is not None else 0.45
-        colours = materials.person_colours(entry.appearance if entry is not None else "")
-        posture, activity, base = shape
-        pieces = figures.person_pieces(posture, activity, stature, shoulders, base)
-        verts, faces, spans = figures.merged(pieces)
-        codes = np.concatenate([np.full(n, self.code(person.id, "person", "head" if head else "body", colours[role]))
-                                for role, head, n in spans])
-        pid = person.id
-        return Mover(pid, verts, faces, codes, shape=shape,
-                     state=lambda w, pid=pid: (w.people[pid].x, w.people[pid].y, w.people[pid].yaw),
-                     pose=lambda key: pose_matrix(key[0], key[1], 0.0, key[2]))
-
-    def _sync_robot(self, world: Any) -> bool:
-        from homeloop.sim.services.robot import ROBOT_CAMERA
+    def _sync_robot(self, world: World) -> bool:
+        from homeloop.sim.services.robot_skills import ROBOT_CAMERA
 
         robot = world.robot
         if robot is None or "robot" in self.movers:
@@ -487,8 +476,7 @@ class Scene:
         verts, faces, spans = figures.merged(pieces)
         codes = np.concatenate([np.full(n, self.code(None, "robot", role, materials.ARCHITECTURE[role]))
                                 for role, _, n in spans])
-        self.movers["robot"] = Mover(ROBOT_CAMERA, verts, faces, codes,
-                                     state=lambda w: (w.robot.x, w.robot.y, w.robot.yaw),
+        self.movers["robot"] = Mover(ROBOT_CAMERA, verts, faces, codes, state=_robot_key,
                                      pose=lambda key: pose_matrix(key[0], key[1], 0.0, key[2]))
         return True
 
@@ -525,13 +513,47 @@ class Scene:
             mesh = mesh.subset(np.flatnonzero([self.codes[c].part == part for c in mesh.codes]))
         return mesh
 
-    def entity_key(self, entity: str) -> tuple[Any, ...]:
+    def entity_key(self, entity: str) -> tuple[object, ...]:
         """What an entity's triangles depend on (changes when it moves)."""
         return tuple((n, m.key, id(m)) for n, m in self.movers.items() if m.hide_as == entity)
 
-def _object_key(world: Any, oid: str) -> tuple[float, float, float, bool] | None:
-    obj = world.objects.get(oid)
-    return None if obj is None else (obj.x, obj.y, obj.z, lies_tipped(obj))
+
+def _person_mover(scene: Scene, person: PersonState, shape: tuple[str, str, float]) -> Mover[tuple[float, float, float]]:
+    """A person's mover: the figure of their posture and activity, posed where they stand."""
+    entry = scene.catalog.people.get(person.catalog_id)
+    stature = entry.height if entry is not None else 1.7
+    shoulders = entry.shoulder_width if entry is not None else 0.45
+    colours = materials.person_colours(entry.appearance if entry is not None else "")
+    posture, activity, base = shape
+    pieces = figures.person_pieces(posture, activity, stature, shoulders, base)
+    verts, faces, spans = figures.merged(pieces)
+    codes = np.concatenate([np.full(n, scene.code(person.id, "person", "head" if head else "body", colours[role]))
+                            for role, head, n in spans])
+    pid = person.id
+    return Mover(pid, verts, faces, codes, shape=shape,
+                 state=lambda w: (w.people[pid].x, w.people[pid].y, w.people[pid].yaw),
+                 pose=lambda key: pose_matrix(key[0], key[1], 0.0, key[2]))
+
+
+def _object_mover(oid: str, entry: ObjectEntry, yaw: float, mesh: Mesh) -> Mover[tuple[float, float, float, bool]]:
+    """An object's mover: posed where it is, upright or tipped over (a scene drops it once the
+    object is gone, before it is placed again)."""
+    def key(world: World) -> tuple[float, float, float, bool]:
+        obj = world.objects[oid]
+        return obj.x, obj.y, obj.z, lies_tipped(obj)
+
+    def pose(key: tuple[float, float, float, bool]) -> np.ndarray:
+        matrix: np.ndarray = pose_matrix(key[0], key[1], key[2], yaw) @ rest_matrix(entry, key[3])
+        return matrix
+
+    return Mover(oid, mesh.vertices, mesh.faces, mesh.codes, state=key, pose=pose)
+
+
+def _robot_key(world: World) -> tuple[float, float, float]:
+    """Where the robot's mover stands (a scene drops it once the robot is gone)."""
+    if world.robot is None:
+        raise RuntimeError("render: the robot's mover is placed in a world without a robot")
+    return world.robot.x, world.robot.y, world.robot.yaw
 
 
 def _mesh(mesh: trimesh.Trimesh | None, code: int) -> Mesh:
@@ -549,10 +571,10 @@ def _frame_pieces(frame: OpeningFrame, sill: float, head: float, window: bool) -
     board under a window, standing :data:`FRAME_PROUD_M` proud of both faces of the wall."""
     w, fw = frame.width / 2, FRAME_WIDTH_M
     d = frame.depth / 2 + FRAME_PROUD_M
-    pieces = [_box(-w, -d, sill, -w + fw, d, head), _box(w - fw, -d, sill, w, d, head),
-              _box(-w, -d, head - fw, w, d, head)]
+    pieces = [box_mesh(-w, -d, sill, -w + fw, d, head), box_mesh(w - fw, -d, sill, w, d, head),
+              box_mesh(-w, -d, head - fw, w, d, head)]
     if window:
-        pieces.append(_box(-w, -d, sill, w, d, sill + fw))
+        pieces.append(box_mesh(-w, -d, sill, w, d, sill + fw))
     return pieces
 
 

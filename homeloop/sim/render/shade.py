@@ -26,16 +26,17 @@ from __future__ import annotations
 import base64
 import io
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from PIL import Image
 
-from homeloop.sim.dynamics.light import outdoor_lux
+from homeloop.sim.dynamics.light import Light, outdoor_lux
 from homeloop.sim.render import materials
-from homeloop.sim.render.effects import SMOKE_RGB, WATER_ALPHA, WATER_RGB, WATER_SHEEN, Layers, module
+from homeloop.sim.render.effects import SMOKE_RGB, WATER_ALPHA, WATER_RGB, WATER_SHEEN, Layers
 from homeloop.sim.render.raycast import Hits
 from homeloop.sim.render.rooms import RoomGrid
+from homeloop.sim.render.scene import Code
+from homeloop.sim.world import World
 
 #: Illuminance (lux) at which the fixed exposure reaches 63 % of full white.
 EXPOSURE_LUX = 150.0
@@ -51,13 +52,14 @@ PNG_COMPRESS_LEVEL = 3
 
 def exposure(lux: np.ndarray | float) -> np.ndarray:
     """Share of full white a white surface reaches under ``lux``."""
-    return 1.0 - np.exp(-np.asarray(lux, dtype=np.float32) / np.float32(EXPOSURE_LUX))
+    share: np.ndarray = 1.0 - np.exp(-np.asarray(lux, dtype=np.float32) / np.float32(EXPOSURE_LUX))
+    return share
 
 
-def room_lux(world: Any, rooms: RoomGrid) -> tuple[np.ndarray, float]:
+def room_lux(world: World, rooms: RoomGrid) -> tuple[np.ndarray, float]:
     """Illuminance of each room (indexed as the grid's rooms) and outdoors, now."""
     outside = outdoor_lux(world.clock_of_day())
-    light = module(world, "light")
+    light = world.running(Light)
     if light is None:
         return np.full(len(rooms.rooms), 500.0, dtype=np.float32), outside
     return np.array([light.lux(r) for r in rooms.rooms], dtype=np.float32), outside
@@ -72,13 +74,13 @@ class Palette:
     ground: np.ndarray  # (C,) bool
 
     @classmethod
-    def of(cls, codes: list[Any]) -> "Palette":
+    def of(cls, codes: list[Code]) -> "Palette":
         return cls(np.array([c.rgb for c in codes], dtype=np.float32).reshape(-1, 3),
                    np.array([c.kind == "person" for c in codes], dtype=bool),
                    np.array([c.kind == "ground" for c in codes], dtype=bool))
 
 
-def shade(world: Any, hits: Hits, layers: Layers, palette: Palette, rooms: RoomGrid, masked: bool) -> np.ndarray:
+def shade(world: World, hits: Hits, layers: Layers, palette: Palette, rooms: RoomGrid, masked: bool) -> np.ndarray:
     """The image of one frame (H, W, 3) uint8 (see the module docstring)."""
     view = hits.view
     rgb_of_code = palette.rgb
@@ -96,11 +98,11 @@ def shade(world: Any, hits: Hits, layers: Layers, palette: Palette, rooms: RoomG
     if len(glass):
         tint = rgb_of_code[hits.glass[glass]] * np.float32(exposure(inside))
         colour[glass] = (1 - GLASS_ALPHA) * colour[glass] + GLASS_ALPHA * tint
-    if layers.flame_alpha is not None:
+    if layers.flame_alpha is not None and layers.flame_rgb is not None:
         lit = np.flatnonzero(layers.flame_alpha > 0)
         a = layers.flame_alpha[lit, None]
         colour[lit] = (1 - a) * colour[lit] + a * layers.flame_rgb[lit]
-    if layers.smoke_alpha is not None:
+    if layers.smoke_alpha is not None and layers.smoke_rooms is not None:
         smoke_lux = np.where(layers.smoke_rooms >= 0, lux[np.maximum(layers.smoke_rooms, 0)], np.float32(inside))
         a = layers.smoke_alpha[:, None]
         colour *= 1 - a

@@ -11,13 +11,17 @@ False. ``homeloop render`` is its command line.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from homeloop.catalog import load_catalog
-from homeloop.errors import HomeLoopError
-from homeloop.home import Home
+from homeloop.core.catalog import DEFAULT_ROBOT, load_catalog
+from homeloop.core.errors import HomeLoopError
+from homeloop.core.home import Home
+
+if TYPE_CHECKING:
+    from homeloop.sim.visibility import Frame
+    from homeloop.sim.world import World
 
 #: The name of the robot's head camera among a home's cameras.
 ROBOT = "robot"
@@ -35,7 +39,7 @@ class Still:
     png: str  # base64
     camera: str
     t: float  # seconds after the wake event (0 without a task)
-    frame: Any  # the visibility frame: entities and hazards in view
+    frame: Frame  # the visibility frame: entities and hazards in view
 
 
 def render_still(home: Home, camera: str, *, task: str | None = None, at: float = 0.0, seed: int = 0,
@@ -54,8 +58,10 @@ def render_still(home: Home, camera: str, *, task: str | None = None, at: float 
                             + ("" if task is not None else f" (and {ROBOT} with a task)"))
     world, t = _world(home, task, at, seed, robot)
     if camera == ROBOT:
-        from homeloop.sim.robot import head_view
+        from homeloop.sim.robot.body import head_view
 
+        if world.robot is None:
+            raise UnknownCamera(f"task {task!r} places no robot in home {home.home_id}, so it has no {ROBOT} camera")
         view, mode = Viewpoint.of(head_view(world.robot)), "none"
     else:
         view, mode = Viewpoint.of(domes[camera]), domes[camera].privacy_mode if privacy else "none"
@@ -66,10 +72,10 @@ def render_still(home: Home, camera: str, *, task: str | None = None, at: float 
     return Still(image, png_base64(image), camera, t, frame)
 
 
-def _world(home: Home, task: str | None, at: float, seed: int, robot: str | None) -> tuple[Any, float]:
+def _world(home: Home, task: str | None, at: float, seed: int, robot: str | None) -> tuple[World, float]:
     """The world to render: a task's episode ``at`` seconds after its wake, or the home as built."""
     if task is not None:
-        from homeloop.sim.episode import DEFAULT_ROBOT, Episode, EpisodeError
+        from homeloop.sim.episode import Episode, EpisodeError
 
         try:
             episode = Episode(home, task, robot or DEFAULT_ROBOT, seed, images=False)

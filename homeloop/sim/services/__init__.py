@@ -1,4 +1,50 @@
-"""The services an agent reaches, one module each; importing this package declares every skill
-(docs/skills.md)."""
+"""The services an agent reaches, one module each (docs/skills.md).
 
-from homeloop.sim.services import cameras, clock, hub, messaging, perception, robot, wearables  # noqa: F401
+Importing this package declares every skill (each service module declares
+its own with :func:`homeloop.sim.skills.skill`); :func:`available` lists the
+skills an episode offers and :func:`cost_table` is the table of docs/skills.md,
+which ``python -m homeloop.sim.services`` rewrites.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from homeloop.sim.services import cameras, clock, hub, messaging, perception, robot_skills, wearables  # noqa: F401
+from homeloop.sim.skills import REGISTRY, SERVICES, Skill
+
+
+def declared() -> dict[str, Skill]:
+    """Every declared skill by tool name (the service modules above declared them on import)."""
+    return REGISTRY
+
+
+def available(withheld: Iterable[str] = ()) -> list[Skill]:
+    """The skills an agent gets with ``withheld`` services removed, in service order."""
+    gone = set(withheld)
+    unknown = gone - set(SERVICES)
+    if unknown:
+        raise ValueError(f"unknown service(s) {', '.join(sorted(unknown))}; services: {', '.join(SERVICES)}")
+    return sorted((s for s in REGISTRY.values() if s.service not in gone), key=lambda s: SERVICES.index(s.service))
+
+
+def cost_table() -> str:
+    """The Markdown table of services, skills, units and seconds (docs/skills.md)."""
+    rows = ["| service | tool | units | seconds | what it does |", "|---|---|---|---|---|"]
+    for s in available():
+        rows.append(f"| {s.service} | `{s.tool_name}` | {s.cost_text()} | {s.seconds_text()} | {s.summary} |")
+    return "\n".join(rows)
+
+
+#: The markers docs/skills.md keeps :func:`cost_table` between.
+COST_TABLE_MARKERS = ("<!-- skills-table:start -->", "<!-- skills-table:end -->")
+
+
+def with_cost_table(page: str) -> str:
+    """``page`` (the text of docs/skills.md) with the table between its markers made :func:`cost_table`."""
+    start, end = COST_TABLE_MARKERS
+    if page.count(start) != 1 or page.count(end) != 1 or page.index(start) > page.index(end):
+        raise ValueError(f"the page needs one {start} followed by one {end}")
+    head, rest = page.split(start)
+    tail = rest.split(end)[1]
+    return f"{head}{start}\n{cost_table()}\n{end}{tail}"

@@ -22,12 +22,15 @@ without its image. With images off the image is null.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from homeloop.home import Camera
+from homeloop.core.home import Camera
+from homeloop.sim.context import SkillContext
 from homeloop.sim.devices import readings
+from homeloop.sim.dynamics.light import Light
 from homeloop.sim.skills import SkillError, skill
 from homeloop.sim.visibility import Frame, GeometricVisibility, Viewpoint, Visibility
+from homeloop.sim.world import World
 
 
 class RenderError(Exception):
@@ -42,23 +45,23 @@ OVERRIDE_UNITS = {"none": 0, "people_masked": 5, "image_blocked": 10}
 # --- the cameras an agent may use ------------------------------------------------------------------
 
 
-def agent_cameras(ctx: Any) -> list[Camera]:
+def agent_cameras(ctx: SkillContext) -> list[Camera]:
     """Dome cameras shown to the agent and answering, in home file order."""
     return [c for c in ctx.world.home.cameras if c.agent_visible and _answers(ctx.world, c.id)]
 
 
-def _answers(world: Any, camera_id: str) -> bool:
+def _answers(world: World, camera_id: str) -> bool:
     device = world.devices.get(camera_id)
     return device is None or bool(readings(device).get("online", True))
 
 
-def privacy_mode(world: Any, camera: Camera) -> str:
+def privacy_mode(world: World, camera: Camera) -> str:
     """The camera's privacy mode now (its device's reading, else the home file's)."""
     device = world.devices.get(camera.id)
     return str(readings(device).get("privacy_mode", camera.privacy_mode)) if device else camera.privacy_mode
 
 
-def _camera(ctx: Any, camera_id: str) -> Camera:
+def _camera(ctx: SkillContext, camera_id: str) -> Camera:
     cameras = agent_cameras(ctx)
     found = next((c for c in cameras if c.id == camera_id), None)
     if found is None:
@@ -67,7 +70,7 @@ def _camera(ctx: Any, camera_id: str) -> Camera:
     return found
 
 
-def _capture_price(args: dict[str, Any], ctx: Any = None) -> int:
+def _capture_price(args: dict[str, Any], ctx: SkillContext | None = None) -> int:
     if not args.get("override_privacy") or ctx is None:
         return CAPTURE_UNITS
     camera = next((c for c in agent_cameras(ctx) if c.id == args.get("camera_id")), None)
@@ -75,7 +78,7 @@ def _capture_price(args: dict[str, Any], ctx: Any = None) -> int:
 
 
 @skill("cameras", units=1, seconds=0.1)
-def list_cameras(ctx: Any) -> dict[str, Any]:
+def list_cameras(ctx: SkillContext) -> dict[str, Any]:
     """List the house cameras: id, room and privacy mode (none, people_masked or image_blocked)."""
     rooms = {r.id: r.name for r in ctx.world.home.rooms}
     return {"cameras": [{"id": c.id, "room": c.room, "room_name": rooms.get(c.room),
@@ -85,7 +88,7 @@ def list_cameras(ctx: Any) -> dict[str, Any]:
 @skill("cameras", units=CAPTURE_UNITS, seconds=0.5, price=_capture_price,
        cost_note=f"+{OVERRIDE_UNITS['people_masked']} to override people_masked, "
                  f"+{OVERRIDE_UNITS['image_blocked']} to override image_blocked")
-def capture(ctx: Any, camera_id: str, override_privacy: bool = False) -> dict[str, Any]:
+def capture(ctx: SkillContext, camera_id: str, override_privacy: bool = False) -> dict[str, Any]:
     """Take a picture with a house camera; returns a capture id for perception (and the image, if images are on).
 
     camera_id: the camera, as cameras_list_cameras names it.
@@ -99,16 +102,17 @@ def capture(ctx: Any, camera_id: str, override_privacy: bool = False) -> dict[st
 # --- the capture engine -------------------------------------------------------------------------------
 
 
-def visibility_backend(ctx: Any) -> Visibility:
+def visibility_backend(ctx: SkillContext) -> Visibility:
     """The episode's visibility backend: the geometric one (prepared on first use) with images on or
     off; a test may set another under ``"visibility"``."""
-    state = ctx.episode.state
+    state = ctx.state
     if "visibility" not in state:
         state["visibility"] = GeometricVisibility(ctx.world)
-    return state["visibility"]
+    backend: Visibility = state["visibility"]
+    return backend
 
 
-def capture_view(ctx: Any, viewpoint: Any, source: str, *, privacy: str = "none",
+def capture_view(ctx: SkillContext, viewpoint: Any, source: str, *, privacy: str = "none",
                  override: bool = False) -> dict[str, Any]:
     """Capture what ``viewpoint`` shows from camera ``source`` (a dome camera's id, or the robot's
     camera); registers the capture and returns {capture_id, camera, t, width, height, image}.
@@ -116,7 +120,7 @@ def capture_view(ctx: Any, viewpoint: Any, source: str, *, privacy: str = "none"
     ``viewpoint``: a :class:`Viewpoint`, or a mapping with x, y, z, yaw, pitch, hfov and resolution.
     """
     world, view = ctx.world, Viewpoint.of(viewpoint)
-    captures = ctx.episode.state.setdefault("captures", {})
+    captures = ctx.captures
     capture_id = f"cap_{len(captures) + 1}"
     dome = source in {c.id for c in world.home.cameras}
     blocked = privacy == "image_blocked" and not override
@@ -143,10 +147,10 @@ def capture_view(ctx: Any, viewpoint: Any, source: str, *, privacy: str = "none"
     return out
 
 
-def _image(ctx: Any, view: Viewpoint, record: dict[str, Any]) -> Any:
+def _image(ctx: SkillContext, view: Viewpoint, record: dict[str, Any]) -> Any:
     """The capture's pixels, drawn by the episode's renderer (a blocked frame in one colour), or
     :class:`RenderError` naming why they cannot be."""
-    renderer = ctx.episode.state.get("renderer")
+    renderer = ctx.state.get("renderer")
     if renderer is None:
         raise RenderError("images are on but the episode has no renderer")
     try:
@@ -155,10 +159,10 @@ def _image(ctx: Any, view: Viewpoint, record: dict[str, Any]) -> Any:
         raise RenderError(f"capture {record['id']} could not be rendered: {type(exc).__name__}: {exc}") from exc
 
 
-def _lighting(world: Any) -> Any:
+def _lighting(world: World) -> Callable[[str | None], bool]:
     """``room -> lit?`` from the light module, ``None`` standing for the open air beyond the plan
     (everything counts as lit in a world without a light module)."""
-    light = next((m for m in world.modules if m.name == "light"), None)
+    light = world.running(Light)
     if light is None:
         return lambda room: True
     return lambda room: light.lit(room) if room is not None else light.lit_outside()

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from homeloop.sim.context import SkillContext
 from homeloop.sim.skills import SkillError, skill
 
 
 @skill("clock", units=0, seconds=None, seconds_note="as asked")
-def wait(ctx: Any, seconds: float) -> dict[str, Any]:
+def wait(ctx: SkillContext, seconds: float) -> dict[str, Any]:
     """Let time pass; returns the time now and the events that came meanwhile.
 
     seconds: how long to wait (more than 0); a wait past the episode's end stops there.
@@ -22,5 +23,5 @@ def wait(ctx: Any, seconds: float) -> dict[str, Any]:
         raise SkillError(f"seconds must be more than 0, got {seconds!r}")
     world, start, first = ctx.world, ctx.now(), len(ctx.world.events)
     ctx.advance(seconds)
-    came = [ctx.episode._event_dict(e) for e in world.events[first:]]
+    came = [ctx.event_dict(e) for e in world.events[first:]]
     return {"t": ctx.now(), "waited_s": round(ctx.now() - start, 6), "events": came}

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from homeloop.home import Device
+from homeloop.core.home import Device, DeviceField
 from homeloop.sim import devices
+from homeloop.sim.context import SkillContext
 from homeloop.sim.skills import SkillError, skill
 
 
-def hub_devices(ctx: Any) -> list[Device]:
+def hub_devices(ctx: SkillContext) -> list[Device]:
     """The devices the hub shows, in home file order."""
     return [d for d in ctx.world.home.devices if d.agent_visible and d.category in devices.HUB_CATEGORIES]
 
 
-def hub_device(ctx: Any, device_id: str) -> Device:
+def hub_device(ctx: SkillContext, device_id: str) -> Device:
     """A device the hub reaches, or a :class:`SkillError` naming similar ids."""
     entry = next((d for d in hub_devices(ctx) if d.id == device_id), None)
     if entry is None:
@@ -34,21 +35,21 @@ def hub_device(ctx: Any, device_id: str) -> Device:
     return entry
 
 
-def agent_readings(ctx: Any, entry: Device) -> dict[str, Any]:
+def agent_readings(ctx: SkillContext, entry: Device) -> dict[str, Any]:
     """The device's readings with timestamps in agent time."""
     out = devices.readings(ctx.world.devices[entry.id])
     for name, spec in entry.fields.items():
         if spec.type == "timestamp" and out.get(name) is not None:
-            out[name] = round(out[name] - ctx.episode.wake_time, 3)
+            out[name] = round(out[name] - ctx.wake_time, 3)
     return out
 
 
-def _field_info(spec: Any) -> dict[str, Any]:
+def _field_info(spec: DeviceField) -> dict[str, Any]:
     return {"settable": spec.settable, "accepts": devices.accepted_values(spec), "means": spec.description}
 
 
 @skill("hub", units=1, seconds=0.1)
-def list_devices(ctx: Any, room: str | None = None, type: str | None = None) -> dict[str, Any]:
+def list_devices(ctx: SkillContext, room: str | None = None, type: str | None = None) -> dict[str, Any]:
     """List the home's devices: id, type, name, room and fields (which are settable, what they accept).
 
     room: only devices in this room (a room id from the list of rooms); omit for every room.
@@ -66,7 +67,7 @@ def list_devices(ctx: Any, room: str | None = None, type: str | None = None) -> 
 
 
 @skill("hub", units=1, seconds=0.1)
-def get_state(ctx: Any, device_id: str) -> dict[str, Any]:
+def get_state(ctx: SkillContext, device_id: str) -> dict[str, Any]:
     """Read a device's present readings.
 
     device_id: the device, as hub_list_devices names it.
@@ -79,7 +80,7 @@ def get_state(ctx: Any, device_id: str) -> dict[str, Any]:
 
 
 @skill("hub", units=2, seconds=0.3)
-def set_state(ctx: Any, device_id: str, field: str, value: bool | int | float | str) -> dict[str, Any]:
+def set_state(ctx: SkillContext, device_id: str, field: str, value: bool | int | float | str) -> dict[str, Any]:
     """Set a settable field of a device (switch a burner off, close the water main, unlock a door ...).
 
     device_id: the device, as hub_list_devices names it.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from homeloop.sim.context import SkillContext
 from homeloop.sim.skills import SkillError, skill
 from homeloop.sim.world import Message
 
@@ -27,7 +28,7 @@ CONTACT_ROLES = ("resident", "visitor", "caregiver")
 MAX_TEXT = 2000
 
 
-def contacts(ctx: Any) -> list[dict[str, Any]]:
+def contacts(ctx: SkillContext) -> list[dict[str, Any]]:
     """The people the agent can message, then emergency services."""
     people = [{"id": p.id, "name": p.name, "role": p.role} for p in ctx.world.people.values()
               if p.role in CONTACT_ROLES]
@@ -47,14 +48,14 @@ def _price(args: dict[str, Any]) -> int:
 
 
 @skill("messaging", units=1, seconds=0.1)
-def list_contacts(ctx: Any) -> dict[str, Any]:
+def list_contacts(ctx: SkillContext) -> dict[str, Any]:
     """List who can be messaged: the residents by name, others in the home's circle, emergency services."""
     return {"contacts": contacts(ctx)}
 
 
 @skill("messaging", units=MESSAGE_UNITS, seconds=0.5, price=_price,
        cost_note=f"{EMERGENCY_UNITS} to emergency services")
-def send(ctx: Any, recipient: str, text: str) -> dict[str, Any]:
+def send(ctx: SkillContext, recipient: str, text: str) -> dict[str, Any]:
     """Send a text message to a contact.
 
     recipient: a contact id (or name) from messaging_list_contacts, e.g. a resident or emergency_services.

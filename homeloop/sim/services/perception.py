@@ -22,7 +22,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from homeloop.sim.context import SkillContext
 from homeloop.sim.skills import SkillError, skill
+from homeloop.sim.world import World
 
 #: Smallest detected box (pixels), and smallest share of a thing not hidden (docs/skills.md).
 MIN_BOX_AREA_PX = 100
@@ -44,24 +46,23 @@ def detectable(entity: dict[str, Any]) -> bool:
             and bool(entity["lit"]) and not entity.get("masked", False))
 
 
-def capture_record(ctx: Any, capture_id: str) -> dict[str, Any]:
+def capture_record(ctx: SkillContext, capture_id: str) -> dict[str, Any]:
     """A capture of this episode, or a :class:`SkillError` naming the known ones."""
-    captures = ctx.episode.state.get("captures", {})
+    captures = ctx.captures
     record = captures.get(capture_id)
     if record is None:
         known = ", ".join(list(captures)[-10:]) or "none yet (capture first)"
         raise SkillError(f"unknown capture {capture_id!r}; captures: {known}")
-    if record["service"] in ctx.episode.withheld:
+    if record["service"] in ctx.withheld:
         raise SkillError(f"capture {capture_id} came from the {record['service']} service, "
                          "which this episode does not offer")
     return record
 
 
-def _detections(ctx: Any, record: dict[str, Any], what: str) -> list[dict[str, Any]]:
+def _detections(ctx: SkillContext, record: dict[str, Any], what: str) -> list[dict[str, Any]]:
     """The detections of a capture for ``what`` (objects or people), registered once per capture."""
-    state = ctx.episode.state
-    registry = state.setdefault("detections", {})
-    done = state.setdefault("detected", {})
+    registry = ctx.detections
+    done = ctx.state.setdefault("detected", {})
     key = f"{record['id']}/{what}"
     if key not in done:
         kinds = OBJECT_KINDS if what == "objects" else ("person",)
@@ -78,7 +79,7 @@ def _detections(ctx: Any, record: dict[str, Any], what: str) -> list[dict[str, A
 
 
 @skill("perception", units=1, seconds=0.3)
-def detect_objects(ctx: Any, capture_id: str) -> dict[str, Any]:
+def detect_objects(ctx: SkillContext, capture_id: str) -> dict[str, Any]:
     """Find the objects, furniture, doors, windows and devices in a capture: label and box
     [x0, y0, x1, y1] in pixels.
 
@@ -91,7 +92,7 @@ def detect_objects(ctx: Any, capture_id: str) -> dict[str, Any]:
 
 
 @skill("perception", units=1, seconds=0.4)
-def identify_people(ctx: Any, capture_id: str) -> dict[str, Any]:
+def identify_people(ctx: SkillContext, capture_id: str) -> dict[str, Any]:
     """Find the people in a capture: posture, box [x0, y0, x1, y1] in pixels, and their name when
     their face is known and seen.
 
@@ -109,13 +110,13 @@ def identify_people(ctx: Any, capture_id: str) -> dict[str, Any]:
     return {"capture_id": capture_id, "people": out}
 
 
-def resolve_detection(ctx: Any, detection_id: str, own_camera: bool = True) -> tuple[str, str]:
+def resolve_detection(ctx: SkillContext, detection_id: str, own_camera: bool = True) -> tuple[str, str]:
     """The (kind, entity id) a detection names: kind is object, furniture, opening, device or person.
 
     :class:`SkillError` when the id is unknown, when it comes from a house camera and the robot's own
     camera is required, or when the thing has moved more than :data:`STALE_AFTER_M` since the capture.
     """
-    registry = ctx.episode.state.get("detections", {})
+    registry = ctx.detections
     det = registry.get(detection_id)
     if det is None:
         known = ", ".join(list(registry)[-10:]) or "none yet (capture, then detect_objects)"
@@ -133,7 +134,7 @@ def resolve_detection(ctx: Any, detection_id: str, own_camera: bool = True) -> t
     return det["kind"], det["entity"]
 
 
-def _position_now(world: Any, kind: str, entity_id: str) -> tuple[float, float, float] | None:
+def _position_now(world: World, kind: str, entity_id: str) -> tuple[float, float, float] | None:
     """Where an object or a person is now (None once it is gone)."""
     if kind == "object":
         obj = world.objects.get(entity_id)

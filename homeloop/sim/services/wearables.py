@@ -10,17 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from homeloop.sim.context import SkillContext
 from homeloop.sim.services.hub import agent_readings
 from homeloop.sim.skills import skill
+from homeloop.sim.world import PersonState
 
 
-def wearer_of(ctx: Any, device_id: str) -> Any:
+def wearer_of(ctx: SkillContext, device_id: str) -> PersonState | None:
     """The person wearing ``device_id``, if the scenario put it on someone."""
     return next((p for p in ctx.world.people.values() if device_id in p.wears), None)
 
 
 @skill("wearables", units=1, seconds=0.1)
-def list_wearables(ctx: Any) -> dict[str, Any]:
+def list_wearables(ctx: SkillContext) -> dict[str, Any]:
     """List the wearables: id, type, who wears it, and its present readings (worn, the heart rate, a fall; a press of a pendant)."""
     listed = []
     for entry in ctx.world.home.devices:

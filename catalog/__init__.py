@@ -1,1 +1,0 @@
-"""The catalog as package data: YAML entries read by :mod:`homeloop.catalog`."""
