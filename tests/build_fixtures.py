@@ -164,3 +164,15 @@ def partial_files(folder: Path) -> list[Path]:
 
     return sorted(p for p in Path(folder).rglob("*") if p.is_file()
                   and (PARTIAL_FILE.match(p.name) or (p.name.startswith(".") and p.name.endswith(".tmp"))))
+
+
+def lock_holder(lock: str, folder: Path) -> subprocess.Popen[str]:
+    """A process that takes ``lock`` (``"module:function"``, a folder lock such as
+    ``homeloop.pipeline.lock:build_lock``) on ``folder``, prints each warning the lock gives and
+    then ``held``, and holds the lock until its stdin is closed."""
+    module, function = lock.split(":")
+    code = (f"import sys\nfrom pathlib import Path\nfrom {module} import {function}\n"
+            f"with {function}(Path(sys.argv[1]), warn=lambda line: print(line, flush=True)):\n"
+            "    print('held', flush=True)\n    sys.stdin.read()\n")
+    return subprocess.Popen([sys.executable, "-c", code, str(folder)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)

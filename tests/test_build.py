@@ -15,6 +15,7 @@ import psutil
 import pytest
 
 from build_fixtures import (
+    lock_holder,
     partial_files,
     read_manifest,
     reference_build,
@@ -156,21 +157,10 @@ def test_ctrl_c_during_homes_stops_cleanly_and_a_rerun_resumes(tmp_path, tmp_pat
     assert partial_files(out) == []
 
 
-LOCK_HOLDER = """
-import sys
-from pathlib import Path
-from homeloop.pipeline.lock import build_lock
-with build_lock(Path(sys.argv[1])):
-    print("held", flush=True)
-    sys.stdin.read()
-"""
-
-
 def test_a_second_build_into_the_same_folder_stops_at_once(tmp_path, tmp_path_factory):
     out = tmp_path / "build"
     out.mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(out)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    holder = lock_holder("homeloop.pipeline.lock:build_lock", out)
     try:
         assert holder.stdout.readline().strip() == "held"
         second = run_cli(small_build_args(out, "--workers", "1"), env=subprocess_env(tmp_path_factory))

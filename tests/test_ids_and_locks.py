@@ -14,6 +14,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from build_fixtures import lock_holder
+
 from homeloop.bench import runner
 from homeloop.bench.records import RUN_LOCK
 from homeloop.sim.task import load_tasks
@@ -111,16 +113,6 @@ def test_a_capture_id_that_traverses_names_no_file(tmp_path):
 
 # --- run folders: a lock and an owner -----------------------------------------------------------------------
 
-RUN_LOCK_HOLDER = """
-import sys
-from pathlib import Path
-from homeloop.bench.records import run_lock
-with run_lock(Path(sys.argv[1])):
-    print("held", flush=True)
-    sys.stdin.read()
-"""
-
-
 def bench_run(out: Path, *extra: object, agent: str = "do-nothing", task: str = TASK):
     return invoke("bench", "run", "--agent", agent, "--tasks", task, "--seeds", "0", "--homes", "house",
                   "--no-images", "--out", out, *extra)
@@ -129,8 +121,7 @@ def bench_run(out: Path, *extra: object, agent: str = "do-nothing", task: str = 
 def test_a_second_run_into_a_held_run_folder_stops_at_once_naming_the_holder(tmp_path):
     out = tmp_path / "run"
     out.mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", RUN_LOCK_HOLDER, str(out)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    holder = lock_holder("homeloop.bench.records:run_lock", out)
     try:
         assert holder.stdout.readline().strip() == "held"
         line = one_error_line(bench_run(out))
@@ -162,16 +153,6 @@ def test_a_run_folder_belongs_to_one_agent_and_one_set_of_flags(tmp_path):
 
 # --- the build lock -----------------------------------------------------------------------------------------
 
-BUILD_LOCK_HOLDER = """
-import sys
-from pathlib import Path
-from homeloop.pipeline.lock import build_lock
-with build_lock(Path(sys.argv[1]), warn=lambda line: print(line, flush=True)):
-    print("held", flush=True)
-    sys.stdin.read()
-"""
-
-
 def test_two_builds_meeting_a_dead_builds_lock_cannot_both_take_it(tmp_path):
     """One build takes over the lock file a dead build left; a second one that saw the dead build's
     pid in it at that same instant (written back here, as it read it) is still refused."""
@@ -182,8 +163,7 @@ def test_two_builds_meeting_a_dead_builds_lock_cannot_both_take_it(tmp_path):
     lock = tmp_path / ".build.lock"
     left = json.dumps({"pid": dead.pid, "host": os.uname().nodename, "started": 0})
     lock.write_text(left)
-    first = subprocess.Popen([sys.executable, "-c", BUILD_LOCK_HOLDER, str(tmp_path)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
+    first = lock_holder("homeloop.pipeline.lock:build_lock", tmp_path)
     try:
         taken_over = first.stdout.readline()
         assert "no longer running" in taken_over and f"pid {dead.pid}" in taken_over
