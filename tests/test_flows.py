@@ -202,8 +202,8 @@ def test_deployment_run_right_after_make_serve_returns(make_serve, tmp_path, tmp
 
 def test_make_prepares_the_prefect_database_before_the_first_build(tmp_path, tmp_path_factory):
     """`make` runs `python -m homeloop.flows.local init` once it has installed the environment:
-    the first build's temporary server then finds its tables made (migrating them took 4.6 s
-    of its start-up). A second init finds nothing to do."""
+    the first build's temporary server then finds its tables made instead of migrating them
+    during its start-up. A second init finds nothing to do."""
     import sqlite3
 
     env = subprocess_env(tmp_path_factory, PREFECT_HOME=str(tmp_path / "prefect"))
