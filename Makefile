@@ -19,8 +19,9 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/homeloop build
 
+# One test process per core, each given whole modules (tests/conftest.py starts the slowest first).
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/generate.py
@@ -36,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/sim.py
 	$(BIN)/python benchmarks/agent.py
 	$(BIN)/python benchmarks/code_shape.py
+	$(BIN)/python benchmarks/cli.py
 
 # A local Prefect server (127.0.0.1, state in .prefect/) serving both deployments.
 serve: $(STAMP)

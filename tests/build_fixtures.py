@@ -55,11 +55,31 @@ def reference_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return _shared["reference"]
 
 
+def prefect_home(folder: Path) -> Path:
+    """``folder`` made a PREFECT_HOME holding a copy of the checkout's Prefect database, which
+    `make` has migrated (``homeloop.flows.local init``), so a server started there need not
+    migrate a new one; without that database, the server makes its own. Nothing a test runs
+    writes to the checkout's ``.prefect/``."""
+    import sqlite3
+
+    folder.mkdir(parents=True, exist_ok=True)
+    made = REPO / ".prefect" / "prefect.db"
+    if made.is_file() and not (folder / "prefect.db").exists():
+        # SQLite's backup API: a consistent copy even while a server there writes
+        source, copy = sqlite3.connect(f"file:{made}?mode=ro", uri=True), sqlite3.connect(folder / "prefect.db")
+        try:
+            source.backup(copy)
+        finally:
+            source.close()
+            copy.close()
+    return folder
+
+
 def subprocess_env(tmp_path_factory: pytest.TempPathFactory, **extra: str) -> dict[str, str]:
     """The environment for a ``homeloop`` subprocess: Prefect state in one temporary
-    folder per pytest run (not the project's), no analytics, no PREFECT_API_URL unless given."""
+    folder per pytest process (not the project's), no analytics, no PREFECT_API_URL unless given."""
     if "prefect_home" not in _shared:
-        _shared["prefect_home"] = tmp_path_factory.mktemp("prefect-home")
+        _shared["prefect_home"] = prefect_home(tmp_path_factory.mktemp("prefect-home"))
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     env.update({
         "PREFECT_HOME": str(_shared["prefect_home"]),

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +15,7 @@ from hypothesis import settings as hypothesis_settings
 from homeloop.core.plan import Plan
 
 FIXTURES = Path(__file__).parent / "fixtures"
+_PREFECT_HOME = pytest.StashKey[Path]()
 
 # Property tests draw the same examples on every run (CI never meets a new case by chance);
 # HYPOTHESIS_PROFILE=explore searches afresh each run, to look for new counterexamples.
@@ -19,6 +23,34 @@ FIXTURES = Path(__file__).parent / "fixtures"
 hypothesis_settings.register_profile("repeatable", derandomize=True, deadline=None)
 hypothesis_settings.register_profile("explore", derandomize=False, deadline=None)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Flows the tests run in this process keep Prefect's state in a folder of this process's own:
+    never the checkout's ``.prefect/``, and never a folder another test process (``make test``
+    runs several) writes at the same time."""
+    from build_fixtures import prefect_home
+
+    folder = Path(tempfile.mkdtemp(prefix="homeloop-tests-prefect-"))
+    config.stash[_PREFECT_HOME] = folder
+    os.environ["PREFECT_HOME"] = str(prefect_home(folder))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_PREFECT_HOME, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules with the most slow tests first, each module's tests in their own order: `make test`
+    hands whole modules to its processes (``--dist loadfile``), and the longest started first end
+    with the rest instead of after them."""
+    def module(item: pytest.Item) -> str:
+        return item.nodeid.split("::")[0]
+
+    slow = Counter(module(item) for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow[module(item)])
 
 
 def load_fixture_plans(path: str | Path) -> list[Plan]:
@@ -64,11 +96,11 @@ def house_file(house_home, tmp_path_factory):
 def make_serve(tmp_path_factory):
     """One Prefect server serving the deployments, as `make serve` starts it, for the session's
     deployment tests; stopped as `make stop` stops it (tests/prefect_server.py)."""
-    from build_fixtures import subprocess_env
+    from build_fixtures import prefect_home, subprocess_env
     from prefect_server import served_deployments
 
     folder = tmp_path_factory.mktemp("serve")
-    env = subprocess_env(tmp_path_factory, PREFECT_HOME=str(folder / "prefect"), PREFECT_UI_ENABLED="false",
+    env = subprocess_env(tmp_path_factory, PREFECT_HOME=str(prefect_home(folder / "prefect")), PREFECT_UI_ENABLED="false",
                          PREFECT_SERVER_LOGGING_LEVEL="WARNING")
     with served_deployments(folder, env) as served:
         yield served

@@ -1,6 +1,6 @@
-"""The build as a user runs it: killed half-way and resumed, interrupted with
-Ctrl-C and resumed, started twice into one folder, and on a Dask cluster started
-on its own. Each must give the bytes of an uninterrupted in-process build."""
+"""The build as a user runs it: interrupted with Ctrl-C, killed half-way and resumed, started
+twice into one folder, and on a Dask cluster started on its own. Each must give the bytes of an
+uninterrupted in-process build."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import psutil
 import pytest
 
 from build_fixtures import (
+    SMALL,
     lock_holder,
     partial_files,
     read_manifest,
@@ -29,7 +30,7 @@ from build_fixtures import (
 
 pytestmark = pytest.mark.slow
 
-#: Outcome records to wait for before killing the build: some plans done, most not.
+#: Further outcome records to wait for before killing the build: some plans done, most not.
 KILL_AFTER_OUTCOMES = 3
 
 
@@ -44,11 +45,13 @@ def outcome_records(out):
 
 
 def start_build_until_homes(tmp_path, args, env, log_name: str, records: int = 1) -> subprocess.Popen:
-    """Start ``homeloop build`` and return once its homes stage has recorded ``records`` plans."""
-    out = args[args.index("--out") + 1]
+    """Start ``homeloop build`` and return once its homes stage has recorded ``records`` more plans
+    than the folder held before."""
+    out = tmp_path / args[args.index("--out") + 1]
+    before = set(outcome_records(out))
     build = start_process(args, log=tmp_path / log_name, env=env)
-    wait_for(lambda: len(outcome_records(tmp_path / out)) >= records, timeout=300,
-             what=f"{records} outcome records in {out}/homes/.outcomes",
+    wait_for(lambda: len(set(outcome_records(out)) - before) >= records, timeout=300,
+             what=f"{records} new outcome records in {out}/homes/.outcomes",
              interval=0.05, alive=build, log=tmp_path / log_name)
     return build
 
@@ -65,37 +68,63 @@ def assert_all_exit(processes: list[psutil.Process]) -> None:
     assert not [p for p in alive if p.status() != psutil.STATUS_ZOMBIE], [p.cmdline()[:4] for p in alive]
 
 
-def test_build_killed_during_homes_resumes_to_the_same_outputs(tmp_path, tmp_path_factory):
-    """SIGKILL to the build alone: its temporary Prefect server and Dask workers go with it
-    (nothing else would stop them), and the rerun takes over the lock it left."""
+def test_a_build_stopped_by_ctrl_c_and_then_killed_resumes_to_the_same_outputs(tmp_path, tmp_path_factory):
+    """One build stopped twice during its homes stage on a local Dask cluster, as users stop builds:
+
+    1. Ctrl-C (SIGINT to the process group, as a terminal sends it): exit 130 with one line, the
+       flow run cancelled, no helper process left, the lock given back;
+    2. its rerun, SIGKILL to the build alone: its temporary Prefect server and Dask workers go with
+       it (nothing else would stop them), and it leaves its lock;
+    3. the next rerun takes over that lock, reuses the finished stages and the plans whose outcome
+       was recorded, and writes the bytes of an uninterrupted build.
+    """
     reference = reference_build(tmp_path_factory)
     env = subprocess_env(tmp_path_factory)
     out = tmp_path / "build"
     args = small_build_args(out, "--workers", "2")
 
-    first = start_build_until_homes(tmp_path, args, env, "first.log", records=KILL_AFTER_OUTCOMES)
+    interrupted = start_build_until_homes(tmp_path, args, env, "first.log")
     try:
-        helpers = helpers_of(first)
-        server = [p for p in helpers if "homeloop.flows.temporary_server" in p.cmdline()]
-        assert len(server) == 1, [p.cmdline()[:4] for p in helpers]
-        os.kill(first.pid, signal.SIGKILL)
-        assert first.wait(timeout=EXIT_GUARD_S) == -signal.SIGKILL
+        helpers = helpers_of(interrupted)
+        os.killpg(interrupted.pid, signal.SIGINT)
+        assert interrupted.wait(timeout=EXIT_GUARD_S) == 130
         assert_all_exit(helpers)
     finally:
-        stop_process(first, first=signal.SIGKILL)
+        stop_process(interrupted, first=signal.SIGKILL)
+    log = (tmp_path / "first.log").read_text()
+    assert log.rstrip().splitlines()[-1] == "interrupted; rerun the same command to resume"
+    assert "Traceback" not in log and not [line for line in log.splitlines() if line.startswith("error:")]
+    assert "Flow run" in log and "Finished in state Cancelled('interrupted" in log
+    assert not (out / "manifest.json").exists()
+    assert not (out / ".build.lock").exists()
+
+    recorded = len(outcome_records(out))
+    assert recorded < SMALL["homes"] - 1, "Ctrl-C came too late to leave plans for the rerun"
+    killed = start_build_until_homes(tmp_path, args, env, "second.log",
+                                     records=min(KILL_AFTER_OUTCOMES, SMALL["homes"] - 1 - recorded))
+    try:
+        helpers = helpers_of(killed)
+        server = [p for p in helpers if "homeloop.flows.temporary_server" in p.cmdline()]
+        assert len(server) == 1, [p.cmdline()[:4] for p in helpers]
+        os.kill(killed.pid, signal.SIGKILL)
+        assert killed.wait(timeout=EXIT_GUARD_S) == -signal.SIGKILL
+        assert_all_exit(helpers)
+    finally:
+        stop_process(killed, first=signal.SIGKILL)
     assert not (out / "manifest.json").exists(), "the build finished before it could be interrupted"
-    assert json.loads((out / ".build.lock").read_text())["pid"] == first.pid
+    assert json.loads((out / ".build.lock").read_text())["pid"] == killed.pid
     done_before = {p.name: p.stat().st_mtime_ns for p in outcome_records(out)}
-    assert len(done_before) >= KILL_AFTER_OUTCOMES
+    assert len(done_before) > recorded
 
     rerun = run_cli(args, env=env)
     assert rerun.returncode == 0, rerun.stdout[-4000:]
     assert "Traceback" not in rerun.stdout
-    assert f"taking over the lock of {out} from a build that is no longer running (pid {first.pid}" in rerun.stdout
+    assert f"taking over the lock of {out} from a build that is no longer running (pid {killed.pid}" in rerun.stdout
     assert not (out / ".build.lock").exists()
     # The stages finished before the kill are not run again ...
     for stage in ("source", "ingest", "audit", "features", "select"):
         assert f"{stage}: unchanged, reused" in rerun.stdout, stage
+    assert "homes: unchanged" not in rerun.stdout
     # ... and neither are the plans whose outcome was recorded.
     after = {p.name: p.stat().st_mtime_ns for p in outcome_records(out)}
     assert {name: after.get(name) for name in done_before} == done_before
@@ -123,38 +152,6 @@ def test_build_on_a_separate_dask_cluster_matches_the_local_build(tmp_path, tmp_
     manifest = read_manifest(tmp_path / "build")
     assert manifest["outputs"] == reference["outputs"]
     assert manifest["counts"] == reference["counts"]
-
-
-def test_ctrl_c_during_homes_stops_cleanly_and_a_rerun_resumes(tmp_path, tmp_path_factory):
-    """Ctrl-C (SIGINT to the process group, as a terminal sends it) during the homes
-    stage on a local Dask cluster: exit 130 with one line, the flow run cancelled,
-    no helper process left, the lock given back; the rerun finishes the build."""
-    reference = reference_build(tmp_path_factory)
-    env = subprocess_env(tmp_path_factory)
-    out = tmp_path / "build"
-    args = small_build_args(out, "--workers", "2")
-
-    build = start_build_until_homes(tmp_path, args, env, "first.log")
-    try:
-        helpers = helpers_of(build)
-        os.killpg(build.pid, signal.SIGINT)
-        assert build.wait(timeout=EXIT_GUARD_S) == 130
-        assert_all_exit(helpers)
-    finally:
-        stop_process(build, first=signal.SIGKILL)
-    log = (tmp_path / "first.log").read_text()
-    assert log.rstrip().splitlines()[-1] == "interrupted; rerun the same command to resume"
-    assert "Traceback" not in log and not [line for line in log.splitlines() if line.startswith("error:")]
-    assert "Flow run" in log and "Finished in state Cancelled('interrupted" in log
-    assert not (out / "manifest.json").exists()
-    assert not (out / ".build.lock").exists()
-
-    rerun = run_cli(args, env=env)
-    assert rerun.returncode == 0, rerun.stdout[-4000:]
-    assert "homes: unchanged" not in rerun.stdout
-    manifest = read_manifest(out)
-    assert manifest["outputs"] == reference["outputs"]
-    assert partial_files(out) == []
 
 
 def test_a_second_build_into_the_same_folder_stops_at_once(tmp_path, tmp_path_factory):

@@ -11,10 +11,12 @@ import re
 
 import pandas as pd
 import pytest
+from typer.main import get_command
 from typer.testing import CliRunner
 
 from build_fixtures import free_port, run_cli, small_build_args, subprocess_env
-from homeloop.cli import app
+from homeloop.cli import COMMANDS, app
+from homeloop.cli.common import every_command
 
 runner = CliRunner()
 
@@ -550,30 +552,45 @@ def test_the_command_line_and_every_help_load_no_heavy_module():
               "imported = sorted(sys.modules)\n"
               "from typer.main import get_command\n"
               "from typer.testing import CliRunner\n"
-              "def walk(group, path=()):\n"
-              "    for name, command in group.commands.items():\n"
-              "        yield path + (name,)\n"
-              "        if hasattr(command, 'commands'):\n"
-              "            yield from walk(command, path + (name,))\n"
+              "CliRunner().invoke(homeloop.cli.app, ['--help'])\n"
+              "listed = sorted(sys.modules)\n"
+              "from homeloop.cli.common import every_command\n"
               "codes = [CliRunner().invoke(homeloop.cli.app, [*p, '--help']).exit_code\n"
-              "         for p in [(), *walk(get_command(homeloop.cli.app))]]\n"
-              "print(json.dumps({'import': imported, 'help': sorted(sys.modules), 'codes': codes}))\n")
+              "         for p in [(), *dict(every_command(get_command(homeloop.cli.app)))]]\n"
+              "print(json.dumps({'import': imported, 'listed': listed, 'help': sorted(sys.modules), 'codes': codes}))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     found = json.loads(done.stdout)
     assert len(found["codes"]) > 10 and set(found["codes"]) == {0}
     for when in ("import", "help"):
         loaded = [m for m in found[when] if any(m == h or m.startswith(h + ".") for h in HEAVY)]
         assert loaded == [], f"{when}: {loaded[:5]}"
+    # ``homeloop --help`` lists the commands without loading one of their modules (nor pydantic)
+    command_modules = {f"homeloop.cli.{entry.module}" for entry in COMMANDS.values()}
+    loaded = [m for m in found["listed"] if m in command_modules or m == "pydantic" or m.startswith("pydantic.")]
+    assert loaded == []
+
+
+def test_the_list_of_commands_shows_each_commands_own_summary():
+    """``homeloop --help`` lists each command by its entry's summary, without loading it; loaded, the
+    command is the function or group the entry names, under its name."""
+    result = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    top = get_command(app)
+    ctx = top.context_class(top)
+    assert top.list_commands(ctx) == list(COMMANDS)
+    for name, entry in COMMANDS.items():
+        assert entry.summary in result.output, name
+        command = top.get_command(ctx, name)
+        assert command.name == name and command.get_short_help_str(limit=300) == entry.summary
+    assert top.get_command(ctx, "nope") is None
 
 
 def test_every_build_parameter_is_an_option_of_build_with_its_default_and_help():
-    from typer.main import get_command
-
     from homeloop.cli.build import BUILD_OPTIONS
     from homeloop.pipeline.config import BuildConfig
 
     assert set(BuildConfig.model_fields) - {"progress"} == set(BUILD_OPTIONS)
-    params = {p.name: p for p in get_command(app).commands["build"].params}
+    params = {p.name: p for p in dict(every_command(get_command(app)))[("build",)].params}
     assert list(params) == list(BUILD_OPTIONS)
     for name, field in BuildConfig.model_fields.items():
         if name in params:

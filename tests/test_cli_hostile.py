@@ -17,10 +17,12 @@ from typing import Callable
 
 import pandas as pd
 import pytest
+from typer.core import TyperGroup
 from typer.main import get_command
 from typer.testing import CliRunner
 
 from homeloop.cli import app
+from homeloop.cli.common import every_command
 
 TEXT = ["", "[/]", "../", "\x00", "-1", "9" * 40]
 NUMBERS = {int: ["-1", "0", str(2**63), "[/]"], float: ["-1", "0", "1e308", "nan", "-inf", "[/]"]}
@@ -77,14 +79,8 @@ COMPANIONS: dict[tuple[tuple[str, ...], str], dict[str, str]] = {
 
 
 def commands():
-    def walk(group, path=()):
-        for name, command in group.commands.items():
-            if hasattr(command, "commands"):
-                yield from walk(command, path + (name,))
-            else:
-                yield path + (name,), command
-
-    return dict(walk(get_command(app)))
+    return {path: command for path, command in every_command(get_command(app))
+            if not isinstance(command, TyperGroup)}
 
 
 def kind(param) -> type | None:

@@ -13,6 +13,7 @@ from build_fixtures import (
     BIN,
     SMALL,
     partial_files,
+    prefect_home,
     read_manifest,
     reference_build,
     run_cli,
@@ -33,7 +34,7 @@ def harness(tmp_path_factory):
     from prefect.settings import PREFECT_HOME, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    with temporary_settings(updates={PREFECT_HOME: tmp_path_factory.mktemp("prefect-harness")}):
+    with temporary_settings(updates={PREFECT_HOME: prefect_home(tmp_path_factory.mktemp("prefect-harness"))}):
         with prefect_test_harness(server_startup_timeout=180):
             yield
 
