@@ -1,7 +1,7 @@
 """The renderer's speed on one core: scene construction, and frames at 640x360 and 1280x720 with
 their detections, in the house and in the largest home of a small generated build.
 
-    .venv/bin/python benchmarks/render.py [--repeat 5] [--plans 60] [--sites 20] [--homes 10]
+    .venv/bin/python benchmarks/render.py [--repeat 5] [--plans 60] [--sites 20] [--homes 10] [--house-only]
 
 The process pins itself to the idlest CPU first and times with its own CPU clock, so every figure
 is the CPU time of one core; each is the best of ``--repeat`` runs, the one other work on the
@@ -16,7 +16,12 @@ machine disturbed least. For each home it prints:
   split into rays (hits and the hazard layers), detections (the id-buffer visibility frame),
   shading and PNG encoding, and their total;
 - in the house, the kitchen camera with the pan burning 200 s after the alarm (flames and smoke
-  layers on), at the camera's own resolution.
+  layers on), at the camera's own resolution;
+- in the house, the robot's head camera at a new pose each frame (the robot stepped and turned a
+  little: every ray cast, the moving scene rebuilt), at each resolution (goals: 640x360 <= 0.08 s,
+  1280x720 <= 0.32 s per frame);
+- a summary of ms per frame: the fixed house camera (warm) and the robot's head camera (new pose)
+  at 640x360 and 1280x720, against their goals.
 
 The generated homes come from the pipeline's functions (generate, read, furnish, equip, check), as
 ``homeloop build --plans 60 --sites 20 --homes 10`` makes them; the largest by floor area is used.
@@ -25,6 +30,7 @@ The generated homes come from the pipeline's functions (generate, read, furnish,
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import tempfile
 import time
@@ -42,6 +48,13 @@ from homeloop.sim.world import STEP_S, World
 
 RESOLUTIONS = ((640, 360), (1280, 720))
 GOALS_S = {(640, 360): 0.05, (1280, 720): 0.15}
+#: The summary's goals (s per frame): the fixed house camera (warm) and the robot's head camera at a
+#: new pose; at 1280x720 four times those at 640x360.
+SUMMARY_GOALS_S = {("house", (640, 360)): 0.05, ("house", (1280, 720)): 0.2,
+                   ("robot", (640, 360)): 0.08, ("robot", (1280, 720)): 0.32}
+#: How far the robot steps (m) and turns (rad) between two of its head camera's frames.
+ROBOT_STEP_M = 0.05
+ROBOT_TURN_RAD = 0.02
 SCENE_GOAL_S = 0.5
 
 
@@ -131,7 +144,54 @@ def _least(fn: Callable[[], Any], repeat: int) -> float:
     return min(times)
 
 
-def report_home(name: str, home: Home, catalog: Catalog, repeat: int) -> None:
+def robot_frames(world: World, size: tuple[int, int], repeat: int) -> dict[str, float]:
+    """Parts of the best of ``repeat`` frames of the robot's head camera, each at a new pose: the robot
+    steps and turns a little before each (every ray cast again, the moving scene rebuilt)."""
+    from homeloop.sim.robot.body import head_view
+    from homeloop.sim.services.robot_skills import ROBOT_CAMERA
+
+    robot = world.robot
+    if robot is None:
+        raise RuntimeError("the benchmark's task places no robot")
+    backend = IdBufferVisibility(Renderer(world))
+    runs = []
+    for _ in range(repeat + 1):  # the first frame builds the moving scene's caches: left out
+        robot.x += ROBOT_STEP_M * math.cos(robot.yaw)
+        robot.y += ROBOT_STEP_M * math.sin(robot.yaw)
+        robot.yaw += ROBOT_TURN_RAD
+        base = Viewpoint.of(head_view(robot))
+        view = Viewpoint(base.x, base.y, base.z, base.yaw, base.pitch, base.hfov_deg, *size)
+        runs.append(frame_parts(backend, world, view, ROBOT_CAMERA))
+    return _best(runs[1:])
+
+
+def report_robot(home: Home, catalog: Catalog, repeat: int) -> dict[tuple[str, tuple[int, int]], float]:
+    """The robot's head camera at new poses in the living room, at each resolution; the totals."""
+    from homeloop.sim.episode import Episode
+
+    ep = Episode(home, "handle_smoke_alarm", seed=0, catalog=catalog, images=False)
+    totals = {}
+    for size in RESOLUTIONS:
+        p = robot_frames(ep.world, size, repeat)
+        totals[("robot", size)] = p["total"]
+        print(f"  robot head camera {size[0]}x{size[1]}, new pose: {p['total'] * 1000:6.1f} ms = rays "
+              f"{p['rays'] * 1000:.1f} + detections {p['detections'] * 1000:.1f} + shading "
+              f"{p['shading'] * 1000:.1f} + png {p['png'] * 1000:.1f}")
+    return totals
+
+
+def report_summary(totals: dict[tuple[str, tuple[int, int]], float]) -> None:
+    """Milliseconds per frame of the fixed house camera and the robot's head camera, with their goals."""
+    names = {"house": "fixed house camera", "robot": "robot head camera, new pose"}
+    print("ms per frame (one core):")
+    for (who, size), goal in SUMMARY_GOALS_S.items():
+        if (who, size) in totals:
+            mark = "ok" if totals[(who, size)] <= goal else "over"
+            print(f"  {names[who]:29s} {size[0]}x{size[1]}: {totals[(who, size)] * 1000:6.1f} "
+                  f"(goal <= {goal * 1000:.0f}, {mark})")
+
+
+def report_home(name: str, home: Home, catalog: Catalog, repeat: int) -> dict[tuple[str, tuple[int, int]], float]:
     world = world_of(home, catalog)
     renderer = Renderer(world)
     scene = scene_time(world, repeat)
@@ -141,13 +201,16 @@ def report_home(name: str, home: Home, catalog: Catalog, repeat: int) -> None:
           f"{triangles:,} triangles")
     print(f"  scene {scene * 1000:.0f} ms (goal <= {SCENE_GOAL_S * 1000:.0f} ms)")
     camera = next((c for c in home.cameras if c.agent_visible), home.cameras[0])
+    totals = {}
     for size in RESOLUTIONS:
         parts = frames(renderer, world, camera, size, repeat)
+        totals[("house", size)] = parts["warm"]["total"]
         for kind in ("cold", "warm"):
             p = parts[kind]
             print(f"  {size[0]}x{size[1]} {kind}: {p['total'] * 1000:6.1f} ms (goal <= {GOALS_S[size] * 1000:.0f}) = "
                   f"rays {p['rays'] * 1000:.1f} + detections {p['detections'] * 1000:.1f} + shading "
                   f"{p['shading'] * 1000:.1f} + png {p['png'] * 1000:.1f}")
+    return totals
 
 
 def report_fire(home: Home, catalog: Catalog, repeat: int) -> None:
@@ -191,6 +254,7 @@ def main() -> None:
     parser.add_argument("--sites", type=int, default=20)
     parser.add_argument("--homes", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--house-only", action="store_true", help="leave out the generated home")
     args = parser.parse_args()
     print(f"pinned to CPU {one_core()}")
 
@@ -198,8 +262,12 @@ def main() -> None:
 
     catalog = load_catalog()
     house = house_home(catalog)
-    report_home("house", house, catalog, args.repeat)
+    totals = report_home("house", house, catalog, args.repeat)
     report_fire(house, catalog, args.repeat)
+    totals.update(report_robot(house, catalog, args.repeat))
+    report_summary(totals)
+    if args.house_only:
+        return
     generated = largest_generated_home(catalog, args.plans, args.sites, args.homes, args.seed)
     if generated is None:
         print(f"no generated home among {args.plans} plans; raise --plans")

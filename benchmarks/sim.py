@@ -7,8 +7,10 @@ stove off, tell the resident, wait to the horizon), without rendering.
 Prints: the episode's wall time and its ratio to simulated time (the goal is 600x or more: a
 600 s episode in a second on one core); the time to build a world (and an episode, with its
 scenario and pre-roll) in the house and in a generated home; the step cost of each dynamics
-module over the episode (µs per step, from a second, instrumented run); and the cost of a
-capture. One process, so the figures are per core.
+module over the episode (µs per step, from a second, instrumented run, and how many steps
+each ran: a module with nothing evolving sleeps); and the cost of a capture. ``--fixed`` turns
+the simulator's shortcuts off (every module stepped every step, every frame worked out in full).
+One process, so the figures are per core.
 """
 
 from __future__ import annotations
@@ -55,32 +57,36 @@ def scripted_episode(home: Home, catalog: Catalog, seed: int = 0) -> tuple[Episo
     return ep, time.perf_counter() - t0, len(ep.trace)
 
 
-def timed_modules(ep_factory: Callable[[], Any]) -> dict[str, float]:
-    """Seconds spent in each module's step over one scripted episode (steps wrapped with a timer)."""
+def timed_modules(ep_factory: Callable[[], Any]) -> tuple[dict[str, float], dict[str, int]]:
+    """Seconds spent in each module's step over one scripted episode (steps wrapped with a timer),
+    and the steps each ran."""
     spent: dict[str, float] = {}
+    ran: dict[str, int] = {}
     original_install = step_order.install
 
     def install(world: World) -> None:
         original_install(world)
         for module in world.modules:
-            spent[module.name] = 0.0
-            module.step = _timer(module.step, module.name, spent)
+            spent[module.name], ran[module.name] = 0.0, 0
+            module.step = _timer(module.step, module.name, spent, ran)
 
     step_order.install = install
     try:
         ep_factory()
     finally:
         step_order.install = original_install
-    return spent
+    return spent, ran
 
 
-def _timer(step: Callable[[World, float], None], name: str, spent: dict[str, float]) -> Callable[[World, float], None]:
+def _timer(step: Callable[[World, float], None], name: str, spent: dict[str, float],
+           ran: dict[str, int]) -> Callable[[World, float], None]:
     clock = time.perf_counter
 
     def timed(world: World, dt: float) -> None:
         t = clock()
         step(world, dt)
         spent[name] += clock() - t
+        ran[name] += 1
 
     return timed
 
@@ -147,7 +153,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure (the median is printed)")
     parser.add_argument("--plans", type=int, default=40, help="generated plans to find one home in")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--fixed", action="store_true", help="without the simulator's shortcuts (see above)")
     args = parser.parse_args()
+    if args.fixed:
+        from homeloop.sim import static_visibility, world
+
+        world.SLEEPING = static_visibility.CACHED = False
 
     from homeloop.pipeline.houses import house_home
 
@@ -162,11 +173,11 @@ def main() -> None:
     print(f"  wall {wall * 1000:.0f} ms (median of {args.repeat}), {simulated / wall:,.0f}x simulated time "
           f"(goal >= 600x)")
 
-    spent = timed_modules(lambda: scripted_episode(house, catalog))
+    spent, ran = timed_modules(lambda: scripted_episode(house, catalog))
     print(f"step cost per dynamics module over the episode ({steps:,} steps with the pre-roll; "
           "timer overhead included):")
     for name, seconds in spent.items():
-        print(f"  {name:<13} {seconds / steps * 1e6:8.2f} µs/step   {seconds * 1000:8.1f} ms")
+        print(f"  {name:<13} {seconds / steps * 1e6:8.2f} µs/step   {seconds * 1000:8.1f} ms   ran {ran[name]:,} steps")
     print(f"  {'all':<13} {sum(spent.values()) / steps * 1e6:8.2f} µs/step")
 
     print(f"one house-camera capture: {capture_cost(house, catalog, args.repeat) * 1000:.1f} ms")

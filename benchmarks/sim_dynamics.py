@@ -9,7 +9,10 @@ leaking by the dishwasher. Every module an episode installs runs, in its
 order (:func:`homeloop.sim.step_order.install`: no scenario, so no timeline
 or people, and no robot). Prints the mean microseconds per step of each
 module's ``step``, measured around the call (after the first step, where
-each module gathers the home's geometry); one process, so per core.
+each module gathers the home's geometry), over every step of the run, and how
+many steps each module ran: a module with nothing evolving sleeps
+(:mod:`homeloop.sim.world`; ``--fixed`` steps every module every step); one
+process, so per core.
 """
 
 from __future__ import annotations
@@ -79,22 +82,28 @@ def _run(home, catalog, seconds: float, hazards: bool) -> tuple[World, dict[str,
     start = time.perf_counter()
     world.advance(seconds)
     wall = time.perf_counter() - start
-    return world, {t.name: t.ns / 1e3 / t.calls for t in timed}, wall * 1e6 / timed[0].calls
+    steps = round(seconds / STEP_S)
+    return world, {t.name: (t.ns / 1e3 / steps, t.calls) for t in timed}, wall * 1e6 / steps
 
 
-def _report(label: str, seconds: float, runs: list[tuple[World, dict[str, float], float]]) -> None:
+def _report(label: str, seconds: float, runs: list[tuple[World, dict[str, tuple[float, int]], float]]) -> None:
     """The best of the runs per module (the machine is shared: the least disturbed run)."""
     print(f"{label}: {round(seconds / STEP_S)} steps, best of {len(runs)} runs; "
           f"{min(r[2] for r in runs):.2f} µs/step in all (incl. the loop and timing)")
     for name in runs[0][1]:
-        print(f"  {name:<13} {min(r[1][name] for r in runs):7.2f} µs/step")
+        print(f"  {name:<13} {min(r[1][name][0] for r in runs):7.2f} µs/step, ran {runs[0][1][name][1]:,} steps")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=600.0, help="simulated seconds per run")
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the best is shown")
+    parser.add_argument("--fixed", action="store_true", help="step every module every step (no sleeping)")
     args = parser.parse_args()
+    if args.fixed:
+        import homeloop.sim.world
+
+        homeloop.sim.world.SLEEPING = False
     catalog = load_catalog()
     home = house_home(catalog)
     _report("idle house", args.seconds, [_run(home, catalog, args.seconds, False) for _ in range(args.repeat)])

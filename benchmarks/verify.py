@@ -18,7 +18,10 @@ and the whole stage on a local Dask cluster.
    build's own count.
 
 Times are wall-clock on this machine, shared with whatever else runs; CPU time
-is what the episodes themselves cost.
+is what the episodes themselves cost. ``--fixed`` turns the simulator's shortcuts
+off (every dynamics module stepped every step, every camera frame worked out in
+full: :data:`homeloop.sim.world.SLEEPING`, :data:`homeloop.sim.static_visibility.CACHED`),
+to compare with them on; the episodes' outcomes are the same either way.
 """
 
 from __future__ import annotations
@@ -95,7 +98,12 @@ def main() -> int:
     parser.add_argument("--stage-homes", type=int, default=100, help="homes the whole stage is timed over (0: skip)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--fixed", action="store_true", help="without the simulator's shortcuts (see above)")
     args = parser.parse_args()
+    if args.fixed:
+        from homeloop.sim import static_visibility, world
+
+        world.SLEEPING = static_visibility.CACHED = False
     if not (args.build / "applicability.parquet").is_file():
         print(f"{args.build}: no build there; make one first (`make run`, or `homeloop build --out {args.build}`)")
         return 2

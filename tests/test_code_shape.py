@@ -17,8 +17,6 @@ MAX_LINES = 60
 
 #: ``"path::Qualified.name"`` -> why the function stays longer than :data:`MAX_LINES`.
 ALLOWED: dict[str, str] = {
-    "homeloop/pipeline/report.py::write_report":
-        "the page in reading order, top to bottom: each section is a few lines over one table of the build",
     "homeloop/audits/no_fridge_space.py::search_fridge_position":
         "one vectorised search: the candidate arrays (boxes, fits, blockers) are built and filtered in place; "
         "split would thread a dozen arrays",

@@ -36,10 +36,12 @@ from homeloop.core.home import (
 )
 from homeloop.pipeline.usd import (
     CAMERA_LENS_CLEARANCE,
+    DEVICE_BODY,
     HOME_ROOT,
     ValidationReport,
     assets_held_open,
     camera_rotate_xyz,
+    device_visual_name,
     export_home,
     labels_of,
     semantic_class_counts,
@@ -217,8 +219,14 @@ def test_devices_carry_their_fields(build):
     assert accepts["values"] == ["none", "people_masked", "image_blocked"] and "settable" in accepts
     xf = UsdGeom.Xformable(smoke).ComputeLocalToWorldTransform(Usd.TimeCode.Default())
     assert tuple(xf.ExtractTranslation()) == pytest.approx((3.0, 1.5, 2.6))
-    # The device prim carries its body: an importer naming objects after prims keeps "smoke_1".
-    assert smoke.IsA(UsdGeom.Mesh) and smoke.GetName() == "smoke_1"
+    # The device prim, named after it, holds its body box (guide) and its visual (render): one
+    # mesh without a transform of its own, which an importer merging single children (Blender)
+    # makes the device's one object.
+    assert smoke.GetName() == "smoke_1" and smoke.IsA(UsdGeom.Xform)
+    body, visual = smoke.GetChild(DEVICE_BODY), smoke.GetChild(device_visual_name("smoke_sensor"))
+    assert body.IsA(UsdGeom.Mesh) and UsdGeom.Imageable(body).ComputePurpose() == UsdGeom.Tokens.guide
+    assert visual.IsA(UsdGeom.Mesh) and UsdGeom.Imageable(visual).ComputePurpose() == UsdGeom.Tokens.render
+    assert not UsdGeom.Xformable(visual).GetOrderedXformOps()
 
 
 def test_cameras_match_the_home_file(build):
@@ -620,17 +628,22 @@ def test_every_camera_sees_out_of_its_housing(house):
     cameras = [p for p in stage.Traverse() if p.IsA(UsdGeom.Camera)]
     assert len(cameras) == len(home.cameras) and cameras_in_solids(stage) == {}
     for cam in home.cameras:  # the camera prim is the lens, just under the dome's housing
-        housing = stage.GetPrimAtPath(f"/Home/Devices/{cam.id}/{cam.id}_housing")
+        housing = stage.GetPrimAtPath(f"/Home/Devices/{cam.id}/{DEVICE_BODY}")
         if not housing:  # a doorbell camera: no housing of its own
             continue
         bottom = min(p[2] for p in _world_points(housing))
         assert bottom == pytest.approx(cam.pose.z + CAMERA_LENS_CLEARANCE, abs=1e-4)
+        # The dome a renderer draws lies inside the housing, so above the lens too.
+        dome = stage.GetPrimAtPath(f"/Home/Devices/{cam.id}/{device_visual_name('dome_camera')}")
+        assert min(p[2] for p in _world_points(dome)) >= bottom - 1e-4
         assert near_plane_points(stage.GetPrimAtPath(f"/Home/Cameras/{cam.id}"))[:, 2].max() < bottom
     # A camera raised into its housing is caught.
     cam = next(c for c in home.cameras if stage.GetPrimAtPath(f"/Home/Devices/{c.id}"))
     raised = _session_edit(path, lambda s: s.GetPrimAtPath(f"/Home/Cameras/{cam.id}").GetAttribute(
         "xformOp:translate").Set(Gf.Vec3d(cam.pose.x, cam.pose.y, cam.pose.z + 0.05)))
-    assert cameras_in_solids(raised) == {f"/Home/Cameras/{cam.id}": [f"/Home/Devices/{cam.id}/{cam.id}_housing"]}
+    device = f"/Home/Devices/{cam.id}"  # inside the housing's box and the dome drawn in it
+    assert cameras_in_solids(raised) == {f"/Home/Cameras/{cam.id}": [
+        f"{device}/{DEVICE_BODY}", f"{device}/{device_visual_name('dome_camera')}"]}
 
 
 def test_objects_rest_on_shelves_and_in_cavities_clear_of_furniture(house):
@@ -645,11 +658,13 @@ def test_objects_rest_on_shelves_and_in_cavities_clear_of_furniture(house):
     shelf = home.furniture_item(book.location.furniture).surface(book.location.name)
     assert book.pose.z == pytest.approx(shelf.height)  # on the board, not in it
     # A vertical ray under the book meets the shelf board's top right at the book's base.
-    body = UsdGeom.Mesh(stage.GetPrimAtPath(f"/Home/Furniture/{book.location.furniture}"))
+    shelving = home.furniture_item(book.location.furniture)
+    collider = f"/Home/Furniture/{shelving.id}/{shelving.catalog_id}"  # the solid, guide purpose
+    body = UsdGeom.Mesh(stage.GetPrimAtPath(collider))
     assert body and round(book.pose.z, 3) in {round(p[2], 3) for p in _world_points(body.GetPrim())}
     sunk = _session_edit(path, lambda s: s.GetPrimAtPath("/Home/Objects/book_1").GetAttribute(
         "xformOp:translate").Set(Gf.Vec3d(book.pose.x, book.pose.y, book.pose.z - 0.01)))
-    assert objects_in_furniture(sunk) == [("/Home/Objects/book_1", f"/Home/Furniture/{book.location.furniture}")]
+    assert objects_in_furniture(sunk) == [("/Home/Objects/book_1", collider)]
     garments = [o for o in home.objects if o.location.kind == "container"]
     assert garments and all(o.location.name == "drum" for o in garments)
 
@@ -663,9 +678,11 @@ def test_device_bodies_rest_on_their_mounts(house):
         if d.mount in ("built_in", "worn"):  # its appliance (its wearer) is its body
             assert prim.GetTypeName() == "Xform" and not prim.GetChildren()
             continue
-        if d.type == "dome_camera":  # the camera owns the id: the device holds its housing
-            prim = prim.GetChild(f"{d.id}_housing")
-        pts = np.array(_world_points(prim))
+        pts = np.array(_world_points(prim.GetChild(DEVICE_BODY)))
+        visual = np.array(_world_points(prim.GetChild(device_visual_name(d.type))))
+        # Its visual lies in its body (the renderer fills the body's box with it).
+        assert (visual.min(axis=0) >= pts.min(axis=0) - 1e-4).all(), d.id
+        assert (visual.max(axis=0) <= pts.max(axis=0) + 1e-4).all(), d.id
         room = home.room(d.room) if d.room else None
         if d.mount == "ceiling":
             assert pts[:, 2].max() == pytest.approx(room.floor_height + room.ceiling_height, abs=1e-4), d.id
@@ -691,7 +708,7 @@ def test_one_light_per_ceiling_fitting_lit_as_the_home_says(house, build, tmp_pa
         light = lights[d.id]
         assert UsdLux.SphereLight(light).GetIntensityAttr().Get() == 0.0  # every light off, as built
         at = UsdGeom.Xformable(light).ComputeLocalToWorldTransform(Usd.TimeCode.Default()).ExtractTranslation()
-        body = min(p[2] for p in _world_points(stage.GetPrimAtPath(f"/Home/Devices/{d.id}")))
+        body = min(p[2] for p in _world_points(stage.GetPrimAtPath(f"/Home/Devices/{d.id}/{DEVICE_BODY}")))
         assert at[2] + LIGHT_RADIUS < body and home.room_at(at[0], at[1]) == d.room
     # The kitchen's switch turned on lights its fitting at the simulator's ceiling flux.
     kitchen = next(d for d in fittings if home.room(d.room).type == "KITCHEN")
@@ -726,38 +743,94 @@ def test_physics_scene_and_only_moving_bodies_have_mass(house):
         assert stage.GetPrimAtPath(f"/Home/Objects/{obj.id}").HasAPI(UsdPhysics.RigidBodyAPI)
 
 
-def test_every_surface_has_a_material_of_its_class(house):
-    from homeloop.sim.render import materials
+def _drawn_materials(stage: Usd.Stage, root: Usd.Prim) -> tuple[list[str], set[tuple[float, ...]]]:
+    """Below ``root``: the meshes a renderer draws (not guides) with a face left without a
+    UsdPreviewSurface material (their own, or their material subsets'), and the diffuse colours
+    of the materials bound."""
+    unbound, colours = [], set()
+    for prim in Usd.PrimRange(root):
+        if not prim.IsA(UsdGeom.Mesh) or UsdGeom.Imageable(prim).ComputePurpose() == UsdGeom.Tokens.guide:
+            continue
+        subsets = UsdShade.MaterialBindingAPI(prim).GetMaterialBindSubsets()
+        for target in subsets or [prim]:
+            material, _ = UsdShade.MaterialBindingAPI(target.GetPrim()).ComputeBoundMaterial()
+            shader = material.ComputeSurfaceSource()[0] if material else None
+            if not shader or shader.GetIdAttr().Get() != "UsdPreviewSurface":
+                unbound.append(str(target.GetPath()))
+                continue
+            colours.add(tuple(round(c, 5) for c in shader.GetInput("diffuseColor").Get()))
+    return unbound, colours
+
+
+def test_every_drawn_surface_has_a_material_of_its_palette(house):
+    """Every mesh a renderer draws has a UsdPreviewSurface (guides, the colliders, are not drawn);
+    furniture, objects and devices show the catalog materials the CPU renderer picks for the home."""
+    from homeloop.core.visuals import device_visual, furniture_visual, material_of, object_visual, variant_of
+    from homeloop.pipeline.usd import body_placement
 
     home, path = house
     stage = _open(path)
-    unbound = []
-    for prim in stage.Traverse():
-        if not prim.IsA(UsdGeom.Mesh):
-            continue
-        material, _ = UsdShade.MaterialBindingAPI(prim).ComputeBoundMaterial()
-        if not material:
-            unbound.append(str(prim.GetPath()))
-            continue
-        shader = material.ComputeSurfaceSource()[0]
-        assert shader.GetIdAttr().Get() == "UsdPreviewSurface"
+    unbound, _ = _drawn_materials(stage, stage.GetPseudoRoot())
     assert unbound == []
+    cat = load_catalog()
+
+    def albedos(cls: str, parts, item_id: str) -> set[tuple[float, ...]]:
+        v = variant_of(home.home_id, item_id)
+        return {tuple(round(c, 5) for c in material_of(cat, cls, p.role, v).albedo) for p in parts}
+
     for f in home.furniture:
-        material, _ = UsdShade.MaterialBindingAPI(stage.GetPrimAtPath(f"/Home/Furniture/{f.id}")).ComputeBoundMaterial()
-        colour = material.ComputeSurfaceSource()[0].GetInput("diffuseColor").Get()
-        assert tuple(colour) == pytest.approx(materials.furniture_colour(f.semantic_class), abs=1e-6)
+        entry = cat.furniture[f.catalog_id]
+        drawn = _drawn_materials(stage, stage.GetPrimAtPath(f"/Home/Furniture/{f.id}"))[1]
+        assert drawn == albedos(entry.semantic_class, furniture_visual(entry), f.id), f.id
+    from homeloop.sim.render.materials import COLOUR_WORDS
+
+    for obj in home.objects:  # a tinted part takes the object's colour word where it has one
+        entry = cat.objects[obj.catalog_id]
+        word = (obj.colour or entry.colour or "").strip().lower()
+        tinted = [p for p in object_visual(entry) if p.role == "tinted" and word in COLOUR_WORDS]
+        want = albedos(entry.semantic_class, [p for p in object_visual(entry) if p not in tinted], obj.id)
+        want |= {tuple(round(c, 5) for c in COLOUR_WORDS[word])} if tinted else set()
+        drawn = _drawn_materials(stage, stage.GetPrimAtPath(f"/Home/Objects/{obj.id}"))[1]
+        assert drawn == want, obj.id
+    from homeloop.core.geometry_assets import device_body
+    for d in home.devices:
+        body = device_body(home, d)
+        if body is None:
+            continue
+        size, _ = body_placement(body)
+        drawn = _drawn_materials(stage, stage.GetPrimAtPath(f"/Home/Devices/{d.id}"))[1]
+        assert drawn == albedos(d.type, device_visual(d.type, size, d.mount), d.id), d.id
 
 
-def test_furniture_names_survive_importers_that_merge_single_children(house):
+def _drawn_children(prim: Usd.Prim) -> list[Usd.Prim]:
+    """The children an importer that leaves guides out (Blender) reads: imageable, not guides."""
+    return [c for c in prim.GetChildren() if c.IsA(UsdGeom.Imageable)
+            and UsdGeom.Imageable(c).ComputePurpose() != UsdGeom.Tokens.guide]
+
+
+def test_names_survive_importers_that_merge_single_children(house):
+    """Blender merges an Xform whose one drawn child is a mesh without a transform into one object
+    named after the child. A piece of furniture is an Xform of its id whose drawn children are no
+    meshes (its visual is an Xform: the item keeps its name); its solid, named after the catalog
+    entry, is a guide.
+    A device's one drawn child is its visual mesh, so a dome camera's device never takes the id
+    its camera has."""
     home, path = house
     stage = _open(path)
-    cat = load_catalog()
     for f in home.furniture:
         prim = stage.GetPrimAtPath(f"/Home/Furniture/{f.id}")
-        if prim.IsA(UsdGeom.Mesh):  # the prim carries the mesh
-            assert not cat.furniture[f.catalog_id].parts and not prim.GetChildren()
-        else:  # an articulated item: several children, its body named after the catalog entry
-            assert len(prim.GetChildren()) >= 2 and prim.GetChild(f.catalog_id).IsA(UsdGeom.Mesh), f.id
+        assert prim.IsA(UsdGeom.Xform) and prim.GetChild(f.catalog_id).IsA(UsdGeom.Mesh), f.id
+        assert UsdGeom.Imageable(prim.GetChild(f.catalog_id)).ComputePurpose() == UsdGeom.Tokens.guide
+        drawn = _drawn_children(prim)
+        assert prim.GetChild("visual").IsA(UsdGeom.Xform) and prim.GetChild("visual") in drawn, f.id
+        assert not [c for c in drawn if c.IsA(UsdGeom.Gprim)], f.id
+    for cam in home.cameras:
+        device = stage.GetPrimAtPath(f"/Home/Devices/{cam.id}")
+        if not device or not device.GetChildren():
+            continue
+        (visual,) = _drawn_children(device)
+        assert visual.IsA(UsdGeom.Mesh) and not UsdGeom.Xformable(visual).GetOrderedXformOps(), cam.id
+        assert visual.GetName() != cam.id
 
 
 @pytest.mark.slow

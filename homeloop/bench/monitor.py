@@ -25,7 +25,11 @@ from typing import Any
 from homeloop.bench.checks import PREDICATES, Evidence, Predicate
 from homeloop.sim.context import EpisodeView
 from homeloop.sim.task import CheckRef
-from homeloop.sim.world import World
+from homeloop.sim.world import EVERYTHING, Rest, World
+
+#: The monitor's rest after a step (:meth:`Monitor.rest`): while a check looks after steps, and after.
+WATCHING = Rest(until=float("inf"), wakes_on=EVERYTHING)
+DONE = Rest(until=float("inf"))
 
 
 @dataclass
@@ -74,6 +78,11 @@ class Monitor:
     def step(self, world: World, dt: float) -> None:
         for t in self._per_step:
             self._look(t)
+
+    def rest(self, world: World) -> Rest:
+        """It changes nothing, and its predicates read the world's state, not the time: asleep until
+        anything changes (homeloop.sim.world.Rest), or for good once no check looks after steps."""
+        return WATCHING if any(t.hit_at is None for t in self._per_step) else DONE
 
     def snapshot(self) -> dict[str, Any]:
         return {t.ref.id: t.hit_at for t in self.tracked if t.ref.kind != "final"}

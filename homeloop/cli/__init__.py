@@ -38,7 +38,8 @@ COMMANDS: dict[str, CommandEntry] = {
                                   "build's task applicability, or ask in SQL."),
     "verify": CommandEntry("build", "verify", "Check a build folder against its manifest."),
     "sim": CommandEntry("sim", "sim", "Run an episode in which the agent only waits, and print its timeline."),
-    "render": CommandEntry("sim", "render", "Render one camera of a built home to a PNG."),
+    "render": CommandEntry("sim", "render", "Render one camera of a built home to a PNG, or every agent camera "
+                           "on one sheet."),
     "bench": CommandEntry("bench", "bench_app", "Run agents on the benchmark's tasks, score the records, "
                           "view episodes."),
 }

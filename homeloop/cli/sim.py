@@ -1,4 +1,5 @@
-"""``homeloop sim`` and ``homeloop render``: an episode's timeline, and one camera's picture."""
+"""``homeloop sim`` and ``homeloop render``: an episode's timeline, and one camera's picture or a
+contact sheet of every camera the agent may use."""
 
 from __future__ import annotations
 
@@ -15,6 +16,12 @@ from homeloop.core.progress import console
 if TYPE_CHECKING:
     from homeloop.sim.episode import Episode
     from homeloop.sim.world import World
+
+#: The default size of a contact sheet's tiles (homeloop.sim.render.sheet.TILE, which this module
+#: does not import until a command runs).
+SHEET_TILE = (320, 180)
+#: The sizes ``render --size`` takes, in pixels per side.
+MIN_SIZE_PX, MAX_SIZE_PX = 16, 4096
 
 #: What a command says of a folder without a home file.
 NO_HOME_FILE = "{path}: no home file; give a folder holding home.json, e.g. outputs/default/homes/house"
@@ -82,33 +89,85 @@ def final_state(world: World) -> str:
 @guard
 def render(
     home_dir: Path = typer.Argument(..., help="A folder holding home.json, e.g. outputs/default/homes/house."),
-    camera: str = typer.Option(..., "--camera", help="A camera id of the home file, or 'robot' (with --task)."),
+    camera: Optional[str] = typer.Option(None, "--camera", help="A camera id of the home file, or 'robot' (with "
+                                         "--task)."),
+    sheet: bool = typer.Option(False, "--sheet", help="Every camera the agent may use, as a grid of labelled tiles "
+                               "(instead of --camera)."),
     out: Path = typer.Option(..., "--out", help="The PNG file to write."),
     task: Optional[str] = typer.Option(None, "--task", help="Render the task's scenario (default: the home as built)."),
     at: Optional[float] = typer.Option(None, "--at", help="With --task: simulated seconds after the task's wake "
                                        "event (default 0)."),
     seed: int = typer.Option(0, "--seed", min=0, help="Episode seed (with --task)."),
-    no_privacy: bool = typer.Option(False, "--no-privacy", help="Ignore the camera's privacy mode."),
+    robot: Optional[str] = typer.Option(None, "--robot", help="With --task: a robot body id (default: the "
+                                        "experiments' body)."),
+    size: Optional[str] = typer.Option(None, "--size", help="WIDTHxHEIGHT in pixels: the image (default: the "
+                                       "camera's resolution), or each tile with --sheet (default "
+                                       f"{SHEET_TILE[0]}x{SHEET_TILE[1]})."),
+    no_privacy: bool = typer.Option(False, "--no-privacy", help="Ignore the cameras' privacy modes."),
 ) -> None:
     """Render one camera of a built home to a PNG: a dome camera, or the robot's head camera in a
-    task's scenario, optionally some simulated seconds after the wake event."""
-    import base64
-
+    task's scenario, optionally some simulated seconds after the wake event. With --sheet, render
+    every camera the agent may use there into one contact sheet, each tile labelled with its camera
+    and room."""
     from homeloop.core.io import write_bytes
-    from homeloop.sim.render.still import render_still
 
-    if at is not None and task is None:
-        fail(f"--at {at:g}: the seconds after a task's wake event; give --task too")
-    check_within_horizon(task, at, "--at")
+    pixels = check_render_options(camera, sheet, task, at, robot, size)
     file_out(out)
     path = home_dir / "home.json"
     if not path.is_file():
         fail(NO_HOME_FILE.format(path=path))
-    still = render_still(read_home(path), camera, task=task, at=at or 0.0, seed=seed, privacy=not no_privacy)
+    home = read_home(path)
+    if sheet:
+        from homeloop.sim.render.sheet import render_sheet
+
+        contact = render_sheet(home, task=task, at=at or 0.0, seed=seed, robot=robot, privacy=not no_privacy,
+                               tile=pixels or SHEET_TILE)
+        write_bytes(out, contact.png())
+        height, width = contact.image.shape[:2]
+        say(f"{out}: {len(contact.tiles)} cameras of {home.home_id} in {contact.columns}x{contact.rows} tiles, "
+            f"{width}x{height}, t = {contact.t:+.1f} s")
+        return
+    import base64
+
+    from homeloop.sim.render.still import render_still
+
+    assert camera is not None  # check_render_options asks for --camera or --sheet
+    still = render_still(home, camera, task=task, at=at or 0.0, seed=seed, robot=robot, privacy=not no_privacy,
+                         size=pixels)
     write_bytes(out, base64.b64decode(still.png))
     height, width = still.image.shape[:2]
     hazards = ", ".join(sorted({h["kind"] for h in still.frame.hazards})) or "none"
     say(f"{out}: {camera}, {width}x{height}, t = {still.t:+.1f} s; hazards in view: {hazards}")
+
+
+def check_render_options(camera: Optional[str], sheet: bool, task: Optional[str], at: Optional[float],
+                         robot: Optional[str], size: Optional[str]) -> Optional[tuple[int, int]]:
+    """One line for options of ``render`` that do not go together or out of range, before any work;
+    the ``--size`` they give, as (width, height)."""
+    if sheet and camera is not None:
+        fail(f"--sheet with --camera {camera}: a sheet shows every camera the agent may use; give --sheet or "
+             "--camera, not both")
+    if not sheet and camera is None:
+        fail("give --camera ID (one camera) or --sheet (every camera the agent may use)")
+    if at is not None and task is None:
+        fail(f"--at {at:g}: the seconds after a task's wake event; give --task too")
+    if robot is not None and task is None:
+        fail(f"--robot {robot}: the body a task's scenario places; give --task too")
+    check_within_horizon(task, at, "--at")
+    return None if size is None else parse_size(size)
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``WIDTHxHEIGHT`` as (width, height), each from :data:`MIN_SIZE_PX` to :data:`MAX_SIZE_PX`;
+    anything else is one line."""
+    import re
+
+    match = re.fullmatch(r"(\d{1,6})x(\d{1,6})", text.strip().lower())
+    width, height = (int(match[1]), int(match[2])) if match else (0, 0)
+    if not (MIN_SIZE_PX <= width <= MAX_SIZE_PX and MIN_SIZE_PX <= height <= MAX_SIZE_PX):
+        fail(f"--size {text!r}: give WIDTHxHEIGHT in pixels, each from {MIN_SIZE_PX} to {MAX_SIZE_PX}, "
+             f"e.g. {SHEET_TILE[0]}x{SHEET_TILE[1]}")
+    return width, height
 
 
 def check_within_horizon(task: Optional[str], seconds: Optional[float], flag: str, *, above_zero: bool = False) -> None:

@@ -63,7 +63,8 @@ DEFAULT_CATALOG_DIR = Path(__file__).resolve().parent.parent / "catalog"
 FEATURE_KINDS = frozenset({"SINK", "WASHING_MACHINE", "BUILT_IN_FURNITURE", "KITCHEN", "SHOWER",
                            "BATHTUB", "STAIRS", "RAMP", "TOILET", "ELEVATOR"})
 
-SECTIONS = ("furniture", "objects", "devices", "robots", "people", "room_rules", "possessions")
+SECTIONS = ("furniture", "objects", "devices", "robots", "people", "room_rules", "possessions", "materials",
+            "palettes")
 
 
 class CatalogError(HomeLoopError, ValueError):
@@ -724,6 +725,44 @@ class Possession(CatalogModel):
 
 # --- the catalog ------------------------------------------------------------------------
 
+#: The procedural textures the renderer can lay over a material's albedo ("": a plain colour).
+Texture = Literal["", "wood", "tile", "fabric"]
+
+
+class MaterialEntry(CatalogModel):
+    """A surface a visual part is made of: its linear-RGB albedo, an optional procedural texture
+    (the CPU renderer's), and the roughness and metalness the USD export writes."""
+
+    id: str
+    albedo: tuple[float, float, float] = Field(description="linear RGB reflectance, each 0-1")
+    texture: Texture = ""
+    roughness: float = Field(0.6, ge=0.0, le=1.0)
+    metallic: float = Field(0.0, ge=0.0, le=1.0)
+
+    @field_validator("albedo")
+    @classmethod
+    def _unit_albedo(cls, value: tuple[float, float, float]) -> tuple[float, float, float]:
+        if not all(0.0 <= c <= 1.0 for c in value):
+            raise ValueError("each channel must lie in 0-1")
+        return value
+
+
+class PaletteEntry(CatalogModel):
+    """The materials of one semantic class's visual (its id), or of every class (``default``): for
+    each role a part plays, the materials a home may give it (one per home, by its id)."""
+
+    id: str
+    roles: dict[str, list[str]] = Field(description="role -> material ids to choose from")
+
+    @field_validator("roles")
+    @classmethod
+    def _some_choice(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        empty = sorted(role for role, choices in value.items() if not choices)
+        if empty:
+            raise ValueError(f"roles {', '.join(empty)} have no material to choose from")
+        return value
+
+
 _SECTION_MODELS: dict[str, type[CatalogModel]] = {
     "furniture": FurnitureEntry,
     "objects": ObjectEntry,
@@ -732,6 +771,8 @@ _SECTION_MODELS: dict[str, type[CatalogModel]] = {
     "people": PersonEntry,
     "room_rules": RoomRule,
     "possessions": Possession,
+    "materials": MaterialEntry,
+    "palettes": PaletteEntry,
 }
 
 
@@ -753,6 +794,9 @@ class Catalog:
     origins: dict[tuple[str, str], str] = field(default_factory=dict)
     #: What a household has or lacks, drawn per home, in file order.
     possessions: dict[str, Possession] = field(default_factory=dict)
+    #: The surfaces visual parts are made of, and each class's choice of them (homeloop/core/visuals).
+    materials: dict[str, MaterialEntry] = field(default_factory=dict)
+    palettes: dict[str, PaletteEntry] = field(default_factory=dict)
 
     @property
     def device_types(self) -> tuple[str, ...]:
@@ -861,6 +905,8 @@ def _parse(root: Path) -> Catalog:
         room_rules=by_subtype,
         origins=origin,
         possessions=sections["possessions"],
+        materials=sections["materials"],
+        palettes=sections["palettes"],
     )
 
 
@@ -909,7 +955,7 @@ def _read_entries(rel: str, section: str, entries: list[Any], known: dict[str, A
 def _cross_check(sections: dict[str, dict[str, Any]], origin: dict[tuple[str, str], str]) -> list[str]:
     """References between entries: rule items, built-in devices, subtypes claimed twice."""
     errors = (_device_references(sections, origin) + _furniture_references(sections, origin)
-              + _possession_references(sections, origin))
+              + _possession_references(sections, origin) + _palette_references(sections, origin))
     rules = sections["room_rules"]
     for rule_id in list(rules):
         try:
@@ -978,6 +1024,21 @@ def _possession_references(sections: dict[str, dict[str, Any]], origin: dict[tup
             elif cid in owner:
                 errors.append(f"{where}: field items[{i}]: {cid!r} is already an item of possession {owner[cid]!r}")
             owner.setdefault(cid, p.id)
+    return errors
+
+
+def _palette_references(sections: dict[str, dict[str, Any]], origin: dict[tuple[str, str], str]) -> list[str]:
+    """Palettes naming materials the catalog has, and a ``default`` palette with a ``body`` role
+    (what a part of a role no palette names is made of)."""
+    errors: list[str] = []
+    for p in sections["palettes"].values():
+        where = f"{origin[('palettes', p.id)]}: palettes entry {p.id!r}"
+        for role, choices in p.roles.items():
+            errors += [f"{where}: field roles.{role}[{i}]: unknown material {m!r}"
+                       for i, m in enumerate(choices) if m not in sections["materials"]]
+    default = sections["palettes"].get("default")
+    if sections["palettes"] and (default is None or "body" not in default.roles):
+        errors.append("palettes: no 'default' palette with a 'body' role (what unnamed roles are made of)")
     return errors
 
 

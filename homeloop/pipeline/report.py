@@ -2,7 +2,9 @@
 device and camera statistics, task applicability (per robot body, and the share
 of homes each task applies to), screened against verified pairs (per robot body,
 per task, and the commonest reasons a screened pair fails, docs/pipeline.md),
-and a gallery of homes linked to their files."""
+and a gallery of homes linked to their files, led by a contact sheet of what the agent's cameras
+see in the first homes (:data:`SHEET_HOMES`; ``homes/<home>/cameras.png``, drawn by
+:mod:`homeloop.sim.render.sheet` and written atomically beside the home's preview)."""
 
 from __future__ import annotations
 
@@ -13,10 +15,17 @@ from typing import Any
 
 import pandas as pd
 
-from homeloop.core.io import write_text
+from homeloop.core.io import write_bytes, write_text
 
 #: Homes shown in the gallery (the first of the selection order).
 GALLERY_HOMES = 48
+#: Homes of the gallery, from its first (the house), that show a contact sheet of their agent cameras:
+#: each sheet sets up a renderer for its home, so the report draws only the house's.
+SHEET_HOMES = 1
+#: A contact sheet's file in its home's folder.
+SHEET_FILE = "cameras.png"
+#: Width at which the page shows a contact sheet (pixels; the link opens it at full size).
+SHEET_WIDTH_PX = 960
 #: Reasons listed among the commonest a screened pair fails for.
 TOP_REASONS = 12
 DIVERSITY_PLOTS = ("selection_groups.png", "selection_nn_distance.png", "selection_site_share.png")
@@ -145,8 +154,10 @@ def _reason_section(failed: pd.DataFrame) -> list[str]:
             _table(["reason", "pairs", "tasks", "for example"], rows)]
 
 
-def write_report(build_dir: Path, name: str, results: dict[str, dict[str, Any]]) -> Path:
+def write_report(build_dir: Path, name: str, results: dict[str, dict[str, Any]]) -> list[Path]:
+    """Write ``report.html`` and the gallery's contact sheets; the files written, the page first."""
     build = Path(build_dir)
+    sheets: list[Path] = []
     sections = [f"<h1>HomeLoop build <code>{html.escape(name)}</code></h1>"]
 
     sections.append("<h2>Stages</h2><p>Every stage reconciles: in = kept + rejected.</p>")
@@ -188,30 +199,62 @@ def write_report(build_dir: Path, name: str, results: dict[str, dict[str, Any]])
         sections.extend(_task_share_section(build))
 
         sections.extend(_verify_sections(build, results.get("verify", {})))
-        sections.append(f"<h2>Homes (first {min(GALLERY_HOMES, len(kept))} of {len(kept):,})</h2><div>")
-        for home_id in ["house", *kept["plan"].head(GALLERY_HOMES)]:
-            folder = f"homes/{home_id}"
-            if not (build / folder / "preview.png").exists():
-                continue
-            usd_link = ""
-            if usd is not None:
-                match = usd[usd["home"] == home_id]
-                if len(match):
-                    usd_link = f' · <a href="{html.escape(match["file"].iloc[0])}">USD</a>'
-            sections.append(
-                f'<figure><a href="{folder}/preview.png"><img src="{folder}/preview.png" width="300"></a>'
-                f'<figcaption>{html.escape(home_id[:40])}<br><a href="{folder}/home.json">home.json</a>{usd_link}'
-                "</figcaption></figure>"
-            )
-        sections.append("</div>")
+        gallery, sheets = _gallery(build, list(kept["plan"].head(GALLERY_HOMES)), len(kept), usd)
+        sections.extend(gallery)
 
     page = (
         "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>HomeLoop build "
         f"{html.escape(name)}</title>\n<style>body{{font-family:sans-serif;margin:2em;max-width:1400px}}"
         "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
         "td:first-child,th:first-child{text-align:left}figure{display:inline-block;width:300px;margin:6px;"
-        "vertical-align:top;font-size:12px}</style></head><body>\n"
+        "vertical-align:top;font-size:12px}figure.sheet{display:block;width:auto}</style></head><body>\n"
         + "\n".join(sections)
         + "\n</body></html>\n"
     )
-    return write_text(build / "report.html", page)
+    return [write_text(build / "report.html", page), *sheets]
+
+
+def _gallery(build: Path, shown: list[str], kept: int, usd: pd.DataFrame | None) -> tuple[list[str], list[Path]]:
+    """The gallery of the house and the ``shown`` homes (of ``kept``): the contact sheets of the first
+    :data:`SHEET_HOMES`, then each home's preview linked to its files; and the sheets written."""
+    out, home_ids = [f"<h2>Homes (first {len(shown)} of {kept:,})</h2>"], ["house", *shown]
+    sheets = [sheet for home_id in home_ids[:SHEET_HOMES] if (sheet := write_camera_sheet(build, home_id))]
+    for sheet in sheets:
+        rel = sheet.relative_to(build).as_posix()
+        home_id = sheet.parent.name
+        out.append(f'<figure class="sheet"><a href="{html.escape(rel)}"><img src="{html.escape(rel)}" '
+                   f'width="{SHEET_WIDTH_PX}"></a><figcaption>{html.escape(home_id)}: every camera the agent may '
+                   "use, the home as built</figcaption></figure>")
+    out.append("<div>")
+    for home_id in home_ids:
+        folder = f"homes/{home_id}"
+        if not (build / folder / "preview.png").exists():
+            continue
+        usd_link = ""
+        if usd is not None:
+            match = usd[usd["home"] == home_id]
+            if len(match):
+                usd_link = f' · <a href="{html.escape(match["file"].iloc[0])}">USD</a>'
+        out.append(
+            f'<figure><a href="{folder}/preview.png"><img src="{folder}/preview.png" width="300"></a>'
+            f'<figcaption>{html.escape(home_id[:40])}<br><a href="{folder}/home.json">home.json</a>{usd_link}'
+            "</figcaption></figure>"
+        )
+    out.append("</div>")
+    return out, sheets
+
+
+def write_camera_sheet(build: Path, home_id: str) -> Path | None:
+    """Write the contact sheet of ``home_id``'s agent cameras (the home as built) into its folder; None
+    when the folder holds no home file or the home has no camera the agent may use."""
+    from homeloop.core.home import Home
+    from homeloop.sim.render.sheet import NoCameras, render_sheet
+
+    folder = build / "homes" / home_id
+    if not (folder / "home.json").is_file():
+        return None
+    try:
+        sheet = render_sheet(Home.read(folder / "home.json"))
+    except NoCameras:
+        return None
+    return write_bytes(folder / SHEET_FILE, sheet.png())

@@ -565,11 +565,12 @@ def stage_report(build: Build) -> dict[str, Any]:
     from homeloop.pipeline.report import write_report
 
     def run():
-        path = write_report(build.out, build.config.name, {k: v for k, v in build.results.items()})
-        return [path], {"report": path.name}
+        paths = write_report(build.out, build.config.name, {k: v for k, v in build.results.items()})
+        return paths, {"report": paths[0].name}
 
     inputs = [build.path(n) for n in ("homes.parquet", "usd.parquet", "applicability.parquet",
                                       "applicability_summary.parquet", "selection_report.json", "audit.parquet")]
+    inputs.append(build.path("homes", HOUSE_ID, "home.json"))  # the gallery draws its cameras
     params = {"name": build.config.name, "results": build.results}
     return cached_stage(build, "report", params, inputs, run)
 

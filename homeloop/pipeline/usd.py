@@ -2,44 +2,66 @@
 
 Two kinds of files come out of a build::
 
-    outputs/<build>/assets/<catalog id>.usdc     one per catalog furniture / object entry
+    outputs/<build>/assets/<catalog id>.usdc     one per catalog furniture / object entry (written once)
     outputs/<build>/homes/<home id>/home.usdc    one per home, referencing the assets
 
+**Two purposes.** What a renderer draws and what a simulator collides with are
+apart: the *visual* (render purpose) is the recognizable shape of
+:mod:`homeloop.core.visuals`, the same parts, in the same materials, as the CPU
+renderer draws; the *solid* (guide purpose: not rendered, shown by tools on
+request) is :func:`homeloop.core.geometry_assets.mesh_for`, the shape the home
+check, navigation and the simulator's visibility hold, and carries the
+colliders. Isaac Sim's PhysX reads colliders whatever their purpose; Blender
+leaves guides out of an import by default.
+
 **Assets** (:func:`write_catalog_assets`). Each catalog furniture or object
-entry becomes one file whose default prim is the item, in the catalog's item
-frame (origin at the centre of the footprint on the floor, +x the front, z
-up, metres). The geometry is :func:`homeloop.core.geometry_assets.mesh_for`, the
-same the CPU renderer draws: shelving has its shelves, a drum or a drawer is
-a cavity, a TV is a panel on feet (docs/catalog.md).
+entry becomes one file whose default prim is the item, an ``Xform`` in the
+catalog's item frame (origin at the centre of the footprint on the floor, +x
+the front, z up, metres):
 
 - furniture is **static**: it stands where the home puts it and does not move
   when pushed, so its root carries neither ``PhysicsRigidBodyAPI`` nor
   ``PhysicsMassAPI`` (a mass on a body that cannot move means nothing to a
-  simulator; the catalog mass stays readable as ``homeloop:mass``), and its
-  body collides as the exact triangle mesh (approximation ``none``, valid for
-  static colliders), cavities included. An item without articulated parts is
-  one ``Mesh`` prim: the prim carries the mesh, so an importer that turns
-  prims into named objects keeps the item's name. An articulated item is an
-  ``Xform`` root with its body mesh (named after the catalog entry) and, per
-  part (a fridge door, a drawer), a child ``Xform`` at its hinge with a
-  ``panel`` mesh, ``PhysicsRigidBodyAPI`` + ``PhysicsMassAPI`` (the moving
-  parts are the only furniture bodies with a mass: their share of the catalog
-  mass by volume) and a ``PhysicsRevoluteJoint`` (limits in degrees) or
-  ``PhysicsPrismaticJoint`` (limits in metres) joining it to the static root
-  about the catalog axis. The part's own transform is ``translate`` (the
-  hinge) then ``rotateX/Y/Z:joint`` or ``translate:joint``: a home sets the
-  joint op to show a part open.
+  simulator; the catalog mass stays readable as ``homeloop:mass``). Its solid,
+  a guide ``Mesh`` named after the catalog entry, collides as the exact
+  triangle mesh (approximation ``none``, valid for static colliders), cavities
+  included: shelving has its shelves, a drum or a drawer is a cavity. Its
+  ``visual`` ``Xform`` (render purpose) holds one ``Mesh`` per visual part that
+  does not move. Per articulated part (a fridge door, a drawer), a child
+  ``Xform`` at its hinge holds a guide ``panel`` mesh (convex collider), its
+  own ``visual`` (the visual parts whose ``joint`` is the part, in the part's
+  frame; the panel, role ``front``, where the visual draws none of it),
+  ``PhysicsRigidBodyAPI`` + ``PhysicsMassAPI`` (the moving parts are the only
+  furniture bodies with a mass: their share of the catalog mass by volume)
+  and a ``PhysicsRevoluteJoint`` (limits in degrees) or ``PhysicsPrismaticJoint``
+  (limits in metres) joining it to the static root about the catalog axis. The
+  part's own transform is ``translate`` (the hinge) then ``rotateX/Y/Z:joint``
+  or ``translate:joint``: a home sets the joint op to open the part, its
+  visual with it.
 - carryable objects are dynamic: an ``Xform`` root with
-  ``PhysicsRigidBodyAPI``, ``PhysicsMassAPI`` (catalog mass) and a ``geom``
-  mesh with ``PhysicsCollisionAPI`` (convex hull); grasp points as child
-  ``Xform``\\ s.
+  ``PhysicsRigidBodyAPI`` and ``PhysicsMassAPI`` (catalog mass), its solid as
+  the guide ``geom`` mesh with ``PhysicsCollisionAPI`` (convex hull), its
+  ``visual``, and its grasp points as child ``Xform``\\ s.
+- **materials**: ``<item>/Looks`` holds a ``UsdPreviewSurface`` per catalog
+  material (homeloop/catalog/materials.yaml: ``diffuseColor`` its albedo,
+  ``roughness``, ``metallic``) a part may be made of, and each visual part is
+  bound to its role's material. A role whose palette offers several
+  (:func:`role_options`; a ``tinted`` part also every colour word) is a
+  *variant set* of the role's name on the root, one variant per material, each
+  binding the role's parts; the asset's own selection is the palette's first.
+
+An importer that merges an ``Xform`` with its single mesh child (Blender, which
+names the object after the child) keeps the item's name: its drawn children
+are ``Xform``\\ s.
 
 **Homes** (:func:`export_home`): stage metadata ``metersPerUnit = 1``,
 ``upAxis = Z``, ``defaultPrim = /Home``, and::
 
     /Home
       PhysicsScene          gravity -Z, 9.81 m/s² (metres)
-      Looks/<name>          one UsdPreviewSurface material per semantic class
+      Looks/<name>          a UsdPreviewSurface material per class of the architecture and fixtures
+      Materials/<id>        a UsdPreviewSurface per catalog material the device visuals use
+      DeviceVisuals         class (abstract: neither drawn nor traversed): the devices' looks
       Rooms/<room>          Xform; floor (Mesh), ceiling (Mesh, rooms with a roof)
       Walls/<wall>          Mesh: the wall footprint extruded, cut where openings are
       Openings/<opening>    Xform at the opening; lintel / sill pieces of wall; the floor
@@ -49,48 +71,67 @@ a cavity, a TV is a panel on feet (docs/catalog.md).
                             joint (lifts by its height), a window pane
       Fixtures/<fixture>    Mesh: the plan's built-in fixture (sink, counter, shower ...)
                             extruded from its room's floor to its height, a static collider
-      Furniture/<item>      the furniture asset by reference (../../assets/<catalog id>.usdc)
-      Objects/<object>      the object asset by reference (a rigid body)
-      Devices/<device>      Mesh: the device's body resting on its mount, homeloop:* attributes
-                            (a dome camera: an Xform with its <id>_housing mesh)
+      Furniture/<item>      the furniture asset by reference (../../assets/<catalog id>.usdc),
+                            its materials by variant selection
+      Objects/<object>      the object asset by reference (a rigid body), likewise
+      Devices/<device>      Xform: homeloop:* attributes; its look by reference: ``body``
+                            (guide) and its visual (render), named after its type
       Lights/<light>        SphereLight under each ceiling light, on or off as the home says
       Cameras/<camera>      Camera with the home file's FOV and resolution
 
 Furniture, objects and devices stand at their pose: ``translate`` (x, y, z)
 then ``rotateZ`` (yaw, degrees).
 
-**Device bodies** (:func:`homeloop.core.geometry_assets.device_body`, the sizes of
-:data:`homeloop.core.geometry_assets.DEVICE_BODIES`, as the simulator's visibility
-and renderer draw them). A device's body rests on its mount and does not cross
-it: a ceiling device hangs below the room's ceiling, a floor or furniture
-device stands on its surface, a wall device (and one on a door or window
-frame) stands out of the wall face it is fixed to. A dome camera's housing
-reaches from the ceiling to :data:`CAMERA_LENS_CLEARANCE` above its lens, the
-camera prim, so the camera sees out of it. A built-in device (the stove of a
-range) is its appliance: it has no body of its own and is an ``Xform``.
+**A home's materials.** A home picks each item's material per role as the CPU
+renderer does, by the home's and the item's ids
+(:func:`homeloop.core.visuals.variant_of`, :func:`homeloop.core.visuals.material_of`;
+a ``tinted`` part takes the object's colour word): a variant selection on the
+item's reference prim for each role its asset offers a choice of. The meshes
+stay in the asset, so a home file holds no copy of them. Variant sets compose
+in every USD reader (Isaac Sim, Blender, usdview), unlike material overrides
+a reader would have to resolve against the asset's part names.
+
+**Device bodies and visuals** (:func:`homeloop.core.geometry_assets.device_body`, the
+sizes of :data:`homeloop.core.geometry_assets.DEVICE_BODIES`, as the simulator's
+visibility and renderer draw them). A device's body rests on its mount and does
+not cross it: a ceiling device hangs below the room's ceiling, a floor or
+furniture device stands on its surface, a wall device (and one on a door or
+window frame) stands out of the wall face it is fixed to. A dome camera's
+housing reaches from the ceiling to :data:`CAMERA_LENS_CLEARANCE` above its
+lens, the camera prim, so the camera sees out of it. Its visual
+(:func:`homeloop.core.visuals.device_visual`) is built at the size of the
+body's box and fills it (:func:`body_placement`), as the CPU renderer places it.
+Each look (type, mount, box, materials) is written once per home as a
+prototype under ``DeviceVisuals`` (:class:`_DeviceVisuals`): a device prim
+references it, and its visual is one mesh with a ``GeomSubset`` per material,
+so the device is one object in Blender and a dome camera's id stays its
+camera's. A built-in device (the stove of a range) is its appliance: it has no
+body of its own and is an ``Xform`` alone.
 
 **Lights, materials.** Each ceiling light device gets a ``SphereLight``
 (:data:`LIGHT_RADIUS`) just under its body, its flux that of the simulator's
 ceiling fitting (homeloop.sim.dynamics.light) at the device's brightness when
 it is on (its ``on`` field, or a light switch bound to it), intensity 0 when
-off. Each thing's top prim binds the ``Looks`` material of its semantic
-class (objects with a colour word: of class and colour), coloured as the CPU
-renderer colours it (homeloop.sim.render.materials); window glass is
-translucent. Meshes carry the same colour as ``primvars:displayColor``.
+off. The architecture and the fixtures bind the ``Looks`` material of their
+class, coloured as the CPU renderer colours them (homeloop.sim.render.materials;
+their meshes carry the colour as ``primvars:displayColor`` too); window glass
+is translucent. Every mesh a renderer draws has a material; guides need none.
 
 **Semantic labels** (``UsdSemantics.LabelsAPI``). Every prim the export
-authors carries labels. A thing's prim and every prim below it carry its
-``class`` (wall, floor, ceiling, door, entrance_door, garage_door, window,
-the fixture kind, the catalog class of furniture and objects, the device type, camera) and,
-where it lies in rooms, ``room`` (the rooms' Swiss Dwellings subtypes,
-lower case) and ``room_id`` (the home file room ids). Articulated parts add
-``part`` (the part name). Grouping prims (``/Home``, ``/Home/Walls`` ...),
-room prims, the physics scene, materials and lights carry a ``group`` label
-only, so a segmentation that merges a prim's labels with its ancestors' sees
-no extra classes. A *thing* is the top-most prim of its class:
-:func:`semantic_class_counts` counts those (so the wall pieces above a door or
-around a window, and the floor through an opening, count as walls and floors
-of their own).
+authors carries labels. A thing's prim carries its ``class`` (wall, floor,
+ceiling, door, entrance_door, garage_door, window, the fixture kind, the
+catalog class of furniture and objects, the device type, camera) and, where it
+lies in rooms, ``room`` (the rooms' Swiss Dwellings subtypes, lower case) and
+``room_id`` (the home file room ids); every prim below it carries its class
+(and, in the home's own architecture, its rooms: the prims of assets and
+device looks are shared between rooms, so their rooms are their thing's).
+Articulated parts add ``part`` (the part name). Grouping prims (``/Home``,
+``/Home/Walls`` ...), room prims, the physics scene, materials and lights
+carry a ``group`` label only, so a segmentation that merges a prim's labels
+with its ancestors' sees no extra classes. A *thing* is the top-most prim of
+its class: :func:`semantic_class_counts` counts those (so the wall pieces above
+a door or around a window, and the floor through an opening, count as walls
+and floors of their own).
 
 **Device and camera attributes.** ``homeloop:id``, ``homeloop:type``,
 ``homeloop:room`` and the device's other home-file facts; each field as
@@ -134,35 +175,46 @@ import shapely
 from pxr import Gf, Sdf, Usd, UsdValidation, Vt
 from shapely import Polygon, affinity
 
-from homeloop.core.catalog import Catalog, FurnitureEntry, ObjectEntry
+from homeloop.core.catalog import Catalog, FurnitureEntry, MaterialEntry, ObjectEntry
 from homeloop.core.geometry import rectangle_frames
-from homeloop.core.geometry_assets import CAMERA_LENS_CLEARANCE, Box, device_body, mesh_for, part_panel_bounds
+from homeloop.core.geometry_assets import (CAMERA_LENS_CLEARANCE, BodySize, Box, device_body, mesh_for,
+                                           part_panel_bounds, part_transform)
 from homeloop.core.home import Camera, Device, DeviceField, Home, Opening, Wall, polygon_from_rings
+from homeloop.core.visuals import VisualPart, device_visual, furniture_visual, material_of, object_visual, variant_of
 from homeloop.pipeline.usd_author import (
+    BINDING_API,
+    GUIDE,
+    RENDER,
     RGB,
     TYPES,
     MeshData,
     Names,
+    VtMesh,
     Triangulation,
     UsdExportError,
     apply_apis,
     attr,
+    bind,
     box_mesh,
     collider,
     deg,
+    face_ranges,
     from_trimesh,
     joint,
     label,
     layer_file,
-    mesh_attrs,
+    material_subsets,
     mesh_prim,
     polygons,
     pose_ops,
+    preview_material,
     prim_spec,
     prism,
+    purpose,
     relationship,
     rigid_body,
     valid_name,
+    variant_over,
 )
 from homeloop.sim.dynamics.light import DEFAULT_LUMENS, LUMENS_BY_MOUNT
 from homeloop.sim.render import materials
@@ -182,8 +234,8 @@ WINDOW_PANE_THICKNESS = 0.02
 FLOOR_LEVEL_SILL = 1e-6
 #: Opening angle (deg) of a house door's revolute joint: 0 closed, 90 open.
 DOOR_OPEN_DEG = 90.0
-#: The name ending of a dome camera device's housing mesh (``<id>_housing``).
-DOME_HOUSING = "housing"
+#: A carryable object's solid below its asset's root (guide purpose, its convex collider).
+OBJECT_GEOMETRY = "geom"
 #: Camera clipping range (m): from just outside a dome camera's housing to beyond any room.
 CAMERA_CLIPPING = (0.01, 100.0)
 #: Horizontal aperture of every exported camera (USD's default, a 35 mm film
@@ -205,20 +257,13 @@ _ARCHITECTURE_LOOK = {"floor": "floor", "ceiling": "ceiling", "wall": "wall", "d
 
 
 @lru_cache(maxsize=1024)
-def look_of(cls: str, kind: str, colour: str | None = None) -> tuple[str, RGB]:
+def look_of(cls: str, kind: str) -> tuple[str, RGB]:
     """The material name and colour of a thing of semantic class ``cls`` and ``kind``
-    (architecture, fixture, furniture, object or device), as the CPU renderer colours it."""
+    (architecture or fixture), as the CPU renderer colours it. Furniture, objects and devices
+    are made of the catalog's materials (:class:`_AssetLooks`, :class:`_HomeMaterials`)."""
     if kind == "architecture":
         return cls, materials.ARCHITECTURE[_ARCHITECTURE_LOOK.get(cls, "wall")]
-    if kind == "fixture":
-        return cls, materials.fixture_colour(cls)
-    if kind == "furniture":
-        return cls, materials.furniture_colour(cls)
-    if kind == "object":
-        word = (colour or "").strip().lower()
-        name = f"{cls}_{word}" if word in materials.COLOUR_WORDS else cls
-        return name, materials.object_colour(cls, colour)
-    return "device", materials.ARCHITECTURE["device"]
+    return cls, materials.fixture_colour(cls)
 
 
 @dataclass(frozen=True)
@@ -255,6 +300,141 @@ def _opening_frame(poly: Polygon, centre: np.ndarray, u: np.ndarray, width: floa
     return _Frame((float(centre[0]), float(centre[1])), (float(u[0]), float(u[1])), width, depth)
 
 
+# --- visual parts and their materials --------------------------------------------------------------------
+
+#: The group holding a thing's visual meshes (render purpose), and an asset's group of materials.
+VISUAL = "visual"
+ASSET_LOOKS = "Looks"
+#: The role whose parts take an object's own colour word (a red pill box), and the prefix of the
+#: variants (and materials) those colours make; their roughness.
+TINTED = "tinted"
+COLOUR_VARIANT = "colour_"
+COLOUR_ROUGHNESS = 0.5
+
+
+@dataclass(frozen=True)
+class MaterialOption:
+    """One material a part of a role may be made of: its variant (and material prim) name and
+    the surface it gives (linear albedo, roughness, metalness)."""
+
+    name: str
+    albedo: RGB
+    roughness: float
+    metallic: float
+
+
+def _option(material: MaterialEntry) -> MaterialOption:
+    r, g, b = (float(c) for c in material.albedo)
+    return MaterialOption(valid_name(material.id, "material"), (r, g, b), float(material.roughness),
+                          float(material.metallic))
+
+
+def role_options(catalog: Catalog, semantic_class: str, role: str) -> list[MaterialOption]:
+    """The materials a part of ``role`` on a thing of ``semantic_class`` may take: the palette's
+    choices :func:`homeloop.core.visuals.material_of` picks from (the class's palette, else the
+    ``default`` one, else its ``body``), and for :data:`TINTED` parts every colour word too."""
+    choices: list[str] | None = None
+    for palette_id in (semantic_class, "default"):
+        palette = catalog.palettes.get(palette_id)
+        if palette is not None and role in palette.roles:
+            choices = list(dict.fromkeys(palette.roles[role]))
+            break
+    options = [_option(catalog.materials[m]) for m in choices or catalog.palettes["default"].roles["body"][:1]]
+    if role == TINTED:
+        options += [MaterialOption(f"{COLOUR_VARIANT}{valid_name(word, 'colour')}", colour, COLOUR_ROUGHNESS, 0.0)
+                    for word, colour in sorted(materials.COLOUR_WORDS.items())]
+    return options
+
+
+def role_choice(catalog: Catalog, semantic_class: str, role: str, variant: int, colour: str | None = None) -> str:
+    """The name of the option (:func:`role_options`) a thing takes for a role: its colour word's for
+    a :data:`TINTED` part of a thing with one, else the palette's pick by ``variant``
+    (:func:`homeloop.core.visuals.material_of`, as the CPU renderer picks)."""
+    word = (colour or "").strip().lower()
+    if role == TINTED and word in materials.COLOUR_WORDS:
+        return f"{COLOUR_VARIANT}{valid_name(word, 'colour')}"
+    return valid_name(material_of(catalog, semantic_class, role, variant).id, "material")
+
+
+@dataclass(frozen=True)
+class _Visual:
+    """A visual part ready to author: its name, role, catalog joint and mesh (in the item frame)."""
+
+    name: str
+    role: str
+    joint: str | None
+    data: MeshData
+
+
+def _visuals(parts: Iterable[VisualPart]) -> list[_Visual]:
+    return [_Visual(p.name, p.role, p.joint, from_trimesh(p.mesh)) for p in parts]
+
+
+class _AssetLooks:
+    """The materials of one asset (under ``<item>/Looks``) and their bindings: a part of a role with
+    one option is bound to it; each role with several is a variant set of the role's name on the
+    asset's root, whose variants (one per option) bind the role's parts to the option's material
+    and hold that material, so that a home picks the item's materials by variant selection
+    without a copy of its meshes, and its stage composes the chosen materials only."""
+
+    def __init__(self, catalog: Catalog, semantic_class: str, root: Sdf.PrimSpec) -> None:
+        self.catalog, self.cls, self.root = catalog, semantic_class, root
+        self.options: dict[str, list[MaterialOption]] = {}
+        self.parts: dict[str, list[Sdf.PrimSpec]] = {}
+
+    def path(self, option: MaterialOption) -> Sdf.Path:
+        return self.root.path.AppendChild(ASSET_LOOKS).AppendChild(option.name)
+
+    def bind(self, part: Sdf.PrimSpec, role: str) -> None:
+        """Bind a visual part (labelled with :data:`BINDING_API` after its labels) to its role's material."""
+        options = self.options.setdefault(role, role_options(self.catalog, self.cls, role))
+        if len(options) == 1:
+            bind(part, self.path(options[0]))
+        else:
+            self.parts.setdefault(role, []).append(part)
+
+    def write(self, defaults: dict[str, str]) -> None:
+        """The materials of the roles of one option, the variant sets with theirs, and the
+        default selections (``defaults``: role -> option name)."""
+        looks = prim_spec(self.root, ASSET_LOOKS, "Scope")
+        label(looks, {"group": ["looks"]})
+        single = {o[0].name: o[0] for role, o in self.options.items() if role not in self.parts}
+        for name in sorted(single):
+            _option_material(looks, single[name])
+        for role in sorted(self.parts):
+            for option in self.options[role]:
+                _option_material(variant_over(self.root, role, option.name, [ASSET_LOOKS]), option)
+                for part in self.parts[role]:
+                    where = part.path.MakeRelativePath(self.root.path).pathString.split("/")
+                    bind(variant_over(self.root, role, option.name, where), self.path(option))
+            self.root.variantSelections[role] = defaults.get(role, self.options[role][0].name)
+        self.root.variantSetNameList.prependedItems = sorted(self.parts)
+
+
+def _option_material(parent: Sdf.PrimSpec, option: MaterialOption) -> None:
+    """A material option's ``UsdPreviewSurface`` (its albedo, roughness and metalness)."""
+    preview_material(parent, option.name, option.albedo, option.roughness, metallic=option.metallic)
+
+
+def _visual_group(parent: Sdf.PrimSpec, parts: list[_Visual], labels: dict[str, list[str]], looks: _AssetLooks,
+                  to_parent: np.ndarray | None = None) -> None:
+    """The ``visual`` group (render purpose) of ``parts``, one mesh each, moved by ``to_parent``
+    (4 x 4, from the item frame to the frame of ``parent``), each bound to its role's material."""
+    if not parts:
+        return
+    group = prim_spec(parent, VISUAL)
+    purpose(group, RENDER)
+    label(group, labels)
+    names = Names()
+    for p in parts:
+        data = p.data
+        if to_parent is not None:
+            data = MeshData(data.points @ to_parent[:3, :3].T + to_parent[:3, 3], data.counts, data.indices)
+        mesh = mesh_prim(group, names(p.name, "part"), data, colour=None)
+        label(mesh, labels, after=(BINDING_API,))
+        looks.bind(mesh, p.role)
+
+
 # --- assets ----------------------------------------------------------------------------------------------
 
 
@@ -271,10 +451,9 @@ def joint_op_name(kind: str, axis: str) -> str:
     return _JOINT_OP[axis] if kind == "revolute" else "xformOp:translate:joint"
 
 
-def _asset_root(layer: Sdf.Layer, entry: FurnitureEntry | ObjectEntry, type_name: str = "Xform"
-                ) -> tuple[Sdf.PrimSpec, dict[str, list[str]]]:
-    """The asset's labelled root prim (the layer's default prim, :func:`_asset_prim_name`)."""
-    root = prim_spec(layer, _asset_prim_name(entry), type_name)
+def _asset_root(layer: Sdf.Layer, entry: FurnitureEntry | ObjectEntry) -> tuple[Sdf.PrimSpec, dict[str, list[str]]]:
+    """The asset's labelled root ``Xform`` (the layer's default prim, :func:`_asset_prim_name`)."""
+    root = prim_spec(layer, _asset_prim_name(entry))
     root.kind = "component"
     labels = {"class": [entry.semantic_class]}
     label(root, labels)
@@ -286,26 +465,60 @@ def _asset_prim_name(entry: FurnitureEntry | ObjectEntry) -> str:
     return valid_name(entry.id, "item")
 
 
-def _furniture_asset(layer: Sdf.Layer, entry: FurnitureEntry) -> None:
-    """A static piece of furniture: one Mesh prim, or an Xform with its body and parts."""
-    colour = materials.furniture_colour(entry.semantic_class)
-    body_data = from_trimesh(mesh_for(entry))
-    root, labels = _asset_root(layer, entry, "Xform" if entry.parts else "Mesh")
+def _asset_names(entry: FurnitureEntry) -> Names:
+    """The names below a furniture asset's root, the body's (:func:`furniture_body_name`) first."""
+    names = Names()
+    names(entry.id, "body")
+    names(VISUAL, "part")
+    names(ASSET_LOOKS, "part")
+    return names
+
+
+def _furniture_asset(layer: Sdf.Layer, entry: FurnitureEntry, catalog: Catalog) -> None:
+    """A static piece of furniture: its solid (guide purpose, an exact collider), its visual
+    (render purpose), and per articulated part a hinge ``Xform`` with the part's panel collider
+    and the visual parts that move with it."""
+    root, labels = _asset_root(layer, entry)
     attr(root, "homeloop:category", TYPES.String, entry.category, custom=True)
     attr(root, "homeloop:mass", TYPES.Float, round(float(entry.mass), 4), custom=True)
-    if not entry.parts:
-        mesh_attrs(root, body_data, colour)
-        apply_apis(root, *collider(root, "none"))
-        return
-    names = Names()
-    body = mesh_prim(root, names(entry.id, "body"), body_data, colour=colour)
+    names = _asset_names(entry)
+    body = mesh_prim(root, furniture_body_name(entry), from_trimesh(mesh_for(entry)), colour=None)
+    purpose(body, GUIDE)
     label(body, labels, before=collider(body, "none"))
+    looks = _AssetLooks(catalog, entry.semantic_class, root)
+    parts = _furniture_visuals(entry)
+    jointed = {p.name for p in entry.parts}
+    _visual_group(root, [p for p in parts if p.joint not in jointed], labels, looks)
     for part in entry.parts:
-        _part(root, names(part.name, "part"), entry, part)
+        xf = _part(root, names(part.name, "part"), entry, part)
+        # Drawn closed in the item frame; below the hinge Xform, in the part's frame when closed.
+        _visual_group(xf, [p for p in parts if p.joint == part.name], {"class": [entry.semantic_class],
+                      "part": [part.name]}, looks, np.linalg.inv(part_transform(part, part.range[0])))
+    looks.write({role: role_choice(catalog, entry.semantic_class, role, 0) for role in looks.parts})
 
 
-def _part(root: Sdf.PrimSpec, pname: str, entry: FurnitureEntry, part: Any) -> None:
-    """An articulated part: a rigid body at its hinge with its panel, jointed to the static root."""
+#: The role of the panel that shows a jointed part whose visual draws none of it (as the CPU renderer).
+PANEL_ROLE = "front"
+
+
+def _furniture_visuals(entry: FurnitureEntry) -> list[_Visual]:
+    """A furniture entry's visual parts, and the panel of each jointed part they draw none of."""
+    parts = _visuals(furniture_visual(entry))
+    drawn = {p.joint for p in parts}
+    return parts + [_panel_visual(entry, part) for part in entry.parts if part.name not in drawn]
+
+
+def _panel_visual(entry: FurnitureEntry, part: Any) -> _Visual:
+    """A jointed part's panel (:func:`part_panel_bounds`), closed, in the item frame, as a visual part."""
+    panel = box_mesh(*part_panel_bounds(entry, part))
+    at = part_transform(part, part.range[0])
+    return _Visual(part.name, PANEL_ROLE, part.name,
+                   MeshData(panel.points @ at[:3, :3].T + at[:3, 3], panel.counts, panel.indices))
+
+
+def _part(root: Sdf.PrimSpec, pname: str, entry: FurnitureEntry, part: Any) -> Sdf.PrimSpec:
+    """An articulated part: a rigid body at its hinge with its panel (guide purpose, a convex
+    collider), jointed to the static root."""
     cls = entry.semantic_class
     xf = prim_spec(root, pname)
     h = part.hinge
@@ -316,7 +529,7 @@ def _part(root: Sdf.PrimSpec, pname: str, entry: FurnitureEntry, part: Any) -> N
     else:
         attr(xf, op, TYPES.Double3, Gf.Vec3d(0.0, 0.0, 0.0))
     attr(xf, "xformOpOrder", TYPES.TokenArray, Vt.TokenArray(["xformOp:translate", op]), uniform=True)
-    panel_data = box_mesh(*part_panel_bounds(entry, part))  # the panel the previews and the renderer draw too
+    panel_data = box_mesh(*part_panel_bounds(entry, part))  # the panel the home check's solids hold too
     lo, hi = panel_data.points.min(axis=0), panel_data.points.max(axis=0)
     d = entry.dimensions
     part_labels = {"class": [cls], "part": [part.name]}
@@ -326,36 +539,43 @@ def _part(root: Sdf.PrimSpec, pname: str, entry: FurnitureEntry, part: Any) -> N
     attr(xf, "homeloop:range", TYPES.Float2, Gf.Vec2f(*part.range), custom=True)
     if part.opens:
         attr(xf, "homeloop:opens", TYPES.String, part.opens, custom=True)
-    colour = tuple(0.8 * c for c in materials.furniture_colour(cls))  # as the renderer shades panels
-    panel = mesh_prim(xf, "panel", panel_data, colour=colour)  # type: ignore[arg-type]
+    panel = mesh_prim(xf, "panel", panel_data, colour=None)
+    purpose(panel, GUIDE)
     label(panel, part_labels, before=collider(panel, "convexHull"))
     lower, upper = sorted(part.range)
     if part.kind == "revolute":
         lower, upper = math.degrees(lower), math.degrees(upper)
     joint(root, f"{pname}_joint", part.kind, body0=root.path, body1=xf.path, axis=part.axis,
           lower=lower, upper=upper, local_pos0=(h.x, h.y, h.z), values=part_labels)
+    return xf
 
 
-def _object_asset(layer: Sdf.Layer, entry: ObjectEntry) -> None:
+def _object_asset(layer: Sdf.Layer, entry: ObjectEntry, catalog: Catalog) -> None:
+    """A carryable object: a rigid body with its solid (guide purpose, a convex hull collider,
+    ``geom``), its visual (render purpose) and its grasp points."""
     root, labels = _asset_root(layer, entry)
     attr(root, "homeloop:label", TYPES.String, entry.label, custom=True)
     apply_apis(root, *rigid_body(root, entry.mass))
-    _, colour = look_of(entry.semantic_class, "object", entry.colour)
-    geom = mesh_prim(root, "geom", from_trimesh(mesh_for(entry)), colour=colour)
+    geom = mesh_prim(root, OBJECT_GEOMETRY, from_trimesh(mesh_for(entry)), colour=None)
+    purpose(geom, GUIDE)
     label(geom, labels, before=collider(geom, "convexHull"))
+    looks = _AssetLooks(catalog, entry.semantic_class, root)
+    _visual_group(root, _visuals(object_visual(entry)), labels, looks)
     names = Names()
-    names("geom", "grasp")
+    for reserved in (OBJECT_GEOMETRY, VISUAL, ASSET_LOOKS):
+        names(reserved, "grasp")
     for g in entry.grasp_points:
         gp = prim_spec(root, names(f"grasp_{g.name}", "grasp"))
         pose_ops(gp, (g.offset.x, g.offset.y, g.offset.z))
         attr(gp, "homeloop:approach", TYPES.Float3, Gf.Vec3f(*g.approach), custom=True)
         label(gp, labels)
+    looks.write({role: role_choice(catalog, entry.semantic_class, role, 0, entry.colour) for role in looks.parts})
 
 
-def furniture_body_name(entry: FurnitureEntry) -> str | None:
-    """The name of an articulated item's body mesh below its root (its catalog id); None
-    where the root prim is the mesh."""
-    return valid_name(entry.id, "body") if entry.parts else None
+def furniture_body_name(entry: FurnitureEntry) -> str:
+    """The name of a furniture asset's solid below its root (its catalog id): the static
+    collider, guide purpose."""
+    return valid_name(entry.id, "body")
 
 
 def write_catalog_assets(catalog: Catalog, assets_dir: str | os.PathLike[str]) -> dict[str, Path]:
@@ -369,12 +589,154 @@ def write_catalog_assets(catalog: Catalog, assets_dir: str | os.PathLike[str]) -
     for entry in catalog.furniture.values():
         paths[entry.id] = out / asset_file_name(entry.id)
         with layer_file(paths[entry.id], _asset_prim_name(entry)) as layer:
-            _furniture_asset(layer, entry)
+            _furniture_asset(layer, entry, catalog)
     for obj in catalog.objects.values():
         paths[obj.id] = out / asset_file_name(obj.id)
         with layer_file(paths[obj.id], _asset_prim_name(obj)) as layer:
-            _object_asset(layer, obj)
+            _object_asset(layer, obj, catalog)
     return paths
+
+
+def variant_roles(catalog: Catalog, entry: FurnitureEntry | ObjectEntry) -> tuple[str, ...]:
+    """The roles of an entry's asset that are variant sets (a home selects each): those of its
+    visual parts with several options (:func:`role_options`); kept per catalog and entry."""
+    key = (catalog.version_hash, type(entry).__name__, entry.id)
+    found = _VARIANT_ROLES.get(key)
+    if found is None:
+        parts = _furniture_visuals(entry) if isinstance(entry, FurnitureEntry) else _visuals(object_visual(entry))
+        roles = {p.role for p in parts}
+        found = tuple(sorted(r for r in roles if len(role_options(catalog, entry.semantic_class, r)) > 1))
+        if len(_VARIANT_ROLES) > 4096:
+            _VARIANT_ROLES.clear()
+        _VARIANT_ROLES[key] = found
+    return found
+
+
+_VARIANT_ROLES: dict[tuple[str, str, str], tuple[str, ...]] = {}
+
+
+# --- device visuals --------------------------------------------------------------------------------------
+
+#: The class prim (abstract: not drawn, not traversed) holding a home's device visual prototypes.
+DEVICE_VISUALS = "DeviceVisuals"
+#: The home's group of catalog materials (those of the device visuals), beside the Looks of classes.
+HOME_MATERIALS = "Materials"
+#: A device's collision box below its prim (guide purpose).
+DEVICE_BODY = "body"
+
+
+def body_placement(body: Box) -> tuple[BodySize, tuple[float, float, float]]:
+    """A device body's box (in the device pose's frame) as the size its visual is built at
+    (:func:`homeloop.core.visuals.device_visual`) and the point of the pose's frame where the
+    visual's frame lies (centred on its footprint, standing on z = 0): the visual fills the box."""
+    x0, y0, z0, x1, y1, z1 = body
+    return BodySize(width=y1 - y0, depth=x1 - x0, height=z1 - z0), ((x0 + x1) / 2, (y0 + y1) / 2, z0)
+
+
+@lru_cache(maxsize=256)
+def _device_parts(device_type: str, size: BodySize, mount: str) -> tuple[_Visual, ...]:
+    """The visual parts (with faces) of a device body, in the body's frame (its box where none has)."""
+    parts = tuple(p for p in _visuals(device_visual(device_type, size, mount)) if len(p.data.counts))
+    box = box_mesh(-size.depth / 2, -size.width / 2, 0.0, size.depth / 2, size.width / 2, size.height)
+    return parts or (_Visual("body", "body", None, box),)
+
+
+class _HomeMaterials:
+    """The catalog materials a home binds itself (those of its device visuals), under
+    ``/Home/Materials``, each written once (:meth:`write`)."""
+
+    def __init__(self, root: Sdf.Path) -> None:
+        self.root = root.AppendChild(HOME_MATERIALS)
+        self.used: dict[str, MaterialEntry] = {}
+
+    def path(self, material: MaterialEntry) -> Sdf.Path:
+        name = valid_name(material.id, "material")
+        self.used.setdefault(name, material)
+        return self.root.AppendChild(name)
+
+    def write(self, group: Sdf.PrimSpec) -> None:
+        for name, m in sorted(self.used.items()):
+            preview_material(group, name, m.albedo, m.roughness, metallic=m.metallic)
+
+
+class _DeviceVisuals:
+    """The bodies and visuals of one home's devices. Each look (device type, mount, body box and
+    materials) is one prototype ``Xform`` under the class prim :data:`DEVICE_VISUALS` (abstract:
+    neither drawn nor traversed), in the device pose's frame, holding:
+
+    - ``body``: the body's box, guide purpose (what the simulator's visibility and the home check
+      hold of the device; no collider, as the device never was one);
+    - ``<device type>``: the visual (render purpose), one ``Mesh`` of its parts, the parts of one
+      material one after the other and a ``GeomSubset`` of theirs bound to it.
+
+    A device's prim references its prototype (a reference inside the home's file: no copy of the
+    meshes) and adds its pose, its attributes and its rooms' labels. An importer that merges an
+    ``Xform`` with a single mesh child (Blender, which leaves guides out) makes one object of the
+    visual, so a dome camera's id stays its camera's."""
+
+    def __init__(self, catalog: Catalog, home_id: str, root: Sdf.PrimSpec, looks: _HomeMaterials) -> None:
+        self.catalog, self.home_id, self.looks = catalog, home_id, looks
+        self.group = prim_spec(root, DEVICE_VISUALS, "Scope", Sdf.SpecifierClass)
+        label(self.group, {"group": ["device_visuals"]})
+        self.names = Names()
+        self.references: dict[tuple[Any, ...], Sdf.Reference] = {}
+
+    def reference(self, d: Device, body: Box) -> Sdf.Reference:
+        """The reference to the prototype of the device's look, made the first time it is met (the
+        CPU renderer's materials: each part's by the home's and the device's ids)."""
+        box = Box(*(round(float(v), 5) + 0.0 for v in body))
+        size, _ = body_placement(box)
+        variant = variant_of(self.home_id, d.id)
+        chosen = tuple(material_of(self.catalog, d.type, p.role, variant).id
+                       for p in _device_parts(d.type, size, d.mount))
+        key = (d.type, d.mount, box, chosen)
+        ref = self.references.get(key)
+        if ref is None:
+            look = _look_mesh(*key)
+            proto = prim_spec(self.group, self.names(f"{d.type}_{d.mount}", "device"))
+            labels = {"class": [d.type]}
+            label(proto, labels)
+            body_mesh = mesh_prim(proto, DEVICE_BODY, look.body, colour=None)
+            purpose(body_mesh, GUIDE)
+            label(body_mesh, labels)
+            mesh = mesh_prim(proto, device_visual_name(d.type), look.mesh, colour=None)
+            purpose(mesh, RENDER)
+            label(mesh, labels)
+            material_subsets(mesh, [(valid_name(m, "material"), faces, self.looks.path(self.catalog.materials[m]))
+                                    for m, faces in look.subsets], labels)
+            ref = self.references[key] = Sdf.Reference(primPath=proto.path)
+        return ref
+
+
+@dataclass(frozen=True)
+class _LookMesh:
+    """A device look's meshes as Sdf values: its body box, its visual, and per material (by id)
+    the faces of the visual made of it (the parts of one material lie one after the other)."""
+
+    body: VtMesh
+    mesh: VtMesh
+    subsets: tuple[tuple[str, Vt.IntArray], ...]
+
+
+@lru_cache(maxsize=1024)
+def _look_mesh(device_type: str, mount: str, box: Box, chosen: tuple[str, ...]) -> _LookMesh:
+    """The meshes of a device look (type, mount, body box in the pose's frame, each visual part's
+    material id): the same in every home that has it, so made once."""
+    size, origin = body_placement(box)
+    shift = np.asarray(origin, dtype=np.float64)
+    by_material: dict[str, list[MeshData]] = {}
+    for p, m in zip(_device_parts(device_type, size, mount), chosen):
+        by_material.setdefault(m, []).append(MeshData(p.data.points + shift, p.data.counts, p.data.indices))
+    pieces = {m: MeshData.concat(data) for m, data in by_material.items()}
+    faces = face_ranges([len(data.counts) for data in pieces.values()])
+    return _LookMesh(VtMesh.of(box_mesh(*box)), VtMesh.of(MeshData.concat(pieces.values())),
+                     tuple(zip(pieces, faces)))
+
+
+def device_visual_name(device_type: str) -> str:
+    """The name of a device's visual mesh below its prim: its type's (never :data:`DEVICE_BODY`)."""
+    name = valid_name(device_type, "device")
+    return f"{name}_visual" if name == DEVICE_BODY else name
 
 
 # --- homes -----------------------------------------------------------------------------------------------
@@ -468,6 +830,7 @@ class _HomeWriter:
         self._room_labels_of: dict[tuple[str | None, ...], dict[str, list[str]]] = {}
         self._references: dict[str, Sdf.Reference] = {}
         self._folders: dict[Path, str] = {}
+        self.materials = _HomeMaterials(Sdf.Path(f"/{HOME_ROOT}"))
 
     # -- labels and looks
 
@@ -525,17 +888,20 @@ class _HomeWriter:
                  json.dumps(home.source.model_dump(mode="json"), sort_keys=True), custom=True)
             _physics_scene(root)
             looks = self._group(root, "Looks")
+            catalog_materials = self._group(root, HOME_MATERIALS)
+            device_visuals = _DeviceVisuals(self.catalog, home.home_id, root, self.materials)
             self._rooms(self._group(root, "Rooms"))
             self._walls(self._group(root, "Walls"))
             self._openings(self._group(root, "Openings"))
             self._fixtures(self._group(root, "Fixtures"))
             self._furniture(self._group(root, "Furniture"))
             self._objects(self._group(root, "Objects"))
-            self._devices(self._group(root, "Devices"))
+            self._devices(self._group(root, "Devices"), device_visuals)
             self._lights(self._group(root, "Lights"))
             self._cameras(self._group(root, "Cameras"))
             for name, colour in sorted(self.looks.items()):
                 _material(looks, name, colour)
+            self.materials.write(catalog_materials)
 
     def _rooms(self, group: Sdf.PrimSpec) -> None:
         names = Names()
@@ -678,61 +1044,41 @@ class _HomeWriter:
         for f in self.home.furniture:
             owner = self._reference(group, names(f.id, "item"), f.catalog_id)
             pose_ops(owner, (f.pose.x, f.pose.y, f.pose.z), f.pose.yaw)
-            self._thing(owner, f.semantic_class, [f.room], look=look_of(f.semantic_class, "furniture"))
+            self._thing(owner, f.semantic_class, [f.room])
             attr(owner, "homeloop:id", TYPES.String, f.id, custom=True)
             attr(owner, "homeloop:room", TYPES.String, f.room, custom=True)
             entry = self.catalog.furniture.get(f.catalog_id)
             if entry is not None:
-                self._part_states(owner, entry, f)
-
-    def _part_states(self, owner: Sdf.PrimSpec, entry: FurnitureEntry, f: Any) -> None:
-        """Each articulated part's present state, over the asset's part prims (named as there)."""
-        part_names = Names()
-        part_names(entry.id, "body")
-        for part in f.parts:
-            spec = next((p for p in entry.parts if p.name == part.name), None)
-            pname = part_names(part.name, "part")
-            if spec is None:
-                continue
-            over = prim_spec(owner, pname, "", Sdf.SpecifierOver)
-            attr(over, "homeloop:state", TYPES.Float, float(part.state), custom=True)
-            if part.is_open:
-                op = joint_op_name(spec.kind, spec.axis)
-                if spec.kind == "revolute":
-                    attr(over, op, TYPES.Float, deg(part.state))
-                else:
-                    attr(over, op, TYPES.Double3, _AXIS[spec.axis] * float(part.state))
+                _choose_materials(owner, self.catalog, self.home.home_id, entry, f.id)
+                _part_states(owner, entry, f)
 
     def _objects(self, group: Sdf.PrimSpec) -> None:
         names = Names()
         for obj in self.home.objects:
             owner = self._reference(group, names(obj.id, "item"), obj.catalog_id)
             pose_ops(owner, (obj.pose.x, obj.pose.y, obj.pose.z), obj.pose.yaw)
-            self._thing(owner, obj.semantic_class, [obj.location.room],
-                        look=look_of(obj.semantic_class, "object", obj.colour))
+            self._thing(owner, obj.semantic_class, [obj.location.room])
+            entry = self.catalog.objects.get(obj.catalog_id)
+            if entry is not None:
+                _choose_materials(owner, self.catalog, self.home.home_id, entry, obj.id, obj.colour or entry.colour)
             attr(owner, "homeloop:id", TYPES.String, obj.id, custom=True)
             attr(owner, "homeloop:room", TYPES.String, obj.location.room, custom=True)
             attr(owner, "homeloop:location", TYPES.String,
                  json.dumps(obj.location.model_dump(mode="json"), sort_keys=True), custom=True)
 
-    def _devices(self, group: Sdf.PrimSpec) -> None:
-        """Each device as its body (a Mesh prim named after it), or an Xform where it has none.
-        A dome camera's id names its camera, so its device is an Xform holding ``<id>_housing``:
-        importers that give objects unique names keep the camera's."""
+    def _devices(self, group: Sdf.PrimSpec, visuals: _DeviceVisuals) -> None:
+        """Each device as an ``Xform`` named after it at its pose, referencing its body box and
+        its visual (:class:`_DeviceVisuals`); an ``Xform`` alone where it has no body (a built-in
+        or worn device)."""
         names = Names()
-        cameras = {c.id for c in self.home.cameras}
         for d, body in zip(self.home.devices, self.bodies):
-            look = look_of(d.type, "device")
             name = names(d.id, "device")
-            if body is None or d.id in cameras:
-                owner = prim_spec(group, name)
-            else:
-                owner = mesh_prim(group, name, box_mesh(*body), colour=look[1])
+            owner = prim_spec(group, name)
             pose_ops(owner, (d.pose.x, d.pose.y, d.pose.z), d.pose.yaw)
-            labels = self._thing(owner, d.type, [d.room], look=look if body is not None else None)
+            if body is not None:
+                owner.referenceList.Prepend(visuals.reference(d, body))
+            self._thing(owner, d.type, [d.room])
             _device_attrs(owner, d)
-            if body is not None and d.id in cameras:
-                label(mesh_prim(owner, f"{name}_{DOME_HOUSING}", box_mesh(*body), colour=look[1]), labels)
 
     def _lights(self, group: Sdf.PrimSpec) -> None:
         """A SphereLight just under each ceiling light's body, lit as the home file says."""
@@ -750,6 +1096,35 @@ class _HomeWriter:
             _camera(owner, cam)
             self._thing(owner, "camera", [cam.room])
             attr(owner, "homeloop:room", TYPES.String, cam.room, custom=True)
+
+
+def _choose_materials(owner: Sdf.PrimSpec, catalog: Catalog, home_id: str, entry: FurnitureEntry | ObjectEntry,
+                      item_id: str, colour: str | None = None) -> None:
+    """An item's material of each role its asset offers a choice of: a variant selection, the
+    palette's pick by the home's and the item's ids (:func:`role_choice`, as the CPU renderer)."""
+    roles = variant_roles(catalog, entry)
+    if roles:
+        variant = variant_of(home_id, item_id)
+        for role in roles:
+            owner.variantSelections[role] = role_choice(catalog, entry.semantic_class, role, variant, colour)
+
+
+def _part_states(owner: Sdf.PrimSpec, entry: FurnitureEntry, f: Any) -> None:
+    """Each articulated part's present state, over the asset's part prims (named as there)."""
+    part_names = _asset_names(entry)
+    for part in f.parts:
+        spec = next((p for p in entry.parts if p.name == part.name), None)
+        pname = part_names(part.name, "part")
+        if spec is None:
+            continue
+        over = prim_spec(owner, pname, "", Sdf.SpecifierOver)
+        attr(over, "homeloop:state", TYPES.Float, float(part.state), custom=True)
+        if part.is_open:
+            op = joint_op_name(spec.kind, spec.axis)
+            if spec.kind == "revolute":
+                attr(over, op, TYPES.Float, deg(part.state))
+            else:
+                attr(over, op, TYPES.Double3, _AXIS[spec.axis] * float(part.state))
 
 
 def _footprints(items: Sequence[Any]) -> list[Any]:
@@ -800,21 +1175,9 @@ def _physics_scene(root: Sdf.PrimSpec) -> None:
 
 
 def _material(looks: Sdf.PrimSpec, name: str, colour: RGB) -> None:
-    """A UsdPreviewSurface material of one colour (translucent for glass), authored afresh in
-    every home: a spec copied with Sdf.CopySpec gets its fields in the order of their tokens'
-    addresses, which differ between processes, and so would the crate bytes."""
-    material = prim_spec(looks, name, "Material")
-    shader = prim_spec(material, "surface", "Shader")
-    attr(shader, "info:id", TYPES.Token, "UsdPreviewSurface", uniform=True)
-    attr(shader, "inputs:diffuseColor", TYPES.Color3f, Gf.Vec3f(*colour))
-    attr(shader, "inputs:roughness", TYPES.Float, MATERIAL_ROUGHNESS)
-    if name == "window":
-        attr(shader, "inputs:opacity", TYPES.Float, GLASS_OPACITY)
-    out = attr(shader, "outputs:surface", TYPES.Token)
-    surface = attr(material, "outputs:surface", TYPES.Token)
-    surface.connectionPathList.explicitItems = [out.path]
-    for spec in (material, shader):
-        label(spec, {"group": ["material"]})
+    """A class's UsdPreviewSurface material of one colour (translucent for glass), authored
+    afresh in every home (:func:`homeloop.pipeline.usd_author.preview_material`)."""
+    preview_material(looks, name, colour, MATERIAL_ROUGHNESS, opacity=GLASS_OPACITY if name == "window" else None)
 
 
 def _field_value(spec_type: str, value: Any) -> tuple[Sdf.ValueTypeName, Any]:

@@ -1,7 +1,8 @@
 """Sdf authoring for the USD export (homeloop/pipeline/usd.py): prims, attributes, API
-schemas, semantic labels, transforms, meshes, colliders, rigid bodies and
-joints written straight into Sdf layers, and the mesh geometry (boxes,
-polygon caps, extruded prisms) they carry. docs/pipeline.md ("USD homes")
+schemas, semantic labels, transforms, meshes, colliders, rigid bodies, joints,
+purposes, ``UsdPreviewSurface`` materials, material face subsets and variant
+sets written straight into Sdf layers, and the mesh geometry (boxes, polygon
+caps, extruded prisms) they carry. docs/pipeline.md ("USD homes")
 says what the files hold.
 
 How it stays fast (a home is thousands of specs; benchmarks/usd_export.py
@@ -136,6 +137,82 @@ def _label_apis(taxonomies: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f"SemanticsLabelsAPI:{t}" for t in taxonomies)
 
 
+# --- purposes, materials, subsets, variants ----------------------------------------------------------
+
+#: Purposes (UsdGeom.Imageable): what renderers draw, and what only tools show (the colliders).
+RENDER = "render"
+GUIDE = "guide"
+#: The API schema of a prim with a ``material:binding``.
+BINDING_API = "MaterialBindingAPI"
+
+
+def purpose(owner: Sdf.PrimSpec, value: str) -> None:
+    """The prim's purpose (inherited by the prims below it that author none)."""
+    attr(owner, "purpose", TYPES.Token, value, uniform=True)
+
+
+def bind(owner: Sdf.PrimSpec, material: Sdf.Path) -> None:
+    """Bind a material (the caller applies :data:`BINDING_API` with the prim's other schemas)."""
+    relationship(owner, "material:binding", material)
+
+
+def preview_material(parent: Sdf.PrimSpec, name: str, colour: Sequence[float], roughness: float, *,
+                     metallic: float | None = None, opacity: float | None = None,
+                     labels: dict[str, list[str]] | None = None) -> Sdf.PrimSpec:
+    """A ``UsdPreviewSurface`` material (a Material with its ``surface`` shader), authored afresh:
+    a spec copied with Sdf.CopySpec gets its fields in the order of their tokens' addresses, which
+    differ between processes, and so would the crate bytes."""
+    material = prim_spec(parent, name, "Material")
+    shader = prim_spec(material, "surface", "Shader")
+    attr(shader, "info:id", TYPES.Token, "UsdPreviewSurface", uniform=True)
+    attr(shader, "inputs:diffuseColor", TYPES.Color3f, Gf.Vec3f(*(float(c) for c in colour)))
+    attr(shader, "inputs:roughness", TYPES.Float, float(roughness))
+    if metallic is not None:
+        attr(shader, "inputs:metallic", TYPES.Float, float(metallic))
+    if opacity is not None:
+        attr(shader, "inputs:opacity", TYPES.Float, float(opacity))
+    out = attr(shader, "outputs:surface", TYPES.Token)
+    surface = attr(material, "outputs:surface", TYPES.Token)
+    surface.connectionPathList.explicitItems = [out.path.StripAllVariantSelections()]
+    for spec in (material, shader):
+        label(spec, labels or {"group": ["material"]})
+    return material
+
+
+def face_ranges(counts: Sequence[int]) -> list[Vt.IntArray]:
+    """The face indices of pieces of a mesh laid one after the other, ``counts`` faces each."""
+    starts = np.cumsum([0, *counts])
+    return [Vt.IntArray.FromNumpy(np.arange(a, b, dtype=np.int32)) for a, b in zip(starts[:-1], starts[1:])]
+
+
+def material_subsets(mesh: Sdf.PrimSpec, pieces: Sequence[tuple[str, Vt.IntArray, Sdf.Path]],
+                     labels: dict[str, list[str]]) -> None:
+    """Face subsets of a mesh: each piece (its name, its faces, its material) one ``GeomSubset``
+    of the ``materialBind`` family bound to its material (a partition: every face in exactly one)."""
+    attr(mesh, "subsetFamily:materialBind:familyType", TYPES.Token, "partition", uniform=True)
+    for name, faces, material in pieces:
+        subset = prim_spec(mesh, name, "GeomSubset")
+        attr(subset, "elementType", TYPES.Token, "face", uniform=True)
+        attr(subset, "familyName", TYPES.Token, "materialBind", uniform=True)
+        attr(subset, "indices", TYPES.IntArray, faces)
+        label(subset, labels, after=(BINDING_API,))
+        bind(subset, material)
+
+
+def variant_over(root: Sdf.PrimSpec, variant_set: str, variant: str, path: Sequence[str]) -> Sdf.PrimSpec:
+    """The ``over`` of the prim at ``path`` (names below ``root``) inside ``root``'s variant
+    ``variant`` of ``variant_set``, made with the set, the variant and the overs above it where
+    they are missing."""
+    sets = root.variantSets
+    vset = sets[variant_set] if variant_set in sets else Sdf.VariantSetSpec(root, variant_set)
+    found = [v for v in vset.variants if v.name == variant]
+    spec = (found[0] if found else Sdf.VariantSpec(vset, variant)).primSpec
+    for name in path:
+        children = spec.nameChildren
+        spec = children[name] if name in children else Sdf.PrimSpec(spec, name, Sdf.SpecifierOver)
+    return spec
+
+
 def deg(rad: float) -> float:
     return round(math.degrees(rad), 4) + 0.0
 
@@ -216,22 +293,38 @@ def _int_array(values: np.ndarray) -> Vt.IntArray:
     return Vt.IntArray.FromNumpy(np.ascontiguousarray(values, dtype=np.int32))
 
 
-def mesh_attrs(owner: Sdf.PrimSpec, data: MeshData, colour: RGB | None) -> None:
+@dataclass(frozen=True)
+class VtMesh:
+    """A mesh's attribute values as Sdf takes them (points rounded to 10 µm): made once, they can
+    go to any number of prims (a mesh every home draws the same)."""
+
+    points: Vt.Vec3fArray
+    counts: Vt.IntArray
+    indices: Vt.IntArray
+    extent: Vt.Vec3fArray
+
+    @staticmethod
+    def of(data: MeshData) -> "VtMesh":
+        pts = np.round(data.points, 5).astype(np.float32)
+        return VtMesh(Vt.Vec3fArray.FromNumpy(pts), _int_array(data.counts), _int_array(data.indices),
+                      Vt.Vec3fArray.FromNumpy(np.stack([pts.min(axis=0), pts.max(axis=0)])))
+
+
+def mesh_attrs(owner: Sdf.PrimSpec, data: MeshData | VtMesh, colour: RGB | None) -> None:
     """Mesh attributes (points rounded to 10 µm, extent, no subdivision, a constant display
     colour) on a prim made as a ``Mesh``."""
-    pts = np.round(data.points, 5).astype(np.float32)
-    points = Vt.Vec3fArray.FromNumpy(pts)
-    attr(owner, "points", TYPES.Point3fArray, points)
-    attr(owner, "faceVertexCounts", TYPES.IntArray, _int_array(data.counts))
-    attr(owner, "faceVertexIndices", TYPES.IntArray, _int_array(data.indices))
-    attr(owner, "extent", TYPES.Float3Array, Vt.Vec3fArray.FromNumpy(np.stack([pts.min(axis=0), pts.max(axis=0)])))
+    vt = data if isinstance(data, VtMesh) else VtMesh.of(data)
+    attr(owner, "points", TYPES.Point3fArray, vt.points)
+    attr(owner, "faceVertexCounts", TYPES.IntArray, vt.counts)
+    attr(owner, "faceVertexIndices", TYPES.IntArray, vt.indices)
+    attr(owner, "extent", TYPES.Float3Array, vt.extent)
     attr(owner, "subdivisionScheme", TYPES.Token, "none", uniform=True)
     if colour is not None:
         attr(owner, "primvars:displayColor", TYPES.Color3fArray, _colour_array(tuple(colour))
              ).SetInfo("interpolation", "constant")
 
 
-def mesh_prim(parent: Sdf.PrimSpec, name: str, data: MeshData, *, colour: RGB | None,
+def mesh_prim(parent: Sdf.PrimSpec, name: str, data: MeshData | VtMesh, *, colour: RGB | None,
               double_sided: bool = False) -> Sdf.PrimSpec:
     owner = prim_spec(parent, name, "Mesh")
     mesh_attrs(owner, data, colour)

@@ -12,9 +12,15 @@ exporter) the way a user's tool would, and report where it would trip
   only the inside of it;
 - :func:`objects_in_furniture`: carryable objects whose box reaches into a
   furniture collider: hidden in a render, interpenetrating when the physics
-  starts.
+  starts;
+- :func:`things_without_visuals`: furniture, objects and devices that a
+  renderer would draw as nothing (no mesh of render purpose) or a simulator
+  would not hold (no guide mesh, their solid): what each should have of both
+  purposes.
 
-Each returns the offenders, so an empty list is a clean home.
+Each returns the offenders, so an empty list is a clean home. Cameras are tested
+against every closed mesh, drawn or guide (a renderer sees the one, a ray cast
+in the physics scene meets the other); objects against the furniture colliders.
 """
 
 from __future__ import annotations
@@ -44,13 +50,20 @@ OBJECT_GEOMETRY = "geom"
 
 @dataclass
 class WorldMesh:
-    """A mesh prim (or a cube) in home coordinates: triangles, its path, labels and whether it collides."""
+    """A mesh prim (or a cube) in home coordinates: triangles, its path, labels, whether it
+    collides, and its purpose (``default``, ``render``: drawn; ``guide``: the solids)."""
 
     path: str
     vertices: np.ndarray
     faces: np.ndarray
     collider: bool
     classes: tuple[str, ...]
+    purpose: str = "default"
+
+    @property
+    def drawn(self) -> bool:
+        """Whether a renderer draws it (not a guide, nor a proxy)."""
+        return self.purpose in (UsdGeom.Tokens.default_, UsdGeom.Tokens.render)
 
     @property
     def bounds(self) -> np.ndarray:
@@ -94,7 +107,7 @@ def world_meshes(stage: Usd.Stage) -> list[WorldMesh]:
         points = np.column_stack([local[0], np.ones(len(local[0]))]) @ m
         classes = tuple(str(c) for c in (prim.GetAttribute("semantics:labels:class").Get() or []))
         out.append(WorldMesh(str(prim.GetPath()), points[:, :3], local[1], prim.HasAPI(UsdPhysics.CollisionAPI),
-                             classes))
+                             classes, str(UsdGeom.Imageable(prim).ComputePurpose())))
     return out
 
 
@@ -258,4 +271,29 @@ def objects_in_furniture(stage: Usd.Stage, meshes: list[WorldMesh] | None = None
             met = _triangles_meet_box(local[mesh.faces], half).any()
             if met or _inside_any(centre[None], [mesh]):
                 out.append((str(prim.GetPath()), mesh.path))
+    return out
+
+
+# --- visuals and solids ----------------------------------------------------------------------------------
+
+#: The groups whose children are things with a visual and a solid.
+THING_GROUPS = ("/Home/Furniture", "/Home/Objects", "/Home/Devices")
+
+
+def things_without_visuals(stage: Usd.Stage) -> dict[str, list[str]]:
+    """For each furniture, object and device prim lacking a drawn mesh (render or default
+    purpose) or a guide mesh below it, which of the two it lacks (``render``, ``guide``). A
+    device without a body (a built-in or worn one: no children) has neither and is left out."""
+    out: dict[str, list[str]] = {}
+    for group in (stage.GetPrimAtPath(g) for g in THING_GROUPS):
+        for thing in group.GetChildren() if group else []:
+            if not thing.GetChildren():
+                continue
+            purposes = {str(UsdGeom.Imageable(p).ComputePurpose()) for p in Usd.PrimRange(thing)
+                        if p.IsA(UsdGeom.Mesh)}
+            drawn = bool(purposes & {UsdGeom.Tokens.default_, UsdGeom.Tokens.render})
+            lacking = [name for name, has in (("render", drawn), ("guide", UsdGeom.Tokens.guide in purposes))
+                       if not has]
+            if lacking:
+                out[str(thing.GetPath())] = lacking
     return out

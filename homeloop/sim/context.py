@@ -14,7 +14,7 @@ without importing :mod:`homeloop.sim.episode` (which imports the services);
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from homeloop.sim.world import Event, World
 
@@ -71,6 +71,11 @@ class SkillContext(Protocol):
 
     def advance(self, seconds: float) -> None:
         """Let ``seconds`` of simulated time pass (never past the horizon)."""
+        ...
+
+    def advance_while(self, going: Callable[[], bool]) -> None:
+        """Let simulated time pass a step at a time while ``going()`` holds (never past the
+        horizon); ``going`` reads only what the world's steps change (a motion under way)."""
         ...
 
     def event_dict(self, event: Event) -> dict[str, Any]:

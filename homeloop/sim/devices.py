@@ -29,6 +29,7 @@ switches its lights, a plug powers its load, the lock throws its bolt);
 from __future__ import annotations
 
 import difflib
+import math
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -38,7 +39,7 @@ from homeloop.core.home import Device, DeviceField
 from homeloop.sim.dynamics.climate import Climate
 from homeloop.sim.dynamics.smoke import SMOKE_ALARM_DENSITY, Smoke  # the alarm's trip point, docs/dynamics.md
 from homeloop.sim.dynamics.water import Water
-from homeloop.sim.world import DeviceState, OpeningState, World
+from homeloop.sim.world import EVERYTHING, NOTHING, DeviceState, OpeningState, Rest, World
 
 #: Soil moisture (volumetric fraction) below which a soil probe reports the plant dry; the
 #: water_the_plants task asks for more than this (its own ``min_moisture``), docs/tasks.md.
@@ -50,6 +51,16 @@ PRESS_HOLD_S = 0.5
 #: Power (W) a smart plug reports while on, by the class of furniture whose appliance it feeds
 #: (a television on a TV unit, a desk's computer and lamp, a table lamp); nothing plugged in: 0 W.
 PLUG_LOAD_W: dict[str, float] = {"tv_unit": 95.0, "desk": 120.0, "side_table": 9.0, "nightstand": 9.0}
+
+#: What a step changes, and what the readings come from (:class:`~homeloop.sim.world.Rest`): per sensing
+#: device type (its reader, :data:`READERS`), and for the bindings and the events, the devices and doors.
+CHANGES = frozenset({"devices", "openings", "events"})
+SOURCES: dict[str, frozenset[str]] = {
+    "smoke_sensor": frozenset({"smoke"}), "leak_sensor": frozenset({"water"}),
+    "contact_sensor": frozenset({"openings"}), "lock": frozenset({"openings"}),
+    "soil_moisture_sensor": frozenset({"object_props"}), "thermostat": frozenset({"climate"})}
+BOUND = frozenset({"devices", "openings"})
+READS = BOUND.union(*SOURCES.values())
 
 #: Device categories the hub reaches; cameras and worn devices have services of their own
 #: (docs/skills.md), so withholding those services hides them from the hub too.
@@ -294,11 +305,14 @@ class Devices:
     def __init__(self) -> None:
         self._world: World | None = None
         self._inputs: list[tuple[dict[str, Any], str, Read]] = []
+        #: The inputs by what their readings come from (:data:`SOURCES`): read again when that changed.
+        self._groups: list[tuple[frozenset[str], list[tuple[dict[str, Any], str, Read]]]] = []
         self._bindings: list[_Binding] = []
         self._buttons: list[DeviceState] = []
         self._pressed_since: dict[str, float] = {}
         self._watched: list[_Watch] = []
         self.emitted = 0
+        self._changed = False  # whether the last step changed a reading, a door or a button
 
     def _setup(self, world: World) -> None:
         self._world = world
@@ -309,6 +323,11 @@ class Devices:
                 continue
             for field, read in _readers(world, entry, state):
                 self._inputs.append((state.values, field, read))
+                source = SOURCES.get(entry.type, EVERYTHING)
+                group = next((g for s, g in self._groups if s == source), None)
+                if group is None:
+                    self._groups.append((source, group := []))
+                group.append((state.values, field, read))
             self._bindings.extend(_bindings(world, entry, state))
             if state.type in BUTTONS:
                 self._buttons.append(state)
@@ -322,18 +341,39 @@ class Devices:
     def step(self, world: World, dt: float) -> None:
         if self._world is not world:
             self._setup(world)
-        for values, field, read in self._inputs:
-            values[field] = read()
-        for binding in self._bindings:
-            binding.sync()
+        changed = False
+        for source, inputs in self._groups:
+            if not world.woken_by(source):  # nothing the readings come from changed since the last step
+                continue
+            for values, field, read in inputs:
+                before = values[field]
+                reading = values[field] = read()
+                if not changed and (reading != before or type(reading) is not type(before)):
+                    changed = True
+        if world.woken_by(BOUND):
+            for binding in self._bindings:
+                changed = binding.sync() or changed
         if self._buttons:
-            self._release_buttons(world)
+            changed = self._release_buttons(world) or changed
+        self._changed = changed
+        if changed or world.woken_by(BOUND):
+            self._look_for_events(world)
+
+    def _look_for_events(self, world: World) -> None:
+        """Emit the events of the readings that start to satisfy a transition."""
         for watch in self._watched:
             state = watch.state
             value = state.faults.get(watch.field, state.values[watch.field]) if state.faults \
                 else state.values[watch.field]
             if value != watch.last:
                 self._transition(world, watch, value)
+                self._changed = True
+
+    def rest(self, world: World) -> Rest:
+        """Asleep (:class:`~homeloop.sim.world.Rest`) until what the readings come from changes, or
+        a pressed button is due to be released."""
+        release = min(self._pressed_since.values(), default=math.inf) + PRESS_HOLD_S
+        return Rest(CHANGES if self._changed else NOTHING, release, READS)
 
     def _transition(self, world: World, watch: "_Watch", value: Any) -> None:
         before, watch.last = watch.last, value
@@ -342,14 +382,18 @@ class Devices:
                 world.emit(t.event, watch.state.id)
                 self.emitted += 1
 
-    def _release_buttons(self, world: World) -> None:
+    def _release_buttons(self, world: World) -> bool:
+        """Release the buttons pressed long enough; whether any was pressed."""
+        pressed = False
         for state in self._buttons:
             if not state.values.get("pressed"):
                 continue
+            pressed = True
             since = self._pressed_since.setdefault(state.id, world.time)
             if world.time - since >= PRESS_HOLD_S - 1e-9:
                 state.values["pressed"] = False
                 del self._pressed_since[state.id]
+        return pressed
 
     def snapshot(self) -> dict[str, Any]:
         return {"sensing": len(self._inputs), "bound": len(self._bindings), "events_emitted": self.emitted}
@@ -448,16 +492,20 @@ class _Binding:
         self.last_value = values[field]
         self.sync()
 
-    def sync(self) -> None:
+    def sync(self) -> bool:
+        """Bring the field and the flag into agreement; whether either had changed."""
         flag = getattr(self.door, self.flag)
+        changed: bool = flag != self.last_flag or self.values[self.field] != self.last_value
         if flag != self.last_flag:
             self.values[self.field] = self.on_value if flag else self.off_value
         elif self.values[self.field] != self.last_value:
             setattr(self.door, self.flag, self.values[self.field] == self.on_value)
         elif (self.values[self.field] == self.on_value) != flag:  # first sync: the device's value wins
             setattr(self.door, self.flag, self.values[self.field] == self.on_value)
+        changed = changed or bool(getattr(self.door, self.flag) != self.last_flag)
         self.last_flag = getattr(self.door, self.flag)
         self.last_value = self.values[self.field]
+        return changed
 
 
 def _bindings(world: World, entry: Device, state: DeviceState) -> list[_Binding]:

@@ -117,6 +117,18 @@ class SkillContext:
         """Let ``seconds`` of simulated time pass (never past the horizon)."""
         self.episode._advance(seconds)
 
+    def advance_while(self, going: Callable[[], bool]) -> None:
+        """Let time pass a step at a time while ``going()`` holds (never past the horizon): as many
+        calls of :meth:`advance` for a step, where after the first nothing outside the steps
+        changes the world, so sleeping modules sleep on."""
+        touched, world = True, self.episode.world
+        while going():
+            before = world.time
+            self.episode._advance(STEP_S, touched=touched)
+            if world.time == before:
+                return
+            touched = False
+
     def event_dict(self, event: Event) -> dict[str, Any]:
         return self.episode.event_dict(event)
 
@@ -166,16 +178,19 @@ class Episode:
     # --- set-up -----------------------------------------------------------------------------------
 
     def _preroll(self) -> Event:
+        """Run the scenario until its wake event: the world stops after each step that brings
+        events, where they are looked at."""
         kind = self.task.wake.kind
         devices = waking_devices(self.home, kind)
         start = 0
+        events = self.world.events
         while self.world.time < MAX_PREROLL_S:
-            for event in self.world.events[start:]:
+            for event in events[start:]:
                 if wakes(event, kind, devices):
                     self.wake_time = event.time
                     return event
-            start = len(self.world.events)
-            self.world.advance(STEP_S)
+            start = len(events)
+            self.world.advance_until(lambda: len(events) > start, round((MAX_PREROLL_S - self.world.time) / STEP_S))
         raise EpisodeError(f"scenario {self.scenario.name!r} in home {self.home.home_id}: the wake event "
                            f"{kind!r} did not happen within {MAX_PREROLL_S:.0f} s")
 
@@ -191,6 +206,10 @@ class Episode:
         """The tool schemas of the skills this episode offers."""
         return [plain_copy(_tool_schema(s, self.show_costs)) for s in self.skills.values()]
 
+    def tool_names(self) -> list[str]:
+        """The names of the tools :meth:`tools` describes, in its order (without copying the schemas)."""
+        return list(self.skills)
+
     # --- time -------------------------------------------------------------------------------------
 
     def now(self) -> float:
@@ -200,9 +219,9 @@ class Episode:
     def horizon_time(self) -> float:
         return self.wake_time + self.task.horizon_s
 
-    def _advance(self, seconds: float) -> None:
+    def _advance(self, seconds: float, touched: bool = True) -> None:
         remaining = self.horizon_time - self.world.time
-        self.world.advance(min(max(seconds, 0.0), max(remaining, 0.0)))
+        self.world.advance(min(max(seconds, 0.0), max(remaining, 0.0)), touched=touched)
 
     # --- calls ------------------------------------------------------------------------------------
 

@@ -128,6 +128,37 @@ class Prisms:
                    np.array([o for o, _ in solids], dtype=np.int64), corners)
 
 
+    def take(self, rows: np.ndarray) -> "Prisms":
+        """The prisms of ``rows``, in that order."""
+        corners = None if self.corners is None else self.corners[rows]
+        return Prisms(self.normal[rows], self.offset[rows], self.z0[rows], self.z1[rows], self.owner[rows], corners)
+
+    @classmethod
+    def concat(cls, parts: Sequence["Prisms"]) -> "Prisms":
+        """The prisms of every part, in order (padded to the widest's edge count)."""
+        kept = [p for p in parts if len(p.z0)]
+        if len(kept) <= 1:
+            return kept[0] if kept else parts[0]
+        width = max(p.normal.shape[1] for p in kept)
+        padded = [p._padded(width) for p in kept]
+        corners = None if any(p.corners is None for p in padded) else np.concatenate([p.corners for p in padded])
+        normal, offset, z0, z1, owner = (np.concatenate([getattr(p, k) for p in padded])
+                                         for k in ("normal", "offset", "z0", "z1", "owner"))
+        return cls(normal, offset, z0, z1, owner, corners)
+
+    def _padded(self, width: int) -> "Prisms":
+        """The same prisms with ``width`` edges each: half-planes that always hold, the first corner again."""
+        extra = width - self.normal.shape[1]
+        if extra <= 0:
+            return self
+        q = len(self.z0)
+        normal = np.concatenate([self.normal, np.zeros((q, extra, 2))], axis=1)
+        offset = np.concatenate([self.offset, np.ones((q, extra))], axis=1)
+        corners = None if self.corners is None else np.concatenate(
+            [self.corners, np.repeat(self.corners[:, :1], extra, axis=1)], axis=1)
+        return Prisms(normal, offset, self.z0, self.z1, self.owner, corners)
+
+
 def blocked(origin: np.ndarray, targets: np.ndarray, ex: np.ndarray, faces: Faces, prisms: Prisms) -> np.ndarray:
     """Whether each ray from ``origin`` to a target is blocked (``ex``: owner codes each ray ignores,
     -2 padding)."""

@@ -160,6 +160,10 @@ SEATS: dict[str, tuple[str, ...]] = {
 #: Furniture a person stands in front of for an activity in a room: an intruder goes for the
 #: valuables (the television, the computer), not the middle of the room.
 USES: dict[str, tuple[str, ...]] = {"breaking_in": ("tv_unit", "desk", "bookshelf"), "cooking": ("range",)}
+#: Activities done lying on a seat: the person lies with their head (at +x of their heading,
+#: homeloop/sim/visibility.py person_solids) at the item's back, where a bed's head board and pillows
+#: are (the catalog's frame: the foot end of a bed is its front).
+LIES_ON_SEAT = frozenset({"sleeping"})
 #: How far (m) from a spot a moved floor object is put so it does not cover what is there.
 BESIDE = 0.3
 #: Margin (m) kept from a surface's edges and between objects on it.
@@ -258,7 +262,7 @@ class _Setup:
             return used if used is not None else self.roles.floor_spot(thing.id)
         if isinstance(thing, Furniture):
             if activity in SEATS and thing.semantic_class in SEATS[activity] and thing.surfaces:
-                return _surface_centre(thing)
+                return _surface_centre(thing, head_to_back=activity in LIES_ON_SEAT)
             return self.roles.front_of(thing)
         if isinstance(thing, BurnerRef):
             return self.roles.front_of(thing.range)
@@ -274,7 +278,8 @@ class _Setup:
                 f = next((f for f in self.home.furniture if f.room == room and f.semantic_class == cls
                           and (f.surfaces or not seated)), None)
                 if f is not None:
-                    return _surface_centre(f) if seated else self.roles.front_of(f)
+                    return (_surface_centre(f, head_to_back=activity in LIES_ON_SEAT) if seated
+                            else self.roles.front_of(f))
         return None
 
     # --- objects ------------------------------------------------------------------------------
@@ -588,10 +593,13 @@ def _in_a_room(setup: _Setup, spot: Spot, what: str) -> str:
 # --- geometry helpers ------------------------------------------------------------------------------
 
 
-def _surface_centre(f: Furniture) -> Spot:
+def _surface_centre(f: Furniture, head_to_back: bool = False) -> Spot:
+    """The middle of the item's first surface, facing out of its front (or, ``head_to_back``, into
+    its back: a person lying there has their head at the back)."""
     surface = f.surfaces[0]
     c = polygon_from_rings(surface.polygon).centroid
-    return Spot(f.room, round(float(c.x), 3), round(float(c.y), 3), surface.height, f.pose.yaw)
+    yaw = math.remainder(f.pose.yaw + math.pi, math.tau) if head_to_back else f.pose.yaw
+    return Spot(f.room, round(float(c.x), 3), round(float(c.y), 3), surface.height, yaw)
 
 
 def _grid(poly: BaseGeometry, step: float) -> list[tuple[float, float]]:

@@ -33,13 +33,16 @@ half-planes once per solid. Per frame, every solid is projected at once, and
 each ray is tested only against the occluders lying in its direction from
 the camera and no farther than its end (:class:`_Occlusion`), with the same
 arithmetic as testing them all, so the answer is the same to the last bit.
+A house camera's view of the static part is worked out once per home and
+camera, and its frames test only what moves
+(:mod:`homeloop.sim.static_visibility`).
 """
 
 from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar, Union, overload
 
 import numpy as np
@@ -54,7 +57,9 @@ from homeloop.core.navigation import fixture_solids
 from homeloop.sim.dynamics.cooking import Cooking
 from homeloop.sim.dynamics.smoke import Smoke
 from homeloop.sim.dynamics.water import Water
+from homeloop.sim import static_visibility
 from homeloop.sim.occlusion import Faces, Occlusion, Prisms
+from homeloop.sim.static_visibility import Blocks, Either, StaticView, blocked_in_chunks
 from homeloop.sim.world import ObjectState, PersonState, World, plain_copy
 
 #: Nearest depth a camera images (m); solids closer than this are clipped.
@@ -311,10 +316,10 @@ class Seen:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        out = {f.name: plain_copy(getattr(self, f.name)) for f in fields(self)}
-        out["rooms"] = list(self.rooms)
-        out["box"] = list(self.box)
-        return out
+        """As plain data, every field in order (rooms and box as lists; values shared are immutable)."""
+        return {"kind": self.kind, "id": self.id, "label": self.label, "rooms": list(self.rooms), "box": list(self.box),
+                "area_px": self.area_px, "in_frame": self.in_frame, "unoccluded": self.unoccluded,
+                "position": tuple(self.position), "head_seen": self.head_seen, "extra": plain_copy(self.extra)}
 
 
 @dataclass
@@ -341,6 +346,9 @@ _PREPARED: "OrderedDict[tuple[int, int], tuple[Home, Catalog, tuple[object, ...]
 
 #: Sets of shut doors whose faces are kept per home.
 FACE_SETS_KEPT = 64
+
+#: Objects' solids kept per home, by where the objects are.
+MOVED_SOLIDS_KEPT = 4096
 
 
 def _prepared(home: Home, catalog: Catalog) -> "_Prepared":
@@ -388,11 +396,32 @@ class _Prepared:
         self.static_entities = [*self._furniture_entities(home), *self._opening_entities(home, openings),
                                 *self._device_entities(home), *_doormat_entities(home)]
         self.devices = [(self.code(e.id), e.solid) for e in self.static_entities if e.kind == "device"]
+        self.static_stacks = stacks_of([e.solid for e in self.static_entities])
+        kinds = np.array([e.kind for e in self.static_entities] or [""])[:len(self.static_entities)]
+        self.is_furniture, self.is_device = kinds == "furniture", kinds == "device"
+        blockers = np.flatnonzero(self.is_furniture | self.is_device)
+        #: The furniture and device bodies as prisms, and each static entity's row among them.
+        self.static_prisms = Prisms.of([(self.codes[self.static_entities[i].id], self.static_entities[i].solid)
+                                        for i in blockers])
+        self.prism_rows = np.full(len(self.static_entities), -1, dtype=np.int64)
+        self.prism_rows[blockers] = np.arange(len(blockers))
         self.furniture_by_id = {f.id: f for f in home.furniture}
         self.footprints = [(f.id, polygon_from_rings(f.footprint), f) for f in home.furniture]
         self.object_yaws = _object_yaws(home)
         self.room_grids: dict[str, np.ndarray] = {}
         self._faces: dict[tuple[str, ...], Faces] = {}
+        self.camera_views = frozenset(Viewpoint.of(c) for c in home.cameras)
+        #: Objects' solids by where they are (every episode in the home starts with them where they lie).
+        self.moved_solids: dict[tuple[object, ...], Solid] = {}
+        self._static_frames: dict[tuple[Viewpoint, frozenset[str]], _StaticFrame] = {}
+
+    def static_frame(self, view: Viewpoint, hidden: frozenset[str]) -> "_StaticFrame":
+        """What ``view`` shows of the static part, ``hidden`` left out (worked out once per view)."""
+        key = (view, hidden)
+        hit = self._static_frames.get(key)
+        if hit is None:
+            hit = self._static_frames[key] = _StaticFrame(self, view, hidden)
+        return hit
 
     def code(self, entity_id: str) -> int:
         return self.codes.setdefault(entity_id, len(self.codes))
@@ -458,14 +487,48 @@ class _Prepared:
         return out
 
 
+class _StaticFrame:
+    """What a fixed view shows of a home's static part (:mod:`homeloop.sim.static_visibility`): the static
+    entities with a pixel box, the number of sample points of each, their :class:`StaticView`, and
+    which static solids lie ahead of the camera plane."""
+
+    def __init__(self, prepared: _Prepared, view: Viewpoint, hidden: frozenset[str]):
+        entities = prepared.static_entities
+        projection = _Projection(view, [e.solid for e in entities])
+        self.boxed = [(e, box) for e, box in zip(entities, projection.boxes) if box is not None and e.id not in hidden]
+        codes = prepared.codes
+        left_out = {codes[h] for h in hidden if h in codes}
+        furniture = [(codes[e.id], e.solid) for e, ahead in zip(entities, projection.ahead)
+                     if e.kind == "furniture" and ahead]
+        devices = [(codes[e.id], e.solid) for e, box in zip(entities, projection.boxes)
+                   if e.kind == "device" and box is not None]
+        prisms = Prisms.of([(c, s) for c, s in (*furniture, *devices) if c not in left_out])
+        samples = [e.solid.samples() for e, _ in self.boxed]
+        self.counts = [len(p) for p in samples]
+        points = np.vstack(samples) if samples else np.zeros((0, 3))
+        width = max((len(e.hidden_by_none_of) for e, _ in self.boxed), default=1)
+        rows = np.array([[codes.get(x, -2) for x in e.hidden_by_none_of] + [-2] * (width - len(e.hidden_by_none_of))
+                         for e, _ in self.boxed], dtype=np.int64).reshape(len(self.boxed), width)
+        ex = np.repeat(rows, self.counts, axis=0)
+        faces = Faces.concat([prepared.walls, prepared.opening_pieces])
+        self.view = StaticView(view.origin, faces, prisms, points, ex, in_frame(view, points))
+
+    def seen_now(self, changing: Blocks) -> list[tuple[int, int]]:
+        """Per boxed entity: its sample points inside the frame, and those seen now (clear of the static
+        occluders, and of ``changing``: the doors shut now, the objects and people)."""
+        if not self.boxed:
+            return []
+        clear = self.view.clear_now(changing)
+        starts = np.cumsum([0, *self.counts[:-1]])
+        return list(zip(np.add.reduceat(self.view.inside.astype(np.int64), starts).tolist(),
+                        np.add.reduceat(clear.astype(np.int64), starts).tolist()))
+
+
 # --- the geometric backend ------------------------------------------------------------------------------
 
 
 class GeometricVisibility:
     """The :class:`Visibility` backend of the module docstring, for one world."""
-
-    #: Rays tested at once (bounds the memory of the (rays x occluders) arrays).
-    RAY_CHUNK = 1024
 
     def __init__(self, world: World):
         prepared = _prepared(world.home, world.catalog)
@@ -503,8 +566,14 @@ class GeometricVisibility:
         where = (obj.x, obj.y, obj.z, yaw, obj.catalog_id, lies_tipped(obj))
         kept = self._object_solids.get(obj.id)
         if kept is None or kept[0] != where:
-            length, width, height = resting_size(entry, where[-1])
-            solid = Solid.box(obj.x, obj.y, yaw, length, width, obj.z, obj.z + height)
+            shared = self._prepared.moved_solids
+            solid = shared.get(where)
+            if solid is None:
+                length, width, height = resting_size(entry, where[-1])
+                solid = Solid.box(obj.x, obj.y, yaw, length, width, obj.z, obj.z + height)
+                if len(shared) >= MOVED_SOLIDS_KEPT:
+                    shared.clear()
+                shared[where] = solid
             kept = self._object_solids[obj.id] = (where, solid)
         return kept[1]
 
@@ -566,69 +635,116 @@ class GeometricVisibility:
 
     def frame(self, world: World, view: Viewpoint, hide: Iterable[str] = ()) -> Frame:
         """The entities a viewpoint shows and the hazards in view (``hide``: entities not shown,
-        such as the camera itself)."""
-        entities = self.entities(world)
+        such as the camera itself). A house camera's view of the static part is worked out once
+        (:mod:`homeloop.sim.static_visibility`)."""
         hidden = set(hide)
-        projection = _Projection(view, [e.solid for e in entities])
+        moving = [*self._object_entities(world), *self._person_entities(world)]
+        if static_visibility.CACHED and view in self._prepared.camera_views:
+            static = self._prepared.static_frame(view, frozenset(hidden))
+            projection = _Projection(view, [e.solid for e in moving])
+            boxed = [(e, box) for e, box in zip(moving, projection.boxes) if box is not None and e.id not in hidden]
+            shut, movable = self._changing(world, moving, projection.ahead, hidden)
+            changing = Occlusion(view.origin, Faces.concat([self.leaves[o] for o in shut]), movable)
+            return self._look(world, view, static.boxed + boxed, static.seen_now(changing),
+                              Either(static.view.occlusion, changing))
+        entities = [*self.static_entities, *moving]
+        stacks = self._prepared.static_stacks + stacks_of([e.solid for e in moving], len(self.static_entities))
+        projection = _Projection(view, [e.solid for e in entities], stacks)
         boxed = [(e, box) for e, box in zip(entities, projection.boxes) if box is not None and e.id not in hidden]
         occlusion = Occlusion(view.origin, *self._occluders(world, view, entities, hidden, projection))
-        parts = [(i, e.solid.samples(), e.hidden_by_none_of) for i, (e, _) in enumerate(boxed)]
-        heads = [(i, e.head.samples(), e.hidden_by_none_of) for i, (e, _) in enumerate(boxed) if e.head is not None]
-        body = self._fractions(view, parts, occlusion)
-        head = self._fractions(view, heads, occlusion)
-        seen = []
-        for i, (e, box) in enumerate(boxed):
-            in_frame, unoccluded = body[i]
-            if in_frame == 0.0:
-                continue
-            head_seen = None if e.head is None else head.get(i, (0.0, 0.0))[0] * head.get(i, (0.0, 0.0))[1]
-            seen.append(Seen(e.kind, e.id, e.label, e.rooms, box, (box[2] - box[0]) * (box[3] - box[1]),
-                             round(in_frame, 4), round(unoccluded, 4), rounded_position(e.position),
-                             None if head_seen is None else round(head_seen, 4), dict(e.extra)))
-        return Frame(seen, hazards_in_view(self, world, view, occlusion))
+        return self._look(world, view, boxed, [], occlusion)
+
+    def _changing(self, world: World, moving: list[Entity], ahead: np.ndarray,
+                  hidden: set[str]) -> tuple[tuple[str, ...], Prisms]:
+        """What may hide something that changes between frames: the doors shut now, and the solids of
+        the objects and people ahead of the camera plane."""
+        openings = world.openings
+        shut = tuple(oid for oid in self.leaves if oid in openings and not openings[oid].open)
+        left_out = {self._codes[h] for h in hidden if h in self._codes}
+        movable = [(c, e.solid) for c, e in ((self.code(e.id), e) for e, front in zip(moving, ahead)
+                                             if front and e.kind in ("object", "person")) if c not in left_out]
+        return shut, Prisms.of(movable)
 
     def _occluders(self, world: World, view: Viewpoint, entities: list[Entity], hidden: Iterable[str] = (),
                    projection: "_Projection | None" = None) -> tuple[Faces, Prisms]:
         """The faces (walls, fixtures, opening pieces, shut leaves) and the solids that may hide something in
         the frame: furniture, objects and people ahead of the camera plane, and the device bodies the
-        frame shows (they are many and small: only those can cross a ray to what it shows)."""
+        frame shows (they are many and small: only those can cross a ray to what it shows). ``entities``
+        are the static ones, then what moves (:meth:`entities`)."""
         projection = projection or _Projection(view, [e.solid for e in entities])
-        openings = world.openings
-        shut = tuple(oid for oid in self.leaves if oid in openings and not openings[oid].open)
-        left_out = {self._codes[h] for h in hidden if h in self._codes}
-        furniture: list[tuple[int, Solid]] = []
-        movable: list[tuple[int, Solid]] = []
-        devices: list[tuple[int, Solid]] = []
-        for i, e in enumerate(entities):
-            if e.kind == "device" and projection.boxes[i] is not None:
-                devices.append((self.code(e.id), e.solid))
-            elif e.kind in ("furniture", "object", "person") and projection.ahead[i]:
-                (furniture if e.kind == "furniture" else movable).append((self.code(e.id), e.solid))
-        candidates = [(c, s) for c, s in (*furniture, *movable, *devices) if c not in left_out]
-        return self._prepared.faces(shut), Prisms.of(candidates)
+        prepared, n = self._prepared, len(self.static_entities)
+        shut, movable = self._changing(world, entities[n:], projection.ahead[n:], set(hidden))
+        left_out = [self._codes[h] for h in hidden if h in self._codes]
+        shown = np.array([b is not None for b in projection.boxes[:n]], dtype=bool)
+        rows = prepared.prism_rows[(prepared.is_furniture & projection.ahead[:n]) | (prepared.is_device & shown)]
+        static = prepared.static_prisms.take(rows[~np.isin(prepared.static_prisms.owner[rows], left_out)])
+        return prepared.faces(shut), Prisms.concat([static, movable])
 
-    def _fractions(self, view: Viewpoint, parts: list[tuple[int, np.ndarray, tuple[str, ...]]],
-                   occlusion: Occlusion) -> dict[int, tuple[float, float]]:
-        """Per part: the share of its samples inside the frame, and the share of those not hidden."""
-        if not parts:
-            return {}
-        points = np.vstack([p for _, p, _ in parts])
-        counts = [len(p) for _, p, _ in parts]
-        width = max(len(ex) for _, _, ex in parts)
-        ex_rows = np.array([[self.code(x) for x in ex] + [-2] * (width - len(ex)) for _, _, ex in parts],
-                           dtype=np.int64)
-        ex = np.repeat(ex_rows, counts, axis=0)
+    def _look(self, world: World, view: Viewpoint, boxed: list[tuple[Entity, PixelBox]],
+              fixed: list[tuple[int, int]], occlusion: Blocks) -> Frame:
+        """The frame: the boxed entities with samples inside it, the first ``len(fixed)`` with their
+        (samples inside, samples seen) known already, and the hazards in view; every other sample
+        point (bodies, heads, hazards) tested in one batch."""
+        probes = _Probes()
+        bodies = [probes.add(e.solid.samples(), self._ex(e)) for e, _ in boxed[len(fixed):]]
+        heads = {i: probes.add(e.head.samples(), self._ex(e)) for i, (e, _) in enumerate(boxed) if e.head is not None}
+        hazards = [(h, probes.add(h[3], ())) for h in hazard_points(self, world) if len(h[3])]
+        inside, clear = probes.look(view, occlusion)
+        counts = probes.counts
+        seen = []
+        for i, (e, box) in enumerate(boxed):
+            k = i - len(fixed)
+            n_in, n_clear = fixed[i] if k < 0 else (inside[bodies[k]], clear[bodies[k]])
+            total = len(e.solid.samples())
+            if n_in == 0:
+                continue
+            head_seen = None
+            if e.head is not None:
+                h = heads[i]
+                head_seen = round((inside[h] / counts[h]) * ((clear[h] / inside[h]) if inside[h] else 0.0), 4)
+            seen.append(Seen(e.kind, e.id, e.label, e.rooms, box, (box[2] - box[0]) * (box[3] - box[1]),
+                             round(n_in / total, 4), round(n_clear / n_in, 4), rounded_position(e.position),
+                             head_seen, dict(e.extra)))
+        shown = [{"kind": kind, "source": source, "rooms": list(rooms), "seen_fraction": round(clear[h] / counts[h], 4)}
+                 for (kind, source, rooms, _), h in hazards if inside[h] and clear[h]]
+        return Frame(seen, shown)
+
+    def _ex(self, entity: Entity) -> list[int]:
+        """The owner codes of the solids that never hide ``entity``."""
+        return [self.code(x) for x in entity.hidden_by_none_of]
+
+
+class _Probes:
+    """Groups of sample points looked at from one camera at once: per group, how many lie inside
+    the frame and how many of those no occluder hides (each ray ignoring its group's owners)."""
+
+    def __init__(self) -> None:
+        self.points: list[np.ndarray] = []
+        self.ex: list[list[int]] = []
+        self.counts: list[int] = []
+
+    def add(self, points: np.ndarray, ex: Iterable[int]) -> int:
+        """Add a group; its index."""
+        self.points.append(points)
+        self.ex.append(list(ex))
+        self.counts.append(len(points))
+        return len(self.counts) - 1
+
+    def look(self, view: Viewpoint, occlusion: Blocks) -> tuple[list[int], list[int]]:
+        """Per group: the points inside the frame, and those of them seen."""
+        if not self.points:
+            return [], []
+        points = np.vstack(self.points)
+        width = max(1, max(len(x) for x in self.ex))
+        rows = np.array([x + [-2] * (width - len(x)) for x in self.ex], dtype=np.int64)
+        ex = np.repeat(rows, self.counts, axis=0)
         inside = in_frame(view, points)
         clear = np.zeros(len(points), dtype=bool)
-        idx = np.flatnonzero(inside)
-        for start in range(0, len(idx), self.RAY_CHUNK):
-            chunk = idx[start:start + self.RAY_CHUNK]
-            clear[chunk] = ~occlusion.blocked(points[chunk], ex[chunk])
-        starts = np.cumsum([0, *counts[:-1]])
-        n_in = np.add.reduceat(inside.astype(np.int64), starts).tolist()
-        n_clear = np.add.reduceat(clear.astype(np.int64), starts).tolist()
-        return {i: (n_in[k] / counts[k], (n_clear[k] / n_in[k]) if n_in[k] else 0.0)
-                for k, (i, _, _) in enumerate(parts)}
+        rays = np.flatnonzero(inside)
+        clear[rays] = ~blocked_in_chunks(occlusion, points, ex, rays)
+        starts = np.cumsum([0, *self.counts[:-1]])
+        return (np.add.reduceat(inside.astype(np.int64), starts).tolist(),
+                np.add.reduceat(clear.astype(np.int64), starts).tolist())
 
 
 class _Projection:
@@ -636,21 +752,18 @@ class _Projection:
     whether any corner lies ahead of the camera plane (only those can hide what the frame shows).
     Solids are stacked by corner count; a stack's camera coordinates come out as each solid's alone."""
 
-    def __init__(self, view: Viewpoint, solids: list[Solid]):
+    def __init__(self, view: Viewpoint, solids: list[Solid], stacks: "list[Stack] | None" = None):
+        """``stacks``: the solids' stacks when they are known already (see :func:`stacks_of`)."""
         self.boxes: list[tuple[int, int, int, int] | None] = [None] * len(solids)
         self.ahead = np.zeros(len(solids), dtype=bool)
-        stacks: dict[int, list[int]] = {}
-        for i, s in enumerate(solids):
-            stacks.setdefault(len(s.ring), []).append(i)
-        for members in stacks.values():
-            self._project(view, solids, members)
+        for members, corners, edges in (stacks_of(solids) if stacks is None else stacks):
+            self._project(view, members, corners, edges)
 
-    def _project(self, view: Viewpoint, solids: list[Solid], members: list[int]) -> None:
-        cam = view.camera_coords(np.stack([solids[i].corners() for i in members]))  # (K, corners, 3)
+    def _project(self, view: Viewpoint, members: list[int], corners: np.ndarray, edges: np.ndarray) -> None:
+        cam = view.camera_coords(corners)  # (K, corners, 3)
         depth = cam[..., 2]
         self.ahead[members] = (depth > 0).any(axis=1)
         front = depth >= NEAR_M
-        edges = solids[members[0]].edge_index()  # the same for every solid of a stack
         a, b = cam[:, edges[:, 0]], cam[:, edges[:, 1]]
         cross = front[:, edges[:, 0]] != front[:, edges[:, 1]]  # edges the near plane cuts
         with np.errstate(divide="ignore", invalid="ignore"):  # read only where the masks hold
@@ -669,6 +782,32 @@ class _Projection:
         for k, i in enumerate(members):
             if some[k] and x1[k] > x0[k] and y1[k] > y0[k]:
                 self.boxes[i] = (x0[k], y0[k], x1[k], y1[k])
+
+
+#: Solids stacked for :class:`_Projection`: their indices, their corners (K, corners, 3) and the edges
+#: (corner index pairs) they share.
+Stack = tuple[list[int], np.ndarray, np.ndarray]
+
+
+def stacks_of(solids: list[Solid], first: int = 0) -> list[Stack]:
+    """The solids in one stack, indexed from ``first``: each footprint padded to the most corners by
+    repeating its last corner, which adds only corners already there and edges of no length (so
+    a solid's box comes out as its own)."""
+    if not solids:
+        return []
+    most = max(len(s.ring) for s in solids)
+    corners = np.empty((len(solids), 2 * most, 3))
+    for k, s in enumerate(solids):
+        n, own = len(s.ring), s.corners()
+        corners[k, :n], corners[k, n:most] = own[:n], own[n - 1]
+        corners[k, most:most + n], corners[k, most + n:] = own[n:], own[2 * n - 1]
+    return [(list(range(first, first + len(solids))), corners, _edge_index(most))]
+
+
+def _edge_index(n: int) -> np.ndarray:
+    """:meth:`Solid.edge_index` of every solid with ``n`` footprint corners."""
+    return np.array([(i, (i + 1) % n) for i in range(n)] + [(n + i, n + (i + 1) % n) for i in range(n)] +
+                    [(i, n + i) for i in range(n)])
 
 
 def _pixels(view: Viewpoint, cam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -809,25 +948,6 @@ def _wall_segments(home: Home, openings: dict[str, Polygon]) -> Faces:
 
 
 # --- hazards in view ------------------------------------------------------------------------------------
-
-
-def hazards_in_view(vis: GeometricVisibility, world: World, view: Viewpoint,
-                    occlusion: Occlusion) -> list[dict[str, Any]]:
-    """The hazards whose sample points the viewpoint sees: kind (fire, smoke, water), source, rooms,
-    and the share of their points seen."""
-    out = []
-    for kind, source, rooms, points in hazard_points(vis, world):
-        if not len(points):
-            continue
-        inside = in_frame(view, points)
-        if not inside.any():
-            continue
-        targets = points[inside]
-        clear = ~occlusion.blocked(targets, np.full((len(targets), 1), -2, dtype=np.int64))
-        if clear.any():
-            out.append({"kind": kind, "source": source, "rooms": list(rooms),
-                        "seen_fraction": round(float(clear.sum()) / len(points), 4)})
-    return out
 
 
 #: A hazard's sample points: (kind, source, rooms, points (N, 3)).

@@ -14,6 +14,20 @@ plain data; modules run in the order they were added, devices last, so a
 sensor reads the state its step produced. Everything random draws from
 :attr:`World.rng`, seeded from the episode's seed: equal seeds, equal traces.
 
+**Sleeping modules.** A module may also say, after each of its steps, how it
+stands (``rest(world)`` returning a :class:`Rest`): what its step changed
+(:data:`ASPECTS`), the world time of its next step of its own accord (a
+timeline's next action, a button's release; ``math.inf`` when it only
+answers to changes), and what it reads, whose change wakes it before then.
+Between those, its step would change nothing, so :meth:`World.advance` skips
+it; when every module sleeps, it jumps straight to the next wake time. A
+module that changes what another reads wakes it (in the same step when it
+comes later in the order, else the next one), and a call from outside the
+steps (a skill's action) wakes every module for the next step. A module
+without ``rest`` steps every step and wakes every other. The traces are the
+fixed step's to the last bit; :data:`SLEEPING` = False steps every module
+every step (the tests and benchmarks compare the two).
+
 :meth:`World.snapshot` gives the full ground truth as plain data (lists,
 dicts, numbers, strings): what checks, records and the reference agent read.
 """
@@ -22,7 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Protocol, TypeVar, cast, overload
+from typing import Any, Callable, Iterable, NamedTuple, Protocol, TypeVar, cast, overload
 
 import numpy as np
 
@@ -31,6 +45,22 @@ from homeloop.core.home import Home, HomeObject
 
 #: Fixed simulated step (s): docs/episodes.md.
 STEP_S = 0.1
+
+#: Whether :meth:`World.advance` lets modules sleep (see the module docstring); False steps
+#: every module every step, for the tests and benchmarks that compare the two.
+SLEEPING = True
+
+#: What a module's step may change or read, as :class:`Rest` names it: the world's own state
+#: ("objects": where they are; "object_props": their properties, a plant's soil moisture), and the
+#: state other code reads of a module (by the module's name; "pan_heat": how hot the pans are).
+ASPECTS = ("openings", "parts", "objects", "object_props", "devices", "people", "robot", "messages", "events",
+           "timeline", "cooking", "pan_heat", "smoke", "water", "climate", "appliances", "robot_motion")
+#: Every aspect: what a module without ``rest`` may change, and what wakes it.
+EVERYTHING = frozenset({"*"})
+NOTHING: frozenset[str] = frozenset()
+
+#: A module is woken this much (s) before the time it asked for: early is harmless, late is not.
+WAKE_EARLY_S = 1e-6
 
 
 @dataclass
@@ -142,13 +172,29 @@ class DeviceState:
 
 
 class Dynamics(Protocol):
-    """What :meth:`World.advance` steps: a named module with a step and a plain-data snapshot."""
+    """What :meth:`World.advance` steps: a named module with a step and a plain-data snapshot
+    (and, if it may sleep, a ``rest(world)`` giving its :class:`Rest`; see the module docstring)."""
 
     name: str
 
     def step(self, world: "World", dt: float) -> None: ...
 
     def snapshot(self) -> dict[str, Any]: ...
+
+
+class Rest(NamedTuple):
+    """How a module stands after its step: what the step changed, the world time of its next step
+    of its own accord (``math.inf``: none; now or earlier: the next step), and what wakes it
+    before then (aspects of :data:`ASPECTS`, or :data:`EVERYTHING`). A tuple: one is made after
+    every step a module runs."""
+
+    changed: frozenset[str] = NOTHING
+    until: float = math.inf
+    wakes_on: frozenset[str] = NOTHING
+
+
+#: The rest of a module that must step every step (one without ``rest``).
+RESTLESS = Rest(EVERYTHING, -math.inf, EVERYTHING)
 
 
 #: A dynamics module's class, as :meth:`World.module` and :meth:`World.running` take it.
@@ -181,21 +227,59 @@ class World:
         self.modules: list[Dynamics] = []
         self._steps = 0
         self._owed_s = 0.0
+        self._sleepers: _Sleepers | None = None
+        self._woken = -1  # what woke the module stepping now (bits of _bits; all: every step)
 
     # --- time -----------------------------------------------------------------------------------
 
-    def advance(self, seconds: float) -> None:
+    def advance(self, seconds: float, *, touched: bool = True) -> None:
         """Step the world forward by ``seconds``, in whole steps: a remainder shorter than a step
-        is carried to the next call, so many short actions add up to the time they take."""
+        is carried to the next call, so many short actions add up to the time they take.
+
+        ``touched``: whether anything outside the steps may have changed the world since the last
+        one (a call's action: every module is woken); False only where the caller knows nothing did."""
         owed = self._owed_s + max(seconds, 0.0)
         n = int(math.floor(owed / STEP_S + 1e-9))
         self._owed_s = max(owed - n * STEP_S, 0.0)
-        steps = [m.step for m in self.modules]
-        for _ in range(n):
-            self._steps += 1
-            self.time = round(self._steps * STEP_S, 6)
-            for step in steps:
-                step(self, STEP_S)
+        self._steps_for(n, touched)
+
+    def advance_until(self, done: Callable[[], bool], steps: int) -> None:
+        """Step the world until ``done()`` holds after a step, ``steps`` at most (the remainder
+        :meth:`advance` carries is left as it is). ``done`` must read only what steps change."""
+        self._steps_for(steps, True, done)
+
+    def _steps_for(self, n: int, touched: bool, done: Callable[[], bool] | None = None) -> None:
+        if n <= 0:
+            return
+        if not SLEEPING:
+            self._woken = -1
+            steps = [m.step for m in self.modules]
+            for _ in range(n):
+                self._steps += 1
+                self.time = round(self._steps * STEP_S, 6)
+                for step in steps:
+                    step(self, STEP_S)
+                if done is not None and done():
+                    return
+            return
+        sleepers = self._sleepers
+        if sleepers is None or sleepers.modules != self.modules:
+            sleepers = self._sleepers = _Sleepers(self.modules)
+        elif touched:
+            sleepers.wake_all()
+        sleepers.run(self, self._steps + n, done)
+
+    def woken_by(self, aspects: frozenset[str]) -> bool:
+        """Whether anything of ``aspects`` may have changed since the module stepping now last stepped
+        (asked during its step, see the module docstring): always, where every module steps every
+        step, on the first step after a call, and for a module that reads everything."""
+        bits = _SET_BITS.get(aspects)
+        return bool(self._woken & (_bits(aspects) if bits is None else bits))
+
+    def _jump_to(self, steps: int) -> None:
+        """Skip to after step ``steps``: every step between changes nothing (the modules sleep)."""
+        self._steps = steps
+        self.time = round(steps * STEP_S, 6)
 
     def clock_of_day(self) -> float:
         """Seconds after midnight now."""
@@ -271,6 +355,88 @@ class World:
             "messages": [asdict(m) for m in self.messages],
             "modules": {m.name: m.snapshot() for m in self.modules},
         }
+
+
+class _Sleepers:
+    """Which modules of a world sleep, and until when (see the module docstring): per module, what
+    changed since its last step that it reads (``dirty``, bits of :func:`_bits`; 0: nothing), the
+    time it asked to step again, and what wakes it."""
+
+    def __init__(self, modules: list[Dynamics]):
+        self.modules = list(modules)
+        self.rests: list[Callable[[World], Rest] | None] = [getattr(m, "rest", None) for m in modules]
+        self.dirty = [-1] * len(modules)
+        self.until = [-math.inf] * len(modules)
+        self.wakes_on = [-1] * len(modules)
+
+    def wake_all(self) -> None:
+        self.dirty[:] = [-1] * len(self.modules)
+
+    def run(self, world: World, last: int, done: Callable[[], bool] | None) -> None:
+        """Step ``world`` up to step ``last``: skip to the next step where a module wakes, step the
+        modules awake then; stop early after a step where ``done()`` holds."""
+        dirty, until = self.dirty, self.until
+        while world._steps < last:
+            if not any(dirty):
+                wake = min(until) - WAKE_EARLY_S
+                nxt = world._steps + 1
+                if round(nxt * STEP_S, 6) < wake:
+                    nxt = max(nxt, int(math.floor(wake / STEP_S)) if wake < math.inf else last + 1)
+                    while nxt <= last and round(nxt * STEP_S, 6) < wake:
+                        nxt += 1
+                    if nxt > last:
+                        world._jump_to(last)
+                        return
+                    world._jump_to(nxt - 1)
+            world._jump_to(world._steps + 1)
+            self.step(world)
+            if done is not None and done():
+                return
+
+    def step(self, world: World) -> None:
+        """One step of the modules awake, each one dirty or due, in order; what a step changes wakes
+        the others that read it (a module's own change is its own step's to finish)."""
+        dirty, until, wakes_on, rests = self.dirty, self.until, self.wakes_on, self.rests
+        due, bits_of = world.time + WAKE_EARLY_S, _SET_BITS.get
+        for i, module in enumerate(self.modules):
+            if not dirty[i] and until[i] > due:
+                continue
+            rest = rests[i]
+            world._woken = dirty[i] if rest is not None else -1
+            module.step(world, STEP_S)
+            state_changed, until[i], state_wakes = rest(world) if rest is not None else RESTLESS
+            wakes = bits_of(state_wakes)
+            wakes_on[i] = _bits(state_wakes) if wakes is None else wakes
+            changed = bits_of(state_changed)
+            if changed is None:
+                changed = _bits(state_changed)
+            if changed == -1:  # anything, a module's own state included
+                dirty[:] = [-1] * len(dirty)
+            elif changed:
+                for j, wakes in enumerate(wakes_on):
+                    if wakes & changed:
+                        dirty[j] |= changed
+            dirty[i] = 0
+        world._woken = -1
+
+
+#: Each aspect's bit, and each set of aspects' bits (all bits for :data:`EVERYTHING`).
+_ASPECT_BITS: dict[str, int] = {}
+_SET_BITS: dict[frozenset[str], int] = {}
+
+
+def _bits(aspects: frozenset[str]) -> int:
+    """A set of aspects as bits (-1, every bit, for :data:`EVERYTHING`)."""
+    bits = _SET_BITS.get(aspects)
+    if bits is None:
+        if "*" in aspects:
+            bits = -1
+        else:
+            bits = 0
+            for aspect in sorted(aspects):
+                bits |= 1 << _ASPECT_BITS.setdefault(aspect, len(_ASPECT_BITS))
+        bits = _SET_BITS[aspects] = bits
+    return bits
 
 
 def _robot_snapshot(robot: RobotState) -> dict[str, Any]:

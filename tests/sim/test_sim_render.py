@@ -262,18 +262,26 @@ def test_a_pill_box_behind_the_bedside_lamp_is_hidden_in_the_detections_and_the_
 # --- the scene and the rays --------------------------------------------------------------------------------
 
 
-def test_a_catalog_mesh_that_fails_is_drawn_as_its_box_with_one_warning(house_home, monkeypatch, caplog):
+@pytest.mark.parametrize("mesh_fails_too", [False, True])
+def test_a_visual_that_fails_is_drawn_as_its_solid_or_its_box_with_one_warning(house_home, monkeypatch, caplog,
+                                                                               mesh_fails_too):
     from homeloop.sim.render import scene as scene_module
 
     ep = Episode(house_home, "handle_smoke_alarm", seed=0, images=False)
     broken = ep.home.furniture[0].catalog_id
-    real = scene_module.mesh_for
+    real_visual, real_mesh = scene_module.furniture_visual, scene_module.mesh_for
+
+    def furniture_visual(entry):
+        if entry.id == broken:
+            raise ValueError("unreadable builder")
+        return real_visual(entry)
 
     def mesh_for(entry):
-        if entry.id == broken:
+        if mesh_fails_too and entry.id == broken:
             raise ValueError("unreadable asset")
-        return real(entry)
+        return real_mesh(entry)
 
+    monkeypatch.setattr(scene_module, "furniture_visual", furniture_visual)
     monkeypatch.setattr(scene_module, "mesh_for", mesh_for)
     with caplog.at_level(logging.WARNING, logger="homeloop.sim.render.scene"):
         renderer = Renderer(ep.world)
@@ -281,10 +289,13 @@ def test_a_catalog_mesh_that_fails_is_drawn_as_its_box_with_one_warning(house_ho
     assert len(warnings) == 1
     item = next(f for f in ep.home.furniture if f.catalog_id == broken)
     mesh = renderer.scene.entity_mesh(item.id, "body")
-    dims = ep.catalog.furniture[broken].dimensions
+    entry = ep.catalog.furniture[broken]
+    dims = entry.dimensions
     extent = np.ptp(mesh.vertices[mesh.faces.ravel()], axis=0)
     assert sorted(extent[:2].round(3)) == sorted([round(dims.width, 3), round(dims.depth, 3)])
     assert extent[2] == pytest.approx(dims.height)
+    drawn = 12 if mesh_fails_too else len(real_mesh(entry).faces)  # its box, else its solid
+    assert len(mesh.faces) == drawn
 
 
 def test_a_moved_object_is_drawn_where_it_now_is(house_home):

@@ -53,6 +53,13 @@ class Ctx:
     def advance(self, seconds: float) -> None:
         self.world.advance(seconds)
 
+    def advance_while(self, going) -> None:
+        while going():
+            before = self.world.time
+            self.world.advance(STEP_S)
+            if self.world.time == before:
+                return
+
 
 def bare_world(home, catalog, body: str, room: str) -> World:
     world = World(home, catalog, seed=0)

@@ -9,13 +9,16 @@ exported files (see tools/blender/README.md)::
     /tmp/bpyenv/bin/python tools/blender/import_home.py outputs/default/homes/house/home.usdc \\
         --camera dome_camera_2_1 --out /tmp/house.png
 
-It imports the stage with Blender's own USD importer (default options), lists the objects
-it made by type, checks that every piece of furniture of the home file beside the USD
-(``home.json``), and every camera, became a Blender object of its name, and renders the camera's view with
-Cycles on the CPU at a few samples, denoised. The home's lights are as the home file says
-(off, as built), so the house is lit by daylight: a sky and a sun through its windows.
-It prints how long the import and the render took. Exit status 1 when furniture or camera
-names were lost, 2 for bad arguments.
+It imports the stage with Blender's own USD importer: the visual meshes (render purpose)
+with their ``UsdPreviewSurface`` materials, not the solids the export writes for physics
+(guide purpose), one Blender material per catalog material (materials of one name are one).
+It lists the objects it made by type, checks that every piece of furniture of the home file
+beside the USD (``home.json``), and every camera, became a Blender object of its name and that
+every mesh came with a material (a collision solid has none: one imported would show here),
+and renders the camera's view with Cycles on the CPU at a few samples, denoised. The home's
+lights are as the home file says (off, as built), so the house is lit by daylight: a sky and a
+sun through its windows. It prints how long the import and the render took. Exit status 1 when
+furniture or camera names were lost or a mesh has no material, 2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -47,11 +50,18 @@ def prim_name(home_id: str) -> str:
     return name if name[:1].isalpha() or name[:1] == "_" else f"item_{name}"
 
 
+#: What the import reads: the drawn meshes (render purpose) and their preview materials, not the
+#: guides (the export's colliders) nor proxies; a material of a name already imported is that one
+#: (each catalog material is written into every asset that uses it).
+IMPORT_OPTIONS = {"import_render": True, "import_guide": False, "import_proxy": False, "import_materials": True,
+                  "import_usd_preview": True, "mtl_name_collision_mode": "REFERENCE_EXISTING"}
+
+
 def import_stage(path: Path) -> float:
-    """Blender's USD import of ``path`` into an empty scene; its duration (s)."""
+    """Blender's USD import of ``path`` (:data:`IMPORT_OPTIONS`) into an empty scene; its duration (s)."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     start = time.perf_counter()
-    result = bpy.ops.wm.usd_import(filepath=str(path))
+    result = bpy.ops.wm.usd_import(filepath=str(path), **IMPORT_OPTIONS)
     if "FINISHED" not in result:
         raise SystemExit(f"{path}: Blender could not import the stage ({result})")
     return time.perf_counter() - start
@@ -63,6 +73,20 @@ def inventory() -> dict[str, int]:
     for obj in bpy.data.objects:
         counts[obj.type] = counts.get(obj.type, 0) + 1
     return dict(sorted(counts.items()))
+
+
+def unmaterialled() -> list[str]:
+    """Mesh objects with a face of no material: every drawn mesh of a home has one, the solids
+    (guides) have none."""
+    out = []
+    for obj in bpy.data.objects:
+        if obj.type != "MESH":
+            continue
+        slots = [s.material for s in obj.material_slots]
+        used = {p.material_index for p in obj.data.polygons}
+        if not slots or any(i >= len(slots) or slots[i] is None for i in used):
+            out.append(obj.name)
+    return sorted(out)
 
 
 def lost_names(home: dict, part: str) -> list[str]:
@@ -135,8 +159,11 @@ def main(argv: list[str]) -> int:
         return 2
     home = json.loads(home_file.read_text(encoding="utf-8"))
     seconds = import_stage(args.usd)
-    print(f"imported {args.usd} in {seconds:.2f} s: {len(bpy.data.objects)} objects {inventory()}")
-    lost = []
+    print(f"imported {args.usd} in {seconds:.2f} s: {len(bpy.data.objects)} objects {inventory()}, "
+          f"{len(bpy.data.materials)} materials")
+    bare = unmaterialled()
+    print(f"meshes without a material: {len(bare)}" + (f": {bare[:10]}" if bare else ""))
+    lost = list(bare)
     for part in ("furniture", "cameras"):
         missing = lost_names(home, part)
         total = len(home.get(part, []))

@@ -98,7 +98,7 @@ class Household:
     def __init__(self, episode: Episode):
         self.ep = episode
         self.world: World = episode.world
-        self.tools = {t["function"]["name"] for t in episode.tools()}
+        self.tools = set(episode.tool_names())
         self.robot = RobotRoutines(self)
         self._devices: list[ListedDevice] | None = None
         self._cameras: list[ListedCamera] | None = None

@@ -10,6 +10,8 @@ the fields itself runs the same way. The devices module reports
 The ``door_open`` field and the door part of the appliance's furniture (the
 part that opens its drum) are kept in step: when the robot opens or closes
 the part the field follows, and when the field is written the part follows.
+With no cycle counting down the module sleeps (:class:`~homeloop.sim.world.Rest`)
+until a device or a furniture part changes.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from homeloop.core.home import Home
-from homeloop.sim.world import DeviceState, World
+from homeloop.sim.world import NOTHING, DeviceState, Rest, World
 
 #: Device types whose cycles run here (homeloop/catalog/devices.yaml, appliances).
 CYCLE_DEVICE_TYPES = ("washer", "dryer")
 #: A part further than this from its closed state is open (rad or m).
 PART_OPEN_TOLERANCE = 1e-6
+
+#: What a step changes, and what wakes the module asleep (:class:`~homeloop.sim.world.Rest`).
+CHANGES = frozenset({"devices", "parts", "appliances"})
+READS = frozenset({"devices", "parts"})
 
 
 @dataclass
@@ -46,6 +52,8 @@ class Appliances:
     def __init__(self) -> None:
         self._world: World | None = None
         self._appliances: dict[str, _Appliance] = {}
+        self._changed = False  # whether the last step changed a field or a part
+        self._counting = False  # whether a cycle counted down in the last step
 
     def _set_up(self, world: World) -> None:
         self._appliances = {}
@@ -76,11 +84,13 @@ class Appliances:
     def step(self, world: World, dt: float) -> None:
         if self._world is not world:
             self._set_up(world)
+        self._changed, self._counting = False, False
         for app in self._appliances.values():
             door_open = self._sync_door(world, app)
             values = app.device.values
             if values["cycle_state"] != "running" or door_open:
                 continue
+            self._changed = self._counting = True
             if app.remaining <= 0.0:  # started by writing the fields
                 app.remaining = float(values["remaining_s"])
             app.remaining = max(app.remaining - dt, 0.0)
@@ -89,11 +99,18 @@ class Appliances:
                 app.remaining = 0.0
                 values["cycle_state"] = "finished"
 
+    def rest(self, world: World) -> Rest:
+        """A cycle counting down: the next step. Else asleep until a device or a part changes."""
+        counting = self._counting and any(a.device.values["cycle_state"] == "running" for a in self._appliances.values())
+        return Rest(CHANGES if self._changed else NOTHING, -math.inf if counting else math.inf, READS)
+
     def _sync_door(self, world: World, app: _Appliance) -> bool:
         """Bring the door field and the door part into agreement; whichever changed wins."""
         values = app.device.values
         field_open = bool(values.get("door_open", False))
         part_open = self._part_open(world, app)
+        if part_open != app.last_part_open or field_open != app.last_field_open:
+            self._changed = True
         if part_open != app.last_part_open:
             field_open = part_open
             if "door_open" in values:

@@ -10,7 +10,8 @@ own room, to a tenth of a degree.
 
 Air quality per room is a band of the room's smoke density
 (:mod:`homeloop.sim.dynamics.smoke`), named as Matter's Air Quality cluster
-names them.
+names them. Settled, the module sleeps (:class:`~homeloop.sim.world.Rest`)
+until a device changes (the thermostat's setpoint or mode).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import math
 from typing import Any
 
 from homeloop.sim.dynamics.smoke import SMOKE_ALARM_DENSITY, Smoke
-from homeloop.sim.world import DeviceState, World
+from homeloop.sim.world import NOTHING, DeviceState, Rest, World
 
 #: Air temperature of a home before any heating acts, and of the spaces no thermostat
 #: serves (°C; the thermostat's catalog default).
@@ -33,6 +34,11 @@ SETTLED_C = 0.01
 #: last band the air is "extremely_poor". The alarm density ends the "poor" band.
 AIR_QUALITY_BANDS: tuple[tuple[float, str], ...] = (
     (0.0, "good"), (0.05, "fair"), (0.15, "moderate"), (SMOKE_ALARM_DENSITY, "poor"), (0.7, "very_poor"))
+
+#: What a settling step changes (the thermostat's reading too), and what wakes a settled climate
+#: (:class:`~homeloop.sim.world.Rest`).
+CHANGES = frozenset({"climate", "devices"})
+READS = frozenset({"devices"})
 
 
 def air_quality_of(density: float) -> str:
@@ -54,6 +60,7 @@ class Climate:
         self._served: list[str] = []
         self._temperature: dict[str, float] = {}
         self._settled_for: tuple[float, str] | None = None
+        self._stepped = False  # whether the last step moved the temperatures
 
     def _set_up(self, world: World) -> None:
         thermostats = world.devices_of_type("thermostat")
@@ -66,6 +73,7 @@ class Climate:
         self._world = world
 
     def step(self, world: World, dt: float) -> None:
+        self._stepped = False
         if self._world is not world:
             self._set_up(world)
         stat = self._thermostat
@@ -74,6 +82,7 @@ class Climate:
         setpoint, mode = stat.values["setpoint"], stat.values["mode"]
         if self._settled_for == (setpoint, mode):
             return
+        self._stepped = True
         gain = 1.0 - math.exp(-dt / HEATING_TIME_CONSTANT_S)
         settled = True
         for rid in self._served:
@@ -87,6 +96,11 @@ class Climate:
         self._settled_for = (setpoint, mode) if settled else None
         if stat.room in self._temperature:
             stat.values["local_temperature"] = round(self._temperature[stat.room], 1)
+
+    def rest(self, world: World) -> Rest:
+        """Settling: the next step. Settled (or no thermostat): asleep until a device changes."""
+        settled = self._thermostat is None or self._settled_for is not None
+        return Rest(CHANGES if self._stepped else NOTHING, math.inf if settled else -math.inf, READS)
 
     def temperature(self, room_id: str) -> float:
         """Air temperature of a room (°C)."""

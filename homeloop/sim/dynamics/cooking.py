@@ -42,7 +42,7 @@ from typing import Any
 
 from homeloop.sim.dynamics.climate import ROOM_TEMPERATURE_C, Climate
 from homeloop.sim.dynamics.smoke import SmokeSource, alarm_delay_s
-from homeloop.sim.world import ObjectState, World
+from homeloop.sim.world import NOTHING, ObjectState, Rest, World
 
 #: Time constant of the contents' temperature (s): docs/dynamics.md.
 TIME_CONSTANT_S = 250.0
@@ -62,6 +62,13 @@ FRYING_EQUILIBRIUM_C = 260.0
 FRYING_START_C = 180.0
 #: A pan further than this from its burner's centre is off the burner (m).
 ON_BURNER_M = 0.1
+
+#: What a step changes (:class:`~homeloop.sim.world.Rest`): whether a pan smokes or burns (what the smoke
+#: and the light read of it) and the milestones, or only how hot a pan is; and what a settled pan
+#: answers to: where the pan is (or who holds it), the burners, the rooms' temperatures.
+CHANGES = frozenset({"cooking", "pan_heat", "events"})
+HEATING = frozenset({"pan_heat"})
+READS = frozenset({"objects", "robot", "people", "devices", "climate"})
 
 
 def equilibrium_for(smoke_point_c: float, ignition_c: float, smoke_to_ignition_s: float,
@@ -132,6 +139,7 @@ class Cooking:
         self._world: World | None = None
         self._gain = 0.0
         self._gain_dt = -1.0
+        self._changed = NOTHING  # what the last step changed of the pans
 
     def add_pan(self, world: World, object_id: str, stove_device: str, burner_field: str, recipe: str) -> Pan:
         """Put the contents of ``recipe`` in the pan ``object_id``, on the burner that
@@ -161,12 +169,25 @@ class Cooking:
     # --- stepping ---------------------------------------------------------------------------------
 
     def step(self, world: World, dt: float) -> None:
+        self._changed = NOTHING
         if not self._pans:
             return
         if dt != self._gain_dt:
             self._gain, self._gain_dt = 1.0 - math.exp(-dt / TIME_CONSTANT_S), dt
         for pan in self._pans.values():
+            temperature, flags = pan.temperature, (pan.smoking, pan.burning)
             self._step_pan(world, pan)
+            if (pan.smoking, pan.burning) != flags:
+                self._changed = CHANGES
+            elif pan.temperature != temperature and not self._changed:
+                self._changed = HEATING
+
+    def rest(self, world: World) -> Rest:
+        """Heating or cooling: the next step. Settled (every pan at what it heads for): asleep until
+        what it reads changes (where a pan is, the burners, the rooms' temperatures)."""
+        if self._changed:
+            return Rest(self._changed, -math.inf, READS)
+        return Rest(NOTHING, math.inf, READS if self._pans else NOTHING)
 
     def _step_pan(self, world: World, pan: Pan) -> None:
         obj = world.objects[pan.id]

@@ -21,9 +21,9 @@ A room is lit (:meth:`Light.lit`) at :data:`BRIGHTNESS_FLOOR_LUX` or more:
 perception detects nothing in a room below it, so a person lying in a dark
 room is not seen (docs/skills.md).
 
-Everything is read from the world when asked, so the step costs nothing;
-the geometry (glazing, floor areas, which devices light which room) is
-gathered once at set-up.
+Everything is read from the world when asked, so the step costs nothing and
+the module sleeps after it (:class:`~homeloop.sim.world.Rest`); the geometry
+(glazing, floor areas, which devices light which room) is gathered once at set-up.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from homeloop.core.home import Home, polygon_from_rings
-from homeloop.sim.world import World
+from homeloop.sim.world import Rest, World
 
 #: Sunrise and sunset on the scenario clock (s after midnight): an equinox day.
 SUNRISE_S = 6.5 * 3600.0
@@ -58,6 +58,9 @@ FIRE_LUMENS = 4000.0
 BRIGHTNESS_FLOOR_LUX = 20.0
 
 _COVERINGS = ("roller_blind", "curtain")
+
+#: The light's rest after any step: it changes nothing and answers to nothing.
+ASLEEP = Rest()
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,10 @@ class Light:
     def step(self, world: World, dt: float) -> None:
         if self._world is not world:
             self._set_up(world)
+
+    def rest(self, world: World) -> Rest:
+        """Always asleep: the illuminance is read when asked."""
+        return ASLEEP
 
     def lux(self, room_id: str) -> float:
         """Illuminance of a room now (lux)."""

@@ -38,7 +38,9 @@ People take handoffs (:meth:`People.receive`): the object joins
 ``PersonState.holding`` and moves with them.
 
 Per step the module costs a dictionary check when nobody walks and no script
-waits; walking is a few arithmetic operations per walker.
+waits; walking is a few arithmetic operations per walker. With nobody walking
+it sleeps (:class:`~homeloop.sim.world.Rest`) until the first time a script
+waits for, woken by any change while a script waits for a condition.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ from homeloop.core import navigation
 from homeloop.core.geometry import face_point
 from homeloop.core.home import Home, Opening, polygon_from_rings
 from homeloop.sim.errors import SkillError
-from homeloop.sim.world import Placement, PersonState, World
+from homeloop.sim.world import EVERYTHING, NOTHING, Placement, PersonState, Rest, World
 
 #: How far (m) from a person an object is within their reach: a handoff's range, and where a
 #: delivered item must lie (an adult's arm reach standing or sitting, rounded).
@@ -116,6 +118,11 @@ RESTING_HEART_RATE_BPM = (52, 72)
 PATH_WIDTH = 0.5
 #: The router's node for everywhere outside the plan's rooms.
 OUTSIDE = "(outside)"
+#: What a step of walking changes: the walkers, and what they carry.
+WALKING = frozenset({"people"})
+CARRYING = frozenset({"people", "objects"})
+#: What the cook's and the intruder's waits read: the burner or the lights, and where people are.
+COOK_READS = INTRUDER_READS = frozenset({"devices", "people"})
 
 
 class PersonError(ValueError):
@@ -166,11 +173,13 @@ class Walk:
 
 @dataclass(frozen=True)
 class Until:
-    """What a script waits for: a time, a condition, the end of its person's walk (any one)."""
+    """What a script waits for: a time, a condition, the end of its person's walk (any one);
+    ``reads``: what the condition reads (:data:`~homeloop.sim.world.ASPECTS`), whose change wakes it."""
 
     time: float | None = None
     condition: Callable[[], bool] | None = None
     arrival: bool = False
+    reads: frozenset[str] = EVERYTHING
 
 
 Script = Generator[Until, None, None]
@@ -187,29 +196,46 @@ class People:
         self.router: Router | None = None
         self.watches: dict[str, str] = {}  # person id -> fall watch device id
         self.help_buttons: dict[str, str] = {}  # person id -> help button device id
+        self._changed: frozenset[str] = NOTHING  # what the last step changed
 
     # --- the dynamics step ---------------------------------------------------------------------------
 
     def step(self, world: World, dt: float) -> None:
         if not self.walks and not self.scripts:
+            self._changed = NOTHING
             return
+        self._changed = NOTHING
         for pid, walk in list(self.walks.items()):
             person = world.people[pid]
             walk.advance(person, walk.speed * dt)
             _carry(world, person)
+            self._changed |= CARRYING if person.holding else WALKING
             if walk.arrived:
                 del self.walks[pid]
-        if self.scripts:
-            self._resume(world)
+        if self.scripts and self._resume(world):
+            self._changed = EVERYTHING  # a script went on: it may do anything
 
-    def _resume(self, world: World) -> None:
+    def _resume(self, world: World) -> bool:
+        """Resume the scripts whose wait is over; whether any went on."""
         current, self.scripts = self.scripts, []
+        resumed = False
         for pid, script, first in current:
             until: Until | None = first
             while until is not None and self._ready(pid, until, world):
                 until = next(script, None)
+                resumed = True
             if until is not None:
                 self.scripts.append((pid, script, until))
+        return resumed
+
+    def rest(self, world: World) -> Rest:
+        """Walking (or a script ready): the next step. Else asleep until the first time a script waits
+        for, woken by a change of what a condition it waits for reads."""
+        if self.walks or any(self._ready(pid, u, world) for pid, _, u in self.scripts):
+            return Rest(self._changed, -math.inf, EVERYTHING)
+        times = [u.time for _, _, u in self.scripts if u.time is not None]
+        reads = frozenset().union(*(u.reads for _, _, u in self.scripts if u.condition is not None))
+        return Rest(self._changed, min(times, default=math.inf), EVERYTHING if "*" in reads else reads)
 
     def _ready(self, pid: str, until: Until, world: World) -> bool:
         if until.time is not None and world.time >= until.time - 1e-9:
@@ -343,7 +369,7 @@ class People:
     def _keep_lit(self, world: World, pid: str, stove: str, burner: str) -> Script:
         values, person = world.devices[stove].values, world.people[pid]
         while person.activity == "cooking":
-            yield Until(condition=lambda: not values[burner] or person.activity != "cooking")
+            yield Until(condition=lambda: not values[burner] or person.activity != "cooking", reads=COOK_READS)
             if person.activity != "cooking":
                 return
             yield Until(time=world.time + RELIGHT_S)
@@ -410,8 +436,8 @@ class People:
             return person.room == target[2] and any(v.get("on") for v in light_values)
 
         self.walk_to(world, pid, target[:2], target[2])
-        yield Until(condition=lambda: pid not in self.walks or seen())
-        yield Until(condition=seen, time=world.time + INTRUDER_LINGER_S)
+        yield Until(condition=lambda: pid not in self.walks or seen(), reads=INTRUDER_READS)
+        yield Until(condition=seen, time=world.time + INTRUDER_LINGER_S, reads=INTRUDER_READS)
         if seen():
             world.note("intruder_noticed_light", pid, room=target[2])
             yield Until(time=world.time + INTRUDER_REACTION_S)

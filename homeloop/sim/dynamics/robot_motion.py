@@ -16,7 +16,8 @@ On the way:
   them (at most :data:`MAX_REPLANS` times), a straight move stops.
 
 The outcome (:class:`Motion`: done or blocked, why, metres driven) is what the
-skill reports. With no motion under way a step does nothing.
+skill reports. With no motion under way a step does nothing, and the module
+sleeps (:class:`~homeloop.sim.world.Rest`) until a skill starts one.
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ from typing import Any
 import shapely
 from shapely import Polygon
 
-from homeloop.core.home import polygon_from_rings
+from homeloop.core.catalog import RobotEntry
+from homeloop.core.home import Home, polygon_from_rings
 from homeloop.sim import robot as body_rules
 from homeloop.sim.robot.floor import NoPath
 from homeloop.sim.robot.kinematics import Phase
 from homeloop.sim.robot.obstacles import Obstacle
-from homeloop.sim.world import RobotState, World
+from homeloop.sim.world import NOTHING, Rest, RobotState, World
 
 #: How far ahead (seconds of driving) the body watches for people and objects in its way.
 LOOKAHEAD_S = 0.8
@@ -41,8 +43,17 @@ LOOKAHEAD_S = 0.8
 #: How often a motion may plan again around something in its way before it gives up.
 MAX_REPLANS = 3
 
+#: A point closer to its room's outline than this (m) is looked up in the room's polygon.
+ROOM_DISC_MARGIN_M = 1e-6
+
 #: Objects lying on the floor are looked up again this often while driving (steps).
 OBJECT_REFRESH_STEPS = 10
+
+#: What a step of a motion changes (:class:`~homeloop.sim.world.Rest`): the body and the motion, what
+#: it holds, and the doors it opened.
+MOVING = frozenset({"robot", "robot_motion"})
+HOLDING = frozenset({"objects"})
+DOORS = frozenset({"openings"})
 
 
 @dataclass
@@ -78,7 +89,10 @@ class RobotMotion:
         self.driven_m = 0.0
         self.driving_s = 0.0
         self.doors_opened: list[tuple[float, str]] = []
-        self._rooms: tuple[int, list[tuple[str, Polygon]]] | None = None
+        self._rooms: _Rooms | None = None
+        self._figures: tuple[RobotEntry, float, float] | None = None
+        self._people: tuple[tuple[object, ...], list[Obstacle]] | None = None
+        self._changed: frozenset[str] = NOTHING  # what the last step changed
 
     # --- control ------------------------------------------------------------------------------------
 
@@ -100,8 +114,10 @@ class RobotMotion:
     def step(self, world: World, dt: float) -> None:
         m = self.motion
         if m is None or m.status != "moving":
+            self._changed = NOTHING
             return
         robot = _robot(world)
+        doors = len(self.doors_opened)
         m._steps += 1
         m.t_in_phase += dt
         while m.active and m.t_in_phase >= m.phases[m.index].seconds - 1e-9:
@@ -116,6 +132,13 @@ class RobotMotion:
                 self.driving_s += dt
                 self._watch(world, m, phase)
         body_rules.move_held(robot, world.objects)
+        self._changed = MOVING | (HOLDING if robot.holding() else NOTHING) | (
+            DOORS if len(self.doors_opened) != doors else NOTHING)
+
+    def rest(self, world: World) -> Rest:
+        """Moving: the next step; else asleep until a skill starts a motion (from outside the steps)."""
+        m = self.motion
+        return Rest(self._changed, -math.inf if m is not None and m.active else math.inf)
 
     def _enter(self, world: World, m: Motion) -> None:
         """Start the phase at ``m.index`` (or finish the motion). A door found open costs nothing, a
@@ -161,16 +184,9 @@ class RobotMotion:
     # --- rooms --------------------------------------------------------------------------------------
 
     def _room_at(self, world: World, x: float, y: float, current: str) -> str:
-        if self._rooms is None or self._rooms[0] != id(world.home):
-            rooms = [(r.id, polygon_from_rings(r.polygon)) for r in world.home.rooms]
-            for _, poly in rooms:
-                shapely.prepare(poly)
-            self._rooms = (id(world.home), rooms)
-        rooms = self._rooms[1]
-        here = next((poly for rid, poly in rooms if rid == current), None)
-        if here is not None and shapely.contains_xy(here, x, y):
-            return current
-        return next((rid for rid, poly in rooms if shapely.contains_xy(poly, x, y)), current)  # doorway: keep
+        if self._rooms is None or self._rooms.home is not world.home:
+            self._rooms = _Rooms(world.home)
+        return self._rooms.room_at(x, y, current)
 
     # --- people and objects in the way ----------------------------------------------------------------
 
@@ -178,16 +194,31 @@ class RobotMotion:
         robot = _robot(world)
         if m._steps % OBJECT_REFRESH_STEPS == 0:
             m._floor_objects = body_rules.floor_object_obstacles(world, m.avoid_exclude)
-        ahead = min(body_rules.drive_speed(robot.body) * LOOKAHEAD_S, math.hypot(phase.x1 - robot.x, phase.y1 - robot.y))
+        lookahead, radius = self._body_figures(robot)
+        ahead = min(lookahead, math.hypot(phase.x1 - robot.x, phase.y1 - robot.y))
         if ahead <= 1e-6:
             return
         ux, uy = (phase.x1 - phase.x0) / phase.length, (phase.y1 - phase.y0) / phase.length
-        radius = robot.body.clearance_width / 2
-        people = body_rules.people_obstacles(world, m.avoid_exclude) if world.people else []
+        people = self._people_in_the_way(world, m.avoid_exclude) if world.people else []
         for o in people + m._floor_objects:
             if _in_the_way(robot.x, robot.y, ux, uy, ahead, o, radius):
                 self._blocked(world, m, f"blocked by {o.label} at {body_rules.point_words((o.x, o.y))}")
                 return
+
+    def _body_figures(self, robot: RobotState) -> tuple[float, float]:
+        """How far ahead the body watches (m) and half its clearance width, for its body."""
+        if self._figures is None or self._figures[0] is not robot.body:
+            self._figures = (robot.body, body_rules.drive_speed(robot.body) * LOOKAHEAD_S,
+                             robot.body.clearance_width / 2)
+        return self._figures[1], self._figures[2]
+
+    def _people_in_the_way(self, world: World, exclude: tuple[str, ...]) -> list[Obstacle]:
+        """The people as obstacles (:func:`~homeloop.sim.robot.obstacles.people_obstacles`), made again
+        only when someone moved."""
+        where = (exclude, *((p.id, p.x, p.y, p.room, p.catalog_id, p.name) for p in world.people.values()))
+        if self._people is None or self._people[0] != where:
+            self._people = (where, body_rules.people_obstacles(world, exclude))
+        return self._people[1]
 
     def _blocked(self, world: World, m: Motion, why: str) -> None:
         """Something is in the way: plan again around it (a motion with a goal), else stop."""
@@ -219,6 +250,55 @@ class RobotMotion:
             "driving_s": round(self.driving_s, 3),
             "doors_opened": [{"t": t, "door": d} for t, d in self.doors_opened],
         }
+
+
+class _Rooms:
+    """The room of a point, as the home's room polygons contain it (GEOS), answered without GEOS while
+    the point stays inside a disc known to lie within the room it was last found in: a disc around
+    where the room was last looked up, as wide as that point's distance to the room's outline (less
+    :data:`ROOM_DISC_MARGIN_M`, far above rounding)."""
+
+    def __init__(self, home: Home):
+        self.home = home
+        self.polygons = [(r.id, polygon_from_rings(r.polygon)) for r in home.rooms]
+        for _, poly in self.polygons:
+            shapely.prepare(poly)
+        self.edges = {rid: _edges(poly) for rid, poly in self.polygons}
+        self.disc: tuple[str, float, float, float] | None = None  # room, centre, radius
+
+    def room_at(self, x: float, y: float, current: str) -> str:
+        """The room at (x, y): ``current`` while it contains the point, else the first room that
+        does, else ``current`` (a doorway between rooms)."""
+        disc = self.disc
+        if disc is not None and disc[0] == current and math.hypot(x - disc[1], y - disc[2]) < disc[3]:
+            return current
+        here = next((poly for rid, poly in self.polygons if rid == current), None)
+        if here is not None and shapely.contains_xy(here, x, y):
+            clear = _distance_to(self.edges[current], x, y) - ROOM_DISC_MARGIN_M
+            self.disc = (current, x, y, clear) if clear > 0 else None
+            return current
+        return next((rid for rid, poly in self.polygons if shapely.contains_xy(poly, x, y)), current)
+
+
+def _edges(polygon: Polygon) -> list[tuple[float, float, float, float]]:
+    """Every edge (x0, y0, x1, y1) of a polygon's rings."""
+    out: list[tuple[float, float, float, float]] = []
+    for part in getattr(polygon, "geoms", [polygon]):
+        for ring in (part.exterior, *part.interiors):
+            xy = list(ring.coords)
+            out.extend((a[0], a[1], b[0], b[1]) for a, b in zip(xy, xy[1:]))
+    return out
+
+
+def _distance_to(edges: list[tuple[float, float, float, float]], x: float, y: float) -> float:
+    """The distance from (x, y) to the nearest edge."""
+    best = math.inf
+    for x0, y0, x1, y1 in edges:
+        dx, dy = x1 - x0, y1 - y0
+        length2 = dx * dx + dy * dy
+        t = 0.0 if length2 == 0.0 else min(max(((x - x0) * dx + (y - y0) * dy) / length2, 0.0), 1.0)
+        best = min(best, math.hypot(x - x0 - t * dx, y - y0 - t * dy))
+    return best
 
 
 def _robot(world: World) -> RobotState:

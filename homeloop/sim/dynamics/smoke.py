@@ -29,7 +29,8 @@ exceeds :data:`SMOKE_ALARM_DENSITY`. With every door and window shut (as the
 scenarios start) a room's smoke spreads only to :func:`rooms_reached`, so a
 sensor elsewhere never sounds for it; task screening reads that rule. Until a
 source first smokes the step returns at once; when every source has stopped
-and the smoke has cleared it goes idle again.
+and the smoke has cleared it goes idle again. Idle, it sleeps
+(:class:`~homeloop.sim.world.Rest`) until a module making smoke changes.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ import shapely
 from homeloop.core.check import open_passages
 from homeloop.core.home import Home, polygon_from_rings
 from homeloop.core.geometry import OPENING_CONTACT_TOLERANCE
-from homeloop.sim.world import World
+from homeloop.sim.world import EVERYTHING, NOTHING, Rest, World
 
 #: Density rise per second at a smoking source (docs/dynamics.md).
 RISE_PER_S = 0.3
@@ -67,6 +68,9 @@ CEILING_JET_SPEED_M_S = 0.6
 EXCHANGE_SPEED_M_S = 0.1
 #: Below this density everywhere, with no source smoking, the smoke has cleared.
 CLEAR_DENSITY = 1e-4
+
+#: What a step spreading smoke changes (:class:`~homeloop.sim.world.Rest`).
+CHANGES = frozenset({"smoke"})
 
 
 @dataclass
@@ -136,6 +140,7 @@ class Smoke:
         self._fronts: dict[str, _Front] = {}
         self._active = False
         self._time = 0.0
+        self._stepped = False  # whether the last step went past the idle check
 
     # --- set-up -----------------------------------------------------------------------------------
 
@@ -159,7 +164,9 @@ class Smoke:
         if self._world is not world:
             self._set_up(world)
         if not self._active and not any(_smoking(p) for p in self._providers):
+            self._stepped = False
             return
+        self._stepped = True
         sources = [s for p in self._providers for s in p.sources()]
         self._active = True
         self._time = world.time
@@ -170,6 +177,14 @@ class Smoke:
         if not smoking and max(self._rho, default=0.0) < CLEAR_DENSITY:
             self._rho = [0.0] * len(self._rho)
             self._active = False
+
+    def rest(self, world: World) -> Rest:
+        """Spreading: the next step. Idle: asleep until a module making smoke changes."""
+        if self._active:
+            return Rest(CHANGES, -math.inf)
+        makers = [getattr(p, "name", None) for p in self._providers]
+        wakes_on = EVERYTHING if None in makers else frozenset(str(n) for n in makers)
+        return Rest(CHANGES if self._stepped else NOTHING, math.inf, wakes_on)
 
     def _step_sources(self, sources: Iterable[SmokeSource], dt: float) -> set[str]:
         """Update each source's density; the ids of those that had smoke before or have now."""

@@ -26,7 +26,9 @@ Actions and what they do:
 ``open``, ``close``, ``lock``, ``unlock``  an opening
 ===============  ===========================================================
 
-A step with nothing due costs one comparison.
+A step with nothing due costs one comparison, and the timeline sleeps until its
+next action (:class:`~homeloop.sim.world.Rest`); an action fired may change
+anything.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Any, Callable
 
 from homeloop.core.catalog import FieldValue
 from homeloop.sim.dynamics.people import DoorWay, People
-from homeloop.sim.world import Message, World
+from homeloop.sim.world import EVERYTHING, NOTHING, Message, Rest, World
 
 #: Recipient of messages people send (the assistant the agent plays).
 ASSISTANT = "assistant"
@@ -61,6 +63,7 @@ class Timeline:
         self.next_index = 0
         self._next_time = float("inf")
         self.fired: list[tuple[float, str]] = []
+        self._fired_seen = 0
 
     def load(self, actions: list[Action]) -> None:
         """Set the actions (sorted by time; ties keep their order); unknown kinds are refused."""
@@ -81,6 +84,11 @@ class Timeline:
             self.fired.append((world.time, action.kind))
         nxt = self.actions[self.next_index].at_s if self.next_index < len(self.actions) else float("inf")
         self._next_time = nxt
+
+    def rest(self, world: World) -> Rest:
+        """Asleep until the next action; an action fired this step may have changed anything."""
+        fired, self._fired_seen = len(self.fired) != self._fired_seen, len(self.fired)
+        return Rest(EVERYTHING if fired else NOTHING, self._next_time)
 
     def snapshot(self) -> dict[str, Any]:
         return {"fired": [list(f) for f in self.fired], "pending": len(self.actions) - self.next_index}

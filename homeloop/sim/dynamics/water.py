@@ -18,6 +18,9 @@ sensor reads it each step, so it trips the step the water reaches it.
 Milestones: "leak_started" when a leak first runs, "spill" when a container
 tips, and "litres_60" when the total first reaches :data:`CONTAINED_LIMIT_L`
 (the most spill_contained allows, docs/tasks.md).
+
+With no leak running the module sleeps (:class:`~homeloop.sim.world.Rest`)
+until a device changes (a water main opened).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any
 import numpy as np
 import shapely
 
-from homeloop.sim.world import World
+from homeloop.sim.world import NOTHING, Rest, World
 
 #: Flow of a burst supply hose while the main is open (L/min): docs/dynamics.md.
 LEAK_RATE_L_PER_MIN = 40.0
@@ -43,6 +46,10 @@ CONTAINED_LIMIT_L = 60.0
 RADIUS_SAMPLES = 128
 
 _LEAK_RATE_L_PER_S = LEAK_RATE_L_PER_MIN / 60.0
+
+#: What a step of a running leak changes, and what wakes a dry one (:class:`~homeloop.sim.world.Rest`).
+CHANGES = frozenset({"water", "events"})
+READS = frozenset({"devices"})
 
 
 @dataclass
@@ -94,6 +101,7 @@ class Water:
         self._sources: dict[str, WaterSource] = {}
         self._leaks: list[tuple[WaterSource, str]] = []  # each leak and the water main feeding it
         self._total_noted = False
+        self._ran = False  # whether a leak ran in the last step
 
     def add_leak(self, world: World, name: str, room: str, x: float, y: float, valve_device: str) -> WaterSource:
         """A burst hose at (x, y) in ``room``, fed through the water main ``valve_device``."""
@@ -127,14 +135,21 @@ class Water:
     # --- stepping ---------------------------------------------------------------------------------
 
     def step(self, world: World, dt: float) -> None:
+        self._ran = False
         for leak, valve in self._leaks:
             if world.devices[valve].values["state"] != "open":
                 continue
+            self._ran = True
             if leak.started_at is None:
                 self._start(world, leak)
             leak.litres += _LEAK_RATE_L_PER_S * dt
             leak.spread()
             self._note_total(world)
+
+    def rest(self, world: World) -> Rest:
+        """A leak running: the next step. Else asleep until a device changes (its water main)."""
+        running = any(world.devices[valve].values["state"] == "open" for _, valve in self._leaks)
+        return Rest(CHANGES if self._ran else NOTHING, -math.inf if running else math.inf, READS)
 
     def _start(self, world: World, leak: WaterSource) -> None:
         leak.started_at = world.time

@@ -3,9 +3,12 @@
 What the dynamics report becomes per-pixel layers over the opaque hits:
 
 - **flames** (:func:`flames`): over each burning pan
-  (:meth:`Cooking.pans`), a few emissive cones :data:`FLAME_HEIGHT_M` tall
-  on the pan's rim, cast like any geometry inside their projected box; a
-  pixel shows flame where a cone lies in front of the opaque surface.
+  (:meth:`Cooking.pans`), a few emissive cones about :data:`FLAME_HEIGHT_M`
+  tall on the pan's rim, cast like any geometry inside their projected box;
+  a pixel shows flame where a cone lies in front of the opaque surface. The
+  cones flicker: their heights and the tongues' lean follow sines of the
+  world's time at frequencies and phases drawn from a hash of the episode's
+  seed and the pan, and so does the flame's brightness, up its height.
 - **smoke** (:func:`smoke`): the layer under each ceiling, :data:`SMOKE_LAYER_M`
   deep, with the density :meth:`Smoke.density_at` gives at each point (the
   front included), rasterised on a coarse grid of the rooms. Each ray's
@@ -48,6 +51,13 @@ from homeloop.sim.world import World
 #: Flames over a burning pan: the main cone's height (m) and its radius as a share of the pan's.
 FLAME_HEIGHT_M = 0.45
 FLAME_RADIUS_SHARE = 0.8
+#: Flicker: how far the main cone's and the tongues' heights swing (share), the tongues' lean
+#: (share of their height), the brightness swing (share), and the range of frequencies (Hz).
+FLAME_MAIN_FLICKER = 0.08
+FLAME_TONGUE_FLICKER = 0.3
+FLAME_LEAN_SWAY = 0.25
+FLAME_GLOW_FLICKER = 0.2
+FLAME_HZ = (2.0, 6.0)
 #: Opacity of the flames at their base and at their tip.
 FLAME_ALPHA = (0.95, 0.7)
 #: Flame radiance at the base (orange) and at the tip (red), linear RGB in units of a white
@@ -96,17 +106,25 @@ class Layers:
 # --- flames ---------------------------------------------------------------------------------------------
 
 
-def flame_mesh(x: float, y: float, rim: float, radius: float, seed: str) -> trimesh.Trimesh:
-    """A main cone and two smaller tongues leaning out, placed by a hash of the pan (deterministic)."""
+def flame_mesh(x: float, y: float, rim: float, radius: float, seed: str, t: float = 0.0) -> trimesh.Trimesh:
+    """A main cone and three smaller tongues leaning out, placed by a hash of ``seed`` and flickering
+    with the time ``t`` (s): the same seed and time give the same flames."""
     digest = hashlib.sha256(seed.encode("utf-8")).digest()
-    cones = [trimesh.creation.cone(radius=radius, height=FLAME_HEIGHT_M, sections=12)]
+
+    def swing(k: int) -> float:  # a sine of the time, its frequency and phase drawn from the digest
+        hz = FLAME_HZ[0] + (FLAME_HZ[1] - FLAME_HZ[0]) * digest[8 + k] / 255
+        return math.sin(2 * math.pi * hz * t + 2 * math.pi * digest[16 + k] / 255)
+
+    height = FLAME_HEIGHT_M * (1 + FLAME_MAIN_FLICKER * swing(0))
+    cones = [trimesh.creation.cone(radius=radius, height=height, sections=12)]
     for k in range(3):
         angle = 2 * math.pi * (k / 3 + digest[k] / 255 / 3)
         c, s = math.cos(angle), math.sin(angle)
-        tongue = trimesh.creation.cone(radius=radius * 0.5, height=FLAME_HEIGHT_M * (0.55 + 0.25 * digest[k + 3] / 255),
-                                       sections=8)
+        tall = FLAME_HEIGHT_M * (0.55 + 0.25 * digest[k + 3] / 255) * (1 + FLAME_TONGUE_FLICKER * swing(k + 1))
+        tongue = trimesh.creation.cone(radius=radius * 0.5, height=tall, sections=8)
         lean = np.eye(4)
-        lean[:2, 2] = (0.6 * c, 0.6 * s)  # the tongue's tip leans outward
+        sway = 0.6 + FLAME_LEAN_SWAY * swing(k + 4)
+        lean[:2, 2] = (sway * c, sway * s)  # the tongue's tip leans outward
         tongue.apply_transform(lean)
         tongue.apply_translation((0.6 * radius * c, 0.6 * radius * s, 0.0))
         cones.append(tongue)
@@ -117,12 +135,12 @@ def flame_mesh(x: float, y: float, rim: float, radius: float, seed: str) -> trim
     return mesh
 
 
-def flames(world: World, caster: Caster, rooms: RoomGrid, hits: Hits, layers: Layers) -> None:
-    """The flames of every burning pan (see the module docstring)."""
+def flame_sites(world: World) -> list[tuple[str, float, float, float, float]]:
+    """Each burning pan's id, position, rim height and flame radius (m)."""
     cooking = world.running(Cooking)
     if cooking is None:
-        return
-    view, n = hits.view, len(hits.depth)
+        return []
+    out = []
     for pan in cooking.pans():
         obj = world.objects.get(pan.id)
         if not pan.burning or obj is None:
@@ -131,7 +149,16 @@ def flames(world: World, caster: Caster, rooms: RoomGrid, hits: Hits, layers: La
         dims = entry.dimensions if entry is not None else None
         rim = obj.z + (dims.height if dims is not None else 0.0)
         radius = FLAME_RADIUS_SHARE * (min(dims.width, dims.depth) / 2 if dims is not None else 0.12)
-        mesh = flame_mesh(obj.x, obj.y, rim, radius, pan.id)
+        out.append((pan.id, obj.x, obj.y, rim, radius))
+    return out
+
+
+def flames(world: World, caster: Caster, rooms: RoomGrid, hits: Hits, layers: Layers) -> None:
+    """The flames of every burning pan (see the module docstring)."""
+    view, n = hits.view, len(hits.depth)
+    for pan, x, y, rim, radius in flame_sites(world):
+        seed = f"{world.seed}:{pan}"
+        mesh = flame_mesh(x, y, rim, radius, seed, world.time)
         box = pixel_bounds(view, mesh.vertices, mesh.faces)
         if box is None:
             continue
@@ -149,9 +176,21 @@ def flames(world: World, caster: Caster, rooms: RoomGrid, hits: Hits, layers: La
         height = (view.z + hits.directions[idx[shown], 2] * t_any[shown] - rim) / FLAME_HEIGHT_M
         h = np.clip(height, 0.0, 1.0)[:, None]
         alpha[idx[shown]] = FLAME_ALPHA[0] + (FLAME_ALPHA[1] - FLAME_ALPHA[0]) * h[:, 0]
-        rgb[idx[shown]] = (1 - h) * np.array(FLAME_BASE_RGB) + h * np.array(FLAME_TIP_RGB)
-        room = obj.placement.room or _room_at(rooms, obj.x, obj.y)
-        _note(layers, "fire", pan.id, [room] if room else [], int(shown.sum()), projected)
+        rgb[idx[shown]] = ((1 - h) * np.array(FLAME_BASE_RGB) + h * np.array(FLAME_TIP_RGB)) * \
+            _glow(seed, world.time, h)
+        obj = world.objects[pan]
+        room = obj.placement.room or _room_at(rooms, x, y)
+        _note(layers, "fire", pan, [room] if room else [], int(shown.sum()), projected)
+
+
+def _glow(seed: str, t: float, height: np.ndarray) -> np.ndarray:
+    """The flame's brightness up its height (shares of the base brightness, (M, 1)), flickering with
+    the time: a wave running up the flame."""
+    digest = hashlib.sha256(f"glow:{seed}".encode("utf-8")).digest()
+    hz = FLAME_HZ[0] + (FLAME_HZ[1] - FLAME_HZ[0]) * digest[0] / 255
+    phase = 2 * np.pi * (hz * t + digest[1] / 255) - 6.0 * height
+    out: np.ndarray = 1.0 + FLAME_GLOW_FLICKER * np.sin(phase)
+    return out
 
 
 def _room_at(rooms: RoomGrid, x: float, y: float) -> str | None:
@@ -187,9 +226,24 @@ class SmokeField:
         tops = np.array([by_id[r].floor_height + by_id[r].ceiling_height for r in rooms.rooms] + [0.0])
         self.top = tops[self.labels].astype(np.float32)  # label -1 picks the trailing 0
         self.cells = {i: np.argwhere(self.labels == i) for i in range(len(rooms.rooms))}
+        self._last: tuple[float, Smoke, tuple[np.ndarray, list[int]]] | None = None
 
-    def densities(self, smoke: Smoke) -> tuple[np.ndarray, list[int]]:
-        """Density per cell now, and the indices of the rooms holding any."""
+    def box(self, rooms: list[int]) -> tuple[float, float, float, float]:
+        """The bounds (x0, y0, x1, y1) of the cells of the rooms (by index), a cell wider each way."""
+        cells = np.vstack([self.cells[i] for i in rooms if len(self.cells[i])] or [np.zeros((1, 2), np.int64)])
+        (r0, c0), (r1, c1) = cells.min(axis=0) - 1, cells.max(axis=0) + 2
+        return (self.x0 + c0 * self.cell, self.y0 + r0 * self.cell, self.x0 + c1 * self.cell, self.y0 + r1 * self.cell)
+
+    def densities(self, smoke: Smoke, time: float) -> tuple[np.ndarray, list[int]]:
+        """Density per cell at ``time`` (now), and the indices of the rooms holding any: worked out
+        once per moment, however many frames are taken at it (a robot's scan)."""
+        if self._last is not None and self._last[0] == time and self._last[1] is smoke:
+            return self._last[2]
+        out = self._densities(smoke)
+        self._last = (time, smoke, out)
+        return out
+
+    def _densities(self, smoke: Smoke) -> tuple[np.ndarray, list[int]]:
         dens = np.zeros(self.labels.shape, dtype=np.float32)
         smoky = []
         for i, room in enumerate(self.rooms.rooms):
@@ -197,9 +251,9 @@ class SmokeField:
                 continue
             smoky.append(i)
             cells = self.cells[i]
-            xs = self.x0 + (cells[:, 1] + 0.5) * self.cell
-            ys = self.y0 + (cells[:, 0] + 0.5) * self.cell
-            dens[cells[:, 0], cells[:, 1]] = [smoke.density_at(room, x, y) for x, y in zip(xs, ys)]
+            points = np.column_stack([self.x0 + (cells[:, 1] + 0.5) * self.cell,
+                                      self.y0 + (cells[:, 0] + 0.5) * self.cell])
+            dens[cells[:, 0], cells[:, 1]] = smoke.densities_at(room, points)
         return dens, smoky
 
 
@@ -208,7 +262,7 @@ def smoke(world: World, field_: SmokeField, hits: Hits, layers: Layers) -> None:
     module_ = world.running(Smoke)
     if module_ is None:
         return
-    dens, smoky = field_.densities(module_)
+    dens, smoky = field_.densities(module_, world.time)
     if not smoky:
         return
     view = hits.view
@@ -256,7 +310,7 @@ def _optical_depths(field_: SmokeField, dens: np.ndarray, smoky: list[int], view
     span = np.clip(tb - ta, 0.0, None)
     step = span / SMOKE_SAMPLES
     out = {i: np.zeros(len(d), dtype=np.float32) for i in smoky}
-    ok = span > 0
+    ok = (span > 0) & _crosses(field_.box(smoky), view, d, ta, tb)
     # each ray's samples start at its own fraction of a step (a fixed low-discrepancy sequence),
     # so the layer's edges come out as fine grain, not as bands
     jitter = np.modf(np.arange(len(d)) * 0.6180339887)[0][ok]
@@ -274,6 +328,23 @@ def _optical_depths(field_: SmokeField, dens: np.ndarray, smoky: list[int], view
         label = field_.labels[row, col]
         for i in smoky:
             out[i][ok] += np.where(label == i, rho, 0.0)
+    return out
+
+
+def _crosses(box: tuple[float, float, float, float], view: Viewpoint, d: np.ndarray, ta: np.ndarray,
+             tb: np.ndarray) -> np.ndarray:
+    """Whether each ray's stretch from ``ta`` to ``tb`` passes over the box (x0, y0, x1, y1): a ray
+    that does not meets no smoke, and is not sampled."""
+    lo, hi = ta.copy(), tb.copy()
+    for axis, origin in ((0, view.x), (1, view.y)):
+        step = d[:, axis]
+        flat = np.abs(step) < 1e-9
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1, t2 = (box[axis] - origin) / step, (box[axis + 2] - origin) / step
+        within = box[axis] <= origin <= box[axis + 2]
+        lo = np.where(flat, lo if within else np.inf, np.maximum(lo, np.minimum(t1, t2)))
+        hi = np.where(flat, hi, np.minimum(hi, np.maximum(t1, t2)))
+    out: np.ndarray = lo <= hi
     return out
 
 

@@ -1,12 +1,14 @@
 """Colours of what the renderer draws (docs/skills.md, "Captures and perception").
 
-Every triangle of the scene gets one flat albedo (linear RGB, 0-1) from
-what it is: the architecture by kind, furniture and objects by their
-catalog class (or the object's own colour word), fixtures by kind, and
-people by body part, their clothes' colours read from the character's
-``appearance`` text (homeloop/catalog/people.yaml), so a masked frame visibly
-replaces something that was not flat. Classes the tables do not name get
-a stable muted colour derived from the name.
+Every triangle of the scene gets one albedo (linear RGB, 0-1) from what it
+is: the architecture by kind, fixtures by kind, and people by body part,
+their clothes' colours read from the character's ``appearance`` text
+(homeloop/catalog/people.yaml), so a masked frame visibly replaces something
+that was not flat. Furniture, objects and devices are drawn as their visual
+parts (homeloop/core/visuals), each part's colour the material its role
+names in the catalog's palettes (homeloop/catalog/materials.yaml); a part
+playing ``tinted`` takes its object's colour word from :data:`COLOUR_WORDS`.
+Kinds the tables do not name get a stable muted colour derived from the name.
 """
 
 from __future__ import annotations
@@ -43,27 +45,6 @@ FIXTURES: dict[str, RGB] = {
     "elevator": (0.65, 0.66, 0.68),
 }
 
-#: Furniture by catalog class.
-FURNITURE: dict[str, RGB] = {
-    "sofa": (0.32, 0.42, 0.58), "armchair": (0.55, 0.36, 0.30), "bed": (0.80, 0.78, 0.86),
-    "chair": (0.48, 0.34, 0.22), "office_chair": (0.18, 0.18, 0.20), "dining_table": (0.58, 0.42, 0.27),
-    "coffee_table": (0.52, 0.38, 0.25), "desk": (0.62, 0.50, 0.36), "side_table": (0.55, 0.42, 0.30),
-    "nightstand": (0.60, 0.47, 0.33), "bookshelf": (0.50, 0.37, 0.24), "shelf": (0.66, 0.55, 0.40),
-    "wardrobe": (0.72, 0.64, 0.52), "tv_unit": (0.25, 0.24, 0.24), "television": (0.06, 0.06, 0.07),
-    "fridge": (0.88, 0.89, 0.90), "range": (0.30, 0.30, 0.32), "dishwasher": (0.80, 0.81, 0.82),
-    "washer": (0.92, 0.92, 0.93), "dryer": (0.90, 0.90, 0.92), "rug": (0.58, 0.22, 0.20),
-    "bench": (0.56, 0.44, 0.32), "shoe_cabinet": (0.70, 0.66, 0.58), "laundry_basket": (0.78, 0.70, 0.52),
-    "plant_stand": (0.40, 0.30, 0.22), "vase": (0.30, 0.52, 0.60),
-}
-
-#: Carryable objects by catalog class (an object's own colour word wins).
-OBJECTS: dict[str, RGB] = {
-    "mug": (0.85, 0.85, 0.82), "pan": (0.12, 0.12, 0.13), "book": (0.60, 0.20, 0.18),
-    "garment": (0.40, 0.45, 0.62), "glasses": (0.10, 0.10, 0.10), "grocery_bag": (0.80, 0.70, 0.50),
-    "keys": (0.72, 0.70, 0.60), "parcel": (0.72, 0.56, 0.36), "pill_box": (0.90, 0.88, 0.40),
-    "potted_plant": (0.22, 0.50, 0.22), "remote_control": (0.10, 0.10, 0.12), "watering_can": (0.30, 0.55, 0.35),
-}
-
 #: Colour words of object colours and of people's appearance descriptions.
 COLOUR_WORDS: dict[str, RGB] = {
     "red": (0.75, 0.12, 0.10), "blue": (0.18, 0.32, 0.70), "white": (0.92, 0.92, 0.90),
@@ -82,6 +63,14 @@ SHOES: RGB = (0.12, 0.11, 0.10)
 #: Clothes of a character whose appearance names no colour.
 DEFAULT_TOP: RGB = (0.45, 0.50, 0.58)
 DEFAULT_BOTTOM: RGB = (0.25, 0.27, 0.32)
+#: A hood whose top the appearance does not name, gloves, a sleeper's blanket (a blue duvet, apart
+#: from the bed's sheets and from clothes), and the cardboard of a carried parcel.
+HOOD: RGB = (0.10, 0.10, 0.12)
+GLOVES: RGB = (0.08, 0.08, 0.09)
+BLANKET: RGB = (0.33, 0.45, 0.68)
+PARCEL: RGB = (0.72, 0.56, 0.36)
+#: Clothing colours the general colour words lack.
+CLOTHING_COLOURS: dict[str, RGB] = {"teal": (0.12, 0.50, 0.52)}
 
 #: A person's pixels in a people_masked frame, and every pixel of a blocked one (sRGB bytes).
 MASK_RGB8: tuple[int, int, int] = (255, 0, 255)
@@ -94,33 +83,44 @@ def stable_colour(name: str) -> RGB:
     return tuple(round(0.35 + 0.45 * b / 255, 3) for b in digest[:3])  # type: ignore[return-value]
 
 
-def furniture_colour(semantic_class: str) -> RGB:
-    return FURNITURE.get(semantic_class) or stable_colour(semantic_class)
-
-
-def object_colour(semantic_class: str, colour: str | None = None) -> RGB:
-    word = (colour or "").strip().lower()
-    return COLOUR_WORDS.get(word) or OBJECTS.get(semantic_class) or stable_colour(semantic_class)
-
-
 def fixture_colour(kind: str) -> RGB:
     return FIXTURES.get(kind) or stable_colour(kind)
 
 
 #: Words of an appearance phrase about the head rather than the clothes.
 HEAD_WORDS = frozenset({"hair", "bob", "beard", "tail", "glasses", "bald", "moustache"})
+#: Words of a phrase about the feet (its colour goes to the shoes), of tops that leave the forearms
+#: bare, of bottoms that leave the shins bare, of one-colour outfits, and of a hooded top.
+SHOE_WORDS = frozenset({"shoes", "trainers", "boots", "slippers", "sneakers", "sandals"})
+SHORT_SLEEVE_WORDS = frozenset({"t-shirt", "polo", "scrubs", "vest", "tank"})
+BARE_SHIN_WORDS = frozenset({"shorts", "skirt"})
+OUTFIT_WORDS = frozenset({"scrubs", "overalls", "uniform", "jumpsuit"})
+HOOD_WORDS = frozenset({"hood", "hooded", "hoodie"})
 
 
 def person_colours(appearance: str) -> dict[str, RGB]:
     """Colours of a person's parts from the appearance text: the phrases about the head give the
-    hair, the first colour word of the others dresses the top, the next the trousers (e.g. "grey
-    bob, lavender cardigan, dark trousers, slippers")."""
+    hair, those about the feet the shoes; of the others, the first colour word dresses the top, the
+    next the trousers (e.g. "grey bob, lavender cardigan, dark trousers, slippers"). Short sleeves
+    bare the forearms, shorts the shins, gloves cover the hands; a hooded top's hood is its colour.
+    The roles :func:`homeloop.sim.render.figures.person_pieces` draws: skin, hair, top, forearms,
+    hands, bottom, shins, shoes, hood, parcel and blanket."""
     head: list[RGB] = []
     clothes: list[RGB] = []
-    for phrase in appearance.lower().split(","):
-        words = [w.strip(".;") for w in phrase.split()]
-        colours = [COLOUR_WORDS[w] for w in words if w in COLOUR_WORDS]
-        (head if HEAD_WORDS.intersection(words) else clothes).extend(colours)
+    feet: list[RGB] = []
+    words: set[str] = set()
+    for phrase in appearance.lower().replace(";", ",").split(","):
+        said = [w.strip(".") for w in phrase.split()]
+        words.update(said)
+        colours = [COLOUR_WORDS.get(w) or CLOTHING_COLOURS[w] for w in said
+                   if w in COLOUR_WORDS or w in CLOTHING_COLOURS]
+        (head if HEAD_WORDS.intersection(said) else feet if SHOE_WORDS.intersection(said) else clothes).extend(
+            colours)
     top = clothes[0] if clothes else DEFAULT_TOP
-    bottom = clothes[1] if len(clothes) > 1 else DEFAULT_BOTTOM
-    return {"skin": SKIN, "hair": head[0] if head else HAIR, "top": top, "bottom": bottom, "shoes": SHOES}
+    bottom = clothes[1] if len(clothes) > 1 else top if OUTFIT_WORDS.intersection(words) else DEFAULT_BOTTOM
+    return {"skin": SKIN, "hair": head[0] if head else HAIR, "top": top, "bottom": bottom,
+            "shoes": feet[0] if feet else SHOES,
+            "forearms": SKIN if SHORT_SLEEVE_WORDS.intersection(words) else top,
+            "hands": GLOVES if "gloves" in words else SKIN,
+            "shins": SKIN if BARE_SHIN_WORDS.intersection(words) else bottom,
+            "hood": top if HOOD_WORDS.intersection(words) else HOOD, "parcel": PARCEL, "blanket": BLANKET}

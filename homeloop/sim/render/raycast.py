@@ -21,8 +21,21 @@ movers. A frame
 
 The result, :class:`Hits`, is per pixel: the distance along the ray to the
 first opaque surface (inf where the ray leaves the home), that triangle's
-code (-1: none) and how squarely the ray meets it, and the code of a window
-pane in front of it. A cached static result keeps the last three too.
+code (-1: none), how squarely the ray meets it and the triangle itself (its
+normal is read only where shading asks), and the code of a window pane in
+front of it. A cached static result keeps all but the last.
+
+Embree gives each ray only the triangle it hits; the distance comes from that
+triangle's plane (the ray meets the plane where it meets the triangle), which
+costs less than having Embree write out its full hit record.
+
+:class:`PoseCache` keeps what later stages work out per camera pose (light,
+surface colours) for the next frame from that pose.
+
+The caster also answers the questions shading asks of the scene: whether
+anything opaque lies along a segment (:meth:`Geometry.occluded` of the
+static and the moving scenes, shadow rays) and what a ray from a surface sees
+first (:meth:`Caster.bounce`, the reflection in water on the floor).
 """
 
 from __future__ import annotations
@@ -31,7 +44,7 @@ import functools
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Hashable, Iterable, TypeVar
+from typing import Any, Generic, Hashable, Iterable, TypeVar
 
 import numpy as np
 from embreex import rtcore, rtcore_scene
@@ -60,11 +73,73 @@ class Hits:
     code: np.ndarray  # (N,) its code, -1 where none
     facing: np.ndarray  # (N,) |cos| of the angle between the ray and the surface's normal
     glass: np.ndarray  # (N,) code of a window pane in front of it, -1 where none
+    face: np.ndarray  # (N,) the triangle hit, as a row of ``faces``; -1 where none
+    surface: np.ndarray  # (N,) the flat surface hit (``Faces.plane``); -1 where none
+    faces: "Faces"  # the frame's triangles (static, then moving)
 
     def points(self, index: np.ndarray | slice = slice(None)) -> np.ndarray:
         """Home coordinates of the hit points (rays that hit nothing give inf)."""
-        points: np.ndarray = self.view.origin.astype(np.float32) + self.directions[index] * self.depth[index, None]
+        points: np.ndarray = _pick(self.directions, index) * self.depth[index, None]
+        points += self.view.origin.astype(np.float32)
         return points
+
+    def normal(self, index: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """Unit normals of the surfaces hit, turned toward the camera (rays that hit nothing give 0)."""
+        face = self.face[index]
+        n = np.take(self.faces.normals, np.maximum(face, 0), axis=0) if len(self.faces.normals) else \
+            np.zeros((len(face), 3), np.float32)
+        d = _pick(self.directions, index)
+        away = (n[:, 0] * d[:, 0] + n[:, 1] * d[:, 1] + n[:, 2] * d[:, 2]) > 0
+        out: np.ndarray = n * np.where(away, np.float32(-1.0), np.float32(1.0))[:, None]
+        out[face < 0] = 0.0
+        return out
+
+    def axis(self, index: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """The home axis (0, 1, 2: x, y, z) the normal of each surface hit is nearest to."""
+        out: np.ndarray = self.faces.axis[np.maximum(self.face[index], 0)] if len(self.faces.axis) else \
+            np.full(len(self.face[index]), 2, np.int8)
+        return out
+
+
+def _pick(rows: np.ndarray, index: np.ndarray | slice) -> np.ndarray:
+    """``rows[index]``; by :func:`numpy.take` for an index array, which is quicker for rows."""
+    out: np.ndarray = np.take(rows, index, axis=0) if isinstance(index, np.ndarray) else rows[index]
+    return out
+
+
+@dataclass(frozen=True)
+class Faces:
+    """Per triangle of a frame: its unit normal, the home axis nearest to it, and the flat surface
+    it lies in (triangles of one code in one plane share a number)."""
+
+    normals: np.ndarray  # (F, 3) float32
+    axis: np.ndarray  # (F,) int8
+    plane: np.ndarray  # (F,) int64, >= 0
+
+    @classmethod
+    def of(cls, codes: np.ndarray, normals: np.ndarray, offsets: np.ndarray) -> "Faces":
+        """The faces of codes, normals and plane offsets (n . p). A surface's number is a hash of
+        its code, its normal to a thousandth and its offset to a millimetre (made with no sort:
+        movers' faces are numbered anew whenever one moves)."""
+        if not len(codes):
+            return cls(np.zeros((0, 3), np.float32), np.zeros(0, np.int8), np.zeros(0, np.int64))
+        parts = [codes.astype(np.int64), *(np.round(normals[:, i] * 1000).astype(np.int64) for i in range(3)),
+                 np.round(offsets * 1000).astype(np.int64)]
+        key = np.zeros(len(codes), dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            for part, mix in zip(parts, _PLANE_MIX):
+                key = (key ^ part.astype(np.uint64)) * np.uint64(mix)
+        plane = (key >> np.uint64(1)).astype(np.int64)
+        return cls(normals, np.argmax(np.abs(normals), axis=1).astype(np.int8), plane)
+
+    def then(self, other: "Faces") -> "Faces":
+        """These faces, then ``other``'s."""
+        return Faces(np.vstack([self.normals, other.normals]), np.concatenate([self.axis, other.axis]),
+                     np.concatenate([self.plane, other.plane]))
+
+
+#: Odd multipliers that mix a surface's code, normal and offset into its number (64-bit).
+_PLANE_MIX = (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93, 0xA0761D6478BD642F)
 
 
 def pixel_bounds(view: Viewpoint, vertices: np.ndarray, faces: np.ndarray) -> tuple[int, int, int, int] | None:
@@ -105,7 +180,14 @@ def ray_directions(view: Viewpoint) -> np.ndarray:
     the camera's own grid of directions (:func:`_camera_grid`) turned to its heading and tilt."""
     forward, right, up = view.axes()
     turn = np.array([right, up, forward], dtype=np.float32)  # rows: camera axes in home coordinates
-    return _camera_grid(view.hfov_deg, view.width, view.height) @ turn
+    grid = _camera_grid(view.hfov_deg, view.width, view.height)
+    out = np.empty_like(grid)
+    for k in range(3):  # column by column: a matrix product with three columns is slow in numpy
+        column = out[:, k]
+        np.multiply(grid[:, 0], turn[0, k], out=column)
+        column += grid[:, 1] * turn[1, k]
+        column += grid[:, 2] * turn[2, k]
+    return out
 
 
 @functools.lru_cache(maxsize=RAY_CACHE_SIZE)
@@ -146,30 +228,66 @@ def face_normals(mesh: Mesh) -> np.ndarray:
 
 
 class Geometry:
-    """A mesh with its Embree scene, face codes and normals."""
+    """A mesh with its Embree scene, face codes, normals and planes."""
 
     def __init__(self, device: EmbreeDevice, mesh: Mesh):
         self.mesh = mesh
         self.scene = _embree_scene(device, mesh)
         self.codes = mesh.codes.astype(np.int32)
         self.normals = face_normals(mesh)
+        corner = np.asarray(mesh.vertices, dtype=np.float64)[mesh.faces[:, 0]] if len(mesh.faces) else np.zeros((0, 3))
+        self.planes = np.einsum("ij,ij->i", self.normals.astype(np.float64), corner)  # n . p of each face's plane
+        self.faces = Faces.of(self.codes, self.normals, self.planes)
+
+    def trace(self, view: Viewpoint, directions: np.ndarray, tfar: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Distance along each ray, face index and the cosine between the ray and that face's
+        normal (signed) of its first hit beyond the camera's near plane (:data:`NEAR_M` in depth,
+        as the geometric backend clips); face -1 (distance ``tfar`` or inf, cosine 0) where none
+        before ``tfar``."""
+        if not len(self.mesh.faces) or not len(directions):
+            far = np.full(len(directions), np.inf, dtype=np.float32) if tfar is None else tfar
+            return far, np.full(len(directions), -1, dtype=np.int32), np.zeros(len(directions), dtype=np.float32)
+        forward = view.axes()[0].astype(np.float32)
+        along = directions[:, 0] * forward[0] + directions[:, 1] * forward[1] + directions[:, 2] * forward[2]
+        near = np.float32(NEAR_M) / np.maximum(along, np.float32(1e-6))
+        origins = directions * near[:, None]
+        origins += view.origin.astype(np.float32)
+        kwargs: dict[str, np.ndarray] = {}
+        if tfar is not None:
+            kwargs["dists"] = np.ascontiguousarray(np.clip(tfar - near, 0, 1e30), dtype=np.float32)
+        face = np.asarray(self.scene.run(origins, directions, **kwargs), dtype=np.int32)
+        hit = face >= 0
+        f = np.where(hit, face, 0)  # whole arrays, misses masked after: cheaper than picking the hits out
+        n = self.normals[:, 0][f] * directions[:, 0]
+        n += self.normals[:, 1][f] * directions[:, 1]
+        n += self.normals[:, 2][f] * directions[:, 2]
+        # the ray from the camera meets the face's plane where it meets the face
+        height = (self.planes - self.normals.astype(np.float64) @ view.origin).astype(np.float32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            depth = np.maximum(height[f] / n, near)
+        miss = np.float32(np.inf) if tfar is None else tfar.astype(np.float32)
+        cos = np.where(hit, n, np.float32(0.0))
+        depth = np.where(hit, depth, miss)
+        return depth, face, cos
 
     def cast(self, view: Viewpoint, directions: np.ndarray, tfar: np.ndarray | None = None
              ) -> tuple[np.ndarray, np.ndarray]:
         """Distance along each ray and face index of its first hit beyond the camera's near plane
         (:data:`NEAR_M` in depth, as the geometric backend clips), face -1 where none before ``tfar``."""
-        if not len(self.mesh.faces) or not len(directions):
-            far = np.full(len(directions), np.inf, dtype=np.float32) if tfar is None else tfar
-            return far, np.full(len(directions), -1, dtype=np.int32)
-        forward = view.axes()[0].astype(np.float32)
-        near = np.float32(NEAR_M) / np.maximum(directions @ forward, np.float32(1e-6))
-        origins = view.origin.astype(np.float32) + directions * near[:, None]
-        kwargs: dict[str, np.ndarray] = {}
-        if tfar is not None:
-            kwargs["dists"] = np.ascontiguousarray(np.clip(tfar - near, 0, 1e30), dtype=np.float32)
-        out = self.scene.run(origins, directions, output=1, **kwargs)
-        face = out["primID"].astype(np.int32)
-        return np.where(face >= 0, out["tfar"] + near, np.inf).astype(np.float32), face
+        depth, face, _ = self.trace(view, directions, tfar)
+        return np.where(face >= 0, depth, np.float32(np.inf)).astype(np.float32), face
+
+    def occluded(self, origins: np.ndarray, directions: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Whether a triangle lies on each segment from ``origins`` along ``directions`` (unit)
+        within ``lengths``."""
+        if not len(self.mesh.faces) or not len(origins):
+            return np.zeros(len(origins), dtype=bool)
+        hit = self.scene.run(np.ascontiguousarray(origins, dtype=np.float32),
+                             np.ascontiguousarray(directions, dtype=np.float32),
+                             dists=np.ascontiguousarray(np.maximum(lengths, 0.0), dtype=np.float32), query="OCCLUDED")
+        blocked: np.ndarray = np.asarray(hit) >= 0
+        return blocked
 
 
 class Caster:
@@ -181,11 +299,14 @@ class Caster:
         self.static = Geometry(self.device, scene.opaque())
         self._settled = scene.settled_version
         self.glass = Geometry(self.device, scene.glass)
-        self._panes = [(scene.glass.subset(idx)) for idx in scene.entity_faces["glass"].values()]
-        self._dynamic: tuple[tuple[int, frozenset[str]], Geometry] | None = None
+        panes = [scene.glass.subset(idx) for idx in scene.entity_faces["glass"].values()]
+        self._panes = [(pane, _parts(pane)) for pane in panes]
+        self._dynamic: tuple[Hashable, Geometry] | None = None
         self._rays: OrderedDict[tuple[float, float, float, int, int], np.ndarray] = OrderedDict()
-        self._static_hits: OrderedDict[Viewpoint, tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
+        self._static_hits: OrderedDict[Viewpoint, tuple[np.ndarray, ...]] = OrderedDict()
         self._alone: dict[tuple[str, str | None], tuple[tuple[object, ...], Geometry]] = {}
+        self._frame_faces: tuple[Geometry, Geometry, Faces] | None = None
+        self._mesh_parts: tuple[Mesh, list[np.ndarray]] | None = None
 
     # -- rays
 
@@ -211,47 +332,84 @@ class Caster:
         if static is None:
             static = self._static(view, rays)
             _lru_put(self._static_hits, view, static, STATIC_CACHE_SIZE)
-        depth, code, facing = (a.copy() for a in static)
+        depth, code, facing, face, surface = (a.copy() for a in static)
         dynamic = self._moving(hide)
-        pixels = self._pixels(view, [dynamic.mesh])
+        faces = self._faces(dynamic)
+        if self._mesh_parts is None or self._mesh_parts[0] is not dynamic.mesh:
+            self._mesh_parts = (dynamic.mesh, _parts(dynamic.mesh))  # the same until the mesh is made anew
+        pixels = self._pixels(view, [self._mesh_parts])
         if len(pixels):
-            t, f = dynamic.cast(view, rays[pixels], depth[pixels])
+            t, f, cos = dynamic.trace(view, rays[pixels], depth[pixels])
             near = f >= 0
-            idx, f = pixels[near], f[near]
+            idx, f = pixels[near], f[near] + len(self.static.codes)
             depth[idx] = t[near]
-            code[idx] = dynamic.codes[f]
-            facing[idx] = np.abs(np.einsum("ij,ij->i", dynamic.normals[f], rays[idx]))
+            code[idx] = dynamic.codes[f - len(self.static.codes)]
+            facing[idx] = np.abs(cos[near])
+            face[idx] = f
+            surface[idx] = faces.plane[f]
         glass = np.full(len(rays), -1, dtype=np.int32)
         pixels = self._pixels(view, self._panes)
         if len(pixels):
             t, f = self.glass.cast(view, rays[pixels], depth[pixels])
             glass[pixels[f >= 0]] = self.glass.codes[f[f >= 0]]
-        return Hits(view, rays, depth, code, facing, glass)
+        return Hits(view, rays, depth, code, facing, glass, face, surface, faces)
 
-    def _static(self, view: Viewpoint, rays: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Depth, code and facing of every ray against the static scene."""
-        depth, face = self.static.cast(view, rays)
+    def _static(self, view: Viewpoint, rays: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Depth, code, facing, face and surface of every ray against the static scene."""
+        depth, face, cos = self.static.trace(view, rays)
         hit = np.maximum(face, 0)
-        code = np.where(face >= 0, self.static.codes[hit], -1).astype(np.int32)
-        facing = np.abs(np.einsum("ij,ij->i", self.static.normals[hit], rays)) if len(self.static.codes) else \
-            np.ones(len(rays), dtype=np.float32)
-        return depth, code, facing.astype(np.float32)
+        if len(self.static.codes):
+            code = np.where(face >= 0, self.static.codes[hit], -1).astype(np.int32)
+            surface = np.where(face >= 0, self.static.faces.plane[hit], -1).astype(np.int64)
+        else:
+            code = np.full(len(rays), -1, dtype=np.int32)
+            surface = np.full(len(rays), -1, dtype=np.int64)
+        facing = np.where(face >= 0, np.abs(cos), np.float32(1.0)).astype(np.float32)
+        return depth, code, facing, face, surface
+
+    def _faces(self, dynamic: Geometry) -> Faces:
+        """The static faces then the moving ones (the rows of a frame's ``Hits.face``)."""
+        cached = self._frame_faces
+        if cached is None or cached[0] is not self.static or cached[1] is not dynamic:
+            cached = self._frame_faces = (self.static, dynamic, self.static.faces.then(dynamic.faces))
+        return cached[2]
+
+    # -- questions shading asks
+
+    def bounce(self, origins: np.ndarray, directions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Distance and code of the first static surface each ray from ``origins`` meets (inf and -1
+        where none): what a reflection shows."""
+        if not len(self.static.codes) or not len(origins):
+            return np.full(len(origins), np.inf, np.float32), np.full(len(origins), -1, np.int32)
+        out = self.static.scene.run(np.ascontiguousarray(origins, dtype=np.float32),
+                                    np.ascontiguousarray(directions, dtype=np.float32), output=1)
+        face = np.asarray(out["primID"], dtype=np.int32)
+        code = np.where(face >= 0, self.static.codes[np.maximum(face, 0)], -1).astype(np.int32)
+        return np.where(face >= 0, out["tfar"], np.float32(np.inf)).astype(np.float32), code
+
+    def moving(self, hide: Iterable[str] = ()) -> Geometry:
+        """The moving scene now, less what ``hide`` names (rebuilt only when something moved)."""
+        return self._moving(hide)
 
     def _moving(self, hide: Iterable[str]) -> Geometry:
+        """The moving scene less ``hide``, rebuilt only when one of the movers it holds has moved
+        (the robot stepping does not rebuild its own camera's scene, which leaves it out)."""
         hide = frozenset(hide)
-        key = (self.scene.version, hide)
+        key = (hide, tuple((name, id(m), m.shape, m.key) for name, m in self.scene.movers.items()
+                           if not m.settled and m.hide_as not in hide))
         if self._dynamic is None or self._dynamic[0] != key:
             self._dynamic = (key, Geometry(self.device, self.scene.dynamic(hide)))
         return self._dynamic[1]
 
-    def _pixels(self, view: Viewpoint, meshes: list[Mesh]) -> np.ndarray:
-        """Indices of the pixels inside the projected boxes of the meshes' connected parts."""
+    def _pixels(self, view: Viewpoint, meshes: list[tuple[Mesh, list[np.ndarray]]]) -> np.ndarray:
+        """Indices of the pixels inside the projected boxes of the meshes' parts (each mesh with its
+        faces grouped by part, :func:`_parts`)."""
         mask = np.zeros((view.height, view.width), dtype=bool)
-        for mesh in meshes:
+        for mesh, parts in meshes:
             if not len(mesh.faces):
                 continue
             cam = view.camera_coords(mesh.vertices)
-            for part in _parts(mesh):
+            for part in parts:
                 box = camera_bounds(view, cam, part)
                 if box is not None:
                     mask[box[1]:box[3], box[0]:box[2]] = True
@@ -281,6 +439,21 @@ def _parts(mesh: Mesh) -> list[np.ndarray]:
 
 _Key = TypeVar("_Key", bound=Hashable)
 _Value = TypeVar("_Value")
+
+
+class PoseCache(Generic[_Value]):
+    """What the last frames from a few camera poses worked out, by pose (a dome camera's frames
+    reuse it where a pixel sees what it saw before)."""
+
+    def __init__(self, size: int = STATIC_CACHE_SIZE):
+        self.size = size
+        self._frames: OrderedDict[Viewpoint, _Value] = OrderedDict()
+
+    def get(self, view: Viewpoint) -> _Value | None:
+        return _lru_get(self._frames, view)
+
+    def put(self, view: Viewpoint, value: _Value) -> None:
+        _lru_put(self._frames, view, value, self.size)
 
 
 def _lru_get(cache: OrderedDict[_Key, _Value], key: _Key) -> _Value | None:

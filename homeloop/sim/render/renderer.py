@@ -1,11 +1,13 @@
-"""One episode's renderer: scene, ray caster, hazard layers and shading (docs/skills.md).
+"""One episode's renderer: scene, ray caster, hazard layers, light and shading (docs/skills.md).
 
 :class:`Renderer` ties the render package together. :meth:`Renderer.buffers`
 brings the scene up to date with the world, casts the frame's rays and
 works out the hazard layers; the id-buffer visibility backend reads these,
-and :meth:`Renderer.image` shades them. A capture asks for both in turn at
-the same moment, so the last frame's buffers are kept and reused when the
-viewpoint, the time, the hidden entities and the scene are unchanged.
+and :meth:`Renderer.image` lights them (:mod:`~homeloop.sim.render.lighting`)
+and shades them. A capture asks for both in turn at the same moment, so the
+last frame's buffers are kept and reused when the viewpoint, the time, the
+hidden entities and the scene are unchanged. Light and shading only read the
+buffers: the id buffer is the same whatever the light.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import numpy as np
 
 from homeloop.sim.render import effects, shade
 from homeloop.sim.render.effects import Layers, SmokeField
-from homeloop.sim.render.raycast import Caster, Hits
+from homeloop.sim.render.lighting import FrameLight, LightCache, LightRig, room_lux
+from homeloop.sim.render.raycast import Caster, Hits, PoseCache
 from homeloop.sim.render.rooms import RoomGrid
 from homeloop.sim.render.scene import Scene
 from homeloop.sim.visibility import Entity, GeometricVisibility, Viewpoint, ViewLike
@@ -35,6 +38,7 @@ class Buffers:
     hits: Hits
     layers: Layers
     entities: list[Entity]
+    hide: frozenset[str]  # what the frame leaves out (it casts no shadow in it either)
 
 
 class Renderer:
@@ -46,6 +50,9 @@ class Renderer:
         self.caster = Caster(self.scene)
         self.rooms = RoomGrid(world.home)
         self.smoke = SmokeField(world.home, self.rooms)
+        self.rig = LightRig(world.home, self.rooms, self.geometric.static_entities)
+        self.light_cache = LightCache()
+        self.surfaces: PoseCache[shade.Surfaces] = PoseCache()
         self._last: tuple[tuple[Viewpoint, float, frozenset[str], int], Buffers] | None = None
         self._palette: shade.Palette | None = None
         self.cameras = list(world.home.cameras)
@@ -65,7 +72,7 @@ class Renderer:
         effects.water(world, self._floor_codes(), self.rooms, hits, layers)
         effects.flames(world, self.caster, self.rooms, hits, layers)
         effects.smoke(world, self.smoke, hits, layers)
-        out = Buffers(hits, layers, entities)
+        out = Buffers(hits, layers, entities, hide)
         self._last = (key, out)
         return out
 
@@ -82,7 +89,11 @@ class Renderer:
         masked = record.get("privacy") == "people_masked" and not record.get("override")
         if self._palette is None or len(self._palette.rgb) != len(self.scene.codes):
             self._palette = shade.Palette.of(self.scene.codes)
-        return shade.shade(world, frame.hits, frame.layers, self._palette, self.rooms, masked)
+        lux, outside = room_lux(world, self.rooms)
+        light = FrameLight(self.rig, self.rig.table(world, lux, outside), frame.hits, self.caster, frame.hide,
+                           self._palette.ground, world.seed)
+        lit = shade.Lit(light.illuminance(self.light_cache), lux, outside, float(light.table.lux[light.camera_row]))
+        return shade.shade(frame.hits, frame.layers, self._palette, lit, self.caster.bounce, masked, self.surfaces)
 
     def __call__(self, world: World, view: ViewLike, record: dict[str, Any]) -> str:
         """The capture's image as base64 PNG (the renderer a capture calls)."""

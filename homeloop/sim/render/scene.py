@@ -9,21 +9,33 @@ export (homeloop/pipeline/usd.py):
   over each opening's head and under a window's sill, a frame round every
   opening, the plan's fixtures extruded to their height, and a ground plane
   round the home;
-- **furniture** (static body, moving parts): the catalog mesh of each item
-  (:func:`homeloop.core.geometry_assets.mesh_for`) at its pose, and each
-  articulated part's panel (:func:`homeloop.core.geometry_assets.part_panel_bounds`)
-  turned or slid to its present state;
-- **devices and places**: the solids the geometric visibility backend gives
-  them (:mod:`homeloop.sim.visibility`);
+- **furniture** (static body, moving parts): the visual parts of each item
+  (:func:`homeloop.core.visuals.furniture_visual`: a sofa's cushions, a
+  table's legs, a range's burners) at its pose; the parts that move with a
+  catalog joint (a door, a drawer front, a porthole) turned about or slid
+  along its axis to the joint's present state
+  (:func:`homeloop.core.geometry_assets.part_transform`), and the joint's
+  panel (:func:`homeloop.core.geometry_assets.part_panel_bounds`) where the
+  visual draws none of it;
+- **devices**: each device's visual (:func:`homeloop.core.visuals.device_visual`)
+  in its body's box (:func:`homeloop.core.geometry_assets.device_body`);
+  **places**: the solids the geometric visibility backend gives them
+  (:mod:`homeloop.sim.visibility`);
 - **movers**: door leaves (swung 90° about the hinge, a garage door lifted,
-  when open), objects, people (:mod:`homeloop.sim.render.figures`, posed),
-  the robot, and the dome cameras' housings (a camera never images its own).
+  when open), objects (their visuals), people (:mod:`homeloop.sim.render.figures`,
+  posed), the robot, and the dome cameras' housings (a camera never images
+  its own).
 - **glass**: window panes, kept apart (a ray sees through them).
 
 Every triangle carries a *code*: an index into :attr:`Scene.codes`, naming
 the entity it belongs to (the ids the visibility backends use), its kind,
-part and colour. A catalog mesh that cannot be made falls back to the
-item's bounding box, with one warning naming the asset.
+part, colour and texture. A visual part's colour and texture are the
+material its role names in the class's palette (the catalog's ``palettes``),
+each home and item choosing its own (:func:`homeloop.core.visuals.variant_of`);
+an object's ``tinted`` parts take its colour word. A visual that cannot be
+made falls back to the entry's solid, and a solid that cannot be made to
+its bounding box (a device's to its body's box), with one warning naming
+the asset.
 
 :meth:`Scene.update` re-poses only the movers whose state changed (their
 world vertices are rewritten in place) and bumps :attr:`Scene.version`, so
@@ -47,11 +59,20 @@ from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from homeloop.core.geometry import opening_axes
-from homeloop.core.geometry_assets import mesh_for, part_panel_bounds
+from homeloop.core.geometry_assets import BodySize, device_body, mesh_for, part_panel_bounds, part_transform
 from homeloop.core.catalog import ArticulatedPart, FurnitureEntry, ObjectEntry
-from homeloop.core.home import Furniture, Home, Opening, polygon_from_rings
+from homeloop.core.home import Device, Furniture, Home, Opening, polygon_from_rings
+from homeloop.core.visuals import (
+    TINTED,
+    VisualPart,
+    device_visual,
+    furniture_visual,
+    material_of,
+    object_visual,
+    variant_of,
+)
 from homeloop.core.navigation import fixture_solids
-from homeloop.sim.render import figures, materials
+from homeloop.sim.render import figures, materials, textures
 from homeloop.sim.render.figures import box_mesh
 from homeloop.sim.render.materials import RGB
 from homeloop.sim.visibility import LEAF_KINDS, Entity, Solid, lies_tipped, rest_matrix
@@ -73,13 +94,15 @@ GROUND_DROP_M = 0.01
 
 @dataclass(frozen=True)
 class Code:
-    """What a triangle belongs to: the entity (None for architecture), its kind, part and colour."""
+    """What a triangle belongs to: the entity (None for architecture), its kind, part and colour,
+    and the procedural texture that varies the colour over its surface ("" for none)."""
 
     entity: str | None
     kind: str
     part: str
     rgb: RGB
     room: str | None = None
+    texture: str = ""
 
 
 @dataclass
@@ -133,7 +156,7 @@ class Mover(Generic[_State]):
     state: Callable[[World], _State]
     pose: Callable[[_State], np.ndarray]
     settled: bool = False  # moves seldom (a door, a drawer): cast with the static scene
-    shape: tuple[str, str, float] | None = None  # what the local shape was made for (a person's posture)
+    shape: tuple[str, str, float, bool] | None = None  # what the local shape was made for (a person's pose)
     key: _State | None = None
     world: np.ndarray | None = None
 
@@ -254,24 +277,25 @@ class Scene:
 
     # -- codes
 
-    def code(self, entity: str | None, kind: str, part: str, rgb: RGB, room: str | None = None) -> int:
-        """The code of triangles of ``entity`` (None: architecture) of a kind, part and colour."""
-        key = Code(entity, kind, part, (float(rgb[0]), float(rgb[1]), float(rgb[2])), room)
+    def code(self, entity: str | None, kind: str, part: str, rgb: RGB, room: str | None = None,
+             texture: str = "") -> int:
+        """The code of triangles of ``entity`` (None: architecture) of a kind, part, colour and texture."""
+        key = Code(entity, kind, part, (float(rgb[0]), float(rgb[1]), float(rgb[2])), room, texture)
         if key not in self._code_index:
             self._code_index[key] = len(self.codes)
             self.codes.append(key)
         return self._code_index[key]
 
-    def _catalog_mesh(self, entry: FurnitureEntry | ObjectEntry) -> trimesh.Trimesh:
-        """The entry's catalog mesh, or its bounding box (one warning per asset) when it cannot be made."""
-        try:
-            return mesh_for(entry)
-        except Exception as exc:  # a broken asset must not stop an episode
-            if entry.id not in self._warned:
-                self._warned.add(entry.id)
-                log.warning("render: catalog mesh of %r failed (%s); drawing its bounding box", entry.id, exc)
-            d = entry.dimensions
-            return box_mesh(-d.depth / 2, -d.width / 2, 0.0, d.depth / 2, d.width / 2, max(d.height, 0.01))
+    def _warn_once(self, asset: str, what: str, exc: Exception, instead: str) -> None:
+        """One warning per asset, however many of it the home holds and whatever else fails of it."""
+        if asset not in self._warned:
+            self._warned.add(asset)
+            log.warning("render: %s of %r failed (%s); drawing %s", what, asset, exc, instead)
+
+    def _part_code(self, entity: str, kind: str, palette: str, part: str, role: str, variant: int) -> int:
+        """The code of a part of a visual: its role's material in the palette, this home's choice."""
+        material = material_of(self.catalog, palette, role, variant)
+        return self.code(entity, kind, part, material.albedo, texture=material.texture)
 
     # -- architecture
 
@@ -286,7 +310,8 @@ class Scene:
         out: list[Mesh] = []
         for room in home.rooms:
             for poly in _polygons(polygon_from_rings(room.polygon).buffer(0)):
-                floor = self.code(None, "floor", room.id, self._floor_colour(room.id), room.id)
+                floor = self.code(None, "floor", room.id, self._floor_colour(room.id), room.id,
+                                  textures.floor_texture(room.type, room.outdoor))
                 out.append(_mesh(flat(poly, room.floor_height), floor))
                 if room.space_class in ("indoor", "ancillary"):
                     top = room.floor_height + room.ceiling_height
@@ -362,54 +387,44 @@ class Scene:
         return out
 
     def _furniture(self, home: Home) -> list[Mesh]:
+        """Each item's visual parts at its pose; the parts that move with a catalog joint become
+        that joint's mover (its panel where the visual has none of them)."""
         out: list[Mesh] = []
         for f in home.furniture:
             entry = self.catalog.furniture.get(f.catalog_id)
-            colour = materials.furniture_colour(f.semantic_class)
-            code = self.code(f.id, "furniture", "body", colour)
+            variant = variant_of(home.home_id, f.id)
             if entry is None:
-                out.extend(_mesh(prism(p, f.pose.z, f.pose.z + f.height), code)
+                body = self._part_code(f.id, "furniture", f.semantic_class, "body", "body", variant)
+                out.extend(_mesh(prism(p, f.pose.z, f.pose.z + f.height), body)
                            for p in _polygons(polygon_from_rings(f.footprint)))
                 continue
             place = pose_matrix(f.pose.x, f.pose.y, f.pose.z, f.pose.yaw)
-            out.append(_placed(self._catalog_mesh(entry), place, code))
-            for part in entry.parts:
-                self._panel(f, entry, part, place, (0.8 * colour[0], 0.8 * colour[1], 0.8 * colour[2]))
+            joints = {p.name for p in entry.parts}
+            moving: dict[str, list[Mesh]] = {}
+            for part in _visual(self, entry):
+                code = self._part_code(f.id, "furniture", entry.semantic_class, part.name, part.role, variant)
+                if part.joint in joints:
+                    moving.setdefault(part.joint, []).append(Mesh.of(part.mesh, code))
+                else:
+                    out.append(_placed(part.mesh, place, code))
+            for joint in entry.parts:
+                shown = moving.get(joint.name) or [_part_panel(self, f, entry, joint, variant)]
+                self.movers[f"part:{f.id}/{joint.name}"] = _part_mover(f, joint, place, Mesh.concat(shown))
         return out
 
-    def _panel(self, f: Furniture, entry: FurnitureEntry, part: ArticulatedPart, place: np.ndarray,
-               colour: RGB) -> None:
-        """An articulated part's panel: a mover turned about (or slid along) its catalog axis."""
-        panel = box_mesh(*part_panel_bounds(entry, part))
-        faces = np.asarray(panel.faces, dtype=np.int64)
-        code = self.code(f.id, "furniture", part.name, colour)
-        at: np.ndarray = place @ _translation(part.hinge.x, part.hinge.y, part.hinge.z)
-        axis_name = part.axis
-        axis = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}[axis_name]
-
-        def turned(state: float) -> np.ndarray:
-            matrix: np.ndarray = at @ _axis_rotation(axis_name, state)
-            return matrix
-
-        def slid(state: float) -> np.ndarray:
-            matrix: np.ndarray = at @ _translation(*(state * v for v in axis))
-            return matrix
-
-        key, closed = (f.id, part.name), part.range[0]
-        self.movers[f"part:{f.id}/{part.name}"] = Mover(
-            f.id, np.asarray(panel.vertices, dtype=float), faces, np.full(len(faces), code),
-            state=lambda world: float(world.parts.get(key, closed)),
-            pose=turned if part.kind == "revolute" else slid, settled=True)
-
     def _solids(self, entities: Iterable[Entity]) -> list[Mesh]:
-        """Devices and places, as the geometric backend's solids; camera housings move with nothing
-        but are movers, so a camera can leave its own out."""
+        """Devices as their visuals in their bodies' frames (the geometric backend's solid where a
+        device has no body or its visual fails), places as their solids; camera housings move with
+        nothing but are movers, so a camera can leave its own out."""
         out: list[Mesh] = []
+        devices = {d.id: d for d in self.home.devices}
         for e in entities:
             if e.kind not in ("device", "place"):
                 continue
-            colour = materials.ARCHITECTURE["doormat" if e.kind == "place" else "device"]
-            mesh = _mesh(solid_mesh(e.solid), self.code(e.id, e.kind, "body", colour))
+            mesh = _device_mesh(self, devices[e.id]) if e.kind == "device" and e.id in devices else None
+            if mesh is None:
+                colour = materials.ARCHITECTURE["doormat" if e.kind == "place" else "device"]
+                mesh = _mesh(solid_mesh(e.solid), self.code(e.id, e.kind, "body", colour))
             if e.id in self.cameras:
                 self.movers[f"device:{e.id}"] = Mover(e.id, mesh.vertices, mesh.faces, mesh.codes,
                                                       state=lambda world: None, pose=lambda _: np.eye(4))
@@ -444,8 +459,7 @@ class Scene:
             entry = self.catalog.objects.get(obj.catalog_id)
             if entry is None:
                 continue
-            colour = materials.object_colour(obj.semantic_class, colours.get(oid) or entry.colour)
-            mesh = Mesh.of(self._catalog_mesh(entry), self.code(oid, "object", "body", colour))
+            mesh = _object_mesh(self, oid, entry, colours.get(oid) or entry.colour)
             self.movers[name] = _object_mover(oid, entry, yaws.get(oid, 0.0), mesh)
             changed = True
         return self._drop("object:", set(world.objects)) or changed
@@ -457,7 +471,7 @@ class Scene:
             if person.room is None:
                 continue
             present.add(pid)
-            shape = (person.posture, person.activity, round(bases.get(pid, 0.0), 4))
+            shape = (person.posture, person.activity, round(bases.get(pid, 0.0), 4), bool(person.holding))
             name = f"person:{pid}"
             if name in self.movers and self.movers[name].shape == shape:
                 continue
@@ -518,14 +532,97 @@ class Scene:
         return tuple((n, m.key, id(m)) for n, m in self.movers.items() if m.hide_as == entity)
 
 
-def _person_mover(scene: Scene, person: PersonState, shape: tuple[str, str, float]) -> Mover[tuple[float, float, float]]:
+def _visual(scene: Scene, entry: FurnitureEntry | ObjectEntry) -> list[VisualPart]:
+    """The entry's visual parts (homeloop/core/visuals), or its solid as one part (one warning per
+    asset) when its builder fails; an object's solid plays ``tinted``, so its colour word colours it."""
+    try:
+        return furniture_visual(entry) if isinstance(entry, FurnitureEntry) else object_visual(entry)
+    except Exception as exc:  # a broken builder must not stop an episode
+        scene._warn_once(entry.id, "visual", exc, "its solid")
+        role = "body" if isinstance(entry, FurnitureEntry) else TINTED
+        return [VisualPart("body", _catalog_mesh(scene, entry), role)]
+
+
+def _catalog_mesh(scene: Scene, entry: FurnitureEntry | ObjectEntry) -> trimesh.Trimesh:
+    """The entry's catalog mesh (its solid), or its bounding box (one warning per asset) when it
+    cannot be made."""
+    try:
+        return mesh_for(entry)
+    except Exception as exc:  # a broken asset must not stop an episode
+        scene._warn_once(entry.id, "catalog mesh", exc, "its bounding box")
+        d = entry.dimensions
+        return box_mesh(-d.depth / 2, -d.width / 2, 0.0, d.depth / 2, d.width / 2, max(d.height, 0.01))
+
+
+def _part_panel(scene: Scene, f: Furniture, entry: FurnitureEntry, part: ArticulatedPart, variant: int) -> Mesh:
+    """An articulated part's panel (:func:`part_panel_bounds`), closed, in the item frame: what
+    stands for the part where the item's visual draws none of it."""
+    code = scene._part_code(f.id, "furniture", entry.semantic_class, part.name, "front", variant)
+    panel = Mesh.of(box_mesh(*part_panel_bounds(entry, part)), code)
+    at = part_transform(part, part.range[0])
+    panel.vertices = panel.vertices @ at[:3, :3].T + at[:3, 3]
+    return panel
+
+
+def _part_mover(f: Furniture, part: ArticulatedPart, place: np.ndarray, shown: Mesh) -> Mover[float]:
+    """A catalog part's mover: what ``shown`` draws of it (closed, in the item frame) turned about
+    or slid along its axis to the part's present state, as :func:`part_transform` has it."""
+    closed = part.range[0]
+    local = np.linalg.inv(part_transform(part, closed))
+    vertices = shown.vertices @ local[:3, :3].T + local[:3, 3]
+    key = (f.id, part.name)
+
+    def pose(state: float) -> np.ndarray:
+        matrix: np.ndarray = place @ part_transform(part, state)
+        return matrix
+
+    return Mover(f.id, vertices, shown.faces, shown.codes, state=lambda world: float(world.parts.get(key, closed)),
+                 pose=pose, settled=True)
+
+
+def _device_mesh(scene: Scene, d: Device) -> Mesh | None:
+    """A device's visual (:func:`device_visual`) in its body's box (:func:`device_body`), placed;
+    None where it has no body or its builder fails (one warning per device type)."""
+    body = device_body(scene.home, d)
+    if body is None:
+        return None
+    size = BodySize(width=body.y1 - body.y0, depth=body.x1 - body.x0, height=body.z1 - body.z0)
+    try:
+        parts = device_visual(d.type, size, d.mount)
+    except Exception as exc:  # a broken builder must not stop an episode
+        scene._warn_once(d.type, "visual", exc, "its body's box")
+        return None
+    at = pose_matrix(d.pose.x, d.pose.y, d.pose.z, d.pose.yaw) @ _translation(
+        (body.x0 + body.x1) / 2, (body.y0 + body.y1) / 2, body.z0)
+    variant = variant_of(scene.home.home_id, d.id)
+    return Mesh.concat(_placed(p.mesh, at, scene._part_code(d.id, "device", d.type, p.name, p.role, variant))
+                       for p in parts)
+
+
+def _object_mesh(scene: Scene, oid: str, entry: ObjectEntry, colour: str | None) -> Mesh:
+    """An object's visual parts in its own frame: a ``tinted`` part takes the object's colour word
+    where it names one (a red, a blue, a white pill box), every other part its palette's."""
+    word = (colour or "").strip().lower()
+    variant = variant_of(scene.home.home_id, oid)
+    meshes = []
+    for part in _visual(scene, entry):
+        if part.role == TINTED and word in materials.COLOUR_WORDS:
+            code = scene.code(oid, "object", part.name, materials.COLOUR_WORDS[word])
+        else:
+            code = scene._part_code(oid, "object", entry.semantic_class, part.name, part.role, variant)
+        meshes.append(Mesh.of(part.mesh, code))
+    return Mesh.concat(meshes)
+
+
+def _person_mover(scene: Scene, person: PersonState, shape: tuple[str, str, float, bool]
+                  ) -> Mover[tuple[float, float, float]]:
     """A person's mover: the figure of their posture and activity, posed where they stand."""
     entry = scene.catalog.people.get(person.catalog_id)
     stature = entry.height if entry is not None else 1.7
     shoulders = entry.shoulder_width if entry is not None else 0.45
     colours = materials.person_colours(entry.appearance if entry is not None else "")
-    posture, activity, base = shape
-    pieces = figures.person_pieces(posture, activity, stature, shoulders, base)
+    posture, activity, base, carrying = shape
+    pieces = figures.person_pieces(posture, activity, stature, shoulders, base, carrying)
     verts, faces, spans = figures.merged(pieces)
     codes = np.concatenate([np.full(n, scene.code(person.id, "person", "head" if head else "body", colours[role]))
                             for role, head, n in spans])

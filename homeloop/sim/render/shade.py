@@ -1,24 +1,29 @@
-"""From hits and hazard layers to an RGB image (docs/skills.md, "Captures and perception").
+"""From hits, light and hazard layers to an RGB image (docs/skills.md, "Captures and perception").
 
-Each pixel takes the flat colour of the triangle it sees (its code's albedo),
-lit two ways:
-
-- **exposure**: the illuminance of the room the surface is in
-  (:meth:`homeloop.sim.dynamics.light.Light.lux`, the same figure perception's
-  light gate reads), through a fixed camera exposure
-  ``1 - exp(-lux / EXPOSURE_LUX)``: a room below the brightness floor is
-  nearly black, a lit one shows plainly. The room is found from the hit point,
-  stepped back toward the camera so a wall counts for the room in front of it;
-  the sky and the ground take the outdoor illuminance.
-- **form**: a soft light from the camera, so faces turned away are darker.
+Each pixel takes the colour of the triangle it sees (its code's albedo), with
+the code's procedural texture over it where it names one
+(:mod:`homeloop.sim.render.textures`: wood, tiles, fabric), lit by the
+illuminance at its surface (:mod:`homeloop.sim.render.lighting`: the room's
+light as :meth:`homeloop.sim.dynamics.light.Light.lux` gives it, spread by
+the room's sources with their shadows, over an ambient share), through a
+fixed camera exposure ``1 - exp(-lux / EXPOSURE_LUX)``: a room below the
+brightness floor is dark (never quite black), a lit one shows plainly; the
+sky takes the outdoor illuminance.
 
 Over that come, in depth order, the water film on wet floors (a blue-grey
-tint with a sheen at grazing angles), window glass (a faint tint), the
-flames (emissive: not scaled by the exposure) and the smoke layer (grey,
-lit by its room). Privacy comes last: ``people_masked`` paints every pixel
-of a person in :data:`~homeloop.sim.render.materials.MASK_RGB8`, and a
-blocked image is :data:`~homeloop.sim.render.materials.BLOCKED_RGB8`
-everywhere. Output is sRGB, 8 bits per channel.
+tint that mirrors what stands over it, more so at grazing angles: one bounce
+ray each, with Schlick's Fresnel term), window glass (a faint tint), the
+flames (emissive: not scaled by the exposure) and the smoke (grey, lit by its
+room, more opaque and so greyer where it is denser). Privacy comes last:
+``people_masked`` paints every pixel of a person in
+:data:`~homeloop.sim.render.materials.MASK_RGB8`, and a blocked image is
+:data:`~homeloop.sim.render.materials.BLOCKED_RGB8` everywhere. Output is
+sRGB, 8 bits per channel.
+
+Shading reads the frame's hits and never changes them: what each pixel
+shows (the id buffer) and so what perception reports are the same whatever
+the light. A dome camera's frames keep their surface colours
+(:class:`Surfaces`): a pixel that sees what it saw keeps its colour.
 """
 
 from __future__ import annotations
@@ -26,28 +31,29 @@ from __future__ import annotations
 import base64
 import io
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from PIL import Image
 
-from homeloop.sim.dynamics.light import Light, outdoor_lux
-from homeloop.sim.render import materials
+from homeloop.sim.render import materials, textures
 from homeloop.sim.render.effects import SMOKE_RGB, WATER_ALPHA, WATER_RGB, WATER_SHEEN, Layers
-from homeloop.sim.render.raycast import Hits
-from homeloop.sim.render.rooms import RoomGrid
+from homeloop.sim.render.raycast import Hits, PoseCache
 from homeloop.sim.render.scene import Code
-from homeloop.sim.world import World
 
 #: Illuminance (lux) at which the fixed exposure reaches 63 % of full white.
 EXPOSURE_LUX = 150.0
-#: Share of the light that reaches a face whatever its angle to the camera (the rest follows the angle).
-AMBIENT_SHARE = 0.45
-#: How far a hit point is stepped back toward the camera to find its room (m): past a wall's face.
-ROOM_PROBE_M = 0.08
 #: Opacity of window glass over what lies behind it.
 GLASS_ALPHA = 0.15
+#: Water's reflectance seen square on (Schlick's F0 for water, n = 1.33), and how far above the
+#: film a reflected ray starts (m).
+WATER_F0 = 0.02
+WATER_LIFT_M = 0.002
 #: PNG compression (zlib level): fast, and the same bytes for the same pixels.
 PNG_COMPRESS_LEVEL = 3
+
+#: What a reflected ray meets first: distance and code per ray (the caster's bounce).
+Bounce = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 def exposure(lux: np.ndarray | float) -> np.ndarray:
@@ -56,54 +62,55 @@ def exposure(lux: np.ndarray | float) -> np.ndarray:
     return share
 
 
-def room_lux(world: World, rooms: RoomGrid) -> tuple[np.ndarray, float]:
-    """Illuminance of each room (indexed as the grid's rooms) and outdoors, now."""
-    outside = outdoor_lux(world.clock_of_day())
-    light = world.running(Light)
-    if light is None:
-        return np.full(len(rooms.rooms), 500.0, dtype=np.float32), outside
-    return np.array([light.lux(r) for r in rooms.rooms], dtype=np.float32), outside
-
-
 @dataclass(frozen=True)
 class Palette:
-    """Per code of the scene: its colour, and whether it is a person's or the ground outside."""
+    """Per code of the scene: its colour, its texture, and whether it is a person's or the ground outside."""
 
     rgb: np.ndarray  # (C, 3) float32
     person: np.ndarray  # (C,) bool
     ground: np.ndarray  # (C,) bool
+    texture: np.ndarray  # (C,) index into ("",) + textures.TEXTURES
 
     @classmethod
     def of(cls, codes: list[Code]) -> "Palette":
+        kinds = ("", *textures.TEXTURES)
         return cls(np.array([c.rgb for c in codes], dtype=np.float32).reshape(-1, 3),
                    np.array([c.kind == "person" for c in codes], dtype=bool),
-                   np.array([c.kind == "ground" for c in codes], dtype=bool))
+                   np.array([c.kind == "ground" for c in codes], dtype=bool),
+                   np.array([kinds.index(c.texture) if c.texture in kinds else 0 for c in codes], dtype=np.int8))
 
 
-def shade(world: World, hits: Hits, layers: Layers, palette: Palette, rooms: RoomGrid, masked: bool) -> np.ndarray:
-    """The image of one frame (H, W, 3) uint8 (see the module docstring)."""
+@dataclass(frozen=True)
+class Lit:
+    """A frame's light: the illuminance at every pixel's surface, of every room and outdoors, and of
+    the camera's own room (lux)."""
+
+    pixels: np.ndarray  # (N,)
+    rooms: np.ndarray  # (R,)
+    outside: float
+    inside: float
+
+
+def shade(hits: Hits, layers: Layers, palette: Palette, lit: Lit, bounce: Bounce, masked: bool,
+          surfaces: PoseCache[Surfaces] | None = None) -> np.ndarray:
+    """The image of one frame (H, W, 3) uint8 (see the module docstring); ``surfaces`` keeps the
+    surface colours for the next frame from the same pose."""
     view = hits.view
-    rgb_of_code = palette.rgb
-    lux, outside = room_lux(world, rooms)
-    camera_room = int(rooms.lookup(np.array([view.x]), np.array([view.y]))[0])
-    inside = float(lux[camera_room]) if camera_room >= 0 else outside
-    exposed = exposure(_pixel_lux(hits, rooms, palette, lux, outside, inside))
-    seen = hits.code >= 0
-    light = exposed * np.where(seen, AMBIENT_SHARE + (1 - AMBIENT_SHARE) * hits.facing, np.float32(1.0))
-    albedo = np.vstack([rgb_of_code, np.array(materials.SKY, np.float32)])  # code -1 is the sky
-    colour = albedo[hits.code] * light[:, None]
+    exposed = exposure(lit.pixels)
+    colour = albedo(hits, palette, surfaces) * exposed[:, None]
     if layers.wet is not None:
-        _water(colour, hits, layers.wet, exposed)
+        _water(colour, hits, layers.wet, exposed, palette, bounce, lit.outside)
     glass = np.flatnonzero(hits.glass >= 0)
     if len(glass):
-        tint = rgb_of_code[hits.glass[glass]] * np.float32(exposure(inside))
+        tint = palette.rgb[hits.glass[glass]] * np.float32(exposure(lit.inside))
         colour[glass] = (1 - GLASS_ALPHA) * colour[glass] + GLASS_ALPHA * tint
     if layers.flame_alpha is not None and layers.flame_rgb is not None:
-        lit = np.flatnonzero(layers.flame_alpha > 0)
-        a = layers.flame_alpha[lit, None]
-        colour[lit] = (1 - a) * colour[lit] + a * layers.flame_rgb[lit]
+        flame = np.flatnonzero(layers.flame_alpha > 0)
+        a = layers.flame_alpha[flame, None]
+        colour[flame] = (1 - a) * colour[flame] + a * layers.flame_rgb[flame]
     if layers.smoke_alpha is not None and layers.smoke_rooms is not None:
-        smoke_lux = np.where(layers.smoke_rooms >= 0, lux[np.maximum(layers.smoke_rooms, 0)], np.float32(inside))
+        smoke_lux = np.where(layers.smoke_rooms >= 0, lit.rooms[np.maximum(layers.smoke_rooms, 0)],
+                             np.float32(lit.inside))
         a = layers.smoke_alpha[:, None]
         colour *= 1 - a
         if layers.flame_alpha is not None:  # flames outshine the room: keep their hue where they clip
@@ -117,22 +124,49 @@ def shade(world: World, hits: Hits, layers: Layers, palette: Palette, rooms: Roo
     return image.reshape(view.height, view.width, 3)
 
 
-def _pixel_lux(hits: Hits, rooms: RoomGrid, palette: Palette, lux: np.ndarray, outside: float,
-               inside: float) -> np.ndarray:
-    """The illuminance lighting each pixel: its hit point's room (stepped back toward the camera;
-    the camera's room for a point in no room), outdoors for the sky and the ground. Worked out on
-    every second pixel each way and spread (a room's edge may move by a pixel)."""
-    view = hits.view
-    h, w = view.height, view.width
-    grid = (np.arange(0, h, 2)[:, None] * w + np.arange(0, w, 2)[None, :]).ravel()
-    depth = hits.depth[grid]
-    reach = np.where(np.isfinite(depth), depth - ROOM_PROBE_M, 0.0).astype(np.float32)
-    d = hits.directions[grid]
-    room = rooms.lookup(view.x + d[:, 0] * reach, view.y + d[:, 1] * reach)
-    ground = np.append(palette.ground, True)[hits.code[grid]]  # the sky counts as outdoors
-    value = np.where(room >= 0, lux[np.maximum(room, 0)], np.float32(inside))
-    value = np.where(ground, np.float32(outside), value).reshape((h + 1) // 2, (w + 1) // 2)
-    return np.repeat(np.repeat(value, 2, axis=0), 2, axis=1)[:h, :w].ravel()
+@dataclass(frozen=True)
+class Surfaces:
+    """A frame's surface colours, kept for the next frame from the same pose: a pixel that sees
+    what it saw then (the same code at the same depth) keeps its colour."""
+
+    palette: Palette
+    code: np.ndarray
+    depth: np.ndarray
+    albedo: np.ndarray  # (N, 3)
+
+
+def albedo(hits: Hits, palette: Palette, cache: PoseCache[Surfaces] | None = None) -> np.ndarray:
+    """Each pixel's surface colour (N, 3, linear): its code's, textured where the code names a
+    texture; the sky where the ray leaves the home. ``cache`` keeps it for the next frame."""
+    last = cache.get(hits.view) if cache is not None else None
+    if last is not None and last.palette is palette:
+        changed = np.flatnonzero((hits.code != last.code) | (hits.depth != last.depth))
+        out = last.albedo.copy()
+        if len(changed):
+            out[changed] = _albedo_of(hits, palette, changed)
+    else:
+        out = _albedo_of(hits, palette, np.arange(len(hits.code)))
+    if cache is not None:
+        cache.put(hits.view, Surfaces(palette, hits.code, hits.depth, out))
+    return out
+
+
+def _albedo_of(hits: Hits, palette: Palette, index: np.ndarray) -> np.ndarray:
+    """:func:`albedo` of the pixels ``index``."""
+    table = np.vstack([palette.rgb, np.array(materials.SKY, np.float32)])  # code -1 is the sky
+    code = hits.code[index]
+    out: np.ndarray = np.take(table, code, axis=0)  # take: quicker than indexing for rows
+    if not palette.texture.any():
+        return out
+    kind = np.append(palette.texture, 0)[code]
+    for k, name in enumerate(textures.TEXTURES, start=1):
+        mine = np.flatnonzero(kind == k)
+        if len(mine):
+            tone, grout = textures.apply(name, hits.points(index[mine]), hits.axis(index[mine]))
+            out[mine] *= tone[:, None]
+            if grout is not None:
+                out[mine[grout]] = np.array(textures.GROUT_RGB, np.float32)
+    return out
 
 
 def _clip_hue(colour: np.ndarray, idx: np.ndarray) -> None:
@@ -142,13 +176,23 @@ def _clip_hue(colour: np.ndarray, idx: np.ndarray) -> None:
     colour[idx] /= np.maximum(peak, 1.0)
 
 
-def _water(colour: np.ndarray, hits: Hits, wet: np.ndarray, exposed: np.ndarray) -> None:
-    """The film over wet floor pixels: tinted, with a sheen that grows at grazing angles."""
+def _water(colour: np.ndarray, hits: Hits, wet: np.ndarray, exposed: np.ndarray, palette: Palette, bounce: Bounce,
+           outside: float) -> None:
+    """The film over wet floor pixels: tinted, and mirroring what its bounce ray meets (the sky's
+    colour where it leaves the home), more so at grazing angles (Schlick's Fresnel term)."""
     idx = np.flatnonzero(wet)
-    grazing = (1.0 - np.abs(hits.directions[idx, 2])) ** 2
+    d = hits.directions[idx]
+    cos = np.abs(d[:, 2])
+    mirrored = d * np.array([1.0, 1.0, -1.0], dtype=np.float32)
+    origins = hits.points(idx) + np.array([0.0, 0.0, WATER_LIFT_M], dtype=np.float32)
+    _, code = bounce(origins, mirrored)
+    seen = np.vstack([palette.rgb, np.array(materials.SKY, np.float32)])[code]
+    light = np.where(code >= 0, exposed[idx], exposure(outside))
+    fresnel = WATER_F0 + (1 - WATER_F0) * (1.0 - cos) ** 5
     film = np.array(WATER_RGB, np.float32) * exposed[idx, None]
-    sheen = (WATER_SHEEN * grazing * exposed[idx])[:, None]
-    colour[idx] = (1 - WATER_ALPHA) * colour[idx] + WATER_ALPHA * film + sheen
+    sheen = (WATER_SHEEN * (1.0 - cos) ** 2 * exposed[idx])[:, None]
+    under = (1 - WATER_ALPHA) * colour[idx] + WATER_ALPHA * film + sheen
+    colour[idx] = (1 - fresnel[:, None]) * under + fresnel[:, None] * seen * light[:, None]
 
 
 #: Linear light (quantised to 12 bits) to 8-bit sRGB.
@@ -160,10 +204,11 @@ _SRGB_TABLE = np.round(255 * np.where(
 
 def _to_srgb8(linear: np.ndarray) -> np.ndarray:
     """8-bit sRGB of linear light (the array is used up as scratch)."""
-    np.clip(linear, 0.0, 1.0, out=linear)
     linear *= _SRGB_LEVELS - 1
     linear += 0.5
-    return _SRGB_TABLE[linear.astype(np.uint16)]
+    np.clip(linear, 0.0, _SRGB_LEVELS - 0.5, out=linear)
+    out: np.ndarray = np.take(_SRGB_TABLE, linear.astype(np.uint16))
+    return out
 
 
 def blocked_image(width: int, height: int) -> np.ndarray:

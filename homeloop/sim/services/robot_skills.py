@@ -109,11 +109,9 @@ def _run(ctx: SkillContext, phases: list[Phase], *, goal: tuple[float, float] | 
     takes exactly what the motion needs, doors found open or closed on the way included)."""
     module = ctx.world.module(RobotMotion)
     motion = module.start(ctx.world, phases, goal=goal, final_yaw=final_yaw, avoid_exclude=exclude)
-    while motion.active:
-        before = ctx.world.time
-        ctx.advance(STEP_S)
-        if ctx.world.time == before:
-            module.stop("the episode's time ran out")
+    ctx.advance_while(lambda: motion.active)
+    if motion.active:
+        module.stop("the episode's time ran out")
     return motion
 
 

@@ -1,0 +1,218 @@
+"""The simulator's shortcuts change no trace: modules that sleep while nothing of theirs evolves
+(homeloop/sim/world.py), a house camera's view of the static part worked out once
+(homeloop/sim/static_visibility.py), and the lookups the robot's motion keeps.
+
+Each record of the benchmark's runner (``homeloop bench run``'s episode record: calls with their
+results and events, checks, milestones, the final state; it holds no wall-clock field) is written
+twice, with the shortcuts and with every module stepped every step and every frame worked out in
+full, and the two files must be byte for byte the same: for the 48 house episodes (every task at
+seeds 0 and 1, scripted agent) and for the screened pairs of generated homes. Nothing here times
+anything.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from homeloop.bench import runner
+from homeloop.bench.records import record_path
+from homeloop.core.home import polygon_from_rings
+from homeloop.sim import static_visibility, world as world_module
+from homeloop.sim.dynamics.robot_motion import _Rooms
+from homeloop.sim.episode import DEFAULT_ROBOT, Episode
+from homeloop.sim.task import load_tasks
+from homeloop.sim.visibility import GeometricVisibility, Viewpoint
+from homeloop.sim.world import STEP_S, Rest, World
+
+TASKS = sorted(load_tasks())
+
+
+class shortcuts:
+    """The shortcuts on or off, for the time of a ``with``."""
+
+    def __init__(self, on: bool):
+        self.on = on
+
+    def __enter__(self) -> None:
+        self.saved = world_module.SLEEPING, static_visibility.CACHED
+        world_module.SLEEPING = static_visibility.CACHED = self.on
+
+    def __exit__(self, *_: Any) -> None:
+        world_module.SLEEPING, static_visibility.CACHED = self.saved
+
+
+def record_text(home_id: str, home_file: Path, task: str, seed: int, run_dir: Path, on: bool) -> str:
+    """The record file the runner writes for one scripted episode, shortcuts on or off."""
+    spec = runner.EpisodeSpec(home_id, str(home_file), task, DEFAULT_ROBOT, seed, runner.Flags(images=False))
+    with shortcuts(on):
+        summary = runner.run_episode(spec, "scripted", {}, str(run_dir))
+    path = record_path(run_dir, spec.id)
+    return path.read_text(encoding="utf-8") if path.is_file() else f"not set up: {summary}"
+
+
+def both_ways(home_id: str, home_file: Path, task: str, seed: int, tmp_path: Path) -> tuple[str, str]:
+    return (record_text(home_id, home_file, task, seed, tmp_path / "fixed", False),
+            record_text(home_id, home_file, task, seed, tmp_path / "shortcuts", True))
+
+
+# --- whole episodes: the same records -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", (0, 1))
+@pytest.mark.parametrize("task", TASKS)
+def test_house_episodes_write_the_same_record_with_the_shortcuts(house_file, tmp_path, task, seed):
+    fixed, fast = both_ways("house", house_file, task, seed, tmp_path)
+    assert fixed.startswith("{") and fast == fixed
+
+
+def generated_pairs(homes: list[Any], catalog: Any) -> Iterator[tuple[Any, str]]:
+    """Every task screened applicable in each generated home, for the experiments' body."""
+    from homeloop.pipeline.applicability import screen
+
+    robot = catalog.robots[DEFAULT_ROBOT]
+    for home in homes:
+        for task, spec in sorted(load_tasks().items()):
+            if screen(home, spec, robot, catalog).applicable:
+                yield home, task
+
+
+def test_generated_homes_pairs_write_the_same_records_with_the_shortcuts(generated_homes, catalog, tmp_path):
+    pairs = list(generated_pairs(generated_homes, catalog))
+    assert len({home.home_id for home, _ in pairs}) >= 2 and len(pairs) >= 10
+    for home, task in pairs:
+        home_file = home.write(tmp_path / "homes" / home.home_id / "home.json")
+        fixed, fast = both_ways(home.home_id, home_file, task, 0, tmp_path / task)
+        assert fast == fixed, (home.home_id, task)
+
+
+# --- the world: sleeping modules ----------------------------------------------------------------------
+
+
+class Ticker:
+    """A module that changes its own count every ``every`` seconds and sleeps in between."""
+
+    name = "ticker"
+
+    def __init__(self, every: float):
+        self.every, self.ticks, self.stepped = every, [], 0
+
+    def step(self, world: World, dt: float) -> None:
+        self.stepped += 1
+        if not self.ticks or world.time >= self.ticks[-1] + self.every - 1e-9:
+            self.ticks.append(world.time)
+
+    def rest(self, world: World) -> Rest:
+        return Rest(frozenset({"ticker"}), self.ticks[-1] + self.every)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"ticks": list(self.ticks)}
+
+
+class Follower:
+    """A module without ``rest``: it steps every step, and sees the ticker's count each time."""
+
+    name = "follower"
+
+    def __init__(self, ticker: Ticker):
+        self.ticker, self.seen = ticker, []
+
+    def step(self, world: World, dt: float) -> None:
+        self.seen.append(len(self.ticker.ticks))
+
+    def snapshot(self) -> dict[str, Any]:
+        return {}
+
+
+@pytest.mark.parametrize("every", (0.1, 0.7, 5.0))
+def test_a_sleeping_module_steps_only_when_it_asked_to_and_ends_as_the_fixed_step(house_home, catalog, every):
+    runs = {}
+    for sleeping in (False, True):
+        world = World(house_home, catalog, seed=0)
+        ticker = Ticker(every)
+        world.add_module(ticker)
+        world_module.SLEEPING, saved = sleeping, world_module.SLEEPING
+        try:
+            world.advance(20.0)
+            world.advance(STEP_S / 3)  # a remainder carried to the next call, as before
+            world.advance(10.0)
+        finally:
+            world_module.SLEEPING = saved
+        runs[sleeping] = (world.time, ticker.ticks, ticker.stepped)
+    (time_fixed, ticks_fixed, steps_fixed), (time_fast, ticks_fast, steps_fast) = runs[False], runs[True]
+    assert time_fast == time_fixed and ticks_fast == ticks_fixed
+    assert steps_fixed == round(time_fixed / STEP_S)
+    # with sleeping: one step per tick, and one where each call from outside wakes every module
+    assert steps_fast <= len(ticks_fixed) + 3
+
+
+def test_a_module_without_rest_steps_every_step_and_sees_every_change(house_home, catalog):
+    world = World(house_home, catalog, seed=0)
+    ticker = Ticker(1.0)
+    follower = Follower(ticker)
+    world.add_module(ticker)
+    world.add_module(follower)
+    world.advance(10.0)
+    assert len(follower.seen) == round(10.0 / STEP_S)
+    assert follower.seen == [1 + math.floor(i * STEP_S + 1e-9) for i in range(len(follower.seen))]
+
+
+def test_advance_until_stops_after_the_step_that_brings_an_event(house_home):
+    ep = Episode(house_home, "answer_delivery", seed=0, images=False)  # woken by the doorbell, pressed in a step
+    wake = ep.wake_event
+    assert wake.kind == "doorbell_pressed" and ep.world.time == wake.time
+
+
+# --- a house camera's static view ---------------------------------------------------------------------
+
+
+@settings(max_examples=12)
+@given(shut=st.lists(st.booleans(), min_size=12, max_size=12), dx=st.floats(-1.5, 1.5), dy=st.floats(-1.5, 1.5))
+def test_a_cameras_static_view_gives_the_full_frame(house_home, shut, dx, dy):
+    """Whatever doors stand shut and wherever the objects and people are, a house camera's frame is the
+    one worked out in full."""
+    ep = Episode(house_home, "handle_smoke_alarm", seed=0, images=False)
+    world = ep.world
+    for state, closed in zip(sorted(world.openings.values(), key=lambda o: o.id), shut):
+        state.open = not closed
+    for obj in world.objects.values():
+        obj.x, obj.y = obj.x + dx, obj.y + dy
+    for person in world.people.values():
+        person.x, person.y = person.x - dy, person.y + dx
+    vis = GeometricVisibility(world)
+    for camera in house_home.cameras:
+        view = Viewpoint.of(camera)
+        static_visibility.CACHED = False
+        try:
+            full = vis.frame(world, view, hide=(camera.id,))
+        finally:
+            static_visibility.CACHED = True
+        assert vis.frame(world, view, hide=(camera.id,)) == full
+
+
+# --- the robot's room, looked up without GEOS inside a disc ---------------------------------------------
+
+
+@settings(max_examples=60)
+@given(room=st.integers(0, 40), fx=st.floats(0.0, 1.0), fy=st.floats(0.0, 1.0),
+       walk=st.lists(st.tuples(st.floats(-0.4, 0.4), st.floats(-0.4, 0.4)), min_size=1, max_size=25))
+def test_the_robots_room_is_the_room_whose_polygon_contains_it(house_home, room, fx, fy, walk):
+    rooms = _Rooms(house_home)
+    polygons = {r.id: polygon_from_rings(r.polygon) for r in house_home.rooms}
+    current = house_home.rooms[room % len(house_home.rooms)].id
+    x0, y0, x1, y1 = polygons[current].bounds
+    x, y = x0 + fx * (x1 - x0), y0 + fy * (y1 - y0)
+    for dx, dy in walk:
+        x, y = x + dx, y + dy
+        if shapely.contains_xy(polygons[current], x, y):
+            expected = current
+        else:
+            expected = next((rid for rid, poly in polygons.items() if shapely.contains_xy(poly, x, y)), current)
+        current = rooms.room_at(x, y, current)
+        assert current == expected
