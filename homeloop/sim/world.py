@@ -24,9 +24,11 @@ it; when every module sleeps, it jumps straight to the next wake time. A
 module that changes what another reads wakes it (in the same step when it
 comes later in the order, else the next one), and a call from outside the
 steps (a skill's action) wakes every module for the next step. A module
-without ``rest`` steps every step and wakes every other. The traces are the
-fixed step's to the last bit; :data:`SLEEPING` = False steps every module
-every step (the tests and benchmarks compare the two).
+without ``rest`` steps every step and wakes every other. A module woken may
+ask :meth:`World.woken_by` whether something it reads changed since its last
+step (the devices read again only the readings whose sources changed). The
+traces are the fixed step's to the last bit; :data:`SLEEPING` = False steps
+every module every step (the tests and benchmarks compare the two).
 
 :meth:`World.snapshot` gives the full ground truth as plain data (lists,
 dicts, numbers, strings): what checks, records and the reference agent read.
@@ -252,7 +254,7 @@ class World:
         if n <= 0:
             return
         if not SLEEPING:
-            self._woken = -1
+            self._woken, self._sleepers = -1, None
             steps = [m.step for m in self.modules]
             for _ in range(n):
                 self._steps += 1
