@@ -212,8 +212,11 @@ def test_png_bytes_decode_to_the_same_pixels_and_resolution():
     assert decoded.info["dpi"] == pytest.approx((80, 80), abs=0.01)
 
 
-@given(st.lists(st.tuples(st.floats(0, 500), st.floats(0, 500)), min_size=2, max_size=8),
-       st.floats(1, 20), st.floats(0.5, 10))
+#: A coordinate on a drawing, to a thousandth of a pixel (a line shorter than that is no line to dash).
+_PIXEL = st.integers(0, 500_000).map(lambda v: v / 1000)
+
+
+@given(st.lists(st.tuples(_PIXEL, _PIXEL), min_size=2, max_size=8), st.floats(1, 20), st.floats(0.5, 10))
 def test_dashes_lie_on_the_line_in_the_pattern(points, on, off):
     line = np.array(points)
     pieces = dashes(line, on, off)

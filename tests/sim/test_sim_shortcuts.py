@@ -255,26 +255,36 @@ def test_a_point_behind_a_fixture_is_not_seen(house_home, catalog, k, angle, ris
 
 def test_a_tipped_can_lies_on_its_side_for_both_backends(house_home, catalog):
     """The watering can a scenario tips over lies on its side: lower than it is long and wide,
-    both as the geometric backend's solid and as the renderer's triangles."""
-    from homeloop.sim.render.scene import Scene
-
+    both as the geometric backend's solid and as the renderer's triangles (its drawn shape, as wide
+    as it was standing, is now that high)."""
     world = World(house_home, catalog, seed=0)
     can = next(o for o in world.objects.values() if o.semantic_class == "watering_can")
     size = catalog.objects[can.catalog_id].dimensions
     vis = GeometricVisibility(world)
     upright = next(e for e in vis.entities(world) if e.id == can.id).solid
     assert upright.z1 - upright.z0 == pytest.approx(size.height)
+    standing = _drawn_extent(world, vis, can.id)
     can.props["tipped"] = True
     tipped = next(e for e in vis.entities(world) if e.id == can.id).solid
     assert tipped.z1 - tipped.z0 == pytest.approx(size.width)  # lying on its side
     footprint = shapely.Polygon(tipped.ring)
     assert footprint.area == pytest.approx(size.depth * size.height)  # its height now lies along the floor
+    lying = _drawn_extent(world, vis, can.id)
+    # a quarter turn about its length: the same three extents, the drawn width now its height
+    assert sorted(lying) == pytest.approx(sorted(standing), abs=1e-5)
+    assert lying[2] == pytest.approx(min(standing[:2]), abs=1e-5) and lying[2] < standing[2]
+    assert lying[2] <= size.width + 1e-6
+
+
+def _drawn_extent(world: World, vis: GeometricVisibility, entity: str) -> np.ndarray:
+    """Length, width and height of an entity's drawn triangles (objects stand square to the axes)."""
+    from homeloop.sim.render.scene import Scene
+
     scene = Scene(world, vis.entities(world))
     scene.update(world, {})
-    drawn = scene.entity_mesh(can.id)
-    low, high = drawn.vertices.min(axis=0), drawn.vertices.max(axis=0)
-    assert high[2] - low[2] == pytest.approx(size.width, abs=0.01)
-    assert shapely.MultiPoint(drawn.vertices[:, :2]).convex_hull.area == pytest.approx(footprint.area, rel=0.1)
+    points = scene.entity_mesh(entity).vertices
+    extent: np.ndarray = points.max(axis=0) - points.min(axis=0)
+    return extent
 
 
 # --- smoke read for a whole grid at once --------------------------------------------------------------

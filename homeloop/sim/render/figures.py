@@ -42,7 +42,7 @@ from typing import Callable, Mapping
 import numpy as np
 import trimesh
 
-from homeloop.sim.visibility import LYING_THICKNESS_M, POSTURE_SOLIDS
+from homeloop.sim.visibility import HEAD_M, LYING_THICKNESS_M, POSTURE_SOLIDS
 
 
 @dataclass(frozen=True)
@@ -473,6 +473,7 @@ def placed(b: Build, pose: Pose, base: float) -> Figure:
         figure = posed(b, pose, _sitting_shins(b, figure, _lift(b, pose, figure, base)[2]))
     lift = _lift(b, pose, figure, base)
     figure = fitted(figure.mapped(lambda v: v + lift), *solid_bounds(b, pose, base))
+    figure = head_fitted(figure, *head_bounds(b, pose, base))
     if "parcel" in pose.props:
         figure = figure.with_piece(_parcel(b, figure))
     if "blanket" in pose.props:
@@ -490,6 +491,34 @@ def solid_bounds(b: Build, pose: Pose, base: float) -> tuple[np.ndarray, np.ndar
         share, depth = POSTURE_SOLIDS["sitting" if pose.seated else "standing"]
         lo, hi = np.array([-depth / 2, -s / 2, 0.0]), np.array([depth / 2, s / 2, share * h])
     return lo + CLEARANCE_M, hi - CLEARANCE_M
+
+
+def head_bounds(b: Build, pose: Pose, base: float) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper corners of the head solid of a pose's posture, in the figure's frame
+    (:func:`homeloop.sim.visibility.person_solids`), less :data:`CLEARANCE_M`."""
+    half = HEAD_M / 2
+    if pose.lie:
+        lo, hi = np.array([b.stature / 2 - HEAD_M, -half, base]), np.array([b.stature / 2, half, base + HEAD_M])
+    else:
+        share = POSTURE_SOLIDS["sitting" if pose.seated else "standing"][0]
+        lo, hi = np.array([-half, -half, share * b.stature - HEAD_M]), np.array([half, half, share * b.stature])
+    return lo + CLEARANCE_M, hi - CLEARANCE_M
+
+
+def head_fitted(figure: Figure, lo: np.ndarray, hi: np.ndarray) -> Figure:
+    """The figure with its head pieces scaled about the head's centre, evenly, just enough to lie
+    inside the box ``lo``-``hi`` (a tall person's face, lying, can rise a few millimetres above
+    the head solid); the body is left as it is."""
+    head = figure.bounds(head=True)
+    centre = (head[0] + head[1]) / 2
+    room = np.minimum(hi - centre, centre - lo)
+    reach = np.maximum(head[1] - centre, centre - head[0])
+    scale = float(min(1.0, np.min(room / np.maximum(reach, 1e-9))))
+    if scale >= 1.0:
+        return figure
+    pieces = [Drawn(p.role, p.head, p.shape.mapped(lambda v: centre + (v - centre) * scale)) if p.head else p
+              for p in figure.pieces]
+    return Figure(pieces, figure.joints, figure.squeeze)
 
 
 def fitted(figure: Figure, lo: np.ndarray, hi: np.ndarray) -> Figure:
