@@ -8,7 +8,8 @@ and the whole stage on a local Dask cluster.
    pairs screened applicable for the body: each home read once, then its pairs
    played one after another in this process, as a partition of the stage plays
    them (:func:`homeloop.pipeline.verify_pairs.verify_pair`, images off, no
-   record). Prints the median and 90th percentile of wall and CPU time per
+   record, the garbage collector set as :func:`homeloop.pipeline.parallel.run_partition`
+   sets it). Prints the median and 90th percentile of wall and CPU time per
    episode, the share that passed, and the stage's time for every screened pair
    of the build extrapolated from the mean (one core, and ``--workers`` cores).
 2. **The whole stage.** ``--stage-homes`` homes (their every pair) through the
@@ -27,6 +28,7 @@ to compare with them on; the episodes' outcomes are the same either way.
 from __future__ import annotations
 
 import argparse
+import gc
 import tempfile
 import time
 from pathlib import Path
@@ -53,7 +55,19 @@ def screened_pairs(build: Path, robot: str) -> pd.DataFrame:
 
 
 def time_episodes(build: Path, pairs: pd.DataFrame, wanted: int, seed: int) -> pd.DataFrame:
-    """Play the pairs of homes in seeded order until ``wanted``; wall and CPU seconds per episode."""
+    """Play the pairs of homes in seeded order until ``wanted``; wall and CPU seconds per episode
+    (with the collector set as a partition of the stage sets it)."""
+    from homeloop.pipeline.parallel import PARTITION_GC_THRESHOLD
+
+    before = gc.get_threshold()
+    gc.set_threshold(PARTITION_GC_THRESHOLD, *before[1:])
+    try:
+        return _time_episodes(build, pairs, wanted, seed)
+    finally:
+        gc.set_threshold(*before)
+
+
+def _time_episodes(build: Path, pairs: pd.DataFrame, wanted: int, seed: int) -> pd.DataFrame:
     rows = []
     by_home = {h: list(g["task"]) for h, g in pairs.groupby("home")}
     for home_id in home_order(by_home, seed):

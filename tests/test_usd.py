@@ -19,6 +19,7 @@ from pxr import Gf, Sdf, Usd, UsdGeom, UsdLux, UsdPhysics, UsdShade
 from shapely.geometry import Polygon, box
 
 from homeloop.core.catalog import load_catalog
+from homeloop.core.geometry_assets import CAMERA_LENS_CLEARANCE
 from homeloop.core.home import (
     CameraPose,
     Home,
@@ -35,7 +36,6 @@ from homeloop.core.home import (
     rings_from_polygon,
 )
 from homeloop.pipeline.usd import (
-    CAMERA_LENS_CLEARANCE,
     DEVICE_BODY,
     HOME_ROOT,
     ValidationReport,
@@ -51,7 +51,7 @@ from homeloop.pipeline.usd import (
     validators_for,
     write_catalog_assets,
 )
-from homeloop.pipeline.usd_author import MeshData, Triangulation, prism
+from homeloop.pipeline.usd.author import MeshData, Triangulation, prism
 
 #: Camera poses of the test home: (yaw, pitch) in radians.
 CAMERA_POSES = [(-2.5, -0.6), (0.0, 0.0), (math.pi / 2, -math.pi / 4), (math.pi, 0.3), (1.0, -math.pi / 2)]
@@ -605,7 +605,7 @@ def _session_edit(path, edit) -> Usd.Stage:
 
 
 def test_the_floor_runs_on_under_every_door(house):
-    from homeloop.pipeline.usd_inspect import floor_gaps
+    from homeloop.pipeline.usd.probes import floor_gaps
 
     home, path = house
     doors = [o for o in home.openings if o.sill == 0.0]
@@ -621,7 +621,7 @@ def test_the_floor_runs_on_under_every_door(house):
 
 
 def test_every_camera_sees_out_of_its_housing(house):
-    from homeloop.pipeline.usd_inspect import cameras_in_solids, near_plane_points
+    from homeloop.pipeline.usd.probes import cameras_in_solids, near_plane_points
 
     home, path = house
     stage = _open(path)
@@ -648,7 +648,7 @@ def test_every_camera_sees_out_of_its_housing(house):
 
 def test_objects_rest_on_shelves_and_in_cavities_clear_of_furniture(house):
     from homeloop.core.check import check_home
-    from homeloop.pipeline.usd_inspect import objects_in_furniture
+    from homeloop.pipeline.usd.probes import objects_in_furniture
 
     home, path = house
     stage = _open(path)
@@ -843,7 +843,7 @@ def test_a_built_home_set_loads_cleanly(tmp_path_factory):
     import pandas as pd
 
     from build_fixtures import reference_build
-    from homeloop.pipeline.usd_inspect import cameras_in_solids, floor_gaps, objects_in_furniture, world_meshes
+    from homeloop.pipeline.usd.probes import cameras_in_solids, floor_gaps, objects_in_furniture, world_meshes
 
     out = Path(reference_build(tmp_path_factory)["out"])
     umask = os.umask(0o022)

@@ -31,8 +31,8 @@ from homeloop.pipeline.usd import (
     variant_roles,
     write_catalog_assets,
 )
-from homeloop.pipeline.usd_author import Names, valid_name
-from homeloop.pipeline.usd_inspect import things_without_visuals
+from homeloop.pipeline.usd.author import Names, valid_name
+from homeloop.pipeline.usd.probes import things_without_visuals
 from homeloop.sim.render.materials import COLOUR_WORDS
 
 CATALOG = load_catalog()

@@ -39,6 +39,7 @@ from homeloop.core.errors import HomeLoopError
 from homeloop.core.home import Home
 from homeloop.core.ids import safe_id
 from homeloop.core.io import write_bytes, write_json, write_text
+from homeloop.core.visuals.library import VisualLibrary, library_digest, library_folder, load_library
 from homeloop.sim.task import load_tasks
 
 if TYPE_CHECKING:
@@ -159,6 +160,13 @@ def _home(path: str) -> tuple[Home, str]:
     return Home.from_json(data.decode("utf-8"), where=path), hashlib.sha256(data).hexdigest()
 
 
+@lru_cache(maxsize=4)
+def _visuals(build_dir: str, digest: str) -> VisualLibrary:
+    """The own assets of a build (:mod:`homeloop.core.visuals.library`), read once per build and
+    index (``digest``: the index's sha256, so a rebuilt library is read again)."""
+    return load_library(library_folder(Path(build_dir)))
+
+
 @dataclass
 class Played:
     """An episode an agent has played: the episode, the agent, the checks' outcomes and the
@@ -182,8 +190,9 @@ def episode_passed(checks: Iterable[CheckResult], ended_by: str | None) -> bool:
 
 
 def play(home: Home, task: str, robot: str, seed: int, flags: Flags, agent_name: str,
-         agent_options: dict[str, Any]) -> Played:
+         agent_options: dict[str, Any], visuals: VisualLibrary | None = None) -> Played:
     """Set up an episode, let the agent play it under the task's monitor, and read the checks.
+    ``visuals``: the own assets of the build the home belongs to (its cameras draw them).
 
     A home where the scenario cannot be set up raises the simulator's EpisodeError or
     ScenarioError before any agent runs."""
@@ -192,7 +201,8 @@ def play(home: Home, task: str, robot: str, seed: int, flags: Flags, agent_name:
     from homeloop.sim.episode import Episode
 
     agent = make_agent(agent_name, **agent_options)
-    ep = Episode(home, task, robot, seed, withheld=flags.withheld, show_costs=flags.show_costs, images=flags.images)
+    ep = Episode(home, task, robot, seed, withheld=flags.withheld, show_costs=flags.show_costs, images=flags.images,
+                 visuals=visuals)
     monitor = Monitor(ep)
     ep.world.add_module(monitor)
     settings = SettingsWatch(ep, monitor.observe)
@@ -221,8 +231,9 @@ def run_episode(spec: EpisodeSpec, agent_name: str, agent_options: dict[str, Any
     from homeloop.sim.roles import ScenarioError
 
     home, home_hash = _home(spec.home_file)
+    visuals = _visuals(str(Path(spec.home_file).resolve().parent.parent.parent), library_digest(Path(spec.home_file)))
     try:
-        played = play(home, spec.task, spec.robot, spec.seed, spec.flags, agent_name, agent_options)
+        played = play(home, spec.task, spec.robot, spec.seed, spec.flags, agent_name, agent_options, visuals)
     except (EpisodeError, ScenarioError) as exc:
         return {"id": spec.id, "passed": False, "ended_by": NOT_SET_UP, "error": str(exc)}
     write_capture_images(Path(run_dir), spec.id, played.episode.trace)

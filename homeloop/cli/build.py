@@ -74,6 +74,8 @@ BUILD_OPTIONS: dict[str, ConfigOption] = {
     "verify_robots": ConfigOption(("--verify-robots",), read=read_robots),
     "verify_seeds": ConfigOption(("--verify-seeds",), read=read_seeds),
     "verify_homes": ConfigOption(("--verify-homes",), read=read_verify_homes),
+    "assets": ConfigOption(("--assets",)),
+    "assets_fallback": ConfigOption(("--assets-fallback",)),
 }
 
 

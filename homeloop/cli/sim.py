@@ -117,11 +117,14 @@ def render(
     if not path.is_file():
         fail(NO_HOME_FILE.format(path=path))
     home = read_home(path)
+    from homeloop.core.visuals.library import library_for_home
+
+    visuals = library_for_home(path)  # the assets its build mapped (docs/catalog.md, "Your own assets")
     if sheet:
         from homeloop.sim.render.sheet import render_sheet
 
         contact = render_sheet(home, task=task, at=at or 0.0, seed=seed, robot=robot, privacy=not no_privacy,
-                               tile=pixels or SHEET_TILE)
+                               tile=pixels or SHEET_TILE, visuals=visuals)
         write_bytes(out, contact.png())
         height, width = contact.image.shape[:2]
         say(f"{out}: {len(contact.tiles)} cameras of {home.home_id} in {contact.columns}x{contact.rows} tiles, "
@@ -133,7 +136,7 @@ def render(
 
     assert camera is not None  # check_render_options asks for --camera or --sheet
     still = render_still(home, camera, task=task, at=at or 0.0, seed=seed, robot=robot, privacy=not no_privacy,
-                         size=pixels)
+                         size=pixels, visuals=visuals)
     write_bytes(out, base64.b64decode(still.png))
     height, width = still.image.shape[:2]
     hazards = ", ".join(sorted({h["kind"] for h in still.frame.hazards})) or "none"

@@ -21,7 +21,7 @@ or lies in a drum is in free space, visible and graspable:
 
 :func:`solid_boxes` gives the solid as axis-aligned boxes (the grid cells the
 cavities leave); :func:`mesh_for` its closed surface. The USD export
-(homeloop/pipeline/usd.py), the CPU renderer (homeloop/sim/render) and the home check
+(homeloop/pipeline/usd/), the CPU renderer (homeloop/sim/render) and the home check
 (homeloop/core/check.py: objects clear of furniture) all read them.
 :func:`placed_mesh` moves a mesh to a pose in a home.
 
@@ -255,7 +255,7 @@ def part_panel_bounds(entry: FurnitureEntry, part: Any) -> tuple[float, float, f
     shares the front); those hinged at mid-height (a washer's porthole) are square about the hinge
     height. Revolute parts about y or x (oven doors, flaps) span the width from the hinge up to
     near the top. Prismatic parts (drawers) cover the front of the container they open. The USD
-    export draws the same panel (homeloop/pipeline/usd.py).
+    export draws the same panel (homeloop/pipeline/usd/).
     """
     d = entry.dimensions
     h, t = part.hinge, PART_PANEL_THICKNESS

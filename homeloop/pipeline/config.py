@@ -56,6 +56,11 @@ class BuildConfig(BaseModel):
     verify_homes: int | None = Field(
         DEFAULT_VERIFY_HOMES,
         description="Further homes to verify besides the house (a sample stratified by task), or 'all'.")
+    assets: Path | None = Field(
+        None, description="A YAML file mapping catalog ids to your own USD, glTF/GLB or OBJ files "
+                          "(docs/catalog.md, \"Your own assets\").")
+    assets_fallback: bool = Field(
+        False, description="Draw the built-in visual where an --assets file cannot be used (else the build stops).")
 
     @property
     def name(self) -> str:
@@ -80,7 +85,16 @@ class BuildConfig(BaseModel):
             "seed": self.seed,
             "usda": self.usda,
             "verify": self.verify_settings().parameters(),
-        }
+        } | ({"assets": self.assets_parameters()} if self.assets is not None else {})
+
+    def assets_parameters(self) -> dict[str, Any]:
+        """What the ``assets`` mapping decides: each source's sha256 and fit, the rejections, and
+        whether they fall back (homeloop.core.visuals.library); read once per file contents."""
+        from homeloop.core.catalog import load_catalog
+        from homeloop.core.visuals.library import prepare_library
+
+        assert self.assets is not None
+        return prepare_library(Path(self.assets), load_catalog()).parameters() | {"fallback": self.assets_fallback}
 
     def verify_settings(self) -> VerifySettings:
         """The verify stage's settings; a field left unset takes the stage's default."""

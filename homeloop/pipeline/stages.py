@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 
@@ -28,6 +28,9 @@ from homeloop.pipeline import build_folder
 from homeloop.pipeline.cache import StageCache, build_code_hash, stage_code_hash
 from homeloop.pipeline.config import BuildConfig
 from homeloop.core.house import HOUSE_ID
+
+if TYPE_CHECKING:
+    from homeloop.core.visuals.library import PreparedLibrary
 
 #: Plans drawn on the preview sheet of a build (the first of the selection).
 PREVIEW_SHEET_PLANS = 24
@@ -484,14 +487,19 @@ def stage_usd(build: Build, home_ids: list[str]) -> dict[str, Any]:
     from homeloop.core.catalog import load_catalog
     from homeloop.pipeline.homes import export_homes_partition
     from homeloop.pipeline.parallel import map_partitions
+    from homeloop.core.visuals.library import library_folder, load_library
     from homeloop.pipeline.usd import write_catalog_assets
 
     cfg = build.config
     ids = [HOUSE_ID, *home_ids]
     inputs = [build.path("homes", h, "home.json") for h in ids]
+    own = check_assets(cfg)
+    for line in own.lines() if own is not None else []:
+        build.warn(f"warning: {line}; drawn with its built-in visual (--assets-fallback)")
 
     def run():
-        assets = write_catalog_assets(load_catalog(), build.path("assets"))
+        library = write_own_assets(own, build.out)
+        assets = write_catalog_assets(load_catalog(), build.path("assets"), load_library(library_folder(build.out)))
         with stage_progress("usd", len(ids), enabled=cfg.progress) as advance:
             records = map_partitions(export_homes_partition, ids, str(build.out), cfg.usda,
                                      client=build.client, partition_size=50, progress=advance)
@@ -503,10 +511,34 @@ def stage_usd(build: Build, home_ids: list[str]) -> dict[str, Any]:
             build.log(f"usd: {r.home} fails validation: {r.errors}")
         counts = reconciled(len(table), len(table) - len(invalid), len(invalid),
                             {"validation_errors": len(invalid)} if len(invalid) else None)
-        outputs = [build.path("usd.parquet"), *assets.values(), *(build.path(f) for f in table["file"])]
+        outputs = [build.path("usd.parquet"), *library, *assets.values(), *(build.path(f) for f in table["file"])]
         return outputs, {"counts": counts, "valid": sorted(table.loc[table["valid"], "home"])}
 
-    return cached_stage(build, "usd", {"usda": cfg.usda, "homes": ids}, inputs, run)
+    params = {"usda": cfg.usda, "homes": ids} | ({"assets": cfg.assets_parameters()} if own is not None else {})
+    return cached_stage(build, "usd", params, inputs, run)
+
+
+def check_assets(config: BuildConfig) -> PreparedLibrary | None:
+    """The ``--assets`` mapping read and fitted (:mod:`homeloop.core.visuals.library`; None without
+    one); a rejected mapping stops the build, one line each, unless ``--assets-fallback``."""
+    if config.assets is None:
+        return None
+    from homeloop.core.catalog import load_catalog
+    from homeloop.core.visuals.library import prepare_library
+
+    prepared = prepare_library(Path(config.assets), load_catalog())
+    if prepared.rejected and not config.assets_fallback:
+        raise HomeLoopError("\n".join(prepared.lines()) + "; fix the file or its mapping, or pass --assets-fallback "
+                            "to draw the built-in visual where an asset cannot be used")
+    return prepared
+
+
+def write_own_assets(prepared: PreparedLibrary | None, out: Path) -> list[Path]:
+    """Write the fitted assets into the build (``assets/external``: read by every episode on it);
+    nothing without ``--assets``."""
+    from homeloop.core.visuals.library import library_folder, write_library
+
+    return write_library(prepared, library_folder(out)) if prepared is not None else []
 
 
 def stage_applicability(build: Build, home_ids: list[str]) -> dict[str, Any]:
@@ -631,11 +663,13 @@ def as_user_errors(fn: Callable[[], Any], out: Path) -> Any:
 
 def check_inputs(config: BuildConfig) -> None:
     """What stops a build on its inputs, before it starts Prefect, Dask or a stage: a ``--source``
-    the ingest would refuse at its start, an ``--out`` that is no build folder (one line each)."""
+    the ingest would refuse at its start, an ``--assets`` file that cannot be used (without
+    ``--assets-fallback``), an ``--out`` that is no build folder (one line each)."""
     from homeloop.pipeline.lock import LOCK_FILE
 
     if config.source is not None:
         check_source(Path(config.source))
+    check_assets(config)
     build_folder.check_owned(config.out_dir, ignore=(LOCK_FILE,))
 
 

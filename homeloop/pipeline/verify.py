@@ -117,18 +117,22 @@ def _stage_records_intact(build: Path, manifest: dict[str, Any]) -> bool:
 
 def bookkeeping(rel: str) -> bool:
     """Whether a path of a build folder is the build's bookkeeping, not an output: its marker and
-    lock, the manifest and run log, and the records of the stages, the homes work and the verify
-    work (each ``<folder>/<name>.json``)."""
+    lock, the manifest and run log, the records of the stages, the homes work and the verify
+    work (each ``<folder>/<name>.json``), and the camera views the verify stage keeps
+    (``cache/visibility/<home>/<view>.vis``)."""
     from homeloop.core.io import OWNER_FILE
     from homeloop.pipeline.cache import RECORDS
     from homeloop.pipeline.homes import OUTCOMES
     from homeloop.pipeline.lock import LOCK_FILE
     from homeloop.pipeline.verify_pairs import OUTCOMES as VERIFY_RECORDS
+    from homeloop.sim.static_visibility import BUILD_FOLDER as VISIBILITY_CACHE, SUFFIX as VIEW_SUFFIX
 
     parts = Path(rel).parts
     if rel in (OWNER_FILE, LOCK_FILE, MANIFEST, RUN_FILE):
         return True
     records = {(RECORDS,), (VERIFY_RECORDS,), ("homes", OUTCOMES)}
+    if parts[:-2] == VISIBILITY_CACHE.parts and parts[-1].endswith(VIEW_SUFFIX):  # kept camera views
+        return not parts[-1].startswith(".")
     return parts[:-1] in records and parts[-1].endswith(".json") and not parts[-1].startswith(".")
 
 

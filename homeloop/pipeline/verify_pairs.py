@@ -47,6 +47,7 @@ import pandas as pd
 from homeloop.bench.pairs import HOUSE, NOT_RUN_HOME, NOT_RUN_NO_VERIFY, NOT_RUN_PREFIX, NOT_RUN_ROBOT, sample_homes
 from homeloop.core.home import Home
 from homeloop.core.io import sha256_file, write_json
+from homeloop.core.visuals.library import VisualLibrary, library_folder, load_library
 from homeloop.pipeline.verify_settings import VERIFY_AGENT, VerifySettings
 
 #: Per-home results, under the build folder.
@@ -60,15 +61,16 @@ MAX_ERROR_CHARS = 240
 # --- one pair -----------------------------------------------------------------------------------
 
 
-def verify_pair(home: Home, task: str, robot: str, seed: int) -> dict[str, Any]:
-    """Play one pair with the scripted reference agent: passed, the reason when not, seconds taken."""
+def verify_pair(home: Home, task: str, robot: str, seed: int, visuals: VisualLibrary | None = None) -> dict[str, Any]:
+    """Play one pair with the scripted reference agent: passed, the reason when not, seconds taken
+    (``visuals``: the build's own assets, as every episode on the build draws them)."""
     from homeloop.bench.runner import Flags, play
     from homeloop.sim.episode import EpisodeError
     from homeloop.sim.roles import ScenarioError
 
     t = time.perf_counter()
     try:
-        played = play(home, task, robot, seed, Flags(images=False), VERIFY_AGENT, {})
+        played = play(home, task, robot, seed, Flags(images=False), VERIFY_AGENT, {}, visuals)
         passed = played.passed
         reason = "" if passed else failure_reason(played)
     except (EpisodeError, ScenarioError) as exc:
@@ -146,13 +148,21 @@ def verify_homes_partition(home_ids: list[str], build_dir: str, work: dict[str, 
                            seeds: list[int], keys: dict[str, str]) -> list[dict[str, Any]]:
     """Verify the (task, robot) pairs of some homes at every seed; one result row per pair and seed.
 
-    A home whose results are recorded under its key is not played again (the resume)."""
+    A home whose results are recorded under its key is not played again (the resume). The house
+    cameras' static views are kept under the build's ``cache/visibility``
+    (:mod:`homeloop.sim.static_visibility`), so a home played again reads them."""
+    from homeloop.sim.static_visibility import BUILD_FOLDER, kept_on_disk
+
     rows: list[dict[str, Any]] = []
+    visuals: VisualLibrary | None = None
     for home_id in home_ids:
         results = read_home_outcome(build_dir, home_id, keys[home_id])
         if results is None:
             home = Home.read(Path(build_dir) / "homes" / home_id / "home.json")
-            results = [verify_pair(home, task, robot, seed) for task, robot in work[home_id] for seed in seeds]
+            visuals = visuals if visuals is not None else load_library(library_folder(Path(build_dir)))
+            with kept_on_disk(Path(build_dir) / BUILD_FOLDER):
+                results = [verify_pair(home, task, robot, seed, visuals) for task, robot in work[home_id]
+                           for seed in seeds]
             write_json(outcome_path(build_dir, home_id), {"key": keys[home_id], "results": results})
         rows.extend({"home": home_id, **r} for r in results)
     return rows

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from homeloop.core.catalog import DEFAULT_ROBOT, Catalog, load_catalog
 from homeloop.core.home import Home
+from homeloop.core.visuals.library import VisualLibrary
 from homeloop.sim.context import Registered
 from homeloop.sim.services import available
 from homeloop.sim.services.cameras import RenderError
@@ -138,7 +139,7 @@ class Episode:
 
     def __init__(self, home: Home, task: str | Task, robot: str = DEFAULT_ROBOT, seed: int = 0, *,
                  catalog: Catalog | None = None, withheld: Iterable[str] = (), show_costs: bool = False,
-                 images: bool = True, scenario: Scenario | None = None):
+                 images: bool = True, scenario: Scenario | None = None, visuals: VisualLibrary | None = None):
         from homeloop.sim import scenario as scenarios, step_order
 
         self.home = home
@@ -153,7 +154,7 @@ class Episode:
         self.images = images
         self.skills: dict[str, Skill] = {s.tool_name: s for s in available(self.withheld)}
         self.scenario = scenario or scenarios.load_scenario(self.task.scenario)
-        self.world = World(home, self.catalog, seed, clock_start_s=self.scenario.clock_start_s)
+        self.world = World(home, self.catalog, seed, clock_start_s=self.scenario.clock_start_s, visuals=visuals)
         step_order.install(self.world)
         self.scenario = self.scenario.apply(self.world, self.task, robot=self.robot_id)
         self.context = SkillContext(self)

@@ -16,14 +16,32 @@ the last bit. The views are kept in memory with the home's prepared static
 part (one per home object whose layout reads the same, see
 :func:`homeloop.sim.visibility._prepared`); :data:`CACHED` = False works
 every frame out in full (the tests and benchmarks compare the two).
+
+**On disk.** Inside :func:`kept_on_disk` (the verify stage wraps its homes in
+it, with ``<build>/cache/visibility``), each view's ``clear`` is also kept in a
+file per home and camera, ``<folder>/<home>/<camera>-<hidden>.vis``: a header
+line (JSON: :data:`FORMAT_VERSION`, the view's key, the point count, the
+payload's sha256), then the bits. The key (:func:`view_key`) hashes the
+format, the home's hash (its file's content), the camera and what the frame
+hides, and every array the answer is worked out from (the camera's origin,
+the static occluders, the sample points and what each ray ignores). A file
+whose header, key, count, length or checksum does not match (stale, cut
+short, from another home, damaged) is never trusted: the view is worked out
+again and the file written anew, atomically (a temporary name, then a
+rename), so a reader never sees half a file.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Protocol
+import contextlib
+import hashlib
+import json
+from pathlib import Path
+from typing import Iterable, Iterator, Protocol
 
 import numpy as np
 
+from homeloop.core.io import write_bytes
 from homeloop.sim.occlusion import Faces, Occlusion, Prisms
 
 #: Whether house cameras' frames use their static views (see the module docstring).
@@ -31,6 +49,16 @@ CACHED = True
 
 #: Rays tested at once (bounds the memory of the (rays x occluders) arrays).
 RAY_CHUNK = 1024
+
+#: The on-disk format of a kept view (a file of another format is worked out again).
+FORMAT_VERSION = 1
+#: Where a build keeps its cameras' views, under its folder (the verify stage's choice).
+BUILD_FOLDER = Path("cache") / "visibility"
+#: A kept view's file name ends so.
+SUFFIX = ".vis"
+
+#: The folders views are kept in, innermost last (see :func:`kept_on_disk`).
+_folders: list[Path] = []
 
 
 class Blocks(Protocol):
@@ -67,15 +95,21 @@ def blocked_in_chunks(occlusion: Blocks, points: np.ndarray, ex: np.ndarray, ray
 class StaticView:
     """The static entities' sample points seen from one camera (see the module docstring): ``points``
     (M, 3), the owners each ray ignores ``ex`` (M, X), which lie ``inside`` the frame, and which of
-    those are ``clear`` of every static occluder (``occlusion``)."""
+    those are ``clear`` of every static occluder (``occlusion``), read from ``kept`` when it holds
+    them under their key, else worked out (and written there)."""
 
     def __init__(self, origin: np.ndarray, faces: Faces, prisms: Prisms, points: np.ndarray, ex: np.ndarray,
-                 inside: np.ndarray):
+                 inside: np.ndarray, kept: "KeptView | None" = None):
         self.origin, self.points, self.ex, self.inside = origin, points, ex, inside
         self.occlusion = Occlusion(origin, faces, prisms)
-        rays = np.flatnonzero(inside)
-        self.clear = np.zeros(len(points), dtype=bool)
-        self.clear[rays] = ~blocked_in_chunks(self.occlusion, points, ex, rays)
+        clear = kept.read(len(points)) if kept is not None else None
+        if clear is None:
+            rays = np.flatnonzero(inside)
+            clear = np.zeros(len(points), dtype=bool)
+            clear[rays] = ~blocked_in_chunks(self.occlusion, points, ex, rays)
+            if kept is not None:
+                kept.write(clear)
+        self.clear = clear
 
     def clear_now(self, changing: Blocks) -> np.ndarray:
         """Which points are seen now: clear of the static occluders and of ``changing`` (the doors shut
@@ -84,3 +118,75 @@ class StaticView:
         rays = np.flatnonzero(clear)
         clear[rays] = ~blocked_in_chunks(changing, self.points, self.ex, rays)
         return clear
+
+
+# --- on disk -----------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def kept_on_disk(folder: str | Path) -> Iterator[Path]:
+    """Keep the views worked out inside the ``with`` in ``folder`` too, and read them from there
+    (see the module docstring)."""
+    _folders.append(Path(folder))
+    try:
+        yield _folders[-1]
+    finally:
+        _folders.pop()
+
+
+def disk_folder() -> Path | None:
+    """The folder views are kept in now (the innermost :func:`kept_on_disk`), or None."""
+    return _folders[-1] if _folders else None
+
+
+def view_key(home_hash: str, camera: str, hidden: Iterable[str], arrays: Iterable[np.ndarray]) -> str:
+    """What a kept view was worked out from (see the module docstring), as a sha256."""
+    digest = hashlib.sha256(json.dumps([FORMAT_VERSION, home_hash, camera, sorted(hidden)]).encode())
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        digest.update(f"{a.dtype.str}{a.shape}".encode())
+        digest.update(a.tobytes())
+    return digest.hexdigest()
+
+
+def view_file(folder: Path, home_id: str, camera: str, hidden: Iterable[str]) -> Path:
+    """The file a camera's view of a home is kept in (what the frame hides, hashed, tells views apart)."""
+    leave = hashlib.sha256(json.dumps(sorted(hidden)).encode()).hexdigest()[:8]
+    return folder / _name(home_id) / f"{_name(camera)}-{leave}{SUFFIX}"
+
+
+def _name(text: str) -> str:
+    """``text`` as a file name: itself when plain, else a hash of it."""
+    plain = text and text[0] != "." and all(c.isalnum() or c in "-_." for c in text)
+    return text if plain else hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class KeptView:
+    """A view's ``clear`` bits in a file, under a key (see the module docstring)."""
+
+    def __init__(self, path: Path, key: str):
+        self.path, self.key = path, key
+
+    def read(self, count: int) -> np.ndarray | None:
+        """The bits kept for ``count`` points under this key, or None when the file holds anything else."""
+        try:
+            data = self.path.read_bytes()
+            head, payload = data[:data.index(b"\n")], data[data.index(b"\n") + 1:]
+            header = json.loads(head)
+        except (OSError, ValueError):
+            return None
+        expected = {"format": FORMAT_VERSION, "key": self.key, "points": count,
+                    "sha256": hashlib.sha256(payload).hexdigest()}
+        if header != expected or len(payload) != (count + 7) // 8:
+            return None
+        return np.unpackbits(np.frombuffer(payload, dtype=np.uint8), count=count).astype(bool)
+
+    def write(self, clear: np.ndarray) -> None:
+        """Keep ``clear`` under this key (atomically: a reader sees the old file or the new one)."""
+        payload = np.packbits(clear.astype(bool)).tobytes()
+        header = {"format": FORMAT_VERSION, "key": self.key, "points": len(clear),
+                  "sha256": hashlib.sha256(payload).hexdigest()}
+        try:
+            write_bytes(self.path, json.dumps(header, sort_keys=True).encode() + b"\n" + payload)
+        except OSError:
+            pass  # a folder that cannot be written keeps nothing; the view is worked out each time

@@ -40,6 +40,7 @@ camera, and its frames test only what moves
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -59,7 +60,7 @@ from homeloop.sim.dynamics.smoke import Smoke
 from homeloop.sim.dynamics.water import Water
 from homeloop.sim import static_visibility
 from homeloop.sim.occlusion import Faces, Occlusion, Prisms
-from homeloop.sim.static_visibility import Blocks, Either, StaticView, blocked_in_chunks
+from homeloop.sim.static_visibility import Blocks, Either, KeptView, StaticView, blocked_in_chunks
 from homeloop.sim.world import ObjectState, PersonState, World, plain_copy
 
 #: Nearest depth a camera images (m); solids closer than this are clipped.
@@ -411,6 +412,10 @@ class _Prepared:
         self.room_grids: dict[str, np.ndarray] = {}
         self._faces: dict[tuple[str, ...], Faces] = {}
         self.camera_views = frozenset(Viewpoint.of(c) for c in home.cameras)
+        #: Each house camera's id by its viewpoint, and the home's id (the names of kept views on disk).
+        self.camera_ids = {Viewpoint.of(c): c.id for c in sorted(home.cameras, key=lambda c: c.id, reverse=True)}
+        self.home_id, self._home = home.home_id, home
+        self._home_hash: str | None = None
         #: Objects' solids by where they are (every episode in the home starts with them where they lie).
         self.moved_solids: dict[tuple[object, ...], Solid] = {}
         self._static_frames: dict[tuple[Viewpoint, frozenset[str]], _StaticFrame] = {}
@@ -425,6 +430,17 @@ class _Prepared:
 
     def code(self, entity_id: str) -> int:
         return self.codes.setdefault(entity_id, len(self.codes))
+
+    def kept_view(self, view: Viewpoint, hidden: frozenset[str], arrays: list[np.ndarray]) -> KeptView | None:
+        """Where a camera's static view is kept on disk, and its key (None: not kept on disk now)."""
+        folder = static_visibility.disk_folder()
+        if folder is None:
+            return None
+        if self._home_hash is None:  # the home's content, as its file holds it
+            self._home_hash = hashlib.sha256(self._home.model_dump_json().encode()).hexdigest()
+        camera = self.camera_ids[view]
+        return KeptView(static_visibility.view_file(folder, self.home_id, camera, hidden),
+                        static_visibility.view_key(self._home_hash, camera, hidden, arrays))
 
     def _fixture_faces(self, home: Home) -> Faces:
         """The fixtures' sides, from the floor to their height (a fixture may be any polygon, so its
@@ -511,7 +527,11 @@ class _StaticFrame:
                          for e, _ in self.boxed], dtype=np.int64).reshape(len(self.boxed), width)
         ex = np.repeat(rows, self.counts, axis=0)
         faces = Faces.concat([prepared.walls, prepared.opening_pieces])
-        self.view = StaticView(view.origin, faces, prisms, points, ex, in_frame(view, points))
+        inside = in_frame(view, points)
+        arrays = [view.origin, faces.a, faces.b, faces.z0, faces.z1, faces.owner, prisms.normal, prisms.offset,
+                  prisms.z0, prisms.z1, prisms.owner, points, ex, inside]
+        kept = prepared.kept_view(view, hidden, arrays)
+        self.view = StaticView(view.origin, faces, prisms, points, ex, inside, kept)
 
     def seen_now(self, changing: Blocks) -> list[tuple[int, int]]:
         """Per boxed entity: its sample points inside the frame, and those seen now (clear of the static

@@ -44,6 +44,7 @@ import numpy as np
 
 from homeloop.core.catalog import Catalog, RobotEntry
 from homeloop.core.home import Home, HomeObject
+from homeloop.core.visuals.library import VisualLibrary
 
 #: Fixed simulated step (s): docs/episodes.md.
 STEP_S = 0.1
@@ -54,9 +55,11 @@ SLEEPING = True
 
 #: What a module's step may change or read, as :class:`Rest` names it: the world's own state
 #: ("objects": where they are; "object_props": their properties, a plant's soil moisture), and the
-#: state other code reads of a module (by the module's name; "pan_heat": how hot the pans are).
+#: state other code reads of a module (by the module's name; "pan_heat": how hot the pans are;
+#: "smoke_density": the smoke's densities, where no smoke sensor's reading can change with them).
 ASPECTS = ("openings", "parts", "objects", "object_props", "devices", "people", "robot", "messages", "events",
-           "timeline", "cooking", "pan_heat", "smoke", "water", "climate", "appliances", "robot_motion")
+           "timeline", "cooking", "pan_heat", "smoke", "smoke_density", "water", "climate", "appliances",
+           "robot_motion")
 #: Every aspect: what a module without ``rest`` may change, and what wakes it.
 EVERYTHING = frozenset({"*"})
 NOTHING: frozenset[str] = frozenset()
@@ -206,9 +209,13 @@ _Kind = TypeVar("_Kind", bound=Dynamics)
 class World:
     """Ground truth of one home during one episode (see the module docstring)."""
 
-    def __init__(self, home: Home, catalog: Catalog, seed: int, *, clock_start_s: float = 12 * 3600.0):
+    def __init__(self, home: Home, catalog: Catalog, seed: int, *, clock_start_s: float = 12 * 3600.0,
+                 visuals: VisualLibrary | None = None):
         self.home = home
         self.catalog = catalog
+        #: The visuals cameras draw where a build maps its own assets (docs/catalog.md, "Your own
+        #: assets"); the empty library draws every entry's built-in visual.
+        self.visuals = visuals if visuals is not None else VisualLibrary()
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.time = 0.0

@@ -17,6 +17,10 @@ A room's illuminance (lux) is the sum of
   furniture a smart plug switches needs the plug on as well.
 - **fire**: a burning pan in the room adds :data:`FIRE_LUMENS` the same way.
 
+:meth:`Light.source_lux` gives each of these sources' part on its own: the
+renderer spreads a room's light over its sources by it
+(:mod:`homeloop.sim.render.lighting`).
+
 A room is lit (:meth:`Light.lit`) at :data:`BRIGHTNESS_FLOOR_LUX` or more:
 perception detects nothing in a room below it, so a person lying in a dark
 room is not seen (docs/skills.md).
@@ -67,6 +71,7 @@ ASLEEP = Rest()
 class _Window:
     area: float
     coverings: tuple[str, ...]  # roller blind and curtain device ids
+    opening: str = ""
 
 
 @dataclass(frozen=True)
@@ -126,6 +131,31 @@ class Light:
         lumens = sum(f.lumens * _output(world, f) for f in room.fittings)
         lumens += FIRE_LUMENS * sum(1 for fire_room, _, _ in _fires(world) if fire_room == room_id)
         return total + lumens * UTILISATION_FACTOR / room.floor_area
+
+    def source_lux(self, room_id: str, kind: str, ident: str = "") -> float:
+        """Illuminance one source gives a room now (lux), by the rules :meth:`lux` adds up: a
+        ``fitting`` (``ident``: the light device) its flux at its present output, a ``window``
+        (the opening) the daylight through its uncovered glazing, a ``fire`` (one burning pan in
+        the room) its flux, each over the floor area; the ``sky`` the outdoor illuminance over an
+        outdoor room. 0 for a source that does not light the room (a fitting of another room, a
+        window it does not count)."""
+        world = self._bound()
+        room = self._rooms[room_id]
+        if kind == "fitting":
+            fitting = next((f for f in room.fittings if f.device == ident), None)
+            return 0.0 if fitting is None else fitting.lumens * _output(world, fitting) * UTILISATION_FACTOR / \
+                room.floor_area
+        if kind == "window":
+            window = next((w for w in room.windows if w.opening == ident), None)
+            if window is None or room.outdoor:
+                return 0.0
+            glazing = window.area * _uncovered(world, window)
+            return outdoor_lux(world.clock_of_day()) * DAYLIGHT_FACTOR_PER_GLAZING * glazing / room.floor_area
+        if kind == "fire":
+            return FIRE_LUMENS * UTILISATION_FACTOR / room.floor_area
+        if kind == "sky":
+            return outdoor_lux(world.clock_of_day()) if room.outdoor else 0.0
+        raise ValueError(f"light: no source kind {kind!r} (fitting, window, fire or sky)")
 
     def lit(self, room_id: str) -> bool:
         """Whether a room is bright enough for perception (:data:`BRIGHTNESS_FLOOR_LUX`)."""
@@ -195,7 +225,7 @@ def _rooms(home: Home) -> dict[str, _Room]:
     for o in home.openings:
         inside = [rid for rid in o.connects if rid not in outdoor]
         if o.kind == "window" and len(inside) == 1 and (o.exterior or len(o.connects) == 2):
-            windows[inside[0]].append(_Window(o.width * o.height, tuple(sorted(coverings.get(o.id, [])))))
+            windows[inside[0]].append(_Window(o.width * o.height, tuple(sorted(coverings.get(o.id, []))), o.id))
     fittings = _fittings(home)
     return {r.id: _Room(r.id in outdoor, polygon_from_rings(r.polygon).area, tuple(windows[r.id]),
                         tuple(fittings.get(r.id, []))) for r in home.rooms}

@@ -31,6 +31,10 @@ sensor elsewhere never sounds for it; task screening reads that rule. Until a
 source first smokes the step returns at once; when every source has stopped
 and the smoke has cleared it goes idle again. Idle, it sleeps
 (:class:`~homeloop.sim.world.Rest`) until a module making smoke changes.
+While it spreads it tells a step that may change a sensor's reading (a room's
+density crossing :data:`SMOKE_ALARM_DENSITY`, a front still spreading) from
+one that changes the densities only (:data:`DENSITIES`), so the devices sleep
+through the second kind.
 """
 
 from __future__ import annotations
@@ -71,6 +75,10 @@ CLEAR_DENSITY = 1e-4
 
 #: What a step spreading smoke changes (:class:`~homeloop.sim.world.Rest`).
 CHANGES = frozenset({"smoke"})
+#: What it changes when no smoke sensor's reading can change with it: no room's density crossed
+#: :data:`SMOKE_ALARM_DENSITY`, and no front is spreading (a module reading only whether a sensor
+#: trips, the devices, sleeps on; one reading everything wakes).
+DENSITIES = frozenset({"smoke_density"})
 
 
 @dataclass
@@ -141,6 +149,8 @@ class Smoke:
         self._active = False
         self._time = 0.0
         self._stepped = False  # whether the last step went past the idle check
+        self._sensed = True  # whether the last step may have changed a smoke sensor's reading
+        self._sensing: tuple[bool, list[bool], int, bool] | None = None  # after the last step (_sensing_now)
 
     # --- set-up -----------------------------------------------------------------------------------
 
@@ -150,6 +160,7 @@ class Smoke:
         self._rooms = [r.id for r in indoor]
         self._index = {rid: i for i, rid in enumerate(self._rooms)}
         self._rho = [0.0] * len(self._rooms)
+        self._sensing = None
         self._rings = {r.id: [(p[0], p[1]) for ring in r.polygon for p in ring] for r in indoor}
         areas = [polygon_from_rings(r.polygon).area for r in indoor]
         links = [_link(self._index, areas, u, v, width, oid) for u, v, width, oid in _paths(home)]
@@ -177,11 +188,25 @@ class Smoke:
         if not smoking and max(self._rho, default=0.0) < CLEAR_DENSITY:
             self._rho = [0.0] * len(self._rho)
             self._active = False
+        before, self._sensing = self._sensing, self._sensing_now()
+        self._sensed = before is None or before[3] or before != self._sensing
+
+    def _sensing_now(self) -> tuple[bool, list[bool], int, bool]:
+        """What the smoke sensors' readings follow from (:meth:`density_at` against the alarm density):
+        whether it is active, which rooms' layers are denser than a sensor trips at, the fronts, and
+        whether one is still spreading."""
+        return self._active, [d > SMOKE_ALARM_DENSITY for d in self._rho], len(self._fronts), self._spreading()
+
+    def _spreading(self) -> bool:
+        """Whether a front is still spreading (what :meth:`density_at` says changes with the time)."""
+        return any(not f.covered for f in self._fronts.values())
 
     def rest(self, world: World) -> Rest:
-        """Spreading: the next step. Idle: asleep until a module making smoke changes."""
+        """Spreading: the next step. Idle: asleep until a module making smoke changes. A step that may
+        have changed a smoke sensor's reading (:meth:`density_at` above :data:`SMOKE_ALARM_DENSITY`
+        somewhere) changed "smoke"; any other, the densities only (:data:`DENSITIES`)."""
         if self._active:
-            return Rest(CHANGES, -math.inf)
+            return Rest(CHANGES if self._sensed else DENSITIES, -math.inf)
         makers = [getattr(p, "name", None) for p in self._providers]
         wakes_on = EVERYTHING if None in makers else frozenset(str(n) for n in makers)
         return Rest(CHANGES if self._stepped else NOTHING, math.inf, wakes_on)

@@ -8,10 +8,15 @@ water show only in the pixels. This package draws them:
   people and the robot; :mod:`~homeloop.sim.render.materials`: colours;
   :mod:`~homeloop.sim.render.rooms`: which room a point is in);
 - :mod:`~homeloop.sim.render.raycast`: Embree primary rays per pixel: depth,
-  the id buffer and normals;
+  the id buffer and normals; a fixed camera's rays against the static scene
+  are cast once and kept, only the movers are cast again;
 - :mod:`~homeloop.sim.render.effects`: flames, the smoke layer and wet floors;
-- :mod:`~homeloop.sim.render.shade`: exposure by the room's light, privacy
-  masks, PNG;
+- :mod:`~homeloop.sim.render.lighting`: each room's light (the light model's,
+  :meth:`~homeloop.sim.dynamics.light.Light.source_lux` per source) spread
+  over its surfaces from its fittings, windows and fires, with shadow rays;
+- :mod:`~homeloop.sim.render.textures`: procedural wood, tiles and fabric;
+- :mod:`~homeloop.sim.render.shade`: surface colours, exposure by the light,
+  glass, flames, smoke and water over them, privacy masks, PNG;
 - :mod:`~homeloop.sim.render.idbuffer`: the id-buffer visibility backend;
 - :mod:`~homeloop.sim.render.renderer`: the renderer tying them together.
 

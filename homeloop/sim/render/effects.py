@@ -280,10 +280,13 @@ def smoke(world: World, field_: SmokeField, hits: Hits, layers: Layers) -> None:
     total = sum(seen.values())
     shape = (len(rows), len(cols))
     alpha = 1.0 - np.exp(-SMOKE_EXTINCTION_PER_M * total)
-    layers.smoke_alpha = _spread(alpha.reshape(shape), view, stride).astype(np.float32)
-    stacked = np.stack([seen[i] for i in smoky])
-    layers.smoke_rooms = _spread(np.array(smoky)[stacked.argmax(axis=0)].reshape(shape), view, stride,
-                                 smooth=False).astype(np.int16)
+    layers.smoke_alpha = _spread(alpha.reshape(shape), view, stride).astype(np.float32, copy=False)
+    if len(smoky) == 1:  # one smoky room dominates everywhere
+        layers.smoke_rooms = np.full(view.width * view.height, smoky[0], dtype=np.int16)
+    else:
+        stacked = np.stack([seen[i] for i in smoky])
+        layers.smoke_rooms = _spread(np.array(smoky)[stacked.argmax(axis=0)].reshape(shape), view, stride,
+                                     smooth=False).astype(np.int16)
     block = stride * stride
     for i in smoky:
         room = field_.rooms.rooms[i]
@@ -314,20 +317,25 @@ def _optical_depths(field_: SmokeField, dens: np.ndarray, smoky: list[int], view
     # each ray's samples start at its own fraction of a step (a fixed low-discrepancy sequence),
     # so the layer's edges come out as fine grain, not as bands
     jitter = np.modf(np.arange(len(d)) * 0.6180339887)[0][ok]
-    ta, step, dd = np.where(ok, ta, 0.0)[ok], step[ok], d[ok]
+    ta, step, dd = ta[ok], step[ok], d[ok]
+    dx, dy, dz = (np.ascontiguousarray(dd[:, k]) for k in range(3))
+    rows, cols = dens.shape
+    sums = {i: np.zeros(len(ta), dtype=np.float32) for i in smoky}  # summed over the crossing rays alone
     for k in range(SMOKE_SAMPLES):
         t = ta + (k + jitter) * step
-        x, y, z = view.x + dd[:, 0] * t, view.y + dd[:, 1] * t, oz + dd[:, 2] * t
-        col = np.floor((x - field_.x0) / field_.cell).astype(np.int64)
-        row = np.floor((y - field_.y0) / field_.cell).astype(np.int64)
-        on = (col >= 0) & (col < dens.shape[1]) & (row >= 0) & (row < dens.shape[0])
-        row, col = np.where(on, row, 0), np.where(on, col, 0)
-        top = field_.top[row, col]
+        col = np.floor((view.x + dx * t - field_.x0) / field_.cell).astype(np.int64)
+        row = np.floor((view.y + dy * t - field_.y0) / field_.cell).astype(np.int64)
+        z = oz + dz * t
+        on = (col >= 0) & (col < cols) & (row >= 0) & (row < rows)
+        cell = np.where(on, row * cols + col, 0)
+        top = np.take(field_.top, cell)
         inside_layer = on & (z <= top) & (z >= top - SMOKE_LAYER_M)
-        rho = np.where(inside_layer, dens[row, col], 0.0) * step
-        label = field_.labels[row, col]
+        rho = np.where(inside_layer, np.take(dens, cell), 0.0) * step
+        label = np.take(field_.labels, cell)
         for i in smoky:
-            out[i][ok] += np.where(label == i, rho, 0.0)
+            sums[i] += np.where(label == i, rho, 0.0)
+    for i in smoky:
+        out[i][ok] = sums[i]
     return out
 
 
@@ -361,9 +369,12 @@ def _spread(coarse: np.ndarray, view: Viewpoint, stride: int, smooth: bool = Tru
     if not smooth:
         nearest: np.ndarray = coarse[np.where(fr < 0.5, r0, r1)][:, np.where(fc < 0.5, c0, c1)].ravel()
         return nearest
-    top = coarse[r0][:, c0] * (1 - fc) + coarse[r0][:, c1] * fc
-    bottom = coarse[r1][:, c0] * (1 - fc) + coarse[r1][:, c1] * fc
-    blended: np.ndarray = (top * (1 - fr)[:, None] + bottom * fr[:, None]).ravel()
+    across = coarse[:, c0] * (1 - fc) + coarse[:, c1] * fc  # along the coarse rows first: fewer of them
+    top, bottom = across[r0], across[r1]
+    top *= (1 - fr)[:, None]
+    bottom *= fr[:, None]
+    top += bottom
+    blended: np.ndarray = top.ravel()
     return blended
 
 

@@ -41,6 +41,7 @@ import numpy as np
 
 from homeloop.sim.render.raycast import Hits, pixel_bounds
 from homeloop.sim.render.renderer import Renderer
+from homeloop.sim.render.scene import Code
 from homeloop.sim.visibility import (
     NEAR_M,
     Entity,
@@ -65,6 +66,7 @@ class IdBufferVisibility:
     def __init__(self, renderer: Renderer | Callable[[], Renderer]):
         self._renderer = renderer
         self._solids: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # fixed entities' samples and corners
+        self._tables = _CodeTables()
 
     @property
     def renderer(self) -> Renderer:
@@ -76,7 +78,7 @@ class IdBufferVisibility:
         buffers = renderer.buffers(world, view, hidden)
         entities = [e for e in buffers.entities if e.id not in hidden]
         shares, boxes = self._solid_view(view, entities)
-        ids = _EntityPixels(renderer, buffers.hits, entities)
+        ids = _EntityPixels(renderer, buffers.hits, entities, self._tables)
         seen = [s for i, e in enumerate(entities) if (s := ids.seen(i, e, shares[i], boxes[i])) is not None]
         return Frame(seen, [dict(h) for h in buffers.layers.hazards])
 
@@ -132,14 +134,12 @@ def _solid_boxes(view: Viewpoint, corners: list[np.ndarray], entities: list[Enti
 class _EntityPixels:
     """The id buffer as entity indices, with each entity's visible pixel count and extent."""
 
-    def __init__(self, renderer: Renderer, hits: Hits, entities: list[Entity]):
+    def __init__(self, renderer: Renderer, hits: Hits, entities: list[Entity], tables: _CodeTables):
         self.renderer, self.hits, self.view = renderer, hits, hits.view
         self.index = {e.id: i for i, e in enumerate(entities)}
-        codes = renderer.scene.codes
-        lookup = np.array([self.index.get(c.entity, -1) if c.entity else -1 for c in codes] + [-1], dtype=np.int64)
-        head = np.array([c.part == "head" for c in codes] + [False])
-        self.opaque = lookup[hits.code]  # code -1 picks the trailing -1
-        self.glass = lookup[hits.glass]
+        lookup, head = tables(renderer.scene.codes, self.index)
+        self.opaque = np.take(lookup, hits.code)  # code -1 picks the trailing -1
+        self.glass = np.take(lookup, hits.glass)
         n, width = len(entities), self.view.width
         self.count, self.extent = _extents([self.opaque, self.glass] if (hits.glass >= 0).any() else [self.opaque],
                                            width, n)
@@ -184,6 +184,25 @@ class _EntityPixels:
             ys, xs = idx[through] // w, idx[through] % w
             extra = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
         return (round(int(shown.sum()) / projected, 4) if projected else 0.0), extra
+
+
+class _CodeTables:
+    """Per code of a scene (and a trailing entry for code -1): the index of its entity among a
+    frame's entities (-1 for none), and whether it is a head; the last ones kept while the codes and
+    the entities are the same (a scene only ever adds codes)."""
+
+    def __init__(self) -> None:
+        self._last: tuple[list[Code], int, tuple[tuple[str, int], ...], np.ndarray, np.ndarray] | None = None
+
+    def __call__(self, codes: list[Code], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+        entities = tuple(index.items())
+        last = self._last
+        if last is not None and last[0] is codes and last[1] == len(codes) and last[2] == entities:
+            return last[3], last[4]
+        lookup = np.array([index.get(c.entity, -1) if c.entity else -1 for c in codes] + [-1], dtype=np.int64)
+        head = np.array([c.part == "head" for c in codes] + [False])
+        self._last = (codes, len(codes), entities, lookup, head)
+        return lookup, head
 
 
 def _extents(labels: list[np.ndarray], width: int, n: int) -> tuple[np.ndarray, list[PixelBox | None]]:

@@ -10,11 +10,12 @@ figure and spreads it over the room the way its sources would:
   room (a rectangle on the wall's inner face, shining inward: the daylight of
   the overcast sky the model assumes), every burning pan (over its rim, every
   way), and the open sky over outdoor rooms and the ground round the home.
-- **shares**: each source's part of its room's illuminance, worked out as the
-  light model does (a fitting's lumens by its mount and brightness when it is
-  on; a window's uncovered glazing times the daylight; a fire's lumens), then
-  scaled so the room's sources add up to exactly :meth:`Light.lux`. A room
-  the model calls dark gets no more light here than it says.
+- **shares**: each source's part of its room's illuminance, as the light
+  model gives it (:meth:`Light.source_lux`: a fitting's lumens by its mount
+  and brightness when it is on; a window's uncovered glazing times the
+  daylight; a fire's lumens), then scaled so the room's sources add up to
+  exactly :meth:`Light.lux`. A room the model calls dark gets no more light
+  here than it says.
 - **direct light** at a surface point from a source: the cosine at the
   surface over the squared distance (softened by the source's size), times
   how strongly the source shines that way, divided by the same term's mean
@@ -59,15 +60,7 @@ import numpy as np
 import shapely
 
 from homeloop.core.home import Home, polygon_from_rings
-from homeloop.sim.dynamics.light import (
-    DAYLIGHT_FACTOR_PER_GLAZING,
-    DEFAULT_LUMENS,
-    FIRE_LUMENS,
-    LUMENS_BY_MOUNT,
-    UTILISATION_FACTOR,
-    Light,
-    outdoor_lux,
-)
+from homeloop.sim.dynamics.light import Light, outdoor_lux
 from homeloop.sim.render.effects import flame_sites
 from homeloop.sim.render.raycast import Caster, Geometry, Hits, PoseCache
 from homeloop.sim.render.rooms import RoomGrid
@@ -129,16 +122,12 @@ class Emitter:
 class _Fitting:
     emitter: Emitter
     device: str
-    lumens: float
-    switches: tuple[str, ...]
-    plugs: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class _Window:
     emitter: Emitter
-    area: float
-    coverings: tuple[str, ...]
+    opening: str
 
 
 @dataclass
@@ -181,34 +170,46 @@ class LightRig:
         solids = {e.id: e.solid for e in entities if e.kind == "device"}
         by_id = {r.id: r for r in home.rooms}
         self.outdoor = np.array([by_id[r].outdoor for r in rooms.rooms] + [True])
-        self.area = np.array([max(polygon_from_rings(by_id[r].polygon).area, 1e-6) for r in rooms.rooms] + [1.0])
         self._floors = [_floor_samples(rooms, i, by_id[r].floor_height) for i, r in enumerate(rooms.rooms)]
         self.fittings = _fittings(home, rooms, solids)
         self.windows = _windows(home, rooms)
         self._norms: dict[Emitter, float] = {}
+        self._own: tuple[World, Light] | None = None
 
     def table(self, world: World, room_lux: np.ndarray, outside: float) -> Table:
         """Every row's sources and their light now: ``room_lux`` per room (the light model's),
-        ``outside`` for the open air."""
+        ``outside`` for the open air. Each source's light is the light model's
+        (:meth:`Light.source_lux`): a fitting off, a window covered or at night gives none."""
+        light = self._light(world)
+        rooms = self.rooms.rooms
         rows: list[list[tuple[Emitter, float]]] = [[] for _ in range(self.open_air + 1)]
         for f in self.fittings:
-            share = _output(world, f)
-            if share > 0:
-                lux = f.lumens * share * UTILISATION_FACTOR / self.area[f.emitter.row]
-                rows[f.emitter.row].append((f.emitter, lux))
-        daylight = outdoor_lux(world.clock_of_day())
+            given = light.source_lux(rooms[f.emitter.row], "fitting", f.device)
+            if given > 0:
+                rows[f.emitter.row].append((f.emitter, given))
         for w in self.windows:
-            glazing = w.area * _uncovered(world, w)
-            if daylight > 0 and glazing > 0:
-                rows[w.emitter.row].append((w.emitter, daylight * DAYLIGHT_FACTOR_PER_GLAZING * glazing
-                                            / self.area[w.emitter.row]))
+            given = light.source_lux(rooms[w.emitter.row], "window", w.opening)
+            if given > 0:
+                rows[w.emitter.row].append((w.emitter, given))
         for fire in self._fires(world):
-            rows[fire.row].append((fire, FIRE_LUMENS * UTILISATION_FACTOR / self.area[fire.row]))
-        if daylight > 0:
-            for row in np.flatnonzero(self.outdoor):
-                rows[row].append((sky(int(row)), daylight))
+            rows[fire.row].append((fire, light.source_lux(rooms[fire.row], "fire")))
+        for row in np.flatnonzero(self.outdoor):
+            given = light.source_lux(rooms[row], "sky") if row < self.open_air else outdoor_lux(world.clock_of_day())
+            if given > 0:
+                rows[row].append((sky(int(row)), given))
         lux = np.append(room_lux, outside).astype(np.float32)
         return self._pad(rows, lux)
+
+    def _light(self, world: World) -> Light:
+        """The world's light model; one of the rig's own, bound to the world, where it runs none."""
+        light = world.running(Light)
+        if light is not None:
+            return light
+        if self._own is None or self._own[0] is not world:
+            own = Light()
+            own.step(world, 0.0)  # binds it: it reads the world when asked
+            self._own = (world, own)
+        return self._own[1]
 
     def _fires(self, world: World) -> list[Emitter]:
         out = []
@@ -288,16 +289,7 @@ def _floor_samples(rooms: RoomGrid, index: int, z: float) -> np.ndarray:
 
 
 def _fittings(home: Home, rooms: RoomGrid, solids: dict[str, Solid]) -> list[_Fitting]:
-    """Every light device with a room, with the switches and smart plugs that gate it (as the light
-    model reads them)."""
-    switches: dict[str, list[str]] = {}
-    plugs: dict[str, list[str]] = {}
-    for d in home.devices:
-        for target in d.controls:
-            if d.type == "light_switch":
-                switches.setdefault(target, []).append(d.id)
-            elif d.type == "plug":
-                plugs.setdefault(target, []).append(d.id)
+    """Every light device with a room, where it shines from (its light: :meth:`Light.source_lux`)."""
     out = []
     for d in sorted(home.devices, key=lambda d: d.id):
         if d.type != "light" or d.room is None or d.room not in rooms.index:
@@ -310,9 +302,7 @@ def _fittings(home: Home, rooms: RoomGrid, solids: dict[str, Solid]) -> list[_Fi
         else:
             x0, y0, x1, y1 = d.pose.x - 0.05, d.pose.y - 0.05, d.pose.x + 0.05, d.pose.y + 0.05
             z0 = z1 = d.pose.z
-        out.append(_Fitting(_fitting_emitter(d.id, d.mount, row, (x0, y0, z0, x1, y1, z1), d.pose.yaw),
-                            d.id, LUMENS_BY_MOUNT.get(d.mount, DEFAULT_LUMENS),
-                            tuple(sorted(switches.get(d.id, []))), tuple(sorted(plugs.get(d.mounted_on or "", [])))))
+        out.append(_Fitting(_fitting_emitter(d.id, d.mount, row, (x0, y0, z0, x1, y1, z1), d.pose.yaw), d.id))
     return out
 
 
@@ -337,22 +327,14 @@ def _fitting_emitter(ident: str, mount: str, row: int, box: tuple[float, ...], y
 
 
 def _windows(home: Home, rooms: RoomGrid) -> list[_Window]:
-    """Every window with one indoor room (the light model's glazing), as a rectangle on the inner
-    face of its wall, shining into the room, with the blinds and curtains that cover it."""
+    """Every window with one indoor room, as a rectangle on the inner face of its wall, shining into
+    the room (its light: :meth:`Light.source_lux`, which counts only the light model's glazing)."""
     outdoor = {r.id for r in home.rooms if r.outdoor}
     floor = {r.id: r.floor_height for r in home.rooms}
-    coverings: dict[str, list[str]] = {}
-    for d in home.devices:
-        if d.type in ("roller_blind", "curtain"):
-            for window in {d.mounted_on, *d.controls}:
-                if window is not None:
-                    coverings.setdefault(window, []).append(d.id)
     out = []
     for o in sorted(home.openings, key=lambda o: o.id):
         inside = [rid for rid in o.connects if rid not in outdoor]
-        if o.kind != "window" or len(inside) != 1 or not (o.exterior or len(o.connects) == 2):
-            continue
-        if inside[0] not in rooms.index:
+        if o.kind != "window" or len(inside) != 1 or inside[0] not in rooms.index:
             continue
         row = rooms.index[inside[0]]
         frame = OpeningFrame.of(shapely.make_valid(polygon_from_rings(o.polygon)).buffer(0))
@@ -366,7 +348,7 @@ def _windows(home: Home, rooms: RoomGrid) -> list[_Window]:
                           (float(inward[0]), float(inward[1]), 0.0), 0.0,
                           (float(frame.along[0] * half_w), float(frame.along[1] * half_w), 0.0), (0.0, 0.0, half_h),
                           soft=area / math.pi)
-        out.append(_Window(emitter, area, tuple(sorted(coverings.get(o.id, [])))))
+        out.append(_Window(emitter, o.id))
     return out
 
 
@@ -376,21 +358,6 @@ def _inward(rooms: RoomGrid, row: int, frame: OpeningFrame) -> np.ndarray:
     ahead = int(rooms.lookup(np.array([probe[0]]), np.array([probe[1]]))[0])
     across: np.ndarray = frame.across if ahead == row else -frame.across
     return across
-
-
-def _output(world: World, fitting: _Fitting) -> float:
-    """Share of its full flux a fitting gives now (as the light model has it)."""
-    values = world.devices[fitting.device].values
-    on = bool(values.get("on")) or any(world.devices[s].values.get("on") for s in fitting.switches)
-    powered = all(world.devices[p].values.get("on") for p in fitting.plugs)
-    return float(values.get("brightness", 100)) / 100.0 if on and powered else 0.0
-
-
-def _uncovered(world: World, window: _Window) -> float:
-    share = 1.0
-    for device in window.coverings:
-        share *= 1.0 - float(world.devices[device].values.get("position", 0)) / 100.0
-    return share
 
 
 # --- a frame's light -------------------------------------------------------------------------------
@@ -577,15 +544,21 @@ class FrameLight:
 
         flat = mine(state.row) * t.weight.shape[1] + mine(state.pick)
         towards = np.take(t.centre.reshape(-1, 3), flat, axis=0)  # the sample point (the sky: its direction)
-        towards += ((2 * a - 1).astype(np.float32)[:, None] * np.take(t.span_u.reshape(-1, 3), flat, axis=0))
-        towards += ((2 * b - 1).astype(np.float32)[:, None] * np.take(t.span_v.reshape(-1, 3), flat, axis=0))
+        u, v = (2 * a - 1).astype(np.float32), (2 * b - 1).astype(np.float32)
+        span_u, span_v = np.take(t.span_u.reshape(-1, 3), flat, axis=0), np.take(t.span_v.reshape(-1, 3), flat, axis=0)
         origins = mine(state.normals) * np.float32(SHADOW_BIAS_M)
         origins += mine(state.points)
         sky = t.directional.ravel()[flat]
-        if not sky.all():
-            towards -= np.where(sky[:, None], np.float32(0.0), origins)
+        for k in range(3):  # column by column: a row of three times one number is slow in numpy
+            column = towards[:, k]
+            column += u * span_u[:, k]
+            column += v * span_v[:, k]
+            if not sky.all():
+                column -= np.where(sky, np.float32(0.0), origins[:, k])
         length = np.sqrt(np.einsum("ij,ij->i", towards, towards))
-        towards /= np.maximum(length, np.float32(1e-9))[:, None]
+        scale = np.maximum(length, np.float32(1e-9))
+        for k in range(3):
+            towards[:, k] /= scale
         reach = np.where(sky, np.float32(SKY_REACH_M), length - t.clearance.ravel()[flat] - np.float32(SHADOW_BIAS_M))
         if every:
             state.blocked = self.caster.static.occluded(origins, towards, reach)
@@ -657,22 +630,26 @@ def _merge(last: _Even, changed: np.ndarray, part: _Even, code: np.ndarray, dept
 
 
 def _blur_same_surface(free: np.ndarray, lit: np.ndarray, surface: np.ndarray) -> np.ndarray:
-    """The shadow rays' verdicts (on the grid of sampled pixels) averaged over each one's
-    :data:`STRATA` x :data:`STRATA` neighbourhood, among the neighbours that are lit and see the
-    same flat surface: a penumbra comes out smooth, a shadow's edge on another surface stays sharp."""
+    """The shadow rays' verdicts (on the grid of sampled pixels: 1 where the ray found its source,
+    0 where not) averaged over each one's :data:`STRATA` x :data:`STRATA` neighbourhood, among the
+    neighbours that are lit and see the same flat surface: a penumbra comes out smooth, a shadow's
+    edge on another surface stays sharp. The verdicts are counted, so small integers will do."""
     h, w = free.shape
     reach = STRATA // 2
     pad = ((reach, reach), (reach, reach))
     surfaces = np.pad(surface, pad, constant_values=-2)  # beyond the frame: no surface
     lits = np.pad(lit, pad)
-    frees = np.pad(free, pad)
-    total = np.zeros((h, w))
-    count = np.zeros((h, w))
+    frees = np.pad(free > 0.5, pad)
+    total = np.zeros((h, w), dtype=np.uint8)
+    count = np.zeros((h, w), dtype=np.uint8)
+    same = np.empty((h, w), dtype=bool)
     for dy in range(2 * reach + 1):
         for dx in range(2 * reach + 1):
-            same = lits[dy:dy + h, dx:dx + w] & (surfaces[dy:dy + h, dx:dx + w] == surface)
-            total += np.where(same, frees[dy:dy + h, dx:dx + w], 0.0)
+            np.equal(surfaces[dy:dy + h, dx:dx + w], surface, out=same)
+            same &= lits[dy:dy + h, dx:dx + w]
             count += same
+            same &= frees[dy:dy + h, dx:dx + w]
+            total += same
     out: np.ndarray = np.where(count > 0, total / np.maximum(count, 1), free)
     return out
 
@@ -700,8 +677,8 @@ def _spread(coarse: np.ndarray, surface: np.ndarray, stride: int) -> tuple[np.nd
                     if wy * wx <= 0:
                         continue
                     same = surfaces[dy:dy + rows, dx:dx + cols] == mine
-                    total += np.where(same, np.float32(wy * wx) * values[dy:dy + rows, dx:dx + cols], np.float32(0))
-                    count += np.where(same, np.float32(wy * wx), np.float32(0))
+                    np.add(total, np.float32(wy * wx) * values[dy:dy + rows, dx:dx + cols], out=total, where=same)
+                    np.add(count, np.float32(wy * wx), out=count, where=same)
             out[py::stride, px::stride] = total / np.maximum(count, np.float32(1e-6))
             alone[py::stride, px::stride] = count == 0
     return out.ravel(), np.flatnonzero(alone.ravel())

@@ -79,8 +79,13 @@ class Hits:
 
     def points(self, index: np.ndarray | slice = slice(None)) -> np.ndarray:
         """Home coordinates of the hit points (rays that hit nothing give inf)."""
-        points: np.ndarray = _pick(self.directions, index) * self.depth[index, None]
-        points += self.view.origin.astype(np.float32)
+        d, depth = _pick(self.directions, index), self.depth[index]
+        origin = self.view.origin.astype(np.float32)
+        points = np.empty_like(d)
+        for k in range(3):  # column by column: a row of three times one number is slow in numpy
+            column = points[:, k]
+            np.multiply(d[:, k], depth, out=column)
+            column += origin[k]
         return points
 
     def normal(self, index: np.ndarray | slice = slice(None)) -> np.ndarray:
@@ -90,7 +95,10 @@ class Hits:
             np.zeros((len(face), 3), np.float32)
         d = _pick(self.directions, index)
         away = (n[:, 0] * d[:, 0] + n[:, 1] * d[:, 1] + n[:, 2] * d[:, 2]) > 0
-        out: np.ndarray = n * np.where(away, np.float32(-1.0), np.float32(1.0))[:, None]
+        out: np.ndarray = np.array(n, dtype=np.float32)
+        sign = np.where(away, np.float32(-1.0), np.float32(1.0))
+        for k in range(3):
+            out[:, k] *= sign
         out[face < 0] = 0.0
         return out
 
@@ -180,14 +188,25 @@ def ray_directions(view: Viewpoint) -> np.ndarray:
     the camera's own grid of directions (:func:`_camera_grid`) turned to its heading and tilt."""
     forward, right, up = view.axes()
     turn = np.array([right, up, forward], dtype=np.float32)  # rows: camera axes in home coordinates
-    grid = _camera_grid(view.hfov_deg, view.width, view.height)
-    out = np.empty_like(grid)
-    for k in range(3):  # column by column: a matrix product with three columns is slow in numpy
-        column = out[:, k]
-        np.multiply(grid[:, 0], turn[0, k], out=column)
-        column += grid[:, 1] * turn[1, k]
-        column += grid[:, 2] * turn[2, k]
+    gx, gy, gz = _camera_columns(view.hfov_deg, view.width, view.height)
+    out = np.empty((len(gx), 3), dtype=np.float32)
+    column = np.empty_like(gx)
+    scratch = np.empty_like(gx)
+    for k in range(3):  # column by column, on contiguous columns: a matrix product with three columns is slow
+        np.multiply(gx, turn[0, k], out=column)
+        column += np.multiply(gy, turn[1, k], out=scratch)
+        column += np.multiply(gz, turn[2, k], out=scratch)
+        out[:, k] = column
     return out
+
+
+def near_distances(view: Viewpoint, directions: np.ndarray) -> np.ndarray:
+    """How far along each ray the camera's near plane lies (:data:`NEAR_M` in depth): where a ray
+    starts, as the geometric backend clips."""
+    forward = view.axes()[0].astype(np.float32)
+    along = directions[:, 0] * forward[0] + directions[:, 1] * forward[1] + directions[:, 2] * forward[2]
+    near: np.ndarray = np.float32(NEAR_M) / np.maximum(along, np.float32(1e-6))
+    return near
 
 
 @functools.lru_cache(maxsize=RAY_CACHE_SIZE)
@@ -201,6 +220,16 @@ def _camera_grid(hfov_deg: float, width: int, height: int) -> np.ndarray:
     grid = np.ascontiguousarray(d.reshape(-1, 3), dtype=np.float32)
     grid.flags.writeable = False
     return grid
+
+
+@functools.lru_cache(maxsize=RAY_CACHE_SIZE)
+def _camera_columns(hfov_deg: float, width: int, height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The columns of :func:`_camera_grid`, each contiguous (read-only)."""
+    grid = _camera_grid(hfov_deg, width, height)
+    columns = tuple(np.ascontiguousarray(grid[:, k]) for k in range(3))
+    for c in columns:
+        c.flags.writeable = False
+    return columns[0], columns[1], columns[2]
 
 
 def new_device() -> EmbreeDevice:
@@ -238,38 +267,45 @@ class Geometry:
         corner = np.asarray(mesh.vertices, dtype=np.float64)[mesh.faces[:, 0]] if len(mesh.faces) else np.zeros((0, 3))
         self.planes = np.einsum("ij,ij->i", self.normals.astype(np.float64), corner)  # n . p of each face's plane
         self.faces = Faces.of(self.codes, self.normals, self.planes)
+        self._columns = tuple(np.ascontiguousarray(self.normals[:, k]) for k in range(3))
 
-    def trace(self, view: Viewpoint, directions: np.ndarray, tfar: np.ndarray | None = None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def trace(self, view: Viewpoint, directions: np.ndarray, tfar: np.ndarray | None = None,
+              near: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Distance along each ray, face index and the cosine between the ray and that face's
         normal (signed) of its first hit beyond the camera's near plane (:data:`NEAR_M` in depth,
-        as the geometric backend clips); face -1 (distance ``tfar`` or inf, cosine 0) where none
-        before ``tfar``."""
+        as the geometric backend clips; ``near``: :func:`near_distances` of the rays where the
+        caller has them); face -1 (distance ``tfar`` or inf, cosine 0) where none before ``tfar``."""
         if not len(self.mesh.faces) or not len(directions):
             far = np.full(len(directions), np.inf, dtype=np.float32) if tfar is None else tfar
             return far, np.full(len(directions), -1, dtype=np.int32), np.zeros(len(directions), dtype=np.float32)
-        forward = view.axes()[0].astype(np.float32)
-        along = directions[:, 0] * forward[0] + directions[:, 1] * forward[1] + directions[:, 2] * forward[2]
-        near = np.float32(NEAR_M) / np.maximum(along, np.float32(1e-6))
+        if near is None:
+            near = near_distances(view, directions)
         origins = directions * near[:, None]
         origins += view.origin.astype(np.float32)
         kwargs: dict[str, np.ndarray] = {}
         if tfar is not None:
             kwargs["dists"] = np.ascontiguousarray(np.clip(tfar - near, 0, 1e30), dtype=np.float32)
         face = np.asarray(self.scene.run(origins, directions, **kwargs), dtype=np.int32)
-        hit = face >= 0
-        f = np.where(hit, face, 0)  # whole arrays, misses masked after: cheaper than picking the hits out
-        n = self.normals[:, 0][f] * directions[:, 0]
-        n += self.normals[:, 1][f] * directions[:, 1]
-        n += self.normals[:, 2][f] * directions[:, 2]
+        miss = face < 0
+        f = face.copy()
+        f[miss] = 0  # whole arrays, misses masked after: cheaper than picking the hits out
+        nx, ny, nz = self._columns
+        n = np.take(nx, f)
+        n *= directions[:, 0]
+        n += np.take(ny, f) * directions[:, 1]
+        n += np.take(nz, f) * directions[:, 2]
         # the ray from the camera meets the face's plane where it meets the face
         height = (self.planes - self.normals.astype(np.float64) @ view.origin).astype(np.float32)
         with np.errstate(divide="ignore", invalid="ignore"):
-            depth = np.maximum(height[f] / n, near)
-        miss = np.float32(np.inf) if tfar is None else tfar.astype(np.float32)
-        cos = np.where(hit, n, np.float32(0.0))
-        depth = np.where(hit, depth, miss)
-        return depth, face, cos
+            depth = np.take(height, f)
+            depth /= n
+        np.maximum(depth, near, out=depth)
+        if tfar is None:
+            depth[miss] = np.inf
+        else:
+            np.copyto(depth, tfar, where=miss, casting="same_kind")
+        n[miss] = 0.0
+        return depth, face, n
 
     def cast(self, view: Viewpoint, directions: np.ndarray, tfar: np.ndarray | None = None
              ) -> tuple[np.ndarray, np.ndarray]:
@@ -299,23 +335,29 @@ class Caster:
         self.static = Geometry(self.device, scene.opaque())
         self._settled = scene.settled_version
         self.glass = Geometry(self.device, scene.glass)
-        panes = [scene.glass.subset(idx) for idx in scene.entity_faces["glass"].values()]
-        self._panes = [(pane, _parts(pane)) for pane in panes]
+        self._panes = [(scene.glass, _parts(scene.glass))]  # one part per pane
         self._dynamic: tuple[Hashable, Geometry] | None = None
-        self._rays: OrderedDict[tuple[float, float, float, int, int], np.ndarray] = OrderedDict()
+        self._rays: OrderedDict[tuple[float, float, float, int, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._static_hits: OrderedDict[Viewpoint, tuple[np.ndarray, ...]] = OrderedDict()
         self._alone: dict[tuple[str, str | None], tuple[tuple[object, ...], Geometry]] = {}
         self._frame_faces: tuple[Geometry, Geometry, Faces] | None = None
-        self._mesh_parts: tuple[Mesh, list[np.ndarray]] | None = None
+        self._mesh_parts: tuple[Mesh, Parts] | None = None
+        self._pane_pixels: PoseCache[np.ndarray] = PoseCache()
+        self._last_pixels: tuple[Viewpoint, Mesh, np.ndarray] | None = None
 
     # -- rays
 
     def directions(self, view: Viewpoint) -> np.ndarray:
         """:func:`ray_directions`, cached per camera orientation and optics."""
+        return self._rays_of(view)[0]
+
+    def _rays_of(self, view: Viewpoint) -> tuple[np.ndarray, np.ndarray]:
+        """The rays of a view and their :func:`near_distances`, cached per orientation and optics."""
         key = (view.yaw, view.pitch, view.hfov_deg, view.width, view.height)
         rays = _lru_get(self._rays, key)
         if rays is None:
-            rays = ray_directions(view)
+            directions = ray_directions(view)
+            rays = (directions, near_distances(view, directions))
             _lru_put(self._rays, key, rays, RAY_CACHE_SIZE)
         return rays
 
@@ -323,48 +365,46 @@ class Caster:
 
     def hits(self, view: Viewpoint, hide: Iterable[str] = ()) -> Hits:
         """What every pixel of ``view`` sees now (the scene must be up to date)."""
-        rays = self.directions(view)
+        rays, near = self._rays_of(view)
         if self._settled != self.scene.settled_version:  # a door or a part moved: the static rays are stale
             self.static = Geometry(self.device, self.scene.opaque())
             self._settled = self.scene.settled_version
             self._static_hits.clear()
         static = _lru_get(self._static_hits, view)
         if static is None:
-            static = self._static(view, rays)
+            static = self._static(view, rays, near)
             _lru_put(self._static_hits, view, static, STATIC_CACHE_SIZE)
         depth, code, facing, face, surface = (a.copy() for a in static)
         dynamic = self._moving(hide)
         faces = self._faces(dynamic)
-        if self._mesh_parts is None or self._mesh_parts[0] is not dynamic.mesh:
-            self._mesh_parts = (dynamic.mesh, _parts(dynamic.mesh))  # the same until the mesh is made anew
-        pixels = self._pixels(view, [self._mesh_parts])
+        pixels = self._moving_pixels(view, dynamic.mesh)
         if len(pixels):
-            t, f, cos = dynamic.trace(view, rays[pixels], depth[pixels])
-            near = f >= 0
-            idx, f = pixels[near], f[near] + len(self.static.codes)
-            depth[idx] = t[near]
+            t, f, cos = dynamic.trace(view, rays[pixels], depth[pixels], near[pixels])
+            near_hit = f >= 0
+            idx, f = pixels[near_hit], f[near_hit] + len(self.static.codes)
+            depth[idx] = t[near_hit]
             code[idx] = dynamic.codes[f - len(self.static.codes)]
-            facing[idx] = np.abs(cos[near])
+            facing[idx] = np.abs(cos[near_hit])
             face[idx] = f
             surface[idx] = faces.plane[f]
         glass = np.full(len(rays), -1, dtype=np.int32)
-        pixels = self._pixels(view, self._panes)
-        if len(pixels):
-            t, f = self.glass.cast(view, rays[pixels], depth[pixels])
-            glass[pixels[f >= 0]] = self.glass.codes[f[f >= 0]]
+        panes = self._pane_pixels.get(view)
+        if panes is None:
+            panes = self._pixels(view, self._panes)
+            self._pane_pixels.put(view, panes)
+        if len(panes):
+            t, f = self.glass.cast(view, rays[panes], depth[panes])
+            glass[panes[f >= 0]] = self.glass.codes[f[f >= 0]]
         return Hits(view, rays, depth, code, facing, glass, face, surface, faces)
 
-    def _static(self, view: Viewpoint, rays: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _static(self, view: Viewpoint, rays: np.ndarray, near: np.ndarray) -> tuple[np.ndarray, ...]:
         """Depth, code, facing, face and surface of every ray against the static scene."""
-        depth, face, cos = self.static.trace(view, rays)
-        hit = np.maximum(face, 0)
-        if len(self.static.codes):
-            code = np.where(face >= 0, self.static.codes[hit], -1).astype(np.int32)
-            surface = np.where(face >= 0, self.static.faces.plane[hit], -1).astype(np.int64)
-        else:
-            code = np.full(len(rays), -1, dtype=np.int32)
-            surface = np.full(len(rays), -1, dtype=np.int64)
-        facing = np.where(face >= 0, np.abs(cos), np.float32(1.0)).astype(np.float32)
+        depth, face, cos = self.static.trace(view, rays, near=near)
+        # the tables end in the entry of a miss: face -1 picks it
+        code = np.take(np.append(self.static.codes, np.int32(-1)), face)
+        surface = np.take(np.append(self.static.faces.plane, np.int64(-1)), face)
+        facing = np.abs(cos)
+        facing[face < 0] = 1.0
         return depth, code, facing, face, surface
 
     def _faces(self, dynamic: Geometry) -> Faces:
@@ -401,18 +441,27 @@ class Caster:
             self._dynamic = (key, Geometry(self.device, self.scene.dynamic(hide)))
         return self._dynamic[1]
 
-    def _pixels(self, view: Viewpoint, meshes: list[tuple[Mesh, list[np.ndarray]]]) -> np.ndarray:
+    def _moving_pixels(self, view: Viewpoint, mesh: Mesh) -> np.ndarray:
+        """:meth:`_pixels` of the moving scene's mesh, kept while the view and the mesh are the same
+        (a dome camera's frames while nothing moves)."""
+        last = self._last_pixels
+        if last is not None and last[0] == view and last[1] is mesh:
+            return last[2]
+        if self._mesh_parts is None or self._mesh_parts[0] is not mesh:
+            self._mesh_parts = (mesh, _parts(mesh))  # the same until the mesh is made anew
+        pixels = self._pixels(view, [self._mesh_parts])
+        self._last_pixels = (view, mesh, pixels)
+        return pixels
+
+    def _pixels(self, view: Viewpoint, meshes: list[tuple[Mesh, Parts]]) -> np.ndarray:
         """Indices of the pixels inside the projected boxes of the meshes' parts (each mesh with its
         faces grouped by part, :func:`_parts`)."""
         mask = np.zeros((view.height, view.width), dtype=bool)
         for mesh, parts in meshes:
             if not len(mesh.faces):
                 continue
-            cam = view.camera_coords(mesh.vertices)
-            for part in parts:
-                box = camera_bounds(view, cam, part)
-                if box is not None:
-                    mask[box[1]:box[3], box[0]:box[2]] = True
+            for x0, y0, x1, y1 in part_boxes(view, view.camera_coords(mesh.vertices), parts):
+                mask[y0:y1, x0:x1] = True
         return np.flatnonzero(mask.ravel())
 
     # -- one entity alone
@@ -427,14 +476,59 @@ class Caster:
         return cached[1]
 
 
-def _parts(mesh: Mesh) -> list[np.ndarray]:
-    """The mesh's faces grouped by code (one group per entity part), so boxes stay tight."""
+@dataclass(frozen=True)
+class Parts:
+    """A mesh's faces grouped by code (one group per entity part), so boxes stay tight: the faces
+    sorted by code, and the first row of each group."""
+
+    faces: np.ndarray  # (F, 3)
+    starts: np.ndarray  # (P,)
+
+    def group(self, k: int) -> np.ndarray:
+        """The faces of group ``k``."""
+        end = self.starts[k + 1] if k + 1 < len(self.starts) else len(self.faces)
+        out: np.ndarray = self.faces[self.starts[k]:end]
+        return out
+
+
+def _parts(mesh: Mesh) -> Parts:
+    """The mesh's faces grouped by code (see :class:`Parts`)."""
     if not len(mesh.faces):
-        return []
+        return Parts(np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64))
     order = np.argsort(mesh.codes, kind="stable")
     codes = mesh.codes[order]
-    cuts = np.flatnonzero(np.diff(codes)) + 1
-    return [mesh.faces[idx] for idx in np.split(order, cuts)]
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1])
+    return Parts(mesh.faces[order], starts)
+
+
+def part_boxes(view: Viewpoint, cam: np.ndarray, parts: Parts) -> list[tuple[int, int, int, int]]:
+    """:func:`camera_bounds` of every group of ``parts`` (vertices ``cam`` in camera coordinates)
+    that has one: worked out for all at once where a group lies wholly in front of the near plane,
+    one by one where the plane cuts it."""
+    if not len(parts.faces):
+        return []
+    corners = cam[parts.faces.ravel()]  # three rows per face
+    starts = parts.starts * 3
+    front = corners[:, 2] >= NEAR_M
+    every = np.logical_and.reduceat(front, starts)
+    some = np.logical_or.reduceat(front, starts)
+    depth = np.where(front, corners[:, 2], 1.0)  # the cut groups are done apart
+    f = view.focal_px
+    u = view.width / 2 + f * corners[:, 0] / depth
+    v = view.height / 2 - f * corners[:, 1] / depth
+    lo = np.floor(np.column_stack([np.minimum.reduceat(u, starts), np.minimum.reduceat(v, starts)]) - 0.5)
+    hi = np.ceil(np.column_stack([np.maximum.reduceat(u, starts), np.maximum.reduceat(v, starts)]) + 0.5)
+    out = []
+    for k in np.flatnonzero(some):
+        if every[k]:
+            x0, y0 = max(0, int(lo[k, 0])), max(0, int(lo[k, 1]))
+            x1, y1 = min(view.width, int(hi[k, 0])), min(view.height, int(hi[k, 1]))
+            box = (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
+        else:
+            box = camera_bounds(view, cam, parts.group(int(k)))
+        if box is not None:
+            out.append(box)
+    return out
 
 
 _Key = TypeVar("_Key", bound=Hashable)

@@ -6,7 +6,8 @@ works out the hazard layers; the id-buffer visibility backend reads these,
 and :meth:`Renderer.image` lights them (:mod:`~homeloop.sim.render.lighting`)
 and shades them. A capture asks for both in turn at the same moment, so the
 last frame's buffers are kept and reused when the viewpoint, the time, the
-hidden entities and the scene are unchanged. Light and shading only read the
+hidden entities and the scene (its movers and its settled doors and parts)
+are unchanged. Light and shading only read the
 buffers: the id buffer is the same whatever the light.
 """
 
@@ -53,7 +54,7 @@ class Renderer:
         self.rig = LightRig(world.home, self.rooms, self.geometric.static_entities)
         self.light_cache = LightCache()
         self.surfaces: PoseCache[shade.Surfaces] = PoseCache()
-        self._last: tuple[tuple[Viewpoint, float, frozenset[str], int], Buffers] | None = None
+        self._last: tuple[tuple[Viewpoint, float, frozenset[str], int, int], Buffers] | None = None
         self._palette: shade.Palette | None = None
         self.cameras = list(world.home.cameras)
 
@@ -64,7 +65,7 @@ class Renderer:
         bases = {e.id: e.solid.z0 for e in entities if e.kind == "person" and e.extra.get("posture") == "lying"}
         self.scene.update(world, bases)
         hide = frozenset(hide) | self.housings_at(view)
-        key = (view, world.time, hide, self.scene.version)
+        key = (view, world.time, hide, self.scene.version, self.scene.settled_version)
         if self._last is not None and self._last[0] == key:
             return self._last[1]
         hits = self.caster.hits(view, hide)

@@ -2,7 +2,7 @@
 
 A :class:`Scene` is built once per episode from the world and kept up to
 date as things move. Its triangles come from the same geometry as the USD
-export (homeloop/pipeline/usd.py):
+export (homeloop/pipeline/usd/):
 
 - **architecture** (static): each room's floor, the ceilings of indoor
   rooms, walls extruded from their footprints less the openings, the wall
@@ -257,6 +257,7 @@ class Scene:
     def __init__(self, world: World, entities: Iterable[Entity]):
         home: Home = world.home
         self.home, self.catalog = home, world.catalog
+        self.visuals = world.visuals  # a build's own assets, drawn instead of built-in visuals
         self.codes: list[Code] = []
         self._code_index: dict[Code, int] = {}
         self._warned: set[str] = set()
@@ -533,8 +534,13 @@ class Scene:
 
 
 def _visual(scene: Scene, entry: FurnitureEntry | ObjectEntry) -> list[VisualPart]:
-    """The entry's visual parts (homeloop/core/visuals), or its solid as one part (one warning per
-    asset) when its builder fails; an object's solid plays ``tinted``, so its colour word colours it."""
+    """The entry's visual parts: the build's own asset where its library maps the entry
+    (:mod:`homeloop.core.visuals.library`), else the built-in one (homeloop/core/visuals), or its
+    solid as one part (one warning per asset) when its builder fails; an object's solid plays
+    ``tinted``, so its colour word colours it."""
+    external = scene.visuals.visual(entry)
+    if external is not None:
+        return external
     try:
         return furniture_visual(entry) if isinstance(entry, FurnitureEntry) else object_visual(entry)
     except Exception as exc:  # a broken builder must not stop an episode

@@ -29,12 +29,12 @@ the light. A dome camera's frames keep their surface colours
 from __future__ import annotations
 
 import base64
-import io
+import struct
+import zlib
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from PIL import Image
 
 from homeloop.sim.render import materials, textures
 from homeloop.sim.render.effects import SMOKE_RGB, WATER_ALPHA, WATER_RGB, WATER_SHEEN, Layers
@@ -51,6 +51,7 @@ WATER_F0 = 0.02
 WATER_LIFT_M = 0.002
 #: PNG compression (zlib level): fast, and the same bytes for the same pixels.
 PNG_COMPRESS_LEVEL = 3
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 #: What a reflected ray meets first: distance and code per ray (the caster's bounce).
 Bounce = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -94,28 +95,33 @@ class Lit:
 def shade(hits: Hits, layers: Layers, palette: Palette, lit: Lit, bounce: Bounce, masked: bool,
           surfaces: PoseCache[Surfaces] | None = None) -> np.ndarray:
     """The image of one frame (H, W, 3) uint8 (see the module docstring); ``surfaces`` keeps the
-    surface colours for the next frame from the same pose."""
+    surface colours for the next frame from the same pose. The colour is worked out a channel at a
+    time (3 x N), so every step runs over whole contiguous rows."""
     view = hits.view
     exposed = exposure(lit.pixels)
-    colour = albedo(hits, palette, surfaces) * exposed[:, None]
+    surface = albedo(hits, palette, surfaces)
+    colour = np.empty((3, len(exposed)), dtype=np.float32)
+    for c in range(3):
+        np.multiply(surface[:, c], exposed, out=colour[c])
     if layers.wet is not None:
         _water(colour, hits, layers.wet, exposed, palette, bounce, lit.outside)
     glass = np.flatnonzero(hits.glass >= 0)
     if len(glass):
         tint = palette.rgb[hits.glass[glass]] * np.float32(exposure(lit.inside))
-        colour[glass] = (1 - GLASS_ALPHA) * colour[glass] + GLASS_ALPHA * tint
+        colour[:, glass] = ((1 - GLASS_ALPHA) * colour[:, glass].T + GLASS_ALPHA * tint).T
     if layers.flame_alpha is not None and layers.flame_rgb is not None:
         flame = np.flatnonzero(layers.flame_alpha > 0)
         a = layers.flame_alpha[flame, None]
-        colour[flame] = (1 - a) * colour[flame] + a * layers.flame_rgb[flame]
+        colour[:, flame] = ((1 - a) * colour[:, flame].T + a * layers.flame_rgb[flame]).T
     if layers.smoke_alpha is not None and layers.smoke_rooms is not None:
-        smoke_lux = np.where(layers.smoke_rooms >= 0, lit.rooms[np.maximum(layers.smoke_rooms, 0)],
-                             np.float32(lit.inside))
-        a = layers.smoke_alpha[:, None]
+        rooms = np.where(layers.smoke_rooms >= 0, layers.smoke_rooms, len(lit.rooms))  # past the rooms: the camera's
+        smoke_light = np.take(exposure(np.append(lit.rooms, np.float32(lit.inside))), rooms)
+        a = layers.smoke_alpha
         colour *= 1 - a
         if layers.flame_alpha is not None:  # flames outshine the room: keep their hue where they clip
             _clip_hue(colour, np.flatnonzero(layers.flame_alpha > 0))
-        colour += a * (np.array(SMOKE_RGB, np.float32) * exposure(smoke_lux)[:, None])
+        for c, grey in enumerate(np.array(SMOKE_RGB, np.float32)):
+            colour[c] += a * (grey * smoke_light)
     elif layers.flame_alpha is not None:
         _clip_hue(colour, np.flatnonzero(layers.flame_alpha > 0))
     image = _to_srgb8(colour)
@@ -170,16 +176,18 @@ def _albedo_of(hits: Hits, palette: Palette, index: np.ndarray) -> np.ndarray:
 
 
 def _clip_hue(colour: np.ndarray, idx: np.ndarray) -> None:
-    """Scale pixels brighter than white down to it as a whole, so an overexposed flame stays orange
-    instead of turning yellow-white channel by channel."""
-    peak = colour[idx].max(axis=1, keepdims=True)
-    colour[idx] /= np.maximum(peak, 1.0)
+    """Scale pixels (columns of the 3 x N colour) brighter than white down to it as a whole, so an
+    overexposed flame stays orange instead of turning yellow-white channel by channel."""
+    block = colour[:, idx]
+    block /= np.maximum(block.max(axis=0), 1.0)
+    colour[:, idx] = block
 
 
 def _water(colour: np.ndarray, hits: Hits, wet: np.ndarray, exposed: np.ndarray, palette: Palette, bounce: Bounce,
            outside: float) -> None:
-    """The film over wet floor pixels: tinted, and mirroring what its bounce ray meets (the sky's
-    colour where it leaves the home), more so at grazing angles (Schlick's Fresnel term)."""
+    """The film over wet floor pixels (columns of the 3 x N colour): tinted, and mirroring what its
+    bounce ray meets (the sky's colour where it leaves the home), more so at grazing angles
+    (Schlick's Fresnel term)."""
     idx = np.flatnonzero(wet)
     d = hits.directions[idx]
     cos = np.abs(d[:, 2])
@@ -191,8 +199,8 @@ def _water(colour: np.ndarray, hits: Hits, wet: np.ndarray, exposed: np.ndarray,
     fresnel = WATER_F0 + (1 - WATER_F0) * (1.0 - cos) ** 5
     film = np.array(WATER_RGB, np.float32) * exposed[idx, None]
     sheen = (WATER_SHEEN * (1.0 - cos) ** 2 * exposed[idx])[:, None]
-    under = (1 - WATER_ALPHA) * colour[idx] + WATER_ALPHA * film + sheen
-    colour[idx] = (1 - fresnel[:, None]) * under + fresnel[:, None] * seen * light[:, None]
+    under = (1 - WATER_ALPHA) * colour[:, idx].T + WATER_ALPHA * film + sheen
+    colour[:, idx] = ((1 - fresnel[:, None]) * under + fresnel[:, None] * seen * light[:, None]).T
 
 
 #: Linear light (quantised to 12 bits) to 8-bit sRGB.
@@ -203,11 +211,12 @@ _SRGB_TABLE = np.round(255 * np.where(
 
 
 def _to_srgb8(linear: np.ndarray) -> np.ndarray:
-    """8-bit sRGB of linear light (the array is used up as scratch)."""
+    """8-bit sRGB (N x 3) of linear light given a channel at a time (3 x N; the array is used up as
+    scratch)."""
     linear *= _SRGB_LEVELS - 1
     linear += 0.5
     np.clip(linear, 0.0, _SRGB_LEVELS - 0.5, out=linear)
-    out: np.ndarray = np.take(_SRGB_TABLE, linear.astype(np.uint16))
+    out: np.ndarray = np.take(_SRGB_TABLE, linear.T.astype(np.uint16))
     return out
 
 
@@ -216,8 +225,22 @@ def blocked_image(width: int, height: int) -> np.ndarray:
     return np.broadcast_to(np.array(materials.BLOCKED_RGB8, np.uint8), (height, width, 3)).copy()
 
 
+def png_bytes(image: np.ndarray) -> bytes:
+    """An RGB image (H, W, 3) uint8 as PNG, every row unfiltered (filter type 0) and the whole
+    deflated at :data:`PNG_COMPRESS_LEVEL`: flat shading and fine procedural texture deflate
+    smaller and faster so than with adaptive per-row filters."""
+    height, width = image.shape[:2]
+    rows = np.zeros((height, width * 3 + 1), dtype=np.uint8)  # each row's first byte: its filter type
+    rows[:, 1:] = image.reshape(height, width * 3)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB, deflate, no interlace
+    return (PNG_SIGNATURE + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows.tobytes(), PNG_COMPRESS_LEVEL))
+            + chunk(b"IEND", b""))
+
+
 def png_base64(image: np.ndarray) -> str:
-    """The image as a PNG, base64-encoded (the form captures return)."""
-    buffer = io.BytesIO()
-    Image.fromarray(image, "RGB").save(buffer, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
+    """The image as a PNG (:func:`png_bytes`), base64-encoded (the form captures return)."""
+    return base64.b64encode(png_bytes(image)).decode("ascii")

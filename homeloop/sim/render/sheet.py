@@ -28,6 +28,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from homeloop.core.errors import HomeLoopError
 from homeloop.core.home import Home
+from homeloop.core.visuals.library import VisualLibrary
 from homeloop.sim.devices import readings
 from homeloop.sim.render.still import ROBOT, camera_view, still_world
 from homeloop.sim.world import World
@@ -74,12 +75,12 @@ class Sheet:
 
 
 def render_sheet(home: Home, *, task: str | None = None, at: float = 0.0, seed: int = 0, robot: str | None = None,
-                 privacy: bool = True, tile: tuple[int, int] = TILE) -> Sheet:
+                 privacy: bool = True, tile: tuple[int, int] = TILE, visuals: VisualLibrary | None = None) -> Sheet:
     """Every agent camera of ``home`` (see the module docstring), each ``tile`` (width, height)
-    pixels; :class:`NoCameras` when there is none."""
+    pixels, drawing the build's own assets of ``visuals``; :class:`NoCameras` when there is none."""
     from homeloop.sim.render.renderer import Renderer
 
-    world, t = still_world(home, task, at, seed, robot)
+    world, t = still_world(home, task, at, seed, robot, visuals)
     cameras = sheet_cameras(world)
     if not cameras:
         where = f" in the scenario of {task}" if task is not None else ""

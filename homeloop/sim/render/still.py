@@ -29,6 +29,7 @@ from homeloop.core.errors import HomeLoopError
 from homeloop.core.home import Home
 
 if TYPE_CHECKING:
+    from homeloop.core.visuals.library import VisualLibrary
     from homeloop.sim.render.renderer import Renderer
     from homeloop.sim.visibility import Frame, Viewpoint
     from homeloop.sim.world import World
@@ -53,15 +54,16 @@ class Still:
 
 
 def render_still(home: Home, camera: str, *, task: str | None = None, at: float = 0.0, seed: int = 0,
-                 robot: str | None = None, privacy: bool = True, size: tuple[int, int] | None = None) -> Still:
-    """Render ``camera`` of ``home`` (see the module docstring); :class:`UnknownCamera` when it
-    has no such camera."""
+                 robot: str | None = None, privacy: bool = True, size: tuple[int, int] | None = None,
+                 visuals: VisualLibrary | None = None) -> Still:
+    """Render ``camera`` of ``home`` (see the module docstring), drawing the build's own assets of
+    ``visuals``; :class:`UnknownCamera` when it has no such camera."""
     from homeloop.sim.render.idbuffer import IdBufferVisibility
     from homeloop.sim.render.renderer import Renderer
     from homeloop.sim.render.shade import png_base64
 
     camera_names(home, camera, task)
-    world, t = still_world(home, task, at, seed, robot)
+    world, t = still_world(home, task, at, seed, robot, visuals)
     renderer = Renderer(world)
     view, record = camera_record(world, camera, privacy=privacy, size=size)
     frame = IdBufferVisibility(renderer).frame(world, view, (camera,))
@@ -109,14 +111,14 @@ def camera_view(renderer: Renderer, world: World, camera: str, *, privacy: bool 
 
 
 def still_world(home: Home, task: str | None, at: float = 0.0, seed: int = 0,
-                robot: str | None = None) -> tuple[World, float]:
+                robot: str | None = None, visuals: VisualLibrary | None = None) -> tuple[World, float]:
     """The world to render and its time after the wake event: a task's episode ``at`` seconds
     after its wake, or the home as built (time 0)."""
     if task is not None:
         from homeloop.sim.episode import Episode, EpisodeError
 
         try:
-            episode = Episode(home, task, robot or DEFAULT_ROBOT, seed, images=False)
+            episode = Episode(home, task, robot or DEFAULT_ROBOT, seed, images=False, visuals=visuals)
         except EpisodeError as exc:
             raise HomeLoopError(str(exc)) from None
         if at > 0:
@@ -125,7 +127,7 @@ def still_world(home: Home, task: str | None, at: float = 0.0, seed: int = 0,
     from homeloop.sim import step_order
     from homeloop.sim.world import STEP_S, World
 
-    world = World(home, load_catalog(), seed)
+    world = World(home, load_catalog(), seed, visuals=visuals)
     step_order.install(world)
     world.advance(STEP_S)  # the modules bind to the world on their first step
     return world, 0.0

@@ -1,7 +1,7 @@
 """The navigation mesh: the free floor cut into triangles (a constrained Delaunay triangulation),
 joined across their shared edges, that routes are searched over.
 
-A* (networkx) finds the corridor of triangles from start to goal and the funnel
+A* finds the corridor of triangles from start to goal and the funnel
 algorithm pulls the path taut inside it, so it bends only at corners of the free
 floor. A mesh is built once per home, body width, set of closed-off doorways and
 set of discs to avoid, and kept in a small cache, so repeated queries in one
@@ -10,11 +10,11 @@ home reuse it.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import OrderedDict
-from typing import Any, Sequence
+from typing import Sequence
 
-import networkx as nx
 import numpy as np
 import shapely
 import shapely.ops
@@ -49,31 +49,55 @@ class NavMesh:
         self.floor = floor
         shapely.prepare(floor)
         parts = shapely.get_parts(shapely.constrained_delaunay_triangles(floor)) if not floor.is_empty else []
-        tris = [t for t in parts if t.area > 1e-12]
-        self.triangles = np.asarray(tris, dtype=object)
-        self.coords = np.array([np.asarray(t.exterior.coords)[:3] for t in tris]).reshape(-1, 3, 2)
+        self.triangles = np.asarray(parts, dtype=object)[shapely.area(parts) > 1e-12] if len(parts) else \
+            np.zeros(0, dtype=object)
+        ring = shapely.get_coordinates(self.triangles)  # each triangle's closed ring: 4 corners
+        self.coords = ring.reshape(-1, 4, 2)[:, :3].copy() if len(ring) == 4 * len(self.triangles) else \
+            np.array([np.asarray(t.exterior.coords)[:3] for t in self.triangles]).reshape(-1, 3, 2)
         self.centroids = self.coords.mean(axis=1)
         self._centres = [tuple(c) for c in self.centroids.tolist()]  # plain floats: A* reads them a lot
         self.tree = shapely.STRtree(self.triangles)
-        self.graph = self._join()
-        self.component = np.zeros(len(tris), dtype=int)
-        for c, nodes in enumerate(sorted(nx.connected_components(self.graph), key=min)):
-            self.component[list(nodes)] = c
+        #: Per triangle, its neighbours across a shared edge, in the order the edges are met: (the
+        #: distance between the centroids, the shared edge's ends in order).
+        self.neighbours = self._join()
+        self.component = self._components()
 
-    def _join(self) -> nx.Graph[int]:
-        graph: nx.Graph[int] = nx.Graph()
-        graph.add_nodes_from(range(len(self.coords)))
-        first: dict[tuple[XY, XY], int] = {}
-        cent = self.centroids
-        for i, tri in enumerate(self.coords.tolist()):
-            for a, b in ((0, 1), (1, 2), (2, 0)):
-                p, q = tuple(tri[a]), tuple(tri[b])
-                key = (p, q) if p < q else (q, p)
-                j = first.setdefault(key, i)
-                if j != i:
-                    w = float(math.hypot(*(cent[i] - cent[j])))
-                    graph.add_edge(j, i, weight=w, portal=key)
-        return graph
+    def _join(self) -> list[dict[int, tuple[float, tuple[XY, XY]]]]:
+        """Join each triangle to those sharing an edge with it: the edges are met triangle by triangle,
+        edge by edge, and an edge met again joins its second triangle to its first."""
+        n = len(self.coords)
+        joined: list[dict[int, tuple[float, tuple[XY, XY]]]] = [{} for _ in range(n)]
+        if not n:
+            return joined
+        p = self.coords.reshape(n * 3, 2)  # half-edges (i, 0-1), (i, 1-2), (i, 2-0)
+        q = self.coords[:, [1, 2, 0], :].reshape(n * 3, 2)
+        p_first = (p[:, 0] < q[:, 0]) | ((p[:, 0] == q[:, 0]) & (p[:, 1] < q[:, 1]))
+        keys = np.where(p_first[:, None], np.hstack([p, q]), np.hstack([q, p]))
+        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+        again = np.flatnonzero(first[inverse.reshape(-1)] != np.arange(n * 3))
+        cent = self._centres
+        for h, k, key in zip(again.tolist(), first[inverse.reshape(-1)[again]].tolist(), keys[again].tolist()):
+            i, j = h // 3, k // 3
+            portal = ((key[0], key[1]), (key[2], key[3]))
+            w = math.hypot(cent[i][0] - cent[j][0], cent[i][1] - cent[j][1])
+            joined[j][i] = joined[i][j] = (w, portal)
+        return joined
+
+    def _components(self) -> np.ndarray:
+        """Each triangle's connected part, numbered in the order of each part's lowest triangle."""
+        component = np.full(len(self.neighbours), -1, dtype=int)
+        label = 0
+        for start in range(len(self.neighbours)):
+            if component[start] >= 0:
+                continue
+            component[start], todo = label, [start]
+            while todo:
+                for v in self.neighbours[todo.pop()]:
+                    if component[v] < 0:
+                        component[v] = label
+                        todo.append(v)
+            label += 1
+        return component
 
     def locate(self, xy: tuple[float, float], snap: float) -> tuple[int, tuple[float, float], float] | None:
         """(triangle, the point moved onto the mesh, how far it moved), or None beyond ``snap``."""
@@ -93,25 +117,52 @@ class NavMesh:
         ``avoid``: a corridor whose crossings cost :data:`ALTERNATIVE_PENALTY` times as much."""
         if self.component[a] != self.component[b]:
             return None
-        cent = self._centres
+        used = set(zip(avoid, avoid[1:])) | set(zip(avoid[1:], avoid)) if avoid else set()
+        return self._astar(a, b, used)
 
-        def h(u: int, v: int) -> float:
-            return math.dist(cent[u], cent[v])
-
-        if not avoid:
-            return nx.astar_path(self.graph, a, b, heuristic=h, weight="weight")
-        used = set(zip(avoid, avoid[1:])) | set(zip(avoid[1:], avoid))
-
-        def weight(u: int, v: int, d: dict[str, Any]) -> float:
-            return float(d["weight"] * ALTERNATIVE_PENALTY if (u, v) in used else d["weight"])
-
-        return nx.astar_path(self.graph, a, b, heuristic=h, weight=weight)
+    def _astar(self, source: int, target: int, used: set[tuple[int, int]]) -> list[int]:
+        """A* from ``source`` to ``target`` over the joins (``used`` ones costing more): networkx's
+        ``astar_path`` step for step (the same queue, ties and neighbour order), without its overhead."""
+        cent, joined = self._centres, self.neighbours
+        goal = cent[target]
+        queue: list[tuple[float, int, int, float, int | None]] = [(0.0, 0, source, 0.0, None)]
+        counter = 1
+        enqueued: dict[int, tuple[float, float]] = {}
+        explored: dict[int, int | None] = {}
+        while queue:
+            _, __, node, dist, parent = heapq.heappop(queue)
+            if node == target:
+                path = [node]
+                while parent is not None:
+                    path.append(parent)
+                    parent = explored[parent]
+                path.reverse()
+                return path
+            if node in explored:
+                if explored[node] is None:
+                    continue
+                if enqueued[node][0] < dist:
+                    continue
+            explored[node] = parent
+            for neighbour, (w, _) in joined[node].items():
+                cost = w * ALTERNATIVE_PENALTY if used and (node, neighbour) in used else w
+                ncost = dist + cost
+                if neighbour in enqueued:
+                    qcost, h = enqueued[neighbour]
+                    if qcost <= ncost:
+                        continue
+                else:
+                    h = math.dist(cent[neighbour], goal)
+                enqueued[neighbour] = ncost, h
+                heapq.heappush(queue, (ncost + h, counter, neighbour, ncost, node))
+                counter += 1
+        raise ValueError(f"triangle {target} cannot be reached from {source}")  # the components say it can
 
     def _portals(self, corridor: list[int], start: XY, goal: XY) -> list[tuple[XY, XY]]:
         """(left, right) edge ends crossed going along the corridor, start and goal as end portals."""
         portals = [(start, start)]
         for i, j in zip(corridor, corridor[1:]):
-            p, q = self.graph.edges[i, j]["portal"]
+            p, q = self.neighbours[i][j][1]
             apex = next(v for v in map(tuple, self.coords[i].tolist()) if v != p and v != q)
             portals.append((q, p) if _cross(apex, p, q) > 0 else (p, q))
         portals.append((goal, goal))

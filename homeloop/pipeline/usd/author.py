@@ -1,4 +1,4 @@
-"""Sdf authoring for the USD export (homeloop/pipeline/usd.py): prims, attributes, API
+"""Sdf authoring for the USD export (homeloop/pipeline/usd/): prims, attributes, API
 schemas, semantic labels, transforms, meshes, colliders, rigid bodies, joints,
 purposes, ``UsdPreviewSurface`` materials, material face subsets and variant
 sets written straight into Sdf layers, and the mesh geometry (boxes, polygon

@@ -1,0 +1,120 @@
+"""Reading a written stage back (semantic labels, counts) and checking it with the usd-core
+validators."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from pxr import Sdf, Usd, UsdValidation
+
+
+
+def labels_of(prim: Usd.Prim, taxonomy: str = "class") -> list[str]:
+    """A prim's semantic labels of ``taxonomy`` (empty when it has none)."""
+    attr = prim.GetAttribute(f"semantics:labels:{taxonomy}")
+    value = attr.Get() if attr else None
+    return [str(v) for v in value] if value else []
+
+
+def semantic_class_counts(stage: Usd.Stage) -> dict[str, int]:
+    """Things in ``stage`` by semantic class: prims with a class label whose
+    parent does not carry the same class (a fridge's door and body are the fridge)."""
+    counts: Counter[str] = Counter()
+    for prim in stage.Traverse():
+        own = labels_of(prim)
+        if not own:
+            continue
+        parent = set(labels_of(prim.GetParent()))
+        for cls in own:
+            if cls not in parent:
+                counts[cls] += 1
+    return dict(sorted(counts.items()))
+
+
+# --- validation --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ValidationReport:
+    """Messages of the usd-core validators: errors and warnings, each "[validator] message (at prims)"."""
+
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+_VALIDATORS: list[Any] | None = None
+#: The keyword of the validators that look inside usdz packages. They run only on a stage
+#: with a package among its layers: on others they find nothing, and the costliest of them
+#: (UsdzPackageValidator) gathers every dependency of the stage to learn that.
+PACKAGE_VALIDATORS = "UsdzValidators"
+
+
+def validators(packages: bool = True) -> list[Any]:
+    """Every validator the usd-core plugins register (loaded once); with ``packages=False``,
+    those of usdz packages left out."""
+    global _VALIDATORS
+    if _VALIDATORS is None:
+        registry = UsdValidation.ValidationRegistry()
+        _VALIDATORS = [v for v in registry.GetOrLoadAllValidators() if not v.GetMetadata().isSuite]
+    if packages:
+        return _VALIDATORS
+    return [v for v in _VALIDATORS if PACKAGE_VALIDATORS not in v.GetMetadata().GetKeywords()]
+
+
+def validators_for(stage: Usd.Stage) -> list[Any]:
+    """The validators that apply to a stage: all of them if a usdz package is among its layers."""
+    has_package = any(layer.GetFileFormat().IsPackage() for layer in stage.GetUsedLayers())
+    return validators(packages=has_package)
+
+
+def _message(error: Any) -> str:
+    validator = error.GetValidator()
+    name = validator.GetMetadata().name if validator else error.GetName()
+    sites = []
+    for site in error.GetSites():
+        if site.IsPrim() or site.IsProperty():
+            sites.append(str(site.GetPrim().GetPath() if site.IsPrim() else site.GetProperty().GetPath()))
+    where = f" (at {', '.join(sites)})" if sites and any(sites) else ""
+    return f"[{name}] {error.GetMessage()}{where}"
+
+
+@contextlib.contextmanager
+def assets_held_open(paths: Iterable[str | os.PathLike[str]]) -> Iterator[None]:
+    """Keep the catalog asset layers open while homes that reference them are validated:
+    each home's stage would otherwise read them from disk again. Held
+    for one batch of homes only, so a long-lived worker never sees assets older than the
+    files; a missing asset stays missing for the validators to report."""
+    layers = [Sdf.Layer.FindOrOpen(str(p)) for p in paths if Path(p).is_file()]
+    try:
+        yield
+    finally:
+        del layers
+
+
+def validate_stage_report(path: str | os.PathLike[str] | Usd.Stage) -> ValidationReport:
+    """Run the registered usd-core validators on the stage at ``path`` (or an open stage): every
+    one, those of usdz packages only where the stage has one (:func:`validators_for`)."""
+    stage = path if isinstance(path, Usd.Stage) else Usd.Stage.Open(str(path))
+    if stage is None:
+        return ValidationReport(errors=[f"cannot open {path}"])
+    context = UsdValidation.ValidationContext(validators_for(stage))
+    report = ValidationReport()
+    for error in context.Validate(stage):
+        kind = error.GetType()
+        if kind == UsdValidation.ValidationErrorType.Error:
+            report.errors.append(_message(error))
+        elif kind == UsdValidation.ValidationErrorType.Warn:
+            report.warnings.append(_message(error))
+    report.errors.sort()
+    report.warnings.sort()
+    return report
+
+
+def validate_stage(path: str | os.PathLike[str] | Usd.Stage) -> list[str]:
+    """The errors (not warnings) the usd-core validators find in the stage at ``path``."""
+    return validate_stage_report(path).errors

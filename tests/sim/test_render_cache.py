@@ -1,0 +1,173 @@
+"""What the renderer keeps between frames (homeloop/sim/render): a kept frame is the frame a fresh
+renderer draws, and whatever moved is drawn where it now is.
+
+A dome camera's frames reuse its static rays, its movers' pixel boxes, its light samples and its
+surface colours; these tests hold every such frame to the one a renderer made for it alone draws,
+pixel for pixel, as people move and doors open. The pieces the caches rest on (the pixel boxes of
+a mesh's parts at once, the PNG writer, each light source's share) are held to their definitions.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from homeloop.sim.dynamics.light import Light
+from homeloop.sim.episode import Episode
+from homeloop.sim.render import raycast
+from homeloop.sim.render.raycast import Parts, camera_bounds, part_boxes
+from homeloop.sim.render.renderer import Renderer
+from homeloop.sim.render.shade import png_bytes
+from homeloop.sim.visibility import Viewpoint
+from homeloop.sim.world import STEP_S
+
+SIZE = (320, 180)
+
+
+def sized(camera) -> Viewpoint:
+    v = Viewpoint.of(camera)
+    return Viewpoint(v.x, v.y, v.z, v.yaw, v.pitch, v.hfov_deg, *SIZE)
+
+
+def draw(renderer: Renderer, ep: Episode, view: Viewpoint, camera_id: str) -> np.ndarray:
+    return renderer.image(ep.world, view, {"camera": camera_id, "privacy": "none"})
+
+
+def fresh(ep: Episode, view: Viewpoint, camera_id: str) -> np.ndarray:
+    return draw(Renderer(ep.world), ep, view, camera_id)
+
+
+def codes_of(renderer: Renderer, entity: str, part: str | None = None) -> list[int]:
+    return [i for i, c in enumerate(renderer.scene.codes) if c.entity == entity and (part is None or c.part == part)]
+
+
+@pytest.fixture()
+def episode(house_home) -> Episode:
+    return Episode(house_home, "handle_smoke_alarm", seed=0, images=False)
+
+
+def test_a_dome_camera_s_kept_frames_are_the_frames_a_fresh_renderer_draws(episode, monkeypatch):
+    ep = episode
+    person = ep.world.residents()[0]
+    camera = next(c for c in ep.home.cameras if c.room == person.room and c.agent_visible)
+    view = sized(camera)
+    renderer = Renderer(ep.world)
+    static_casts = []
+    cast = raycast.Caster._static
+    monkeypatch.setattr(raycast.Caster, "_static", lambda self, *a: static_casts.append(1) or cast(self, *a))
+
+    def step_aside() -> None:  # the resident steps aside a little, a moment later
+        ep.world.people[person.id].x += 0.3
+        ep.world.advance(STEP_S)
+
+    def lights_off() -> None:
+        for d in (d for d in ep.home.devices if d.type == "light" and d.room == person.room):
+            assert ep.call("hub_set_state", device_id=d.id, field="on", value=False).error is None
+
+    frames = []
+    for change in (step_aside, lights_off, step_aside):
+        kept = draw(renderer, ep, view, camera.id)
+        assert np.array_equal(kept, fresh(ep, view, camera.id))
+        frames.append(kept)
+        change()
+    frames.append(draw(renderer, ep, view, camera.id))
+    assert np.array_equal(frames[-1], fresh(ep, view, camera.id))
+    assert all(not np.array_equal(a, b) for a, b in zip(frames, frames[1:]))  # each change shows
+    assert len(static_casts) - 4 == 1  # the kept renderer cast its static rays once; each fresh one once
+
+
+def test_a_door_opened_at_the_same_moment_is_drawn_open(episode):
+    ep = episode
+    renderer = Renderer(ep.world)
+    for camera in (c for c in ep.home.cameras if c.agent_visible):
+        view = sized(camera)
+        hits = renderer.buffers(ep.world, view, (camera.id,)).hits
+        doors = [o.id for o in ep.home.openings if o.kind == "door" and not ep.world.openings[o.id].open
+                 and np.isin(hits.code, codes_of(renderer, o.id, "leaf")).sum() > 50]
+        if doors:
+            break
+    else:
+        pytest.fail("no camera of the house sees a shut door")
+    door = doors[0]
+    shut = draw(renderer, ep, view, camera.id)
+    ep.world.openings[door].open = True  # the same moment: no step between the frames
+    opened = draw(renderer, ep, view, camera.id)
+    assert np.array_equal(opened, fresh(ep, view, camera.id))
+    leaf = np.isin(renderer.buffers(ep.world, view, (camera.id,)).hits.code, codes_of(renderer, door, "leaf"))
+    assert not np.array_equal(shut, opened)
+    assert not np.array_equal(leaf, np.isin(hits.code, codes_of(renderer, door, "leaf")))  # the leaf swung
+
+
+def test_a_person_who_moved_is_drawn_where_they_now_are(episode):
+    ep = episode
+    person = ep.world.residents()[0]
+    camera = next(c for c in ep.home.cameras if c.room == person.room and c.agent_visible)
+    view = sized(camera)
+    renderer = Renderer(ep.world)
+
+    def person_pixels() -> set[int]:
+        hits = renderer.buffers(ep.world, view, (camera.id,)).hits
+        return set(np.flatnonzero(np.isin(hits.code, codes_of(renderer, person.id))).tolist())
+
+    draw(renderer, ep, view, camera.id)
+    before = person_pixels()
+    assert before, "the resident is out of the camera's view"
+    towards = math.atan2(camera.pose.y - person.y, camera.pose.x - person.x)
+    ep.world.people[person.id].x += 0.4 * math.cos(towards)  # a step toward the camera: drawn larger
+    ep.world.people[person.id].y += 0.4 * math.sin(towards)
+    moved = draw(renderer, ep, view, camera.id)
+    assert np.array_equal(moved, fresh(ep, view, camera.id))
+    after = person_pixels()
+    assert after != before and len(after) > len(before)
+
+
+@settings(max_examples=60, deadline=None)
+@given(points=st.lists(st.tuples(st.floats(-3, 3), st.floats(-3, 3), st.floats(-1, 3)), min_size=9, max_size=24),
+       codes=st.lists(st.integers(0, 3), min_size=8, max_size=8),
+       yaw=st.floats(-math.pi, math.pi), pitch=st.floats(-1.0, 0.5))
+def test_the_boxes_of_a_mesh_s_parts_at_once_are_each_part_s_own(points, codes, yaw, pitch):
+    view = Viewpoint(0.0, 0.0, 1.0, yaw, pitch, 69.0, 96, 54)
+    vertices = np.array(points, dtype=float)
+    faces = np.arange(len(vertices) // 3 * 3).reshape(-1, 3)
+    face_codes = np.array(codes[:len(faces)] + [0] * max(0, len(faces) - len(codes)), dtype=np.int64)
+    order = np.argsort(face_codes, kind="stable")
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(face_codes[order])) + 1])
+    parts = Parts(faces[order], starts)
+    cam = view.camera_coords(vertices)
+    expected = [b for k in range(len(starts)) if (b := camera_bounds(view, cam, parts.group(k))) is not None]
+    assert part_boxes(view, cam, parts) == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(height=st.integers(1, 24), width=st.integers(1, 24), seed=st.integers(0, 2**16))
+def test_a_png_decodes_to_the_image_it_was_made_of(height, width, seed):
+    image = np.random.default_rng(seed).integers(0, 256, (height, width, 3), dtype=np.uint8)
+    data = png_bytes(image)
+    Image.open(io.BytesIO(data)).verify()  # chunk lengths and checksums
+    decoded = Image.open(io.BytesIO(data))
+    assert decoded.mode == "RGB" and decoded.size == (width, height)
+    assert np.array_equal(np.asarray(decoded), image)
+    assert png_bytes(image) == data
+
+
+def test_each_source_s_light_adds_up_to_its_room_s(house_home):
+    ep = Episode(house_home, "water_leak_response", seed=0, images=False)  # mid-morning: daylight
+    for light_device in [d for d in ep.home.devices if d.type == "light"][::2]:
+        assert ep.call("hub_set_state", device_id=light_device.id, field="on", value=True).error is None
+    light = ep.world.running(Light)
+    assert light is not None
+    windows = [o.id for o in ep.home.openings if o.kind == "window"]
+    lit_by_both = 0
+    for room in ep.home.rooms:
+        fittings = [light.source_lux(room.id, "fitting", d.id) for d in ep.home.devices if d.type == "light"]
+        panes = [light.source_lux(room.id, "window", w) for w in windows]
+        total = sum(fittings) + sum(panes) + light.source_lux(room.id, "sky")
+        assert total == pytest.approx(light.lux(room.id), rel=1e-9, abs=1e-9)
+        lit_by_both += any(f > 0 for f in fittings) and any(p > 0 for p in panes)
+    assert lit_by_both  # some room has both a fitting on and daylight through a window
