@@ -92,6 +92,26 @@ def house_file(house_home, tmp_path_factory):
     return house_home.write(tmp_path_factory.mktemp("house") / "home.json")
 
 
+#: A short house task whose scripted route captures a house camera (an image comes back) and passes:
+#: the episode the harness tests (MCP, Gymnasium) replay.
+HARNESS_TASK = "doorbell_false_alarm"
+
+
+@pytest.fixture(scope="session")
+def scripted(house_file, tmp_path_factory):
+    """The scripted agent's record of :data:`HARNESS_TASK` in the house at seed 0 as ``bench run``
+    writes it, and its run folder: what each harness must reproduce."""
+    from homeloop.bench import runner
+    from homeloop.bench.records import read_records
+    from homeloop.core.ids import DEFAULT_ROBOT, HOUSE_ID
+
+    out = tmp_path_factory.mktemp("scripted")
+    runner.run(runner.plan({HOUSE_ID: house_file}, [HARNESS_TASK], DEFAULT_ROBOT, [0]), "scripted", out)
+    (record,) = read_records([out]).records
+    assert record["passed"]
+    return record, out
+
+
 @pytest.fixture(scope="session")
 def make_serve(tmp_path_factory):
     """One Prefect server serving the deployments, as `make serve` starts it, for the session's

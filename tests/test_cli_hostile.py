@@ -59,6 +59,9 @@ BASES: dict[tuple[str, ...], Callable[[Places], dict[str, str]]] = {
     ("verify",): lambda p: {"build_dir": str(p.folder)},
     ("sim",): lambda p: {"home_dir": str(p.house), "task": "handle_smoke_alarm", "robot": "no_such_robot"},
     ("render",): lambda p: {"home_dir": str(p.house), "camera": "no_such_camera", "out": str(p.folder / "r.png")},
+    # An unknown robot stops an MCP episode before it is set up or served.
+    ("mcp",): lambda p: {"home": str(p.house), "task": "handle_smoke_alarm", "robot": "no_such_robot",
+                         "out": str(p.folder / "mcp")},
     ("bench", "run"): lambda p: {"agent": "scripted", "homes": str(p.folder), "out": str(p.folder / "run")},
     ("bench", "score"): lambda p: {"run_dirs": str(p.folder)},
     ("bench", "replay-latency"): lambda p: {"run_dir": str(p.folder), "out": str(p.folder / "replayed")},

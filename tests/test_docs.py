@@ -565,9 +565,10 @@ def test_routes_and_checks_name_real_tasks() -> None:
 
 
 def test_every_agent_is_documented() -> None:
-    from homeloop.bench.agents import AGENTS, make_agent
+    from homeloop.bench.agents import AGENTS
+    from homeloop.bench.agents.registry import load_builtin_agents
 
-    make_agent("do-nothing")  # the agent modules register themselves when one is made
+    load_builtin_agents()  # the agent modules register themselves when imported
     rows = [ids(r[0])[0] for r in table(page("agents.md"), "agent", "what it does")]
     assert sorted(rows) == sorted(AGENTS)
 
@@ -587,7 +588,7 @@ def test_the_role_prompt_file_and_its_image_paragraphs_are_as_described() -> Non
 def test_a_models_limits_are_the_agents() -> None:
     from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, IMAGE_MODES, INCOMPLETE_REASONS,
                                                     MALFORMED_LIMIT, MAX_ARGUMENT_CHARS)
-    from homeloop.bench.agents.openai_agent import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
+    from homeloop.bench.agents.conversation import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 
     rows = {r[0]: r for r in table(page("agents.md"), "limit", "value", "the episode ends")}
     assert f"{DEFAULT_MAX_REQUESTS} by default" in rows["requests to the model"][1]

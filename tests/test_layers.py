@@ -1,7 +1,7 @@
 """The floors of homeloop and its import graph (docs/code.md, "Floors").
 
 lint-imports checks the layer contract of pyproject.toml (cli > flows > pipeline
-> audits > bench > sim > core: a floor imports only the floors below it, and every
+> audits | harness > bench > sim > core: a floor imports only the floors below it, and every
 subpackage stands on one), and the import graph grimp builds must hold no cycle
 anywhere. Both run on the checkout, and on a copy of homeloop/ into which a
 wrong-way import is written, which they must catch. Each runs in its own

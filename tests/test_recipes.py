@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 from homeloop import audits
 from homeloop.audits import audit_plan, thresholds
 from homeloop.bench.agents import AGENTS, make_agent, scripted
+from homeloop.bench.agents.registry import load_builtin_agents
 from homeloop.bench.monitor import CheckResult, Monitor
 from homeloop.bench.records import read_records
 from homeloop.bench.runner import episode_passed
@@ -264,7 +265,7 @@ def test_a_declared_skill_is_offered_charged_and_written_into_the_cost_table(
 @pytest.fixture
 def agent_registry() -> Iterator[None]:
     """The registered agents as they are; agents a test registers are removed afterwards."""
-    make_agent("do-nothing")  # the agent modules register themselves when one is first made
+    load_builtin_agents()  # the agent modules register themselves when imported
     before = set(AGENTS)
     yield
     for name in set(AGENTS) - before:

@@ -488,9 +488,16 @@ def test_fixtures_are_exported_as_labelled_static_colliders(build, tmp_path):
     prim = stage.GetPrimAtPath(f"/Home/Fixtures/{counter.id}")
     assert labels_of(prim) == [counter.kind] and labels_of(prim, "room_id") == [counter.room]
     assert prim.GetAttribute("homeloop:kind").Get() == counter.kind
-    assert prim.HasAPI(UsdPhysics.CollisionAPI)
-    lo, hi = UsdGeom.Mesh(prim).GetExtentAttr().Get()
+    body = prim.GetChild("body")  # the prism: a guide that collides, as the geometric backend has it
+    assert body.HasAPI(UsdPhysics.CollisionAPI) and UsdGeom.Imageable(body).ComputePurpose() == UsdGeom.Tokens.guide
+    lo, hi = UsdGeom.Mesh(body).GetExtentAttr().Get()
     assert (lo[2], hi[2]) == pytest.approx((kitchen.floor_height, kitchen.floor_height + counter.height))
+    parts = [p for p in Usd.PrimRange(prim.GetChild("visual")) if p.IsA(UsdGeom.Mesh)]
+    assert len(parts) > 1  # cabinets, fronts, handles, a worktop: drawn inside the prism
+    assert all(UsdGeom.Imageable(p).ComputePurpose() == UsdGeom.Tokens.render for p in parts)
+    drawn = UsdGeom.BBoxCache(Usd.TimeCode.Default(), [UsdGeom.Tokens.render]).ComputeWorldBound(prim).ComputeAlignedRange()
+    assert drawn.GetMin()[2] >= lo[2] - 1e-6 and drawn.GetMax()[2] <= hi[2] + 1e-6
+    assert all(UsdShade.MaterialBindingAPI(p).GetDirectBinding().GetMaterial() for p in parts)
     assert semantic_class_counts(stage)[counter.kind] == 1
 
 

@@ -5,7 +5,6 @@ material for every role from the catalog's palettes."""
 
 from __future__ import annotations
 
-import hashlib
 
 import numpy as np
 import pytest
@@ -19,6 +18,8 @@ from homeloop.core.geometry_assets import (DEVICE_BODIES, DEVICE_BODIES_BY_TYPE,
 from homeloop.core.visuals import VisualPart, device_visual, material_of, object_visual
 from homeloop.core.visuals.devices import DEVICE_BUILDERS
 from homeloop.core.visuals.objects import OBJECT_BUILDERS
+
+from visual_checks import digest, open_parts
 
 CATALOG = load_catalog()
 OBJECTS = sorted(CATALOG.objects)
@@ -57,17 +58,8 @@ def _outside_body(size: BodySize, parts: list[VisualPart]) -> list[str]:
     return [p.name for p in parts if (p.mesh.vertices < lo - EPS).any() or (p.mesh.vertices > hi + EPS).any()]
 
 
-def _open_parts(parts: list[VisualPart]) -> list[str]:
-    return [p.name for p in parts if not p.mesh.is_watertight or not p.mesh.volume > 0]
 
 
-def _digest(parts: list[VisualPart]) -> str:
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(f"{p.name}|{p.role}|{p.joint}".encode())
-        h.update(np.ascontiguousarray(p.mesh.vertices, dtype=np.float64).tobytes())
-        h.update(np.ascontiguousarray(p.mesh.faces, dtype=np.int64).tobytes())
-    return h.hexdigest()
 
 
 def _unresolved_roles(semantic_class: str, parts: list[VisualPart]) -> list[str]:
@@ -103,7 +95,7 @@ def test_an_object_is_closed_parts_inside_its_bounds(object_id):
     parts = object_visual(entry)
     assert len(parts) > 1
     assert len({p.name for p in parts}) == len(parts)
-    assert _open_parts(parts) == []
+    assert open_parts(parts) == []
     assert _outside_entry(entry, parts) == []
 
 
@@ -124,7 +116,7 @@ def test_grasp_points_are_on_the_visual(object_id):
 @pytest.mark.parametrize("object_id", OBJECTS)
 def test_an_object_visual_is_the_same_bytes_every_time(object_id):
     entry = CATALOG.objects[object_id]
-    assert _digest(object_visual(entry)) == _digest(object_visual(entry))
+    assert digest(object_visual(entry)) == digest(object_visual(entry))
 
 
 @pytest.mark.parametrize("object_id", OBJECTS)
@@ -169,7 +161,7 @@ def test_resized_objects_stay_inside_their_bounds(object_id, scale):
                                                                 height=d.height * scale[2])})
     parts = object_visual(resized)
     assert _outside_entry(resized, parts) == []
-    assert _open_parts(parts) == []
+    assert open_parts(parts) == []
 
 
 # --- devices --------------------------------------------------------------------------------------------
@@ -188,7 +180,7 @@ def test_a_device_is_closed_parts_inside_its_body(device_type, mount):
     parts = device_visual(device_type, size, mount)
     assert len(parts) > 1
     assert len({p.name for p in parts}) == len(parts)
-    assert _open_parts(parts) == []
+    assert open_parts(parts) == []
     assert _outside_body(size, parts) == []
 
 
@@ -211,7 +203,7 @@ def test_a_device_rests_on_what_it_is_fixed_to(device_type, mount):
 def test_a_device_visual_is_the_same_bytes_every_time(device_type):
     mount = CATALOG.devices[device_type].placement.mount
     size = _size(device_type, mount)
-    assert _digest(device_visual(device_type, size, mount)) == _digest(device_visual(device_type, size, mount))
+    assert digest(device_visual(device_type, size, mount)) == digest(device_visual(device_type, size, mount))
 
 
 @pytest.mark.parametrize("mount", MOUNTS)
@@ -243,4 +235,4 @@ def test_resized_bodies_stay_filled_from_inside(device_type, mount, scale):
     size = BodySize(base.width * scale[0], base.depth * scale[1], base.height * scale[2])
     parts = device_visual(device_type, size, mount)
     assert _outside_body(size, parts) == []
-    assert _open_parts(parts) == []
+    assert open_parts(parts) == []

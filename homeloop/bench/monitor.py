@@ -15,6 +15,15 @@ The monitor is added to the world as the last dynamics module, so it looks
 after every simulated step, and the runner calls :meth:`Monitor.observe`
 after every skill call. For each check it keeps the first witness (ever) or
 the first violation (never, always) with its simulated time and evidence.
+
+It sleeps as the world's modules do (homeloop/sim/world.py, "Sleeping
+modules"): it looks after a step only where something changed that one of
+its undecided step checks reads (each predicate declares its ``reads``), or
+after every step while one reads the clock (:data:`homeloop.bench.checks.TIME`).
+A predicate of the state alone answers as it did while nothing it reads
+changes, so every check is decided at the step it would be decided at looking
+after every step; :data:`WAKE_ON_READS` = False wakes it on any change, for
+the tests that compare the two.
 """
 
 from __future__ import annotations
@@ -22,13 +31,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from homeloop.bench.checks import PREDICATES, Evidence, Predicate
+from homeloop.bench.checks import PREDICATES, TIME, Evidence, Predicate
 from homeloop.sim.context import EpisodeView
 from homeloop.sim.task import CheckRef
-from homeloop.sim.world import EVERYTHING, Rest, World
+from homeloop.sim.world import EVERYTHING, NOTHING, Rest, World
 
-#: The monitor's rest after a step (:meth:`Monitor.rest`): while a check looks after steps, and after.
-WATCHING = Rest(until=float("inf"), wakes_on=EVERYTHING)
+#: Whether the monitor wakes only on what its undecided checks read (see the module docstring);
+#: False wakes it on any change.
+WAKE_ON_READS = True
+
+#: The monitor's rest once no check looks after steps.
 DONE = Rest(until=float("inf"))
 
 
@@ -72,17 +84,20 @@ class Monitor:
             self.tracked.append(_Tracked(ref, PREDICATES[ref.id], params=dict(ref.params)))
         self._per_step = [t for t in self.tracked if t.ref.kind != "final" and t.predicate.on == "step"]
         self._per_call = [t for t in self.tracked if t.ref.kind != "final"]
+        self._rest: Rest | None = None  # while the undecided step checks stay the same
         self.observe()
 
-    # A dynamics module: looked at after every step.
+    # A dynamics module: looked at after every step it is woken for.
     def step(self, world: World, dt: float) -> None:
         for t in self._per_step:
             self._look(t)
 
     def rest(self, world: World) -> Rest:
-        """It changes nothing, and its predicates read the world's state, not the time: asleep until
-        anything changes (homeloop.sim.world.Rest), or for good once no check looks after steps."""
-        return WATCHING if any(t.hit_at is None for t in self._per_step) else DONE
+        """It changes nothing: asleep until something an undecided step check reads changes (see
+        the module docstring), or for good once none is left."""
+        if self._rest is None:
+            self._rest = watching([t.predicate for t in self._per_step if t.hit_at is None])
+        return self._rest
 
     def snapshot(self) -> dict[str, Any]:
         return {t.ref.id: t.hit_at for t in self.tracked if t.ref.kind != "final"}
@@ -100,6 +115,7 @@ class Monitor:
         if hit:
             t.hit_at = self.episode.now()
             t.evidence = value if value is not True else None
+            self._rest = None  # a decided check reads nothing more
 
     def results(self) -> list[CheckResult]:
         """Every check's outcome now (final checks are read at this moment)."""
@@ -117,6 +133,17 @@ class Monitor:
             out.append(CheckResult(t.ref.id, kind, passed, at, _plain(evidence), t.predicate.failure_class,
                                    t.ref.description or t.predicate.doc))
         return out
+
+
+def watching(undecided: list[Predicate]) -> Rest:
+    """The monitor's rest while ``undecided`` step predicates are open: woken by what they read,
+    stepping every step while one reads the clock, done when none is left."""
+    if not undecided:
+        return DONE
+    reads: frozenset[str] = frozenset().union(*(p.reads for p in undecided)) if WAKE_ON_READS else EVERYTHING
+    if TIME in reads:
+        return Rest(NOTHING, -float("inf"), EVERYTHING)
+    return Rest(NOTHING, float("inf"), EVERYTHING if "*" in reads else reads)
 
 
 def _plain(value: Any) -> Any:

@@ -124,6 +124,8 @@ def prepare_run(agent: str, options: dict[str, Any], *, tasks: str, homes: str, 
 AGENT_FLAGS = {
     "openai": ("model", "base_url", "api_key_env", "max_requests", "rate_limit", "temperature", "image_mode",
                "prompt", "max_image_side"),
+    "anthropic": ("model", "base_url", "api_key_env", "max_requests", "rate_limit", "temperature", "prompt",
+                  "max_image_side"),
     "replay": ("model", "max_requests", "image_mode", "replies"),
 }
 

@@ -476,6 +476,7 @@ def _recorded_by_another(run_dir: Path, specs: list[EpisodeSpec], agent_name: st
     with one line. ``run.json`` names the folder's owner (:func:`run_folder`); this also covers
     folders whose ``run.json`` is from before it did, and records copied in."""
     model = options.get("model")
+    names = {agent_name, _recorded_name(agent_name)}
     for spec in specs:
         path = record_path(run_dir, spec.id)
         if not path.is_file():
@@ -485,11 +486,22 @@ def _recorded_by_another(run_dir: Path, specs: list[EpisodeSpec], agent_name: st
         except RecordError:
             continue
         prompt = options.get("prompt", agent.get("prompt"))  # a run that names no prompt resumes any
-        if (agent.get("name"), agent.get("model"), agent.get("prompt")) != (agent_name, model, prompt):
+        if agent.get("name") not in names or (agent.get("model"), agent.get("prompt")) != (model, prompt):
             who = agent.get("name", "?") + (f" ({agent['model']})" if agent.get("model") else "")
             who += f" with the {agent['prompt']} prompt" if agent.get("prompt") else ""
             raise HomeLoopError(f"{run_dir}: episode {spec.id} is recorded by {who}; "
                                 "give this run another --out folder")
+
+
+def _recorded_name(agent_name: str) -> str:
+    """The name a plug-in given as ``module.path:Name`` writes in its records (its class's ``name``),
+    so a rerun by the same path resumes its own run; any other agent records the name it is run by."""
+    if ":" not in agent_name:
+        return agent_name
+    from homeloop.bench.agents import find_agent
+
+    name = getattr(find_agent(agent_name), "name", agent_name)
+    return name if isinstance(name, str) else agent_name
 
 
 def _write_run_files(run_dir: Path, specs: list[EpisodeSpec], agent_name: str, options: dict[str, Any]) -> None:

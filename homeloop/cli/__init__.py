@@ -12,6 +12,7 @@ live by subject:
 - :mod:`homeloop.cli.query`: ``applicability``
 - :mod:`homeloop.cli.sim`: ``sim``, ``render``
 - :mod:`homeloop.cli.bench`: ``bench run``, ``bench score``, ``bench replay-latency``, ``bench view``
+- :mod:`homeloop.cli.mcp`: ``mcp``
 
 A new command is a function in one of these modules (or a new one) and its line in
 :data:`COMMANDS`.
@@ -42,6 +43,8 @@ COMMANDS: dict[str, CommandEntry] = {
                            "on one sheet."),
     "bench": CommandEntry("bench", "bench_app", "Run agents on the benchmark's tasks, score the records, "
                           "view episodes."),
+    "mcp": CommandEntry("mcp", "mcp", "Serve one episode to an MCP client: the skills as tools, the wake event "
+                        "as a prompt."),
 }
 
 

@@ -27,7 +27,8 @@ bench_app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 @bench_app.command("run")
 def run_command(
-    agent: str = typer.Option(..., "--agent", help="scripted, do-nothing, over-reactor, openai, replay."),
+    agent: str = typer.Option(..., "--agent", help="scripted, do-nothing, over-reactor, openai, anthropic, replay, "
+                              "an entry point of homeloop.agents, or a plug-in as module.path:Name (docs/agents.md)."),
     tasks: str = typer.Option("all", "--tasks", help="all, core, extension, a family, or task ids T1,T2."),
     homes: str = typer.Option(HOUSE_ID, "--homes", help="house, or BUILD_DIR, or BUILD_DIR:id,id."),
     robot: str = typer.Option(DEFAULT_ROBOT, "--robot", help="Robot body (catalog id)."),
@@ -37,24 +38,26 @@ def run_command(
     withhold: list[str] = typer.Option([], "--withhold", help="Withhold a service (repeatable)."),
     show_costs: bool = typer.Option(False, "--show-costs", help="Skill costs in the tool descriptions."),
     no_images: bool = typer.Option(False, "--no-images", help="Captures return no pixels."),
-    model: Optional[str] = typer.Option(None, "--model", help="openai: the model name the endpoint serves "
+    model: Optional[str] = typer.Option(None, "--model", help="openai, anthropic: the model name the endpoint serves "
                                         "(replay: a label for the records)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="openai: an OpenAI-compatible endpoint, e.g. "
-                                           "http://127.0.0.1:8000/v1 (vLLM) or :11434/v1 (Ollama); default OpenAI's."),
-    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="openai: the environment variable "
-                                              "holding the API key (default OPENAI_API_KEY)."),
-    max_requests: Optional[int] = typer.Option(None, "--max-requests", min=1, help="openai, replay: requests "
-                                               "to the model per episode before it ends (default 100)."),
-    rate_limit: Optional[float] = typer.Option(None, "--rate-limit", min=0.01, help="openai: requests per "
+                                           "http://127.0.0.1:8000/v1 (vLLM) or :11434/v1 (Ollama); default OpenAI's. "
+                                           "anthropic: a Messages API endpoint; default Anthropic's."),
+    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="openai, anthropic: the environment variable "
+                                              "holding the API key (default OPENAI_API_KEY, ANTHROPIC_API_KEY)."),
+    max_requests: Optional[int] = typer.Option(None, "--max-requests", min=1, help="openai, anthropic, replay: "
+                                               "requests to the model per episode before it ends (default 100)."),
+    rate_limit: Optional[float] = typer.Option(None, "--rate-limit", min=0.01, help="openai, anthropic: requests per "
                                                "minute, shared by all workers."),
-    temperature: Optional[float] = typer.Option(None, "--temperature", min=0.0, help="openai: sampling "
+    temperature: Optional[float] = typer.Option(None, "--temperature", min=0.0, help="openai, anthropic: sampling "
                                                 "temperature (default 0)."),
     images_in: Optional[str] = typer.Option(None, "--images-in", help="openai, replay: put images in the tool "
                                             "messages (tool, the default) or in a user message after them (user)."),
-    prompt: Optional[str] = typer.Option(None, "--prompt", help=f"openai: the role prompt, one of "
+    prompt: Optional[str] = typer.Option(None, "--prompt", help=f"openai, anthropic: the role prompt, one of "
                                          f"{', '.join(PROMPTS)} (default {DEFAULT_PROMPT}; docs/agents.md)."),
-    max_image_side: Optional[int] = typer.Option(None, "--max-image-side", help="openai: send images with their "
-                                                 "longer side at most N pixels (aspect kept, never enlarged)."),
+    max_image_side: Optional[int] = typer.Option(None, "--max-image-side", help="openai, anthropic: send images "
+                                                 "with their longer side at most N pixels (aspect kept, never "
+                                                 "enlarged)."),
     replies: Optional[Path] = typer.Option(None, "--replies", help="replay: a transcript, one assistant reply "
                                            "per line (JSONL), or an episode record."),
     verified_only: bool = typer.Option(True, "--verified-only/--no-verified-only", help="With a build: only the "

@@ -64,6 +64,8 @@ MAX_ERROR_CHARS = 240
 def verify_pair(home: Home, task: str, robot: str, seed: int, visuals: VisualLibrary | None = None) -> dict[str, Any]:
     """Play one pair with the scripted reference agent: passed, the reason when not, seconds taken
     (``visuals``: the build's own assets, as every episode on the build draws them)."""
+    # The reference agent, played by name below: imported here so that an edit to it reruns this stage.
+    from homeloop.bench.agents import scripted  # noqa: F401
     from homeloop.bench.runner import Flags, play
     from homeloop.sim.episode import EpisodeError
     from homeloop.sim.roles import ScenarioError

@@ -288,7 +288,7 @@ class World:
     def _jump_to(self, steps: int) -> None:
         """Skip to after step ``steps``: every step between changes nothing (the modules sleep)."""
         self._steps = steps
-        self.time = round(steps * STEP_S, 6)
+        self.time = _step_time(steps)
 
     def clock_of_day(self) -> float:
         """Seconds after midnight now."""
@@ -373,10 +373,17 @@ class _Sleepers:
 
     def __init__(self, modules: list[Dynamics]):
         self.modules = list(modules)
+        self.steps = [m.step for m in modules]
         self.rests: list[Callable[[World], Rest] | None] = [getattr(m, "rest", None) for m in modules]
         self.dirty = [-1] * len(modules)
         self.until = [-math.inf] * len(modules)
         self.wakes_on = [-1] * len(modules)
+        #: The modules that read a change (by its bits), while what each module reads stays the same.
+        self.readers: dict[int, list[int]] = {}
+        #: Each module's last rest and what it changed as bits (a module handing back the same rest
+        #: object spares working them out again).
+        self.last: list[Rest | None] = [None] * len(modules)
+        self.changed = [-1] * len(modules)
 
     def wake_all(self) -> None:
         self.dirty[:] = [-1] * len(self.modules)
@@ -389,7 +396,8 @@ class _Sleepers:
             if not any(dirty):
                 wake = min(until) - WAKE_EARLY_S
                 nxt = world._steps + 1
-                if round(nxt * STEP_S, 6) < wake:
+                # (a step's time is past the last one's: a wake not past it is no later than the next)
+                if wake > world.time and round(nxt * STEP_S, 6) < wake:
                     nxt = max(nxt, int(math.floor(wake / STEP_S)) if wake < math.inf else last + 1)
                     while nxt <= last and round(nxt * STEP_S, 6) < wake:
                         nxt += 1
@@ -397,7 +405,8 @@ class _Sleepers:
                         world._jump_to(last)
                         return
                     world._jump_to(nxt - 1)
-            world._jump_to(world._steps + 1)
+            nxt = world._steps + 1
+            world._steps, world.time = nxt, _step_time(nxt)
             self.step(world)
             if done is not None and done():
                 return
@@ -405,28 +414,52 @@ class _Sleepers:
     def step(self, world: World) -> None:
         """One step of the modules awake, each one dirty or due, in order; what a step changes wakes
         the others that read it (a module's own change is its own step's to finish)."""
-        dirty, until, wakes_on, rests = self.dirty, self.until, self.wakes_on, self.rests
-        due, bits_of = world.time + WAKE_EARLY_S, _SET_BITS.get
-        for i, module in enumerate(self.modules):
+        dirty, until, wakes_on, rests, readers = self.dirty, self.until, self.wakes_on, self.rests, self.readers
+        last, changes = self.last, self.changed
+        due = world.time + WAKE_EARLY_S
+        for i, step in enumerate(self.steps):
             if not dirty[i] and until[i] > due:
                 continue
             rest = rests[i]
             world._woken = dirty[i] if rest is not None else -1
-            module.step(world, STEP_S)
-            state_changed, until[i], state_wakes = rest(world) if rest is not None else RESTLESS
-            wakes = bits_of(state_wakes)
-            wakes_on[i] = _bits(state_wakes) if wakes is None else wakes
-            changed = bits_of(state_changed)
-            if changed is None:
-                changed = _bits(state_changed)
+            step(world, STEP_S)
+            now = rest(world) if rest is not None else RESTLESS
+            until[i] = now.until
+            if now is not last[i]:
+                last[i] = now
+                changes[i] = _bits(now.changed)
+                wakes = _bits(now.wakes_on)
+                if wakes != wakes_on[i]:
+                    wakes_on[i] = wakes
+                    readers.clear()
+            changed = changes[i]
             if changed == -1:  # anything, a module's own state included
                 dirty[:] = [-1] * len(dirty)
             elif changed:
-                for j, wakes in enumerate(wakes_on):
-                    if wakes & changed:
-                        dirty[j] |= changed
+                woken = readers.get(changed)
+                if woken is None:
+                    woken = readers[changed] = [j for j, reads in enumerate(wakes_on) if reads & changed]
+                for j in woken:
+                    dirty[j] |= changed
             dirty[i] = 0
         world._woken = -1
+
+
+#: The world's time after each step (``round(step * STEP_S, 6)``), worked out once for the first
+#: :data:`STEP_TIMES_KEPT` steps: the steps read it every step.
+_STEP_TIMES: list[float] = []
+STEP_TIMES_KEPT = 1 << 17
+
+
+def _step_time(step: int) -> float:
+    """The world's time after step ``step``."""
+    times = _STEP_TIMES
+    if step < len(times):
+        return times[step]
+    if step >= STEP_TIMES_KEPT:
+        return round(step * STEP_S, 6)
+    times.extend(round(n * STEP_S, 6) for n in range(len(times), min(max(2 * step, 1024), STEP_TIMES_KEPT)))
+    return times[step]
 
 
 #: Each aspect's bit, and each set of aspects' bits (all bits for :data:`EVERYTHING`).

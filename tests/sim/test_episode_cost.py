@@ -1,5 +1,6 @@
 """The simulator's shortcuts change no trace: modules that sleep while nothing of theirs evolves
-(homeloop/sim/world.py), a house camera's view of the static part worked out once
+(homeloop/sim/world.py), the monitor that sleeps until something its checks read changes
+(homeloop/bench/monitor.py), a house camera's view of the static part worked out once
 (homeloop/sim/static_visibility.py), and the lookups the robot's motion keeps.
 
 Each record of the benchmark's runner (``homeloop bench run``'s episode record: calls with their
@@ -21,11 +22,13 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from homeloop.bench import runner
+from homeloop.bench import monitor, runner
 from homeloop.bench.records import record_path
 from homeloop.core.home import polygon_from_rings
 from homeloop.sim import static_visibility, world as world_module
+from homeloop.sim.dynamics.cooking import Cooking
 from homeloop.sim.dynamics.robot_motion import _Rooms
+from homeloop.sim.dynamics.smoke import Smoke
 from homeloop.sim.episode import DEFAULT_ROBOT, Episode
 from homeloop.sim.task import load_tasks
 from homeloop.sim.visibility import GeometricVisibility, Viewpoint
@@ -41,11 +44,11 @@ class shortcuts:
         self.on = on
 
     def __enter__(self) -> None:
-        self.saved = world_module.SLEEPING, static_visibility.CACHED
-        world_module.SLEEPING = static_visibility.CACHED = self.on
+        self.saved = world_module.SLEEPING, static_visibility.CACHED, monitor.WAKE_ON_READS
+        world_module.SLEEPING = static_visibility.CACHED = monitor.WAKE_ON_READS = self.on
 
     def __exit__(self, *_: Any) -> None:
-        world_module.SLEEPING, static_visibility.CACHED = self.saved
+        world_module.SLEEPING, static_visibility.CACHED, monitor.WAKE_ON_READS = self.saved
 
 
 def record_text(home_id: str, home_file: Path, task: str, seed: int, run_dir: Path, on: bool) -> str:
@@ -152,6 +155,26 @@ def test_a_sleeping_module_steps_only_when_it_asked_to_and_ends_as_the_fixed_ste
     assert steps_fast <= len(ticks_fixed) + 3
 
 
+@settings(max_examples=40)
+@given(calls=st.lists(st.floats(0.0, 3000.0), min_size=1, max_size=6), every=st.floats(0.1, 400.0))
+def test_the_worlds_time_after_jumps_and_steps_is_the_fixed_steps(house_home, catalog, calls, every):
+    """However a world's time is reached (stepped, or jumped over while every module sleeps), it reads
+    as the fixed step's, ``round(steps * STEP_S, 6)``."""
+    times = {}
+    for sleeping in (False, True):
+        world = World(house_home, catalog, seed=0)
+        world.add_module(Ticker(every))
+        world_module.SLEEPING, saved = sleeping, world_module.SLEEPING
+        try:
+            times[sleeping] = []
+            for seconds in calls:
+                world.advance(seconds, touched=False)
+                times[sleeping].append(world.time)
+        finally:
+            world_module.SLEEPING = saved
+    assert times[True] == times[False]
+
+
 def test_a_module_without_rest_steps_every_step_and_sees_every_change(house_home, catalog):
     world = World(house_home, catalog, seed=0)
     ticker = Ticker(1.0)
@@ -167,6 +190,46 @@ def test_advance_until_stops_after_the_step_that_brings_an_event(house_home):
     ep = Episode(house_home, "answer_delivery", seed=0, images=False)  # woken by the doorbell, pressed in a step
     wake = ep.wake_event
     assert wake.kind == "doorbell_pressed" and ep.world.time == wake.time
+
+
+def smoke_held_still_then_stirred(house_home: Any, on: bool) -> tuple[dict[str, Any], list[bool]]:
+    """The kitchen's smoke let through every door, the burner off, the doors shut once the pan stops
+    smoking (the layers even out no further), then one door opened again: the world's ground truth at
+    the end, and whether the smoke slept (held still) after each stage."""
+    slept = []
+    with shortcuts(on):
+        ep = Episode(house_home, "handle_smoke_alarm", seed=0, images=False)
+        world = ep.world
+        smoke, pan = world.module(Smoke), world.module(Cooking).pans()[0]
+        world.devices[pan.stove].values[pan.burner] = False
+        doors = sorted((o for o in world.openings.values() if o.kind == "door"), key=lambda o: o.id)
+        for door in doors:
+            door.open = True
+        world.advance(60.0)
+        for opening in world.openings.values():
+            opening.open = False
+        for touched in (True, False):  # a call shuts them; the world then runs on by itself
+            world.advance(90.0, touched=touched)
+            slept.append(smoke.snapshot()["active"] and smoke.rest(world).until == math.inf)
+        doors[0].open = True
+        world.advance(60.0)
+        slept.append(smoke.snapshot()["active"] and smoke.rest(world).until == math.inf)
+        return world.snapshot(), slept
+
+
+def test_smoke_held_still_sleeps_and_ends_as_the_fixed_step(house_home):
+    fixed, _ = smoke_held_still_then_stirred(house_home, False)
+    fast, slept = smoke_held_still_then_stirred(house_home, True)
+    assert fast == fixed
+    rooms = fixed["modules"]["smoke"]["rooms"]
+    assert len(rooms) >= 2 and not fixed["modules"]["cooking"]["pans"][pan_id(fixed)]["smoking"]
+    # shut in, every room's layer holds still and the smoke sleeps; a door opened stirs it again
+    assert slept == [True, True, False]
+
+
+def pan_id(snapshot: dict[str, Any]) -> str:
+    (pid,) = snapshot["modules"]["cooking"]["pans"]
+    return str(pid)
 
 
 # --- a house camera's static view ---------------------------------------------------------------------

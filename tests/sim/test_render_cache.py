@@ -21,8 +21,10 @@ from PIL import Image
 from homeloop.sim.dynamics.light import Light
 from homeloop.sim.episode import Episode
 from homeloop.sim.render import raycast
+from homeloop.sim.render.lighting import _spread
 from homeloop.sim.render.raycast import Parts, camera_bounds, part_boxes
 from homeloop.sim.render.renderer import Renderer
+from homeloop.sim.render.scene import Mesh
 from homeloop.sim.render.shade import png_bytes
 from homeloop.sim.visibility import Viewpoint
 from homeloop.sim.world import STEP_S
@@ -127,6 +129,29 @@ def test_a_person_who_moved_is_drawn_where_they_now_are(episode):
     assert after != before and len(after) > len(before)
 
 
+def test_rays_cast_first_within_the_camera_s_room_meet_what_rays_cast_through_the_home_meet(episode):
+    """The static rays are cast first only as far as the box of the camera's room; those that meet
+    nothing there are cast again through the whole home. Every ray's hit is the one a single cast
+    through the whole home finds, from each dome camera's pose and turned toward the doors."""
+    renderer = Renderer(episode.world)
+    caster = renderer.caster
+    recast = 0
+    for camera in episode.home.cameras:
+        base = sized(camera)
+        for turn in (0.0, math.pi / 2, math.pi, -math.pi / 2):
+            view = Viewpoint(base.x, base.y, base.z, base.yaw + turn, base.pitch, base.hfov_deg, *SIZE)
+            rays, near, start = caster._rays_of(view)
+            reach = caster._room_reach(view, rays)
+            assert reach is not None, f"{camera.id} is in no room's box"
+            depth, face, cos = caster.static.trace(view, rays, None, near, start)
+            inside = depth <= reach
+            recast += int((~inside & (face >= 0)).sum())
+            got = caster._static(view, rays, near, start)
+            assert np.array_equal(got[3], face) and np.array_equal(got[0], depth)
+            assert np.array_equal(got[2], np.where(face >= 0, np.abs(cos), 1.0))
+    assert recast > 0, "no ray left a camera's room: the second cast went untested"
+
+
 @settings(max_examples=60, deadline=None)
 @given(points=st.lists(st.tuples(st.floats(-3, 3), st.floats(-3, 3), st.floats(-1, 3)), min_size=9, max_size=24),
        codes=st.lists(st.integers(0, 3), min_size=8, max_size=8),
@@ -142,6 +167,60 @@ def test_the_boxes_of_a_mesh_s_parts_at_once_are_each_part_s_own(points, codes, 
     cam = view.camera_coords(vertices)
     expected = [b for k in range(len(starts)) if (b := camera_bounds(view, cam, parts.group(k))) is not None]
     assert part_boxes(view, cam, parts) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(points=st.lists(st.tuples(st.floats(-3, 3), st.floats(-3, 3), st.floats(-1, 3)), min_size=9, max_size=24),
+       codes=st.lists(st.integers(0, 3), min_size=8, max_size=8), share=st.booleans(),
+       yaw=st.floats(-math.pi, math.pi), pitch=st.floats(-1.0, 0.5))
+def test_a_mesh_s_parts_grouped_by_vertex_give_each_part_s_own_box(points, codes, share, yaw, pitch):
+    """:func:`raycast._parts` groups each part's vertices once where no vertex serves two parts (and
+    keeps to the corners where one does): the boxes are still each part's own."""
+    view = Viewpoint(0.0, 0.0, 1.0, yaw, pitch, 69.0, 96, 54)
+    vertices = np.array(points, dtype=float)
+    faces = np.arange(len(vertices) // 3 * 3).reshape(-1, 3)
+    if share and len(faces) > 1:
+        faces[-1, 0] = faces[0, 1]  # two faces share a vertex (in one part or in two)
+    face_codes = np.array(codes[:len(faces)] + [0] * max(0, len(faces) - len(codes)), dtype=np.int64)
+    mesh = Mesh(vertices, faces, face_codes)
+    parts = raycast._parts(mesh)
+    shared = len({int(c) for c in face_codes[(faces == faces[0, 1]).any(axis=1)]}) > 1
+    assert (parts.vertices is None) == shared
+    if parts.vertices is not None:  # each part's vertices: exactly the points its faces use
+        for k in range(len(parts.starts)):
+            end = parts.vertex_starts[k + 1] if k + 1 < len(parts.starts) else len(parts.vertices)
+            assert sorted(parts.vertices[parts.vertex_starts[k]:end]) == sorted(set(parts.group(k).ravel()))
+    cam = view.camera_coords(vertices)
+    expected = [b for k in range(len(parts.starts)) if (b := camera_bounds(view, cam, parts.group(k))) is not None]
+    assert part_boxes(view, cam, parts) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(height=st.integers(1, 30), width=st.integers(1, 30), stride=st.integers(2, 6), seed=st.integers(0, 2**16))
+def test_the_light_spread_from_its_samples_blends_the_neighbours_on_the_same_surface(height, width, stride, seed):
+    """:func:`lighting._spread` over the whole frame at once is, at each pixel, the bilinear blend of
+    its (up to four) nearest samples that see the same surface, and names the pixels with none."""
+    rng = np.random.default_rng(seed)
+    surface = rng.integers(0, 3, (height, width)).astype(np.int64)
+    coarse = (rng.random(((height + stride - 1) // stride, (width + stride - 1) // stride)) * 500).astype(np.float32)
+    out, alone = _spread(coarse, surface, stride)
+    rows, cols = coarse.shape
+    for y in range(height):
+        for x in range(width):
+            total = count = 0.0
+            for dy in (0, 1):
+                for dx in (0, 1):
+                    sy, sx = min(y // stride + dy, rows - 1), min(x // stride + dx, cols - 1)
+                    wy = (1 - (y % stride) / stride) if dy == 0 else (y % stride) / stride
+                    wx = (1 - (x % stride) / stride) if dx == 0 else (x % stride) / stride
+                    if wy * wx > 0 and surface[sy * stride, sx * stride] == surface[y, x]:
+                        total += wy * wx * float(coarse[sy, sx])
+                        count += wy * wx
+            if count == 0:
+                assert y * width + x in alone
+            else:
+                assert y * width + x not in alone
+                assert out[y * width + x] == pytest.approx(total / count, rel=1e-5)
 
 
 @settings(max_examples=40, deadline=None)

@@ -6,7 +6,10 @@ makes calls with ``episode.call(tool, arguments)`` and ends with
 ``episode.stop(summary)`` (or ``episode.end(reason)`` when a limit of its own
 is reached). The world pauses while it thinks: simulated time passes only
 inside calls. Agents that talk to a model report ``usage`` (tokens, cost).
-The agent modules file themselves by name in :mod:`homeloop.bench.agents.registry`.
+
+Every agent is read through one lookup (:mod:`homeloop.bench.agents.registry`): a registered
+name, an entry point of the ``homeloop.agents`` group (the built-in agents are declared there
+too), or a plug-in given as ``module.path:Name``.
 """
 
 from __future__ import annotations
@@ -14,15 +17,12 @@ from __future__ import annotations
 from typing import Any
 
 from homeloop.bench.agents.protocol import Agent
-from homeloop.bench.agents.registry import AGENTS
+from homeloop.bench.agents.registry import AGENTS, AgentError, find_agent, known_agents, make
 
-__all__ = ["AGENTS", "Agent", "make_agent"]
+__all__ = ["AGENTS", "Agent", "AgentError", "find_agent", "known_agents", "make_agent"]
 
 
 def make_agent(name: str, **options: Any) -> Agent:
-    """The agent called ``name``; an unknown name gets an error listing the known ones."""
-    from homeloop.bench.agents import baselines, openai_agent, replay, scripted  # noqa: F401  (they register themselves)
-
-    if name not in AGENTS:
-        raise KeyError(f"unknown agent {name!r}; agents: {', '.join(sorted(AGENTS))}")
-    return AGENTS[name](**options)
+    """The agent ``name`` names (a built-in, an entry point or ``module.path:Name``), made with
+    ``options``; one that cannot be found, made or used is an :class:`AgentError` naming it."""
+    return make(name, options)  # imports the one module that defines it, not every agent's

@@ -35,20 +35,33 @@ import base64
 import binascii
 import io
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from PIL import Image, UnidentifiedImageError
 
 from homeloop.bench.agents.pricing import Price, Tally
 from homeloop.bench.agents.prompts import DEFAULT_PROMPT as DEFAULT_PROMPT
 from homeloop.bench.agents.prompts import PROMPTS as PROMPTS
+from homeloop.core.errors import HomeLoopError
 from homeloop.sim.skills import SkillError
 
 if TYPE_CHECKING:
     from homeloop.sim.episode import Episode
+
+
+#: Retries the SDK makes after a transport failure before the episode ends ``transport_error``.
+DEFAULT_MAX_RETRIES = 4
+
+#: Seconds a request may take before it counts as a transport failure (then it is retried).
+DEFAULT_TIMEOUT_S = 300.0
+
+#: Sent as the key to a server named by a base URL when the key's variable is unset (local servers
+#: ignore it).
+NO_KEY = "no-key"
 
 #: Malformed replies in a row that end an episode.
 MALFORMED_LIMIT = 3
@@ -170,7 +183,7 @@ class Conversation:
                events: list[dict[str, Any]] | None = None) -> None:
         """The tool message for one call of the last reply (images taken out of ``data``)."""
         images: list[tuple[str, str]] = []
-        data = _take_images(data, images, self.max_image_side)
+        data = take_images(data, images, self.max_image_side)
         self.turns[-1][1].append(_Answer(call_id, _json({"data": data, "error": error, "events": events or []}),
                                          images))
 
@@ -204,25 +217,33 @@ def _image_parts(answer: _Answer) -> list[dict[str, Any]]:
     return parts
 
 
-def _take_images(value: Any, found: list[tuple[str, str]], max_side: int | None) -> Any:
-    """``value`` with every ``image`` string replaced by a pointer and its sizes (``image_size``); the
-    images, fitted to ``max_side``, go to ``found``."""
+def replace_images(value: Any, swap: Callable[[dict[str, Any], str], dict[str, Any]]) -> Any:
+    """``value`` (a tool result's data) with each non-empty ``image`` string of a mapping replaced by
+    the keys ``swap(mapping, image)`` gives (a pointer in its place, and its sizes)."""
     if isinstance(value, list):
-        return [_take_images(v, found, max_side) for v in value]
+        return [replace_images(v, swap) for v in value]
     if not isinstance(value, dict):
         return value
     out: dict[str, Any] = {}
     for key, item in value.items():
         if key == "image" and isinstance(item, str) and item:
-            label = str(value.get("capture_id") or f"image {len(found) + 1}")
-            sent, size = fit_image(item, max_side)
-            found.append((label, data_url(sent)))
-            out[key] = f"<image of {label}, shown after this result>"
-            if size is not None:
-                out["image_size"] = size
+            out.update(swap(value, item))
         else:
-            out[key] = _take_images(item, found, max_side)
+            out[key] = replace_images(item, swap)
     return out
+
+
+def take_images(value: Any, found: list[tuple[str, str]], max_side: int | None) -> Any:
+    """``value`` with every ``image`` string replaced by a pointer and its sizes (``image_size``); the
+    images, fitted to ``max_side``, go to ``found``."""
+    def swap(holder: dict[str, Any], image: str) -> dict[str, Any]:
+        label = str(holder.get("capture_id") or f"image {len(found) + 1}")
+        sent, size = fit_image(image, max_side)
+        found.append((label, data_url(sent)))
+        pointer = {"image": f"<image of {label}, shown after this result>"}
+        return {**pointer, "image_size": size} if size is not None else pointer
+
+    return replace_images(value, swap)
 
 
 def fit_image(image: str, max_side: int | None) -> tuple[str, dict[str, list[int]] | None]:
@@ -388,3 +409,20 @@ def _parse_arguments(raw: str | None) -> tuple[str | None, dict[str, Any] | None
     if not isinstance(value, dict):
         return f"arguments must be a JSON object, got {type(value).__name__}", None
     return None, value
+
+
+def api_key(api_key_env: str, base_url: str | None) -> str:
+    """The API key a model client sends: the variable's value; :data:`NO_KEY` for a server named by
+    a base URL when it is unset; a provider's own API without one is one line."""
+    key = os.environ.get(api_key_env, "")
+    if key:
+        return key
+    if base_url is None:
+        raise HomeLoopError(f"the environment variable {api_key_env} holds no API key; set it, or pass "
+                            "--base-url for a local server")
+    return NO_KEY
+
+
+def redact(text: str, key: str | None) -> str:
+    """``text`` with the API key replaced by ``[key]`` (a provider's error may echo it)."""
+    return text.replace(key, "[key]") if key and key != NO_KEY else text

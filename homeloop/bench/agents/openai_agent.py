@@ -9,7 +9,7 @@ placeholder.
 
 Transport failures — connection refused, timeouts, HTTP 408, 409, 429 and
 5xx — are retried by the ``openai`` SDK itself, ``max_retries`` times
-(default :data:`DEFAULT_MAX_RETRIES`), with exponential backoff: 0.5 s
+(default :data:`~homeloop.bench.agents.conversation.DEFAULT_MAX_RETRIES`), with exponential backoff: 0.5 s
 doubling to at most 8 s, less up to 25 % jitter, or the server's
 ``Retry-After`` when it gives one (up to 2 minutes). When the retries are
 spent the episode ends ``transport_error``: it is left out of the scores and
@@ -36,7 +36,6 @@ parsed, the SDK's retries of that request included.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from dataclasses import replace
@@ -47,8 +46,9 @@ from urllib.parse import urlsplit, urlunsplit
 import openai
 from openai.types.chat import ChatCompletion
 
-from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, DEFAULT_PROMPT, ChatAgent, Conversation,
-                                                EndEpisode, Reply, ToolCall)
+from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, DEFAULT_MAX_RETRIES, DEFAULT_PROMPT,
+                                                DEFAULT_TIMEOUT_S, ChatAgent, Conversation, EndEpisode, Reply,
+                                                ToolCall, api_key, redact)
 from homeloop.bench.agents.pricing import Price, price_of
 from homeloop.bench.agents.ratelimit import RateLimiter
 from homeloop.bench.agents.registry import register
@@ -59,14 +59,8 @@ if TYPE_CHECKING:
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 
-#: Retries the SDK makes after a transport failure before the episode ends ``transport_error``.
-DEFAULT_MAX_RETRIES = 4
 
-#: Seconds a request may take before it counts as a transport failure (then it is retried).
-DEFAULT_TIMEOUT_S = 300.0
 
-#: Sent as the key to a local server when the key's variable is unset (such servers ignore it).
-NO_KEY = "no-key"
 
 #: Endpoint and model pairs known to refuse images in tool messages (filled as they refuse).
 _USER_IMAGES: set[tuple[str, str]] = set()
@@ -80,20 +74,12 @@ def endpoint_name(base_url: str | None) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
 
 
-def _api_key(api_key_env: str, base_url: str | None) -> str:
-    key = os.environ.get(api_key_env, "")
-    if key:
-        return key
-    if base_url is None:
-        raise HomeLoopError(f"the environment variable {api_key_env} holds no API key; set it, or pass "
-                            "--base-url for a local server")
-    return NO_KEY
 
 
 def make_client(base_url: str | None, api_key_env: str, *, max_retries: int, timeout: float) -> openai.OpenAI:
     """The process's client for this endpoint and these settings (one per process: building one
     costs time, and reusing it keeps its connections open between episodes)."""
-    return _client(base_url, _api_key(api_key_env, base_url), int(max_retries), float(timeout))
+    return _client(base_url, api_key(api_key_env, base_url), int(max_retries), float(timeout))
 
 
 @lru_cache(maxsize=8)
@@ -192,8 +178,7 @@ def _message(exc: openai.APIError) -> str:
 
 
 def _redact(text: str, client: openai.OpenAI) -> str:
-    key = client.api_key
-    return text.replace(key, "[key]") if key and key != NO_KEY else text
+    return redact(text, client.api_key)
 
 
 # --- what came back: the protocol or not --------------------------------------------------------------

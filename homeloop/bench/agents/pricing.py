@@ -2,12 +2,18 @@
 
 Prices live in ``pricing.yaml`` of the catalog folder (``homeloop/catalog/pricing.yaml``,
 or ``$HOMELOOP_CATALOG/pricing.yaml``): per model, USD per million input,
-cached input and output tokens, each with the date it took effect and its
-source. A model not listed gets its tokens counted and no cost.
+cached input and output tokens, and for providers that bill writing to the
+prompt cache apart (Anthropic) cache-write tokens, each with the date it took
+effect and its source. A model not listed gets its tokens counted and no cost.
 
-Tokens come from each reply's ``usage``; a reply without one makes the
-episode's totals unknown (null), never zero, since a partial sum would
-understate them.
+Tokens come from each reply's ``usage``, in either provider's form: the
+chat-completions one (``prompt_tokens``, ``completion_tokens``,
+``prompt_tokens_details.cached_tokens``) or the Messages API's
+(``input_tokens``, ``output_tokens``, ``cache_read_input_tokens``,
+``cache_creation_input_tokens``), where the prompt is the sum of the three
+input counts and the cached tokens are the cache reads. A reply without usage
+makes the episode's totals unknown (null), never zero, since a partial sum
+would understate them.
 """
 
 from __future__ import annotations
@@ -39,14 +45,20 @@ class Price(BaseModel):
     aliases: tuple[str, ...] = ()
     input: NonNegativeFloat
     cached_input: NonNegativeFloat
+    #: Prompt tokens written to the provider's cache, where it bills them apart; None: at the input price.
+    cache_write_input: NonNegativeFloat | None = None
     output: NonNegativeFloat
     as_of: dt.date
     source: str = Field(min_length=1)
 
-    def cost(self, prompt: int, completion: int, cached: int | None) -> float:
-        """Dollars for one request; prompt tokens not reported as cached are billed at the input price."""
+    def cost(self, prompt: int, completion: int, cached: int | None, cache_write: int | None = None) -> float:
+        """Dollars for one request: cached prompt tokens at the cached price, those written to the cache at
+        the cache-write price, the rest of the prompt at the input price."""
         cached = min(cached or 0, prompt)
-        return ((prompt - cached) * self.input + cached * self.cached_input + completion * self.output) / 1e6
+        written = min(cache_write or 0, prompt - cached)
+        write_price = self.input if self.cache_write_input is None else self.cache_write_input
+        return ((prompt - cached - written) * self.input + cached * self.cached_input + written * write_price
+                + completion * self.output) / 1e6
 
 
 class _PricingFile(BaseModel):
@@ -100,12 +112,13 @@ class Tally:
         """Count one reply's ``usage`` (an SDK object, a dict or None); returns the per-call entry."""
         self.requests += 1
         tokens = read_usage(usage)
+        written = _field(usage, "cache_creation_input_tokens") if usage is not None else None
         for kind in TOKEN_KINDS:
             have, got = self.totals[kind], tokens[kind]
             self.totals[kind] = None if have is None or got is None else have + got
         cost = None
         if self.price is not None and tokens["prompt"] is not None and tokens["completion"] is not None:
-            cost = round(self.price.cost(tokens["prompt"], tokens["completion"], tokens["cached"]), 8)
+            cost = round(self.price.cost(tokens["prompt"], tokens["completion"], tokens["cached"], written), 8)
         self.cost_usd = None if self.cost_usd is None or cost is None else round(self.cost_usd + cost, 8)
         return {"tokens": tokens, "cost_usd": cost}
 
@@ -118,6 +131,8 @@ def read_usage(usage: object) -> dict[str, int | None]:
     """Prompt, completion, cached and total tokens of one reply; unknown ones are None."""
     if usage is None:
         return dict.fromkeys(TOKEN_KINDS)
+    if _field(usage, "input_tokens") is not None:
+        return _messages_usage(usage)
     prompt, completion = _field(usage, "prompt_tokens"), _field(usage, "completion_tokens")
     details = _field(usage, "prompt_tokens_details")
     cached = _field(details, "cached_tokens") if details is not None else None
@@ -125,6 +140,16 @@ def read_usage(usage: object) -> dict[str, int | None]:
     if total is None and prompt is not None and completion is not None:
         total = prompt + completion
     return {"prompt": prompt, "completion": completion, "cached": cached, "total": total}
+
+
+def _messages_usage(usage: object) -> dict[str, int | None]:
+    """The Messages API's usage: its input tokens are those after the last cache breakpoint, so the
+    prompt adds the cache reads and writes to them."""
+    fresh, completion = _field(usage, "input_tokens"), _field(usage, "output_tokens")
+    read, written = _field(usage, "cache_read_input_tokens") or 0, _field(usage, "cache_creation_input_tokens") or 0
+    prompt = fresh + read + written
+    return {"prompt": prompt, "completion": completion, "cached": read,
+            "total": prompt + completion if completion is not None else None}
 
 
 def _field(usage: object, name: str) -> Any:

@@ -233,8 +233,19 @@ def _keys(entry: ObjectEntry) -> list[VisualPart]:
         keys.append(rotated_z(merged(shape), turn, (ring_x, 0.0)))
     tag = slab(ring_x - 0.2 * ring_r, 0.25 * width, ring_x + 0.9 * ring_r, 0.48 * width, 0.0, 0.25 * height,
                0.3 * ring_r)
-    return [VisualPart("ring", ring, "ring"), VisualPart("keys", merged(keys), "key"),
+    return [VisualPart("ring", ring, "ring"), VisualPart("keys", _within_width(merged(keys), width), "key"),
             VisualPart("tag", tag, "tag")]
+
+
+def _within_width(mesh: trimesh.Trimesh, width: float) -> trimesh.Trimesh:
+    """``mesh`` narrowed toward y = 0 where it reaches past half of ``width`` (keys fanned out on a
+    narrow entry), else as it is."""
+    reach = float(np.abs(mesh.vertices[:, 1]).max())
+    if reach <= width / 2:
+        return mesh
+    narrowed = np.asarray(mesh.vertices, dtype=float).copy()
+    narrowed[:, 1] *= (width / 2) / reach
+    return trimesh.Trimesh(narrowed, mesh.faces, process=False)
 
 
 # --- things with handles and rims ------------------------------------------------------------------

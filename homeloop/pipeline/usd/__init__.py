@@ -72,8 +72,10 @@ are ``Xform``\\ s.
                             at floor level); a door leaf (rigid body) with a revolute joint
                             at the hinge (0-90 deg), a garage door leaf with a prismatic
                             joint (lifts by its height), a window pane
-      Fixtures/<fixture>    Mesh: the plan's built-in fixture (sink, counter, shower ...)
-                            extruded from its room's floor to its height, a static collider
+      Fixtures/<fixture>    Xform: the plan's built-in fixture (sink, counter, shower ...);
+                            ``body``, its footprint extruded from its room's floor to its
+                            height (guide, a static collider), and ``visual`` (render), its
+                            parts (homeloop.core.visuals.fixtures) in the home's materials
       Furniture/<item>      the furniture asset by reference (../../assets/<catalog id>.usdc),
                             its materials by variant selection
       Objects/<object>      the object asset by reference (a rigid body), likewise
@@ -115,7 +117,7 @@ body of its own and is an ``Xform`` alone.
 (:data:`LIGHT_RADIUS`) just under its body, its flux that of the simulator's
 ceiling fitting (homeloop.sim.dynamics.light) at the device's brightness when
 it is on (its ``on`` field, or a light switch bound to it), intensity 0 when
-off. The architecture and the fixtures bind the ``Looks`` material of their
+off. The architecture and the fixtures' bodies bind the ``Looks`` material of their
 class, coloured as the CPU renderer colours them (homeloop.sim.render.materials;
 their meshes carry the colour as ``primvars:displayColor`` too); window glass
 is translucent. Every mesh a renderer draws has a material; guides need none.

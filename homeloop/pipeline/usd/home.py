@@ -22,8 +22,11 @@ from homeloop.core.catalog import Catalog, FurnitureEntry, ObjectEntry
 from homeloop.core.geometry import rectangle_frames
 from homeloop.core.geometry_assets import Box, device_body
 from homeloop.core.home import Camera, Device, DeviceField, Home, Opening, Wall, polygon_from_rings
-from homeloop.core.visuals import variant_of
+from homeloop.core.visuals import material_of, variant_of
+from homeloop.core.visuals.fixtures import fixture_visuals
 from homeloop.pipeline.usd.author import (
+    BINDING_API,
+    GUIDE,
     RGB,
     TYPES,
     MeshData,
@@ -31,6 +34,7 @@ from homeloop.pipeline.usd.author import (
     Triangulation,
     UsdExportError,
     attr,
+    bind,
     box_mesh,
     collider,
     deg,
@@ -43,13 +47,14 @@ from homeloop.pipeline.usd.author import (
     preview_material,
     prim_spec,
     prism,
+    purpose,
     relationship,
     rigid_body,
     valid_name,
 )
 from homeloop.pipeline.usd.assets import JOINT_AXIS, asset_names, joint_op_name, variant_roles
 from homeloop.pipeline.usd.devices import HOME_MATERIALS, DeviceVisuals, HomeMaterials
-from homeloop.pipeline.usd.looks import role_choice
+from homeloop.pipeline.usd.looks import part_meshes, role_choice, visual_group
 from homeloop.pipeline.usd.validate import validate_stage_report
 from homeloop.sim.dynamics.light import DEFAULT_LUMENS, LUMENS_BY_MOUNT
 from homeloop.sim.render import materials
@@ -57,6 +62,8 @@ from homeloop.sim.render import materials
 
 #: The home's root prim (the stage's default prim).
 HOME_ROOT = "Home"
+#: A fixture's prism under its prim (guide purpose: the collider).
+FIXTURE_BODY = "body"
 
 #: Leaf thickness (m) of a house door, and the gap (m) left around it in its opening.
 DOOR_LEAF_THICKNESS = 0.04
@@ -405,15 +412,28 @@ class _HomeWriter:
             self._thing(wall, "wall", o.connects, look=look, apis=collider(wall, "none"))
 
     def _fixtures(self, group: Sdf.PrimSpec) -> None:
+        """Each fixture as an ``Xform``: its prism (guide purpose, the collider the geometric
+        backend and navigation hold) and its visual (render purpose,
+        :func:`homeloop.core.visuals.fixtures.fixture_visuals`), each part bound to its role's
+        catalog material as the home picks it."""
         names = Names()
+        visuals = {x.id: parts for x, parts in fixture_visuals(self.home)}
         for x, footprint in zip(self.home.fixtures, _footprints(self.home.fixtures)):
             base = self._floor_z([x.room])
             data = MeshData.concat(prism(p, base, base + x.height) for p in polygons(footprint))
             if not len(data.counts):
                 continue
+            owner = prim_spec(group, names(x.id, "fixture"))
+            labels = self._thing(owner, x.kind, [x.room])
             look = look_of(x.kind, "fixture")
-            owner = mesh_prim(group, names(x.id, "fixture"), data, colour=look[1])
-            self._thing(owner, x.kind, [x.room], look=look, apis=collider(owner, "none"))
+            body = mesh_prim(owner, FIXTURE_BODY, data, colour=look[1])
+            purpose(body, GUIDE)
+            label(body, labels, before=collider(body, "none"), after=(BINDING_API,))
+            bind(body, self._look_path(*look))
+            lift = np.eye(4)
+            lift[2, 3] = base
+            chosen = _Chosen(self, x.kind, variant_of(self.home.home_id, x.id))
+            visual_group(owner, part_meshes(visuals.get(x.id, [])), labels, chosen, lift)
             attr(owner, "homeloop:id", TYPES.String, x.id, custom=True)
             attr(owner, "homeloop:kind", TYPES.String, x.kind, custom=True)
             attr(owner, "homeloop:room", TYPES.String, x.room, custom=True)
@@ -491,6 +511,19 @@ class _HomeWriter:
             _camera(owner, cam)
             self._thing(owner, "camera", [cam.room])
             attr(owner, "homeloop:room", TYPES.String, cam.room, custom=True)
+
+
+@dataclass(frozen=True)
+class _Chosen:
+    """Binds a fixture's visual parts to the catalog materials the home picks for its kind."""
+
+    writer: "_HomeWriter"
+    kind: str
+    variant: int
+
+    def bind(self, part: Sdf.PrimSpec, role: str) -> None:
+        w = self.writer
+        bind(part, w.materials.path(material_of(w.catalog, self.kind, role, self.variant)))
 
 
 def _choose_materials(owner: Sdf.PrimSpec, catalog: Catalog, home_id: str, entry: FurnitureEntry | ObjectEntry,

@@ -4,7 +4,7 @@ of its catalog material, with the per-home choices as variant sets."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Protocol
 
 import numpy as np
 from pxr import Sdf
@@ -144,7 +144,13 @@ def _option_material(parent: Sdf.PrimSpec, option: MaterialOption) -> None:
     preview_material(parent, option.name, option.albedo, option.roughness, metallic=option.metallic)
 
 
-def visual_group(parent: Sdf.PrimSpec, parts: list[PartMesh], labels: dict[str, list[str]], looks: AssetLooks,
+class Binds(Protocol):
+    """What binds a visual part to its role's material (:class:`AssetLooks`, or a home's choices)."""
+
+    def bind(self, part: Sdf.PrimSpec, role: str) -> None: ...
+
+
+def visual_group(parent: Sdf.PrimSpec, parts: list[PartMesh], labels: dict[str, list[str]], looks: Binds,
                   to_parent: np.ndarray | None = None) -> None:
     """The ``visual`` group (render purpose) of ``parts``, one mesh each, moved by ``to_parent``
     (4 x 4, from the item frame to the frame of ``parent``), each bound to its role's material."""

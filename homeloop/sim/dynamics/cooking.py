@@ -69,6 +69,10 @@ ON_BURNER_M = 0.1
 CHANGES = frozenset({"cooking", "pan_heat", "events"})
 HEATING = frozenset({"pan_heat"})
 READS = frozenset({"objects", "robot", "people", "devices", "climate"})
+#: The rests of a step that changed something (by what it changed) and of a settled one.
+_STEPPED = {CHANGES: Rest(CHANGES, -math.inf, READS), HEATING: Rest(HEATING, -math.inf, READS)}
+_SETTLED = Rest(NOTHING, math.inf, READS)
+_EMPTY = Rest(NOTHING, math.inf, NOTHING)
 
 
 def equilibrium_for(smoke_point_c: float, ignition_c: float, smoke_to_ignition_s: float,
@@ -140,6 +144,9 @@ class Cooking:
         self._gain = 0.0
         self._gain_dt = -1.0
         self._changed = NOTHING  # what the last step changed of the pans
+        self._climate: tuple[World, int, Climate | None] | None = None  # a world's climate, while its modules stay
+        # what each pan heads for before burning holds it up, while nothing of READS changes (World.woken_by)
+        self._targets: dict[str, float] = {}
 
     def add_pan(self, world: World, object_id: str, stove_device: str, burner_field: str, recipe: str) -> Pan:
         """Put the contents of ``recipe`` in the pan ``object_id``, on the burner that
@@ -174,10 +181,16 @@ class Cooking:
             return
         if dt != self._gain_dt:
             self._gain, self._gain_dt = 1.0 - math.exp(-dt / TIME_CONSTANT_S), dt
+        targets = self._targets
+        if world.woken_by(READS):
+            targets.clear()
         for pan in self._pans.values():
-            temperature, flags = pan.temperature, (pan.smoking, pan.burning)
-            self._step_pan(world, pan)
-            if (pan.smoking, pan.burning) != flags:
+            temperature, smoking, burning = pan.temperature, pan.smoking, pan.burning
+            target = targets.get(pan.id)
+            if target is None:
+                target = targets[pan.id] = self._target(world, pan)
+            self._step_pan(world, pan, target)
+            if pan.smoking != smoking or pan.burning != burning:
                 self._changed = CHANGES
             elif pan.temperature != temperature and not self._changed:
                 self._changed = HEATING
@@ -186,13 +199,27 @@ class Cooking:
         """Heating or cooling: the next step. Settled (every pan at what it heads for): asleep until
         what it reads changes (where a pan is, the burners, the rooms' temperatures)."""
         if self._changed:
-            return Rest(self._changed, -math.inf, READS)
-        return Rest(NOTHING, math.inf, READS if self._pans else NOTHING)
+            return _STEPPED[self._changed]
+        return _SETTLED if self._pans else _EMPTY
 
-    def _step_pan(self, world: World, pan: Pan) -> None:
+    def _climate_of(self, world: World) -> Climate | None:
+        """The world's climate module (looked up again when the world or its modules change)."""
+        kept = self._climate
+        if kept is None or kept[0] is not world or kept[1] != len(world.modules):
+            kept = self._climate = (world, len(world.modules), world.running(Climate))
+        return kept[2]
+
+    def _target(self, world: World, pan: Pan) -> float:
+        """What a pan heads for: its recipe's equilibrium on its lit burner, else its room's temperature
+        (a burning pan is held at least at ignition besides: :meth:`_step_pan`)."""
         obj = world.objects[pan.id]
-        heated = bool(world.devices[pan.stove].values[pan.burner]) and _on_burner(pan, obj)
-        target = pan.recipe.equilibrium_c if heated else _room_temperature(world, _room_of(world, obj))
+        if world.devices[pan.stove].values[pan.burner] and _on_burner(pan, obj):
+            return pan.recipe.equilibrium_c
+        room = _room_of(world, obj)
+        climate = self._climate_of(world)
+        return climate.temperature(room) if climate is not None and room is not None else ROOM_TEMPERATURE_C
+
+    def _step_pan(self, world: World, pan: Pan, target: float) -> None:
         if pan.burning:
             target = max(target, pan.recipe.ignition_c)
         if pan.temperature != target:

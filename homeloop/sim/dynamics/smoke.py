@@ -34,7 +34,11 @@ and the smoke has cleared it goes idle again. Idle, it sleeps
 While it spreads it tells a step that may change a sensor's reading (a room's
 density crossing :data:`SMOKE_ALARM_DENSITY`, a front still spreading) from
 one that changes the densities only (:data:`DENSITIES`), so the devices sleep
-through the second kind.
+through the second kind. Once the layers hold still (no source feeds a room,
+every front has covered its room, and a step left every density exactly as it
+was: the exchange has evened them out to the last bit) every further step
+would leave them so too; it sleeps (:data:`STILL_READS`) until a door or window
+opens or shuts, or a module making smoke changes.
 """
 
 from __future__ import annotations
@@ -79,6 +83,8 @@ CHANGES = frozenset({"smoke"})
 #: :data:`SMOKE_ALARM_DENSITY`, and no front is spreading (a module reading only whether a sensor
 #: trips, the devices, sleeps on; one reading everything wakes).
 DENSITIES = frozenset({"smoke_density"})
+#: What wakes the layers held still: the openings (the exchange's paths), besides the modules making smoke.
+STILL_READS = frozenset({"openings"})
 
 
 @dataclass
@@ -142,6 +148,12 @@ class Smoke:
         self._rooms: list[str] = []
         self._rho: list[float] = []
         self._links: list[_Link] = []
+        self._paths: list[tuple[int, int | None, float, float, str | None]] = []  # the links as tuples
+        self._open: list[tuple[int, int | None, float, float, str | None]] | None = None  # those open now
+        self._makers: frozenset[str] = EVERYTHING  # what the modules making smoke change (their names)
+        # the rests of a spreading step: one that may have changed a sensor's reading, one that cannot have
+        self._spreading_rests = (Rest(CHANGES, -math.inf, EVERYTHING), Rest(DENSITIES, -math.inf, EVERYTHING))
+        self._quiet = False  # whether no source smoked or held smoke after the last step
         self._rings: dict[str, list[tuple[float, float]]] = {}
         self._providers: list[SmokeProvider] = []
         self._source_density: dict[str, float] = {}
@@ -150,7 +162,10 @@ class Smoke:
         self._time = 0.0
         self._stepped = False  # whether the last step went past the idle check
         self._sensed = True  # whether the last step may have changed a smoke sensor's reading
-        self._sensing: tuple[bool, list[bool], int, bool] | None = None  # after the last step (_sensing_now)
+        self._still = False  # whether the last step left the layers as they were, and every further one would
+        # what the sensors' readings follow from (density_at against the alarm density), after the last
+        # step: active, which rooms are denser than a sensor trips at, the fronts, one still spreading
+        self._sensing: tuple[bool, list[bool], int, bool] | None = None
 
     # --- set-up -----------------------------------------------------------------------------------
 
@@ -165,8 +180,15 @@ class Smoke:
         areas = [polygon_from_rings(r.polygon).area for r in indoor]
         links = [_link(self._index, areas, u, v, width, oid) for u, v, width, oid in _paths(home)]
         self._links = [link for link in links if link is not None]
+        self._paths = [(k.a, k.b, k.rate_a, k.rate_b, k.opening) for k in self._links]
         self._providers = [m for m in world.modules
                            if getattr(m, "makes_smoke", False) and isinstance(m, SmokeProvider)]
+        makers = [getattr(p, "name", None) for p in self._providers]
+        self._makers = EVERYTHING if None in makers else frozenset(str(n) for n in makers)
+        reads = self._makers | STILL_READS
+        self._spreading_rests = (Rest(CHANGES, -math.inf, reads), Rest(DENSITIES, -math.inf, reads))
+        self._open = None
+        self._quiet = False
         self._world = world
 
     # --- stepping ---------------------------------------------------------------------------------
@@ -176,68 +198,84 @@ class Smoke:
             self._set_up(world)
         if not self._active and not any(_smoking(p) for p in self._providers):
             self._stepped = False
+            self._open = None  # asleep, it is not told of the openings
             return
         self._stepped = True
-        sources = [s for p in self._providers for s in p.sources()]
         self._active = True
         self._time = world.time
-        feeding = self._step_sources(sources, dt)
+        known = len(self._source_density)
+        if self._quiet and not world.woken_by(self._makers):
+            # no source smoked or held smoke, and none changed since: none feeds a room now either
+            sources: list[SmokeSource] = []
+            feeding: set[str] = set()
+        else:
+            sources = [s for p in self._providers for s in p.sources()]
+            feeding = self._step_sources(sources, dt)
+        rho_before = self._rho[:]
         self._exchange(world, dt)
-        smoking = self._feed_rooms([s for s in sources if s.id in feeding])
-        self._advance_fronts()
-        if not smoking and max(self._rho, default=0.0) < CLEAR_DENSITY:
-            self._rho = [0.0] * len(self._rho)
+        # only a feeding source can smoke: one that smokes has a density above 0
+        smoking = self._feed_rooms([s for s in sources if s.id in feeding]) if feeding else False
+        spreading = self._advance_fronts()
+        rho = self._rho
+        if not smoking and (max(rho) if rho else 0.0) < CLEAR_DENSITY:
+            rho = self._rho = [0.0] * len(rho)
             self._active = False
-        before, self._sensing = self._sensing, self._sensing_now()
-        self._sensed = before is None or before[3] or before != self._sensing
-
-    def _sensing_now(self) -> tuple[bool, list[bool], int, bool]:
-        """What the smoke sensors' readings follow from (:meth:`density_at` against the alarm density):
-        whether it is active, which rooms' layers are denser than a sensor trips at, the fronts, and
-        whether one is still spreading."""
-        return self._active, [d > SMOKE_ALARM_DENSITY for d in self._rho], len(self._fronts), self._spreading()
-
-    def _spreading(self) -> bool:
-        """Whether a front is still spreading (what :meth:`density_at` says changes with the time)."""
-        return any(not f.covered for f in self._fronts.values())
+            self._open = None
+        self._quiet = self._active and not feeding
+        before = self._sensing
+        now = self._sensing = (self._active, [d > SMOKE_ALARM_DENSITY for d in rho], len(self._fronts), spreading)
+        self._sensed = before is None or before[3] or before != now
+        # held still: the step is a function of the layers, the open paths and the sources alone
+        self._still = (self._active and not feeding and not spreading and rho == rho_before
+                       and len(self._source_density) == known)
 
     def rest(self, world: World) -> Rest:
-        """Spreading: the next step. Idle: asleep until a module making smoke changes. A step that may
-        have changed a smoke sensor's reading (:meth:`density_at` above :data:`SMOKE_ALARM_DENSITY`
-        somewhere) changed "smoke"; any other, the densities only (:data:`DENSITIES`)."""
-        if self._active:
-            return Rest(CHANGES if self._sensed else DENSITIES, -math.inf)
-        makers = [getattr(p, "name", None) for p in self._providers]
-        wakes_on = EVERYTHING if None in makers else frozenset(str(n) for n in makers)
-        return Rest(CHANGES if self._stepped else NOTHING, math.inf, wakes_on)
+        """Spreading: the next step. Idle: asleep until a module making smoke changes; held still (see
+        the module docstring), until that or an opening changes. A step that may have changed a smoke
+        sensor's reading (:meth:`density_at` above :data:`SMOKE_ALARM_DENSITY` somewhere) changed
+        "smoke"; any other, the densities only (:data:`DENSITIES`)."""
+        if self._active and not self._still:
+            return self._spreading_rests[0 if self._sensed else 1]
+        if self._active:  # held still
+            return Rest(CHANGES if self._sensed else NOTHING, math.inf, self._makers | STILL_READS)
+        return Rest(CHANGES if self._stepped else NOTHING, math.inf, self._makers)
 
     def _step_sources(self, sources: Iterable[SmokeSource], dt: float) -> set[str]:
-        """Update each source's density; the ids of those that had smoke before or have now."""
+        """Update each source's density; the ids of those that had smoke before or have now.
+        (Clamped as ``min(max(d, 0.0), DENSITY_CAP)`` is, written out: the step runs every step.)"""
         feeding = set()
+        densities = self._source_density
         for s in sources:
-            before = self._source_density.get(s.id, 0.0)
+            before = densities.get(s.id, 0.0)
             d = before + RISE_PER_S * dt if s.smoking else before - FALL_PER_S * dt
-            d = self._source_density[s.id] = min(max(d, 0.0), DENSITY_CAP)
+            d = 0.0 if 0.0 > d else d
+            d = densities[s.id] = DENSITY_CAP if DENSITY_CAP < d else d
             if before > 0.0 or d > 0.0:
                 feeding.add(s.id)
         return feeding
 
     def _exchange(self, world: World, dt: float) -> None:
         """One explicit step of the exchange through every open path (all flows from the
-        densities before the step)."""
+        densities before the step; clamped to [0, DENSITY_CAP] as :meth:`_step_sources` clamps).
+        The open paths are kept while no opening changes (:meth:`World.woken_by`)."""
         rho = self._rho
-        openings = world.openings
+        paths = self._open
+        if paths is None or world.woken_by(STILL_READS):
+            openings = world.openings
+            paths = self._open = [p for p in self._paths if p[4] is None or openings[p[4]].open]
         flows = []
-        for link in self._links:
-            if link.opening is not None and not openings[link.opening].open:
-                continue
-            diff = (0.0 if link.b is None else rho[link.b]) - rho[link.a]
+        for a, b, rate_a, rate_b, _ in paths:
+            diff = (0.0 if b is None else rho[b]) - rho[a]
             if diff != 0.0:
-                flows.append((link, diff * dt))
-        for link, amount in flows:
-            rho[link.a] = min(max(rho[link.a] + link.rate_a * amount, 0.0), DENSITY_CAP)
-            if link.b is not None:
-                rho[link.b] = min(max(rho[link.b] - link.rate_b * amount, 0.0), DENSITY_CAP)
+                flows.append((a, b, rate_a, rate_b, diff * dt))
+        for a, b, rate_a, rate_b, amount in flows:
+            d = rho[a] + rate_a * amount
+            d = 0.0 if 0.0 > d else d
+            rho[a] = DENSITY_CAP if DENSITY_CAP < d else d
+            if b is not None:
+                d = rho[b] - rate_b * amount
+                d = 0.0 if 0.0 > d else d
+                rho[b] = DENSITY_CAP if DENSITY_CAP < d else d
 
     def _feed_rooms(self, sources: Iterable[SmokeSource]) -> bool:
         """The layer of a source's room holds the source's density (down to 0 when it has
@@ -258,10 +296,16 @@ class Smoke:
             self._rho[i] = density
         return smoking
 
-    def _advance_fronts(self) -> None:
+    def _advance_fronts(self) -> bool:
+        """Mark the fronts that now cover their rooms; whether one is still spreading."""
+        spreading = False
         for front in self._fronts.values():
-            if not front.covered and CEILING_JET_SPEED_M_S * (self._time - front.started) >= front.reach:
-                front.covered = True
+            if not front.covered:
+                if CEILING_JET_SPEED_M_S * (self._time - front.started) >= front.reach:
+                    front.covered = True
+                else:
+                    spreading = True
+        return spreading
 
     # --- reading ----------------------------------------------------------------------------------
 

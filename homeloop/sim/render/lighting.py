@@ -22,17 +22,18 @@ figure and spreads it over the room the way its sources would:
   over the room's floor. So a source lights its room's floor, on average, with
   exactly its share; a wall beside a lamp gets more (up to :data:`PEAK_SHARE`
   times), the far corner less.
-- **shadows**: one shadow ray per lit sampled pixel, to one point of one
-  source, against the opaque scene (moving things included, less what the
-  frame hides). The source is picked in proportion to what it would give the
-  point unshadowed, and the point in one of :data:`STRATA` x :data:`STRATA`
-  cells of the source's area, both from interleaved gradient noise over the
-  pixel grid (its values in any small block of pixels spread evenly over
-  [0, 1)), jittered and offset by a hash of the episode's seed and the camera
-  pose: the same frame for the same seed, pose and moment. The pixel's direct
-  light is its unshadowed total times the share of its block's rays (those
-  from the same surface) that reached their sources: smooth over a penumbra,
-  and exact wherever a surface sees all its sources or none.
+- **shadows**: one shadow ray per lit sampled pixel to each source of its
+  room that lights it, aimed at the source's centre, against the opaque
+  scene (moving things included, less what the frame hides). The pixel's
+  direct light is each source's unshadowed light times whether its ray got
+  through. Those verdicts, as the share of the pixel's direct light that got
+  through, are then averaged over a small box of neighbouring samples that
+  see the same flat surface (:data:`SHADOW_REACH`, twice over: a tent), so a
+  shadow's edge is a penumbra that rises steadily from shadow to light, and
+  an edge between surfaces stays sharp. There is no noise: the same pose and
+  moment give the same light, and a flat surface in full light or full shadow
+  is as smooth as its unshadowed light. (One ray per pixel to a random point
+  of a random source, as before, left grain that read as soot or smoke.)
 - **ambient**: :data:`AMBIENT_SHARE` of the room's illuminance reaches every
   surface whatever faces it (light bounced off the walls), still shaded a
   little by its angle to the camera so shapes read; and every surface gets
@@ -40,18 +41,18 @@ figure and spreads it over the room the way its sources would:
   not black.
 
 The work is done on a grid of sampled pixels (about :data:`LIGHT_COLUMNS`
-columns: every second pixel each way at 640 wide) and spread to the others
+columns: every fourth pixel each way at 640 wide) and spread to the others
 from the nearest samples that see the same flat surface (the same code in the
 same plane: :class:`~homeloop.sim.render.raycast.Faces`); a pixel none of its
 neighbours matches (a thin edge) is worked out on its own. A dome camera
 takes frame after frame from one pose, so the sampled pixels' work is kept
 (:data:`LightCache`): a pixel that sees what it saw keeps its geometry and its
-shadow ray, cast again only when its source changes or the moving things move.
+shadow rays, cast again against the moving things only when they move.
 """
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import math
 from dataclasses import dataclass
 from typing import Iterable
@@ -64,7 +65,7 @@ from homeloop.sim.dynamics.light import Light, outdoor_lux
 from homeloop.sim.render.effects import flame_sites
 from homeloop.sim.render.raycast import Caster, Geometry, Hits, PoseCache
 from homeloop.sim.render.rooms import RoomGrid
-from homeloop.sim.render.scene import FRAME_WIDTH_M, OpeningFrame
+from homeloop.sim.render.scene import OpeningFrame
 from homeloop.sim.visibility import Entity, Solid
 from homeloop.sim.world import World
 
@@ -79,31 +80,25 @@ DARK_FLOOR_LUX = 1.5
 PEAK_SHARE = 4.0
 #: Shadow rays leave the surface this far along its normal (m), clear of the surface itself.
 SHADOW_BIAS_M = 0.004
-#: Shadow rays toward a window aim at the middle of its pane, this share of it each way: the
-#: daylight is the sky seen through it, and a narrower source keeps penumbrae (and their grain) narrow.
-WINDOW_SAMPLE_SHARE = 0.5
 #: How far a shadow ray toward the sky reaches (m): past anything of the home.
 SKY_REACH_M = 60.0
 #: How far a hit point is stepped back toward the camera to find its room (m): past a wall's face.
 ROOM_PROBE_M = 0.08
 #: Floor points per room the sources' mean floor light is worked out on.
 FLOOR_SAMPLES = 256
-#: Light is worked out on about this many columns of pixels (every second pixel at 640 wide, every
-#: fourth at 1280) and spread to the rest from the samples that see the same surface.
-LIGHT_COLUMNS = 320
-#: Strata per side of a source's area: shadow rays aim at points spread over as many cells of it,
-#: and each pixel's verdict is averaged with its neighbours' over a block this many pixels wide.
-STRATA = 3
-#: Irrational steps of the jitter within a stratum, over the pixel grid's columns and lines: a
-#: different, evenly spread sequence for each of a pixel's three numbers.
-_STEPS = (0.7548776662466927, 0.5698402909980532, 0.6180339887498949, 0.4142135623730951, 0.3247179572447460)
+#: Light is worked out on about this many columns of pixels (every fourth pixel at 640 wide, every
+#: eighth at 1280) and spread to the rest from the samples that see the same surface.
+LIGHT_COLUMNS = 160
+#: Shadow verdicts are averaged over a box this many sampled pixels each way (twice: a tent), among
+#: those that see the same surface: the width of a penumbra, in samples.
+SHADOW_REACH = 1
 
 
 @dataclass(frozen=True)
 class Emitter:
     """A light source (see the module docstring). ``row``: the room it lights (its index in the
-    room grid; the open air after the rooms). Points on it are ``centre + a * span_u + b * span_v``
-    for a and b in [-1, 1]; a directional source (the sky) has its direction as ``centre``."""
+    room grid; the open air after the rooms). Shadow rays aim at its ``centre``; a directional
+    source (the sky) has its direction as ``centre``."""
 
     ident: str
     kind: str  # fitting | window | fire | sky
@@ -111,8 +106,6 @@ class Emitter:
     centre: tuple[float, float, float]
     axis: tuple[float, float, float] = (0.0, 0.0, 0.0)  # the way it shines most (unit), or none
     spread: float = 1.0  # share of its light that goes every way (the rest follows the axis)
-    span_u: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    span_v: tuple[float, float, float] = (0.0, 0.0, 0.0)
     clearance: float = 0.0  # shadow rays stop this short of it (m): its own housing
     soft: float = 0.05  # added to the squared distance (m²): a source's size
     directional: bool = False
@@ -137,8 +130,6 @@ class Table:
     centre: np.ndarray  # (R, K, 3)
     axis: np.ndarray  # (R, K, 3)
     spread: np.ndarray  # (R, K)
-    span_u: np.ndarray  # (R, K, 3)
-    span_v: np.ndarray  # (R, K, 3)
     clearance: np.ndarray  # (R, K)
     soft: np.ndarray  # (R, K)
     directional: np.ndarray  # (R, K) bool
@@ -157,7 +148,7 @@ class Table:
         def scalars(value: float) -> np.ndarray:
             return np.full((rows, k), value, dtype=np.float32)
 
-        return cls(vectors(), vectors(), scalars(1.0), vectors(), vectors(), scalars(0.0), scalars(0.05),
+        return cls(vectors(), vectors(), scalars(1.0), scalars(0.0), scalars(0.05),
                    np.zeros((rows, k), dtype=bool), scalars(1.0), scalars(0.0), lux, np.zeros(rows, dtype=np.float32))
 
 
@@ -230,7 +221,6 @@ class LightRig:
             scale = lux[i] / given  # the light model's total is the room's light
             for j, (e, w) in enumerate(sorted(row, key=lambda ew: ew[0].ident)):
                 t.centre[i, j], t.axis[i, j], t.spread[i, j] = e.centre, e.axis, e.spread
-                t.span_u[i, j], t.span_v[i, j] = e.span_u, e.span_v
                 t.clearance[i, j], t.soft[i, j], t.directional[i, j] = e.clearance, e.soft, e.directional
                 t.norm[i, j] = self._norm(e)
                 t.weight[i, j] = w * scale
@@ -252,9 +242,8 @@ class LightRig:
 
 
 def sky(row: int) -> Emitter:
-    """The sky over an outdoor row: light from above, over a wide cone (soft shadows)."""
-    return Emitter("sky", "sky", row, (0.0, 0.0, 1.0), span_u=(0.7, 0.0, 0.0), span_v=(0.0, 0.7, 0.0), soft=0.0,
-                   directional=True)
+    """The sky over an outdoor row: light from straight above."""
+    return Emitter("sky", "sky", row, (0.0, 0.0, 1.0), soft=0.0, directional=True)
 
 
 def _term(points: np.ndarray, normals: np.ndarray, centre: np.ndarray, axis: np.ndarray, spread: np.ndarray | float,
@@ -313,17 +302,15 @@ def _fitting_emitter(ident: str, mount: str, row: int, box: tuple[float, ...], y
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     hx, hy = (x1 - x0) / 2 + 0.05, (y1 - y0) / 2 + 0.05
     if mount == "ceiling":
-        return Emitter(ident, "fitting", row, (cx, cy, z0 - 0.02), (0.0, 0.0, -1.0), 0.3, (hx, 0.0, 0.0),
-                       (0.0, hy, 0.0))
+        return Emitter(ident, "fitting", row, (cx, cy, z0 - 0.02), (0.0, 0.0, -1.0), 0.3)
     if mount == "wall":
         c, s = math.cos(yaw), math.sin(yaw)
         down = np.array([c, s, -0.6]) / math.sqrt(1.36)
         return Emitter(ident, "fitting", row, (cx + 0.06 * c, cy + 0.06 * s, (z0 + z1) / 2),
-                       (float(down[0]), float(down[1]), float(down[2])), 0.5, (0.03, 0.0, 0.0), (0.0, 0.03, 0.0))
+                       (float(down[0]), float(down[1]), float(down[2])), 0.5)
     shade = max(z0, z1 - 0.08)
     reach = math.sqrt(hx * hx + hy * hy + (z1 - shade) ** 2)
-    return Emitter(ident, "fitting", row, (cx, cy, shade), span_u=(0.03, 0.0, 0.0), span_v=(0.0, 0.03, 0.0),
-                   clearance=reach)
+    return Emitter(ident, "fitting", row, (cx, cy, shade), clearance=reach)
 
 
 def _windows(home: Home, rooms: RoomGrid) -> list[_Window]:
@@ -341,13 +328,9 @@ def _windows(home: Home, rooms: RoomGrid) -> list[_Window]:
         inward = _inward(rooms, row, frame)
         centre = frame.centre + inward * (frame.depth / 2 + 0.03)
         z = floor[inside[0]] + o.sill + o.height / 2
-        half_w = WINDOW_SAMPLE_SHARE * max(frame.width / 2 - FRAME_WIDTH_M - 0.01, 0.02)
-        half_h = WINDOW_SAMPLE_SHARE * max(o.height / 2 - FRAME_WIDTH_M - 0.01, 0.02)
         area = o.width * o.height
         emitter = Emitter(o.id, "window", row, (float(centre[0]), float(centre[1]), z),
-                          (float(inward[0]), float(inward[1]), 0.0), 0.0,
-                          (float(frame.along[0] * half_w), float(frame.along[1] * half_w), 0.0), (0.0, 0.0, half_h),
-                          soft=area / math.pi)
+                          (float(inward[0]), float(inward[1]), 0.0), 0.0, soft=area / math.pi)
         out.append(_Window(emitter, o.id))
     return out
 
@@ -375,9 +358,10 @@ def room_lux(world: World, rooms: RoomGrid) -> tuple[np.ndarray, float]:
 @dataclass
 class _Even:
     """What a frame worked out on its sampled pixels, kept for the next frame from the same pose: a
-    pixel that sees the same thing again keeps its geometry, its shadow ray and the ray's verdict
-    against the static scene while it picks the same source, and against the moving things while
-    they have not moved."""
+    pixel that sees the same thing again keeps its geometry, its shadow rays and their verdicts
+    against the static scene, and against the moving things while they have not moved. A pixel
+    casts one shadow ray to each source of its row that lights it (``cast``); the rays do not
+    depend on how bright the sources are, so a light dimmed keeps them."""
 
     code: np.ndarray  # (M,) what each pixel saw, and how far: to tell which pixels changed
     depth: np.ndarray
@@ -386,19 +370,14 @@ class _Even:
     row: np.ndarray  # (M,)
     form: np.ndarray  # (M,) the ambient's shading by the angle to the camera
     share: np.ndarray  # (M, K) each slot's direct light over its share (0 where unlit)
-    points: np.ndarray  # (M, 3) the surface points, and their normals toward the camera (where lit)
-    normals: np.ndarray
-    samples: tuple[np.ndarray, np.ndarray, np.ndarray]  # which source, and where on it (_samples)
-    pick: np.ndarray  # (M,) the slot the shadow ray went to (-1: none)
-    origins: np.ndarray  # (M, 3) the shadow rays
-    directions: np.ndarray  # (M, 3)
-    reach: np.ndarray  # (M,)
-    blocked: np.ndarray  # (M,) by the static scene
-    weight: np.ndarray | None = None  # the table's weights the picks and ``direct`` were made with
-    direct: np.ndarray | None = None  # (M,) unshadowed direct light (lux)
+    cast: np.ndarray  # (M, K) a shadow ray goes from the pixel to the slot
+    origins: np.ndarray  # (M, 3) where the pixel's shadow rays leave its surface
+    directions: np.ndarray  # (M, K, 3) toward each slot's point (unit)
+    reach: np.ndarray  # (M, K)
+    blocked: np.ndarray  # (M, K) by the static scene
     moving: Geometry | None = None  # the moving scene ``held`` was cast against
-    held: np.ndarray | None = None  # (M,) blocked by it
-    aimed: np.ndarray | None = None  # (M,) shadow rays aimed anew this frame
+    held: np.ndarray | None = None  # (M, K) blocked by it
+    fresh: np.ndarray | None = None  # (M,) pixels worked out anew this frame
 
 
 #: The sampled-pixel work of the last frames from a few camera poses.
@@ -413,13 +392,11 @@ class FrameLight:
         self.rig, self.table, self.hits, self.caster = rig, table, hits, caster
         self.hide = frozenset(hide)
         self.ground = ground  # per code: the ground outside
+        self.seed = seed  # the light has no noise: the same pose and moment give the same light
         view = hits.view
         camera = int(rig.rooms.lookup(np.array([view.x]), np.array([view.y]))[0])
         self.camera_row = camera if camera >= 0 else rig.open_air
         self.stride = max(2, round(view.width / LIGHT_COLUMNS))
-        pose = repr((seed, view.x, view.y, view.z, view.yaw, view.pitch, view.hfov_deg, view.width, view.height))
-        digest = hashlib.sha256(pose.encode("utf-8")).digest()
-        self.salt = int.from_bytes(digest[:4], "little")  # the frame's own samples
 
     def illuminance(self, cache: LightCache | None = None) -> np.ndarray:
         """Lux at every pixel's surface (the open air's for rays that leave the home); ``cache``
@@ -462,31 +439,22 @@ class FrameLight:
         hits, t = self.hits, self.table
         code, depth = hits.code[index], hits.depth[index]
         if last is None or last.slots != t.slots or last.static is not self.caster.static:
-            state = self._fresh(index, code, depth)
-        else:
-            state = last
-            changed = np.flatnonzero((code != last.code) | (depth != last.depth))
-            if len(changed):
-                state = _merge(last, changed, self._fresh(index[changed], code[changed], depth[changed]), code, depth)
-        state.aimed = np.zeros(len(index), dtype=bool)
-        if state.weight is not None and np.array_equal(state.weight, t.weight) and (state.pick != -2).all():
-            return state  # the same light as last time: the same picks and the same direct light
-        given = np.take(t.weight, state.row, axis=0) * state.share
-        state.weight, state.direct = t.weight.copy(), given.sum(axis=1)
-        u, a, b = state.samples
-        pick = self._pick(u, given)
-        moved = np.flatnonzero(pick != state.pick)  # another source: another ray
-        if len(moved):
-            self._aim(state, moved, pick[moved], a[moved], b[moved])
-        return state
+            return self._fresh(index, code, depth)
+        changed = np.flatnonzero((code != last.code) | (depth != last.depth))
+        if not len(changed):
+            last.fresh = np.zeros(len(index), dtype=bool)
+            return last
+        return _merge(last, changed, self._fresh(index[changed], code[changed], depth[changed]), code, depth)
 
     def _fresh(self, index: np.ndarray, code: np.ndarray, depth: np.ndarray) -> _Even:
-        """The geometry of the pixels ``index`` worked out anew (shadow rays not aimed yet)."""
+        """The geometry of the pixels ``index`` worked out anew, and their shadow rays cast against
+        the static scene."""
         hits, t = self.hits, self.table
         row = self.rows(index)
         form = ((1.0 - FORM_SHARE) + FORM_SHARE * hits.facing[index]).astype(np.float32)
         n, k = len(index), t.weight.shape[1]
-        lit = np.flatnonzero((code >= 0) & (np.take(t.weight, row, axis=0).sum(axis=1) > 0))
+        weight = np.take(t.weight, row, axis=0)
+        lit = np.flatnonzero((code >= 0) & (weight.sum(axis=1) > 0))
         if len(lit) == n:  # every pixel lit (the usual case): no picking out
             points, normals = hits.points(index), hits.normal(index)
             share = self._shares(points, normals, row)
@@ -496,9 +464,18 @@ class FrameLight:
             if len(lit):
                 points[lit], normals[lit] = hits.points(index[lit]), hits.normal(index[lit])
                 share[lit] = self._shares(points[lit], normals[lit], row[lit])
-        return _Even(code, depth, t.slots, self.caster.static, row, form, share, points, normals,
-                     self._samples(index), np.full(n, -1), np.zeros((n, 3), np.float32),
-                     np.zeros((n, 3), np.float32), np.zeros(n, np.float32), np.zeros(n, dtype=bool))
+        origins = normals * np.float32(SHADOW_BIAS_M)
+        origins += points
+        cast = (share > 0) & (weight > 0)
+        directions, reach = self._aim(origins, row)
+        blocked = np.zeros((n, k), dtype=bool)
+        rays = np.flatnonzero(cast.ravel())
+        if len(rays):
+            blocked.ravel()[rays] = self.caster.static.occluded(
+                np.take(origins, rays // k, axis=0), np.take(directions.reshape(-1, 3), rays, axis=0),
+                reach.ravel()[rays])
+        return _Even(code, depth, t.slots, self.caster.static, row, form, share, cast, origins, directions, reach,
+                     blocked, fresh=np.ones(n, dtype=bool))
 
     def _shares(self, points: np.ndarray, normals: np.ndarray, row: np.ndarray) -> np.ndarray:
         """Each slot's unshadowed direct light at surface points over its share of the room's light."""
@@ -513,172 +490,140 @@ class FrameLight:
         out: np.ndarray = np.minimum(term / take(t.norm), PEAK_SHARE).astype(np.float32)
         return out
 
-    @staticmethod
-    def _pick(u: np.ndarray, given: np.ndarray) -> np.ndarray:
-        """The slot each pixel's shadow ray goes to (``u`` in [0, 1) per pixel), in proportion to
-        what it gives (-1: none gives)."""
-        total = given.sum(axis=1)
-        if given.shape[1] == 1:
-            one: np.ndarray = np.where(total > 0, 0, -1)
-            return one
-        pick = np.minimum((np.cumsum(given, axis=1) <= (u * total)[:, None]).sum(axis=1), given.shape[1] - 1)
-        out: np.ndarray = np.where(total > 0, pick, -1)
-        return out
-
-    def _aim(self, state: _Even, which: np.ndarray, pick: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
-        """Aim the shadow rays of the pixels ``which`` (positions in ``state``) at their picked slots,
-        at the points ``a``, ``b`` (in [0, 1) each way) on them, and cast them against the static scene."""
-        state.pick[which] = pick
-        state.blocked[which] = False
-        if state.aimed is not None:
-            state.aimed[which] = True
-        lit = pick >= 0
-        on, a, b = which[lit], a[lit], b[lit]
-        if not len(on):
-            return
+    def _aim(self, origins: np.ndarray, row: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The unit direction (M, K, 3) from each origin to each slot of its row, and how far a
+        shadow ray goes that way (M, K): to the source's point, less its housing; up to
+        :data:`SKY_REACH_M` toward the sky."""
         t = self.table
-        every = len(on) == len(state.pick)  # all of them (a new pose): no picking out
-
-        def mine(a: np.ndarray) -> np.ndarray:
-            return a if every else a[on]
-
-        flat = mine(state.row) * t.weight.shape[1] + mine(state.pick)
-        towards = np.take(t.centre.reshape(-1, 3), flat, axis=0)  # the sample point (the sky: its direction)
-        u, v = (2 * a - 1).astype(np.float32), (2 * b - 1).astype(np.float32)
-        span_u, span_v = np.take(t.span_u.reshape(-1, 3), flat, axis=0), np.take(t.span_v.reshape(-1, 3), flat, axis=0)
-        origins = mine(state.normals) * np.float32(SHADOW_BIAS_M)
-        origins += mine(state.points)
-        sky = t.directional.ravel()[flat]
-        for k in range(3):  # column by column: a row of three times one number is slow in numpy
-            column = towards[:, k]
-            column += u * span_u[:, k]
-            column += v * span_v[:, k]
-            if not sky.all():
-                column -= np.where(sky, np.float32(0.0), origins[:, k])
-        length = np.sqrt(np.einsum("ij,ij->i", towards, towards))
-        scale = np.maximum(length, np.float32(1e-9))
-        for k in range(3):
-            towards[:, k] /= scale
-        reach = np.where(sky, np.float32(SKY_REACH_M), length - t.clearance.ravel()[flat] - np.float32(SHADOW_BIAS_M))
-        if every:
-            state.blocked = self.caster.static.occluded(origins, towards, reach)
-            state.origins, state.directions, state.reach = origins, towards, reach
-        else:
-            state.blocked[on] = self.caster.static.occluded(origins, towards, reach)
-            state.origins[on], state.directions[on], state.reach[on] = origins, towards, reach
+        towards = np.take(t.centre, row, axis=0)  # (M, K, 3): the sample point (the sky: its direction)
+        sky = np.take(t.directional, row, axis=0)
+        if not sky.all():
+            towards -= np.where(sky[..., None], np.float32(0.0), origins[:, None, :])
+        length = np.sqrt(np.einsum("ijk,ijk->ij", towards, towards))
+        towards /= np.maximum(length, np.float32(1e-9))[..., None]
+        clearance = np.take(t.clearance, row, axis=0)
+        reach = np.where(sky, np.float32(SKY_REACH_M), length - clearance - np.float32(SHADOW_BIAS_M))
+        return towards, reach.astype(np.float32)
 
     def _light(self, state: _Even) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The light that needs no ray (dark floor and ambient, lux), the unshadowed direct light
-        (lux), and whether the shadow ray found its source (1) or not (0; 1 where none was cast):
-        its verdict against the static scene, and against the moving things as they stand now."""
+        (lux), and the share of it whose shadow rays found their sources (1 where none was cast):
+        their verdicts against the static scene, and against the moving things as they stand now."""
         t = self.table
         lux = t.lux[state.row]
         seen = state.code >= 0
         even = (1 - AMBIENT_SHARE) * t.uniform[state.row] / np.maximum(lux, 1e-9)  # a row without sources
         base = DARK_FLOOR_LUX + lux * np.where(seen, AMBIENT_SHARE * state.form + even, 1.0)
         moving = self.caster.moving(self.hide)
-        cast = (state.pick >= 0) & ~state.blocked
-        if state.held is None or state.moving is not moving or state.aimed is None:
-            state.held, check = np.zeros(len(cast), dtype=bool), np.flatnonzero(cast)
-        else:  # the moving things stood still: only the rays aimed anew are cast again
-            check = np.flatnonzero(cast & state.aimed)
-            state.held[state.aimed] = False
+        open_ = state.cast & ~state.blocked
+        if state.held is None or state.moving is not moving or state.fresh is None:
+            state.held, check = np.zeros(open_.shape, dtype=bool), np.flatnonzero(open_.ravel())
+        else:  # the moving things stood still: only the rays of the pixels worked out anew are cast again
+            state.held[state.fresh] = False
+            check = np.flatnonzero((open_ & state.fresh[:, None]).ravel())
         if len(check):
-            state.held[check] = moving.occluded(state.origins[check], state.directions[check], state.reach[check])
+            k = open_.shape[1]
+            state.held.ravel()[check] = moving.occluded(
+                np.take(state.origins, check // k, axis=0), np.take(state.directions.reshape(-1, 3), check, axis=0),
+                state.reach.ravel()[check])
         state.moving = moving
-        free = np.where(state.blocked | state.held, 0.0, 1.0)
-        direct = state.direct if state.direct is not None else np.zeros(len(state.row))
+        given = np.take(t.weight, state.row, axis=0) * state.share
+        direct = given.sum(axis=1)
+        reached = np.where(state.blocked | state.held, np.float32(0.0), given).sum(axis=1)
+        free = np.where(direct > 0, reached / np.maximum(direct, 1e-12), 1.0)
         return base, direct, free
-
-    def _samples(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Three numbers in [0, 1) per pixel: which source, and where on it. The point on the source
-        is in one of :data:`STRATA` x :data:`STRATA` strata of it (jittered within), chosen by
-        interleaved gradient noise over the sampled pixels, whose values in any small block of
-        pixels spread evenly over [0, 1): the rays of a block together cover all of each source, so
-        their average (:func:`_blur_same_surface`) is smooth, and no regular pattern shows. The pick
-        of the source takes the same noise, shifted."""
-        w = self.hits.view.width
-        col = (index % w) // self.stride + self.salt % 64
-        line = (index // w) // self.stride + (self.salt // 64) % 64
-        cells = STRATA * STRATA
-        stratum = np.minimum((_gradient_noise(col, line) * cells).astype(np.int64), cells - 1)
-        jitter = [np.modf(col * _STEPS[j] + line * _STEPS[j + 1] + (self.salt % 65521) * _STEPS[j + 2])[0]
-                  for j in range(3)]
-        pick = np.modf(_gradient_noise(col + 37, line + 17) + jitter[0] / cells)[0]
-        a = (stratum % STRATA + jitter[1]) / STRATA
-        b = (stratum // STRATA + jitter[2]) / STRATA
-        return pick, a, b
-
-
-def _gradient_noise(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Interleaved gradient noise (Jimenez, 2014) at integer pixel coordinates: values in [0, 1)
-    whose every few neighbours spread evenly over the range."""
-    out: np.ndarray = np.modf(52.9829189 * np.modf(0.06711056 * x + 0.00583715 * y)[0])[0]
-    return out
 
 
 def _merge(last: _Even, changed: np.ndarray, part: _Even, code: np.ndarray, depth: np.ndarray) -> _Even:
-    """``last`` with the pixels ``changed`` replaced by ``part`` (their shadow rays to aim again)."""
+    """``last`` with the pixels ``changed`` replaced by ``part`` (worked out anew)."""
     out = _Even(code, depth, last.slots, last.static, last.row.copy(), last.form.copy(), last.share.copy(),
-                last.points.copy(), last.normals.copy(), last.samples, last.pick.copy(), last.origins.copy(),
-                last.directions.copy(), last.reach.copy(), last.blocked.copy(), moving=last.moving,
-                held=None if last.held is None else last.held.copy())
-    out.row[changed], out.form[changed], out.share[changed] = part.row, part.form, part.share
-    out.points[changed], out.normals[changed] = part.points, part.normals
-    out.pick[changed] = -2  # never a pick: aimed again
+                last.cast.copy(), last.origins.copy(), last.directions.copy(), last.reach.copy(), last.blocked.copy(),
+                moving=last.moving, held=None if last.held is None else last.held.copy())
+    out.row[changed], out.form[changed], out.share[changed], out.cast[changed] = part.row, part.form, part.share, part.cast
+    out.origins[changed], out.directions[changed] = part.origins, part.directions
+    out.reach[changed], out.blocked[changed] = part.reach, part.blocked
+    out.fresh = np.zeros(len(code), dtype=bool)
+    out.fresh[changed] = True
     return out
 
 
 def _blur_same_surface(free: np.ndarray, lit: np.ndarray, surface: np.ndarray) -> np.ndarray:
-    """The shadow rays' verdicts (on the grid of sampled pixels: 1 where the ray found its source,
-    0 where not) averaged over each one's :data:`STRATA` x :data:`STRATA` neighbourhood, among the
-    neighbours that are lit and see the same flat surface: a penumbra comes out smooth, a shadow's
-    edge on another surface stays sharp. The verdicts are counted, so small integers will do."""
-    h, w = free.shape
-    reach = STRATA // 2
-    pad = ((reach, reach), (reach, reach))
+    """The share of direct light that reached each sampled pixel, averaged over a box
+    :data:`SHADOW_REACH` samples each way among the neighbours that are lit and see the same flat
+    surface: along the lines, then along the columns, twice (a tent). A shadow's edge on a surface
+    comes out as a smooth penumbra that rises steadily from shadow to light; an edge between two
+    surfaces stays sharp."""
+    out = free.astype(np.float32)
+    for _ in range(2):
+        for axis in (1, 0):
+            out = _box_along(out, lit, surface, axis)
+    return out
+
+
+def _box_along(value: np.ndarray, lit: np.ndarray, surface: np.ndarray, axis: int) -> np.ndarray:
+    """``value`` averaged along one axis over :data:`SHADOW_REACH` samples each way, among the lit
+    samples of the same surface (a sample with none keeps its value)."""
+    reach = SHADOW_REACH
+    pad = [(0, 0), (0, 0)]
+    pad[axis] = (reach, reach)
     surfaces = np.pad(surface, pad, constant_values=-2)  # beyond the frame: no surface
     lits = np.pad(lit, pad)
-    frees = np.pad(free > 0.5, pad)
-    total = np.zeros((h, w), dtype=np.uint8)
-    count = np.zeros((h, w), dtype=np.uint8)
-    same = np.empty((h, w), dtype=bool)
-    for dy in range(2 * reach + 1):
-        for dx in range(2 * reach + 1):
-            np.equal(surfaces[dy:dy + h, dx:dx + w], surface, out=same)
-            same &= lits[dy:dy + h, dx:dx + w]
-            count += same
-            same &= frees[dy:dy + h, dx:dx + w]
-            total += same
-    out: np.ndarray = np.where(count > 0, total / np.maximum(count, 1), free)
+    values = np.pad(value, pad)
+    n = value.shape[axis]
+    total = np.zeros(value.shape, dtype=np.float32)
+    count = np.zeros(value.shape, dtype=np.float32)
+    same = np.empty(value.shape, dtype=bool)
+    for d in range(2 * reach + 1):
+        window = (slice(None), slice(d, d + n)) if axis == 1 else (slice(d, d + n), slice(None))
+        np.equal(surfaces[window], surface, out=same)
+        same &= lits[window]
+        np.add(total, values[window], out=total, where=same)
+        count += same
+    out: np.ndarray = np.where(count > 0, total / np.maximum(count, np.float32(1)), value).astype(np.float32)
     return out
 
 
 def _spread(coarse: np.ndarray, surface: np.ndarray, stride: int) -> tuple[np.ndarray, np.ndarray]:
-    """A value worked out every ``stride`` pixels each way (``coarse``), spread to every pixel (flat,
-    H*W): blended between its nearest sampled neighbours, of those that see the same flat surface
-    (``surface``, H x W); and the pixels none of them matches."""
+    """A value worked out every ``stride`` pixels each way (``coarse``, finite), spread to every pixel
+    (flat, H*W): blended between its nearest sampled neighbours, of those that see the same flat
+    surface (``surface``, H x W); and the pixels none of them matches.
+
+    The whole frame at once: each of the four neighbours (the sample above-left of a pixel, and the
+    next one right, down, and both) is the coarse grid blown up ``stride`` times and shifted by a
+    sample, its weight a fixed plane per frame size (:func:`_spread_weights`); a neighbour on
+    another surface adds nothing."""
     h, w = surface.shape
-    surfaces = np.pad(surface[::stride, ::stride], ((0, 1), (0, 1)), mode="edge")
+    s = stride
+    surfaces = np.pad(surface[::s, ::s], ((0, 1), (0, 1)), mode="edge")
     values = np.pad(coarse, ((0, 1), (0, 1)), mode="edge")
-    out = np.empty((h, w), dtype=np.float32)
-    alone = np.zeros((h, w), dtype=bool)
-    for py in range(min(stride, h)):
-        for px in range(min(stride, w)):
-            mine = surface[py::stride, px::stride]
-            rows, cols = mine.shape
-            if py == px == 0:
-                out[::stride, ::stride] = coarse
-                continue
-            total = np.zeros((rows, cols), dtype=np.float32)
-            count = np.zeros((rows, cols), dtype=np.float32)
-            for dy, wy in ((0, 1 - py / stride), (1, py / stride)):
-                for dx, wx in ((0, 1 - px / stride), (1, px / stride)):
-                    if wy * wx <= 0:
-                        continue
-                    same = surfaces[dy:dy + rows, dx:dx + cols] == mine
-                    np.add(total, np.float32(wy * wx) * values[dy:dy + rows, dx:dx + cols], out=total, where=same)
-                    np.add(count, np.float32(wy * wx), out=count, where=same)
-            out[py::stride, px::stride] = total / np.maximum(count, np.float32(1e-6))
-            alone[py::stride, px::stride] = count == 0
-    return out.ravel(), np.flatnonzero(alone.ravel())
+    big_surfaces = np.repeat(np.repeat(surfaces, s, axis=0), s, axis=1)
+    big_values = np.repeat(np.repeat(values, s, axis=0), s, axis=1)
+    total = np.zeros((h, w), dtype=np.float32)
+    count = np.zeros((h, w), dtype=np.float32)
+    same = np.empty((h, w), dtype=bool)
+    share = np.empty((h, w), dtype=np.float32)
+    for dy, dx, weight in _spread_weights(h, w, s):
+        window = (slice(dy * s, dy * s + h), slice(dx * s, dx * s + w))
+        np.equal(big_surfaces[window], surface, out=same)
+        np.multiply(weight, same, out=share)  # 0 off the surface: adds nothing below
+        count += share
+        share *= big_values[window]
+        total += share
+    out = total / np.maximum(count, np.float32(1e-6))
+    return out.ravel(), np.flatnonzero((count == 0).ravel())
+
+
+@functools.lru_cache(maxsize=8)
+def _spread_weights(h: int, w: int, stride: int) -> tuple[tuple[int, int, np.ndarray], ...]:
+    """For each neighbour (dy, dx) of :func:`_spread`, its bilinear weight at every pixel (H x W,
+    float32, read-only): a pixel ``py`` rows and ``px`` columns past its sample weighs the next
+    sample down by ``py / stride`` and the next one right by ``px / stride``."""
+    fy = np.arange(h) % stride / stride
+    fx = np.arange(w) % stride / stride
+    out = []
+    for dy, wy in ((0, 1 - fy), (1, fy)):
+        for dx, wx in ((0, 1 - fx), (1, fx)):
+            weight = (wy[:, None] * wx[None, :]).astype(np.float32)
+            weight.flags.writeable = False
+            out.append((dy, dx, weight))
+    return tuple(out)

@@ -10,8 +10,10 @@ directly): the static architecture and furniture, the window glass, and the
 movers. A frame
 
 1. casts every ray against the static scene (with the doors and furniture
-   parts as they stand); for a fixed camera pose (a dome camera) this result
-   is cached until a door or a part moves;
+   parts as they stand): first only as far as the box around the camera's
+   room, then in full for the rays that meet nothing there (Embree skips the
+   rest of the home for most rays); for a fixed camera pose (a dome camera)
+   this result is cached until a door or a part moves;
 2. casts the rays inside the projected boxes of the window panes against
    the glass, up to the static hit (glass is seen through: it is kept as a
    separate layer, not as what the pixel shows);
@@ -47,9 +49,11 @@ from dataclasses import dataclass
 from typing import Any, Generic, Hashable, Iterable, TypeVar
 
 import numpy as np
+import shapely
 from embreex import rtcore, rtcore_scene
 from embreex.mesh_construction import TriangleMesh
 
+from homeloop.core.home import polygon_from_rings
 from homeloop.sim.render.scene import Mesh, Scene
 from homeloop.sim.visibility import NEAR_M, Viewpoint
 
@@ -61,6 +65,9 @@ EmbreeScene = Any
 STATIC_CACHE_SIZE = 4
 #: Cached ray directions: one per camera orientation and optics.
 RAY_CACHE_SIZE = 8
+#: How far past its walls' lines (m) the box around a camera's room reaches: the walls themselves,
+#: their door and window frames.
+ROOM_BOX_MARGIN_M = 0.4
 
 
 @dataclass
@@ -186,25 +193,38 @@ def camera_bounds(view: Viewpoint, cam: np.ndarray, faces: np.ndarray) -> tuple[
 def ray_directions(view: Viewpoint) -> np.ndarray:
     """Unit ray directions through every pixel centre (N, 3) float32, row-major from the top left:
     the camera's own grid of directions (:func:`_camera_grid`) turned to its heading and tilt."""
+    return _stack(_direction_columns(view))
+
+
+def _direction_columns(view: Viewpoint) -> list[np.ndarray]:
+    """The x, y and z columns of :func:`ray_directions`, each contiguous."""
     forward, right, up = view.axes()
     turn = np.array([right, up, forward], dtype=np.float32)  # rows: camera axes in home coordinates
     gx, gy, gz = _camera_columns(view.hfov_deg, view.width, view.height)
-    out = np.empty((len(gx), 3), dtype=np.float32)
-    column = np.empty_like(gx)
     scratch = np.empty_like(gx)
+    out = []
     for k in range(3):  # column by column, on contiguous columns: a matrix product with three columns is slow
-        np.multiply(gx, turn[0, k], out=column)
+        column = np.multiply(gx, turn[0, k])
         column += np.multiply(gy, turn[1, k], out=scratch)
         column += np.multiply(gz, turn[2, k], out=scratch)
+        out.append(column)
+    return out
+
+
+def _stack(columns: list[np.ndarray]) -> np.ndarray:
+    """Three columns side by side (N, 3)."""
+    out = np.empty((len(columns[0]), 3), dtype=columns[0].dtype)
+    for k, column in enumerate(columns):
         out[:, k] = column
     return out
 
 
-def near_distances(view: Viewpoint, directions: np.ndarray) -> np.ndarray:
+def near_distances(view: Viewpoint, directions: np.ndarray | list[np.ndarray]) -> np.ndarray:
     """How far along each ray the camera's near plane lies (:data:`NEAR_M` in depth): where a ray
-    starts, as the geometric backend clips."""
+    starts, as the geometric backend clips (``directions``: (N, 3), or its three columns)."""
     forward = view.axes()[0].astype(np.float32)
-    along = directions[:, 0] * forward[0] + directions[:, 1] * forward[1] + directions[:, 2] * forward[2]
+    dx, dy, dz = directions if isinstance(directions, list) else (directions[:, k] for k in range(3))
+    along = dx * forward[0] + dy * forward[1] + dz * forward[2]
     near: np.ndarray = np.float32(NEAR_M) / np.maximum(along, np.float32(1e-6))
     return near
 
@@ -270,18 +290,24 @@ class Geometry:
         self._columns = tuple(np.ascontiguousarray(self.normals[:, k]) for k in range(3))
 
     def trace(self, view: Viewpoint, directions: np.ndarray, tfar: np.ndarray | None = None,
-              near: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              near: np.ndarray | None = None, start: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Distance along each ray, face index and the cosine between the ray and that face's
         normal (signed) of its first hit beyond the camera's near plane (:data:`NEAR_M` in depth,
-        as the geometric backend clips; ``near``: :func:`near_distances` of the rays where the
-        caller has them); face -1 (distance ``tfar`` or inf, cosine 0) where none before ``tfar``."""
+        as the geometric backend clips; ``near``: :func:`near_distances` of the rays, and
+        ``start``: ``directions * near``, where the ray leaves the near plane as seen from the
+        camera, where the caller has them); face -1 (distance ``tfar`` or inf, cosine 0) where none
+        before ``tfar``."""
         if not len(self.mesh.faces) or not len(directions):
             far = np.full(len(directions), np.inf, dtype=np.float32) if tfar is None else tfar
             return far, np.full(len(directions), -1, dtype=np.int32), np.zeros(len(directions), dtype=np.float32)
         if near is None:
             near = near_distances(view, directions)
-        origins = directions * near[:, None]
-        origins += view.origin.astype(np.float32)
+        if start is None:
+            start = directions * near[:, None]
+        origins = np.empty_like(start)
+        for k, o in enumerate(view.origin.astype(np.float32)):  # column by column: adding a row of three is slow
+            np.add(start[:, k], o, out=origins[:, k])
         kwargs: dict[str, np.ndarray] = {}
         if tfar is not None:
             kwargs["dists"] = np.ascontiguousarray(np.clip(tfar - near, 0, 1e30), dtype=np.float32)
@@ -337,13 +363,14 @@ class Caster:
         self.glass = Geometry(self.device, scene.glass)
         self._panes = [(scene.glass, _parts(scene.glass))]  # one part per pane
         self._dynamic: tuple[Hashable, Geometry] | None = None
-        self._rays: OrderedDict[tuple[float, float, float, int, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._rays: OrderedDict[tuple[float, float, float, int, int], tuple[np.ndarray, ...]] = OrderedDict()
         self._static_hits: OrderedDict[Viewpoint, tuple[np.ndarray, ...]] = OrderedDict()
         self._alone: dict[tuple[str, str | None], tuple[tuple[object, ...], Geometry]] = {}
         self._frame_faces: tuple[Geometry, Geometry, Faces] | None = None
         self._mesh_parts: tuple[Mesh, Parts] | None = None
         self._pane_pixels: PoseCache[np.ndarray] = PoseCache()
         self._last_pixels: tuple[Viewpoint, Mesh, np.ndarray] | None = None
+        self._room_boxes: list[tuple[shapely.Polygon, np.ndarray, np.ndarray]] | None = None
 
     # -- rays
 
@@ -351,13 +378,16 @@ class Caster:
         """:func:`ray_directions`, cached per camera orientation and optics."""
         return self._rays_of(view)[0]
 
-    def _rays_of(self, view: Viewpoint) -> tuple[np.ndarray, np.ndarray]:
-        """The rays of a view and their :func:`near_distances`, cached per orientation and optics."""
+    def _rays_of(self, view: Viewpoint) -> tuple[np.ndarray, ...]:
+        """The rays of a view, their :func:`near_distances` and where they leave the near plane
+        (relative to the camera: ``start`` of :meth:`Geometry.trace`), cached per orientation and
+        optics."""
         key = (view.yaw, view.pitch, view.hfov_deg, view.width, view.height)
         rays = _lru_get(self._rays, key)
         if rays is None:
-            directions = ray_directions(view)
-            rays = (directions, near_distances(view, directions))
+            columns = _direction_columns(view)  # worked on contiguous columns, then stacked
+            near = near_distances(view, columns)
+            rays = (_stack(columns), near, _stack([column * near for column in columns]))
             _lru_put(self._rays, key, rays, RAY_CACHE_SIZE)
         return rays
 
@@ -365,21 +395,21 @@ class Caster:
 
     def hits(self, view: Viewpoint, hide: Iterable[str] = ()) -> Hits:
         """What every pixel of ``view`` sees now (the scene must be up to date)."""
-        rays, near = self._rays_of(view)
+        rays, near, start = self._rays_of(view)
         if self._settled != self.scene.settled_version:  # a door or a part moved: the static rays are stale
             self.static = Geometry(self.device, self.scene.opaque())
             self._settled = self.scene.settled_version
             self._static_hits.clear()
         static = _lru_get(self._static_hits, view)
         if static is None:
-            static = self._static(view, rays, near)
+            static = self._static(view, rays, near, start)
             _lru_put(self._static_hits, view, static, STATIC_CACHE_SIZE)
         depth, code, facing, face, surface = (a.copy() for a in static)
         dynamic = self._moving(hide)
         faces = self._faces(dynamic)
         pixels = self._moving_pixels(view, dynamic.mesh)
         if len(pixels):
-            t, f, cos = dynamic.trace(view, rays[pixels], depth[pixels], near[pixels])
+            t, f, cos = dynamic.trace(view, rays[pixels], depth[pixels], near[pixels], start[pixels])
             near_hit = f >= 0
             idx, f = pixels[near_hit], f[near_hit] + len(self.static.codes)
             depth[idx] = t[near_hit]
@@ -397,15 +427,62 @@ class Caster:
             glass[panes[f >= 0]] = self.glass.codes[f[f >= 0]]
         return Hits(view, rays, depth, code, facing, glass, face, surface, faces)
 
-    def _static(self, view: Viewpoint, rays: np.ndarray, near: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Depth, code, facing, face and surface of every ray against the static scene."""
-        depth, face, cos = self.static.trace(view, rays, near=near)
+    def _static(self, view: Viewpoint, rays: np.ndarray, near: np.ndarray, start: np.ndarray
+                ) -> tuple[np.ndarray, ...]:
+        """Depth, code, facing, face and surface of every ray against the static scene.
+
+        Each ray is first cast only as far as it stays in the box of the camera's room, which
+        spares Embree the rest of the home; the rays that meet nothing there (through a door or a
+        window) are cast again in full. The first hit within the box is the first hit."""
+        reach = self._room_reach(view, rays)
+        depth, face, cos = self.static.trace(view, rays, reach, near, start)
+        if reach is not None:
+            out = np.flatnonzero(face < 0)
+            if len(out):
+                depth[out], face[out], cos[out] = self.static.trace(view, rays[out], None, near[out], start[out])
         # the tables end in the entry of a miss: face -1 picks it
         code = np.take(np.append(self.static.codes, np.int32(-1)), face)
         surface = np.take(np.append(self.static.faces.plane, np.int64(-1)), face)
         facing = np.abs(cos)
         facing[face < 0] = 1.0
         return depth, code, facing, face, surface
+
+    def _room_reach(self, view: Viewpoint, rays: np.ndarray) -> np.ndarray | None:
+        """How far each ray goes before it leaves the box around the camera's room (its walls
+        with :data:`ROOM_BOX_MARGIN_M` to spare, floor to ceiling); None where the camera is in
+        no room."""
+        box = self._room_box(view)
+        if box is None:
+            return None
+        lo, hi = box
+        reach = np.full(len(rays), np.inf, dtype=np.float32)
+        back, ahead = np.empty_like(reach), np.empty_like(reach)
+        with np.errstate(divide="ignore"):
+            for k, o in enumerate(view.origin):
+                d = np.ascontiguousarray(rays[:, k])
+                # the camera is strictly inside: one side is behind the ray (negative, or -inf
+                # along a ray level with it), the other ahead
+                np.divide(np.float32(lo[k] - o), d, out=back)
+                np.divide(np.float32(hi[k] - o), d, out=ahead)
+                np.maximum(back, ahead, out=back)
+                np.minimum(reach, back, out=reach)
+        return reach
+
+    def _room_box(self, view: Viewpoint) -> tuple[np.ndarray, np.ndarray] | None:
+        """The box (low and high corners) around the room the camera stands in, if any."""
+        if self._room_boxes is None:
+            self._room_boxes = []
+            for room in self.scene.home.rooms:
+                shape = polygon_from_rings(room.polygon)
+                x0, y0, x1, y1 = shape.bounds
+                m = ROOM_BOX_MARGIN_M
+                self._room_boxes.append((shape, np.array([x0 - m, y0 - m, room.floor_height - m]),
+                                         np.array([x1 + m, y1 + m, room.floor_height + room.ceiling_height + m])))
+        point = shapely.Point(view.x, view.y)
+        for shape, lo, hi in self._room_boxes:
+            if shape.covers(point) and lo[2] < view.z < hi[2]:
+                return lo, hi
+        return None
 
     def _faces(self, dynamic: Geometry) -> Faces:
         """The static faces then the moving ones (the rows of a frame's ``Hits.face``)."""
@@ -479,10 +556,13 @@ class Caster:
 @dataclass(frozen=True)
 class Parts:
     """A mesh's faces grouped by code (one group per entity part), so boxes stay tight: the faces
-    sorted by code, and the first row of each group."""
+    sorted by code, and the first row of each group; and where no vertex serves two groups, each
+    group's vertices (the same points as its faces' corners, each once), and the first of each."""
 
     faces: np.ndarray  # (F, 3)
     starts: np.ndarray  # (P,)
+    vertices: np.ndarray | None = None  # (V,) vertex rows, grouped as the faces are
+    vertex_starts: np.ndarray | None = None  # (P,)
 
     def group(self, k: int) -> np.ndarray:
         """The faces of group ``k``."""
@@ -498,7 +578,16 @@ def _parts(mesh: Mesh) -> Parts:
     order = np.argsort(mesh.codes, kind="stable")
     codes = mesh.codes[order]
     starts = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1])
-    return Parts(mesh.faces[order], starts)
+    faces = mesh.faces[order]
+    group = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(faces))))
+    owner = np.full(len(mesh.vertices), -1, dtype=np.int64)
+    owner[faces.ravel()] = np.repeat(group, 3)
+    if not (owner[faces] == group[:, None]).all():  # a vertex shared between groups: corners it is
+        return Parts(faces, starts)
+    vertices = np.flatnonzero(owner >= 0)
+    vertices = vertices[np.argsort(owner[vertices], kind="stable")]
+    vertex_starts = np.searchsorted(owner[vertices], np.arange(len(starts)))
+    return Parts(faces, starts, vertices, vertex_starts)
 
 
 def part_boxes(view: Viewpoint, cam: np.ndarray, parts: Parts) -> list[tuple[int, int, int, int]]:
@@ -507,8 +596,10 @@ def part_boxes(view: Viewpoint, cam: np.ndarray, parts: Parts) -> list[tuple[int
     one by one where the plane cuts it."""
     if not len(parts.faces):
         return []
-    corners = cam[parts.faces.ravel()]  # three rows per face
-    starts = parts.starts * 3
+    if parts.vertices is not None and parts.vertex_starts is not None:  # each point once
+        corners, starts = cam[parts.vertices], parts.vertex_starts
+    else:
+        corners, starts = cam[parts.faces.ravel()], parts.starts * 3  # three rows per face
     front = corners[:, 2] >= NEAR_M
     every = np.logical_and.reduceat(front, starts)
     some = np.logical_or.reduceat(front, starts)

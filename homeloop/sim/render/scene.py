@@ -7,8 +7,10 @@ export (homeloop/pipeline/usd/):
 - **architecture** (static): each room's floor, the ceilings of indoor
   rooms, walls extruded from their footprints less the openings, the wall
   over each opening's head and under a window's sill, a frame round every
-  opening, the plan's fixtures extruded to their height, and a ground plane
-  round the home;
+  opening, the plan's fixtures as their visuals (a toilet's bowl and
+  cistern, a counter's cabinets and worktop:
+  :func:`homeloop.core.visuals.fixtures.fixture_visuals`), and a ground
+  plane round the home;
 - **furniture** (static body, moving parts): the visual parts of each item
   (:func:`homeloop.core.visuals.furniture_visual`: a sofa's cushions, a
   table's legs, a range's burners) at its pose; the parts that move with a
@@ -71,7 +73,7 @@ from homeloop.core.visuals import (
     object_visual,
     variant_of,
 )
-from homeloop.core.navigation import fixture_solids
+from homeloop.core.visuals.fixtures import fixture_visuals
 from homeloop.sim.render import figures, materials, textures
 from homeloop.sim.render.figures import box_mesh
 from homeloop.sim.render.materials import RGB
@@ -378,13 +380,17 @@ class Scene:
             pose=lambda is_open: at @ opened if is_open else at, settled=True)
 
     def _fixtures(self, home: Home) -> list[Mesh]:
-        """Fixtures as :func:`homeloop.core.navigation.fixture_solids` has them (less the furniture
-        standing in them, so the two never share a face), as the geometric backend has them too."""
+        """Fixtures as their visuals (:func:`homeloop.core.visuals.fixtures.fixture_visuals`), drawn
+        inside the prisms of :func:`homeloop.core.navigation.fixture_solids` that the geometric
+        backend holds, each part in its role's material as the home picks it."""
         out: list[Mesh] = []
-        for x, poly in fixture_solids(home):
-            code = self.code(None, "fixture", x.kind, materials.fixture_colour(x.kind))
-            base = self._floor_z([x.room])
-            out.extend(_mesh(prism(p, base, base + x.height), code) for p in _polygons(poly))
+        for x, parts in fixture_visuals(home):
+            lift = np.eye(4)
+            lift[2, 3] = self._floor_z([x.room])
+            variant = variant_of(home.home_id, x.id)
+            for part in parts:
+                m = material_of(self.catalog, x.kind, part.role, variant)
+                out.append(_placed(part.mesh, lift, self.code(None, "fixture", x.kind, m.albedo, texture=m.texture)))
         return out
 
     def _furniture(self, home: Home) -> list[Mesh]:
