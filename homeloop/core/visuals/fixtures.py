@@ -37,8 +37,8 @@ from shapely.geometry.base import BaseGeometry
 
 from homeloop.core.home import Fixture, Home, polygon_from_rings
 from homeloop.core.navigation import fixture_solids
-from homeloop.core.visuals.furniture import GAP, _handle, _Visual, _rows
-from homeloop.core.visuals.part import VisualPart
+from homeloop.core.visuals.furniture import GAP
+from homeloop.core.visuals.part import Parts, VisualPart, registrar
 from homeloop.core.visuals.shapes import (
     ROUND_SECTIONS,
     bevelled_box,
@@ -47,8 +47,10 @@ from homeloop.core.visuals.shapes import (
     disc,
     extruded,
     frustum,
+    handle,
     rod,
     rotated_z,
+    spans,
 )
 
 Vector = tuple[float, float]
@@ -78,13 +80,7 @@ MAX_CELLS = 400
 TAP_RISE = 0.16
 
 
-def _builds(*kinds: str) -> Callable[[FixtureBuilder], FixtureBuilder]:
-    """Register a builder for fixture kinds."""
-    def register(build: FixtureBuilder) -> FixtureBuilder:
-        for name in kinds:
-            FIXTURE_BUILDERS[name] = build
-        return build
-    return register
+_builds = registrar(FIXTURE_BUILDERS)
 
 
 # --- shapes ----------------------------------------------------------------------------------------
@@ -140,7 +136,7 @@ def _toilet(hx: float, hy: float, h: float) -> list[VisualPart]:
     outer, inner = _oval(cx, 0.0, rx, ry), _oval(cx + 0.1 * rx, 0.0, 0.72 * rx, 0.68 * ry)
     back = -hx + min(0.03, 0.1 * depth)
     front = cx + 0.5 * rx
-    v = _Visual()
+    v = Parts()
     v.add("pedestal", "ceramic", extruded(_oval((back + front) / 2, 0.0, (front - back) / 2, 0.55 * ry), "z", 0.0, low))
     v.add("bowl", "ceramic", _hollow(outer, inner, low, low + 0.35 * (rim - low), rim))
     seat_ring = _oval(cx, 0.0, 0.98 * rx, 0.98 * ry).difference(_oval(cx + 0.1 * rx, 0.0, 0.78 * rx, 0.74 * ry))
@@ -164,7 +160,7 @@ def _sink(hx: float, hy: float, h: float) -> list[VisualPart]:
     b0 = rim - min(0.18, 0.35 * rim)
     m, strip = min(0.05, 0.15 * min(depth, width)), min(0.12, 0.3 * depth)
     hole = _rounded(-hx + strip, -hy + m, hx - m, hy - m, 0.08)
-    v = _Visual()
+    v = Parts()
     v.add("basin", "ceramic", _hollow(_rounded(-hx, -hy, hx, hy, 0.02), hole, b0, b0 + 0.3 * (rim - b0), rim))
     hx0, _, hx1, _ = hole.bounds
     v.add("drain", "fitting", disc((hx0 + hx1) / 2, 0.0, b0 + 0.3 * (rim - b0), min(0.025, 0.2 * (hx1 - hx0)), 0.004))
@@ -178,7 +174,7 @@ def _sink(hx: float, hy: float, h: float) -> list[VisualPart]:
     return v.parts
 
 
-def _cabinet(v: _Visual, hx: float, hy: float, top: float, doors: int) -> None:
+def _cabinet(v: Parts, hx: float, hy: float, top: float, doors: int) -> None:
     """A base cabinet up to ``top``: a carcass on a recessed plinth, doors with bar handles."""
     out = hx - 0.014
     face = out - 0.018
@@ -186,12 +182,12 @@ def _cabinet(v: _Visual, hx: float, hy: float, top: float, doors: int) -> None:
     v.add("carcass", "carcass", box(-hx, -hy, plinth, face, hy, top))
     v.add("plinth", "plinth", box(-hx, -hy, 0.0, face - min(0.06, 0.1 * hx), hy, plinth))
     z0, z1 = plinth + GAP, top - GAP
-    for k, (y0, y1) in enumerate(_rows(-hy + GAP, hy - GAP, doors, 2 * GAP)):
+    for k, (y0, y1) in enumerate(spans(-hy + GAP, hy - GAP, doors, 2 * GAP)):
         name = "door" if doors == 1 else f"door_{k + 1}"
         v.add(name, "front", box(face, y0, z0, out, y1, z1))
         y = y1 - 0.04 if k % 2 == 0 else y0 + 0.04
         length = min(0.14, 0.4 * (z1 - z0))
-        v.add(f"{name}_handle", "handle", _handle(out, hx, y, z1 - 0.03 - length / 2, length, "z"))
+        v.add(f"{name}handle", "handle", handle(out, hx, y, z1 - 0.03 - length / 2, length, "z"))
 
 
 @_builds("bathtub")
@@ -205,7 +201,7 @@ def _bathtub(hx: float, hy: float, h: float) -> list[VisualPart]:
     deck = min(0.12, 0.15 * hy)
     inner = _rounded(-hx + m, -hy + m + deck, hx - m, hy - m, 0.15)
     floor = max(0.04 * rim, min(0.12, 0.3 * rim))
-    v = _Visual()
+    v = Parts()
     v.add("tub", "tub", _hollow(_rounded(-hx, -hy, hx, hy, 0.03), inner, 0.0, floor, rim))
     _, iy0, _, _ = inner.bounds
     v.add("drain", "fitting", disc(0.0, iy0 + min(0.1, 0.2 * hy), floor, min(0.03, 0.3 * hx), 0.004))
@@ -226,7 +222,7 @@ def _shower(hx: float, hy: float, h: float) -> list[VisualPart]:
     edge = min(0.04, 0.2 * min(hx, hy))
     post = min(0.025, 0.1 * min(hx, hy))
     glass = min(0.008, post / 2)
-    v = _Visual()
+    v = Parts()
     v.add("tray", "tray", _hollow(rect(-hx, -hy, hx, hy), rect(-hx + edge, -hy + edge, hx - edge, hy - edge), 0.0,
                                   0.5 * tray, tray))
     v.add("drain", "fitting", disc(0.0, 0.0, 0.5 * tray, min(0.04, 0.3 * min(hx, hy)), 0.004))
@@ -272,24 +268,24 @@ def _counter(hx: float, hy: float, h: float) -> list[VisualPart]:
     out = hx - 0.014
     face = out - 0.018
     under = h - top_t
-    v = _Visual()
+    v = Parts()
     v.add("worktop", "worktop", bevelled_box(-hx, -hy, under, hx, hy, h, 0.003))
     v.add("carcass", "carcass", box(-hx, -hy, plinth, face, hy, under))
     v.add("plinth", "plinth", box(-hx, -hy, 0.0, face - min(0.06, 0.1 * hx), hy, plinth))
-    spans = _rows(-hy + GAP, hy - GAP, max(1, round(2 * hy / 0.6)), 2 * GAP)
+    doors = spans(-hy + GAP, hy - GAP, max(1, round(2 * hy / 0.6)), 2 * GAP)
     tall = under - plinth
     band = min(0.16, 0.25 * tall) if tall > 0.45 else 0.0
     door_top = under - GAP - (band + GAP if band else 0.0)
-    for k, (y0, y1) in enumerate(spans):
+    for k, (y0, y1) in enumerate(doors):
         v.add(f"door_{k + 1}", "front", box(face, y0, plinth + GAP, out, y1, door_top))
         length = min(0.14, 0.4 * (door_top - plinth))
-        v.add(f"door_{k + 1}_handle", "handle",
-              _handle(out, hx, _handle_spot(k, y0, y1), door_top - 0.03 - length / 2, length, "z"))
+        v.add(f"door_{k + 1}handle", "handle",
+              handle(out, hx, _handle_spot(k, y0, y1), door_top - 0.03 - length / 2, length, "z"))
         if band:
             z0 = under - GAP - band
             v.add(f"drawer_{k + 1}", "front", box(face, y0, z0, out, y1, under - GAP))
-            v.add(f"drawer_{k + 1}_handle", "handle",
-                  _handle(out, hx, (y0 + y1) / 2, z0 + band / 2, min(0.3, 0.6 * (y1 - y0)), "y"))
+            v.add(f"drawer_{k + 1}handle", "handle",
+                  handle(out, hx, (y0 + y1) / 2, z0 + band / 2, min(0.3, 0.6 * (y1 - y0)), "y"))
     return v.parts
 
 
@@ -300,16 +296,16 @@ def _built_in(hx: float, hy: float, h: float) -> list[VisualPart]:
     out = hx - 0.014
     face = out - 0.018
     plinth, lid = min(0.08, 0.06 * h), min(0.03, 0.03 * h)
-    v = _Visual()
+    v = Parts()
     v.add("carcass", "carcass", box(-hx, -hy, plinth, face, hy, h - lid))
     v.add("top", "carcass", box(-hx, -hy, h - lid, hx, hy, h))
     v.add("plinth", "plinth", box(-hx, -hy, 0.0, face - min(0.05, 0.1 * hx), hy, plinth))
     z0, z1 = plinth + GAP, h - lid - GAP
-    for k, (y0, y1) in enumerate(_rows(-hy + GAP, hy - GAP, max(1, round(2 * hy / 0.5)), 2 * GAP)):
+    for k, (y0, y1) in enumerate(spans(-hy + GAP, hy - GAP, max(1, round(2 * hy / 0.5)), 2 * GAP)):
         v.add(f"door_{k + 1}", "front", box(face, y0, z0, out, y1, z1))
         length = min(0.35, 0.3 * (z1 - z0))
         z = min(max(1.05, z0 + length), z1 - length / 2 - 0.02)
-        v.add(f"door_{k + 1}_handle", "handle", _handle(out, hx, _handle_spot(k, y0, y1), z, length, "z"))
+        v.add(f"door_{k + 1}handle", "handle", handle(out, hx, _handle_spot(k, y0, y1), z, length, "z"))
     return v.parts
 
 
@@ -327,7 +323,7 @@ def _stairs(hx: float, hy: float, h: float) -> list[VisualPart]:
     for i in range(count - 1, -1, -1):
         z = (i + 1) * rise - tread
         profile += [(-hx + (i + 1) * run, z), (-hx + i * run, z)]
-    v = _Visual()
+    v = Parts()
     v.add("steps", "riser", extruded(Polygon(profile), "y", -hy, hy))
     v.add("treads", "tread", [box(-hx + i * run, -hy, (i + 1) * rise - tread, -hx + (i + 1) * run, hy, (i + 1) * rise)
                               for i in range(count)])
@@ -340,7 +336,7 @@ def _ramp(hx: float, hy: float, h: float) -> list[VisualPart]:
     curb = min(0.05, 0.1 * hy)
     lip = min(0.02, 0.1 * h)
     profile = Polygon([(-hx, 0.0), (hx, 0.0), (hx, h), (-hx, lip)])
-    v = _Visual()
+    v = Parts()
     v.add("slope", "ramp", extruded(profile, "y", -hy + curb, hy - curb))
     v.add("curbs", "curb", [extruded(profile, "y", -hy, -hy + curb), extruded(profile, "y", hy - curb, hy)])
     return v.parts

@@ -34,7 +34,7 @@ from shapely.geometry import box as rect
 
 from homeloop.core.catalog import ArticulatedPart, Container, FurnitureEntry, SupportSurface
 from homeloop.core.geometry_assets import SHELF_BOARD_THICKNESS, part_panel_bounds
-from homeloop.core.visuals.part import VisualPart
+from homeloop.core.visuals.part import Parts, VisualPart, registrar
 from homeloop.core.visuals.shapes import (
     bevelled_box,
     box,
@@ -43,11 +43,13 @@ from homeloop.core.visuals.shapes import (
     ellipsoid,
     extruded,
     frustum,
+    handle,
     lathe,
     merged,
     ring,
     rod,
     round_hole,
+    spans,
 )
 
 FurnitureBuilder = Callable[[FurnitureEntry], list[VisualPart]]
@@ -66,26 +68,7 @@ TOP_BAND_BED = 0.03
 
 Bounds = tuple[float, float, float, float, float, float]
 
-
-def _builds(*classes: str) -> Callable[[FurnitureBuilder], FurnitureBuilder]:
-    """Register a builder for furniture classes."""
-    def register(build: FurnitureBuilder) -> FurnitureBuilder:
-        for name in classes:
-            FURNITURE_BUILDERS[name] = build
-        return build
-    return register
-
-
-class _Visual:
-    """Parts in the order they are added."""
-
-    def __init__(self) -> None:
-        self.parts: list[VisualPart] = []
-
-    def add(self, name: str, role: str, meshes: trimesh.Trimesh | list[trimesh.Trimesh],
-            joint: str | None = None) -> None:
-        mesh = merged(meshes) if isinstance(meshes, list) else meshes
-        self.parts.append(VisualPart(name, mesh, role, joint))
+_builds = registrar(FURNITURE_BUILDERS)
 
 
 # --- what the entry says ---------------------------------------------------------------------------
@@ -153,22 +136,6 @@ def _legs(x: float, y: float, z0: float, z1: float, size: float, shape: str = "s
     return out
 
 
-def _handle(x_face: float, x_out: float, y: float, z: float, length: float, along: str) -> trimesh.Trimesh:
-    """A bar handle along ``along`` (y or z) centred at (y, z), standing from the face it is fixed
-    to (``x_face``) out to ``x_out`` on two posts."""
-    r = min(0.008, (x_out - x_face) / 3)
-    bar_x = x_out - r
-    half = length / 2
-    end = half - 2 * r
-    if along == "z":
-        bar = rod((bar_x, y, z - half), (bar_x, y, z + half), r)
-        posts = [box(x_face, y - r, z + s * end - r, bar_x, y + r, z + s * end + r) for s in (-1, 1)]
-    else:
-        bar = rod((bar_x, y - half, z), (bar_x, y + half, z), r)
-        posts = [box(x_face, y + s * end - r, z - r, bar_x, y + s * end + r, z + r) for s in (-1, 1)]
-    return merged([bar, *posts])
-
-
 def _knob(x_face: float, x_out: float, y: float, z: float, radius: float) -> trimesh.Trimesh:
     """A round knob on a front face."""
     return disc((x_face + x_out) / 2, y, z, radius, x_out - x_face, axis="x", sections=12)
@@ -177,12 +144,6 @@ def _knob(x_face: float, x_out: float, y: float, z: float, radius: float) -> tri
 def _pieces(name: str, count: int) -> list[str]:
     """Names of ``count`` like pieces: ``name`` alone, else ``name_1`` ..."""
     return [name] if count == 1 else [f"{name}_{i + 1}" for i in range(count)]
-
-
-def _rows(y0: float, y1: float, count: int, gap: float) -> list[tuple[float, float]]:
-    """``count`` equal spans from ``y0`` to ``y1`` with ``gap`` between them."""
-    width = (y1 - y0 - gap * (count - 1)) / count
-    return [(y0 + i * (width + gap), y0 + i * (width + gap) + width) for i in range(count)]
 
 
 # --- beds and seats -------------------------------------------------------------------------------------
@@ -197,7 +158,7 @@ def _bed(entry: FurnitureEntry) -> list[VisualPart]:
     top, head = s.height, _span(s)[0]
     leg_top, frame_top, mattress_top = 0.24 * top, 0.5 * top, top - TOP_BAND_BED
     board = min(0.05, max(head + hx, 0.04))
-    v = _Visual()
+    v = Parts()
     v.add("legs", "wood", _legs(hx - 0.06, hy - 0.06, 0.0, leg_top, 0.05))
     v.add("frame", "wood", bevelled_box(-hx + board, -hy, leg_top, hx, hy, frame_top, 0.01))
     v.add("headboard", "wood", bevelled_box(-hx, -hy, leg_top, -hx + board, hy, top, 0.01))
@@ -206,7 +167,7 @@ def _bed(entry: FurnitureEntry) -> list[VisualPart]:
     pillow_x0 = max(head, -hx + board) + 0.03
     pillow_x1 = pillow_x0 + min(0.45, 0.22 * 2 * hx)
     count = 1 if hy < 0.6 else 2
-    for name, (y0, y1) in zip(_pieces("pillow", count), _rows(-hy + 0.06, hy - 0.06, count, 0.06)):
+    for name, (y0, y1) in zip(_pieces("pillow", count), spans(-hy + 0.06, hy - 0.06, count, 0.06)):
         v.add(name, "pillow", bevelled_box(pillow_x0, y0, mattress_top - 0.03, pillow_x1, y1, top, 0.03))
     v.add("blanket", "blanket", _blanket(pillow_x1 + 0.08, hx, hy, frame_top + 0.02, top))
     return v.parts
@@ -230,14 +191,14 @@ def _upholstered(entry: FurnitureEntry) -> list[VisualPart]:
     back = min(0.12, 0.45 * (sx0 + hx))
     leg_top, cushion = 0.16 * seat, min(0.14, 0.33 * seat)
     count = max(1, round((sy1 - sy0) / 0.6))
-    v = _Visual()
+    v = Parts()
     v.add("legs", "legs", _legs(hx - 0.06, hy - 0.06, 0.0, leg_top, 0.04, "round", 0.7))
     v.add("base", "upholstery", box(-hx + back, -hy + arm, leg_top, hx - 0.02, hy - arm, seat - cushion))
     v.add("back", "upholstery", bevelled_box(-hx, -hy, leg_top, -hx + back, hy, h, 0.02))
-    for name, (y0, y1) in zip(_pieces("back_cushion", count), _rows(-hy + arm, hy - arm, count, 0.01)):
+    for name, (y0, y1) in zip(_pieces("back_cushion", count), spans(-hy + arm, hy - arm, count, 0.01)):
         v.add(name, "cushion", bevelled_box(-hx + back, y0, seat, sx0 - 0.003, y1, h - 0.05, 0.04,
                                              lean=-min(0.05, 0.3 * (sx0 + hx - back))))
-    for name, (y0, y1) in zip(_pieces("seat_cushion", count), _rows(-hy + arm, hy - arm, count, 0.01)):
+    for name, (y0, y1) in zip(_pieces("seat_cushion", count), spans(-hy + arm, hy - arm, count, 0.01)):
         v.add(name, "cushion", bevelled_box(sx0, y0, seat - cushion, hx - 0.005, y1, seat, 0.025))
     if arm >= 0.04:
         top = min(seat + 0.18, h - 0.02)
@@ -257,7 +218,7 @@ def _dining_chair(entry: FurnitureEntry) -> list[VisualPart]:
     seat, (sx0, _, _, _) = s.height, _span(s)
     post = min(0.035, 0.6 * (sx0 + hx))
     board, pad = seat - 0.02, seat - 0.045
-    v = _Visual()
+    v = Parts()
     xs = (hx - post / 2 - 0.005, -hx + post / 2)
     sides = (hy - post / 2, -hy + post / 2)
     front = [box(xs[0] - post / 2, y - post / 2, 0.0, xs[0] + post / 2, y + post / 2, pad) for y in sides]
@@ -280,7 +241,7 @@ def _office_chair(entry: FurnitureEntry) -> list[VisualPart]:
     s = _surface(entry)
     seat, (sx0, sy0, sx1, sy1) = s.height, _span(s)
     reach = min(hx, hy) - 0.03
-    v = _Visual()
+    v = Parts()
     spokes, casters = [], []
     for k in range(5):
         a = 2 * math.pi * k / 5
@@ -313,8 +274,8 @@ def _bench(entry: FurnitureEntry) -> list[VisualPart]:
     """A top of three slats at the seat's height on two panel ends, with a shelf between them."""
     hx, hy, h = _half(entry)
     top = _surface(entry).height if entry.surfaces else h
-    v = _Visual()
-    slats = [box(x0, -hy, top - 0.035, x1, hy, top) for x0, x1 in _rows(-hx, hx, 3, 0.008)]
+    v = Parts()
+    slats = [box(x0, -hy, top - 0.035, x1, hy, top) for x0, x1 in spans(-hx, hx, 3, 0.008)]
     v.add("slats", "wood", slats)
     ends = [box(-hx + 0.02, y - 0.02, 0.0, hx - 0.02, y + 0.02, top - 0.035) for y in (hy - 0.08, -hy + 0.08)]
     v.add("ends", "frame", ends)
@@ -342,7 +303,7 @@ def _table(entry: FurnitureEntry) -> list[VisualPart]:
     top = _surface(entry).height if entry.surfaces else h
     t = min(0.035, 0.08 * top)
     lx, ly = hx - size / 2 - 0.04, hy - size / 2 - 0.04
-    v = _Visual()
+    v = Parts()
     v.add("top", "top", bevelled_box(-hx, -hy, top - t, hx, hy, top, 0.004))
     v.add("legs", "legs", _legs(lx, ly, 0.0, top - t, size, shape, 0.7))
     if joins == "apron":
@@ -362,7 +323,7 @@ def _desk(entry: FurnitureEntry) -> list[VisualPart]:
     hx, hy, h = _half(entry)
     top = _surface(entry).height if entry.surfaces else h
     t = min(0.03, 0.08 * top)
-    v = _Visual()
+    v = Parts()
     v.add("top", "top", bevelled_box(-hx, -hy, top - t, hx, hy, top, 0.004))
     v.add("ends", "frame", [box(-hx + 0.02, y - 0.0125, 0.0, hx - 0.02, y + 0.0125, top - t)
                             for y in (hy - 0.0125, -hy + 0.0125)])
@@ -394,7 +355,7 @@ def _nightstand(entry: FurnitureEntry) -> list[VisualPart]:
     x0, y0, z0, x1, y1, z1 = _inner(c)
     face, out = _front(x1, hx)
     foot, lid = 0.1 * h, max(min(0.03, h - z1 - GAP), 0.005)
-    v = _Visual()
+    v = Parts()
     v.add("legs", "wood", _legs(hx - 0.03, hy - 0.03, 0.0, foot, 0.03))
     v.add("top", "wood", bevelled_box(-hx, -hy, h - lid, hx, hy, h, 0.003))
     v.add("sides", "wood", [box(-hx, y1, foot, face, hy, h - lid), box(-hx, -hy, foot, face, y0, h - lid)])
@@ -416,7 +377,7 @@ def _tv_unit(entry: FurnitureEntry) -> list[VisualPart]:
     face, out = _front(x1, hx)
     foot, lid = 0.16 * h, max(min(0.03, h - z1 - GAP), 0.005)
     floor = foot + BOARD
-    v = _Visual()
+    v = Parts()
     v.add("legs", "legs", _legs(hx - 0.04, hy - 0.05, 0.0, foot, 0.03, "round", 0.7))
     v.add("top", "board", bevelled_box(-hx, -hy, h - lid, hx, hy, h, 0.003))
     walls = [box(-hx, y - BOARD / 2, foot, face, y + BOARD / 2, h - lid) for y in (hy - BOARD / 2, -hy + BOARD / 2)]
@@ -430,7 +391,7 @@ def _tv_unit(entry: FurnitureEntry) -> list[VisualPart]:
     v.add("shelves", "board", shelves)
     joint = c.opened_by
     v.add("drawer_front", "front", box(face, y0 + GAP, z0 - 0.015, out, y1 - GAP, h - lid - GAP), joint)
-    v.add("drawer_handle", "handle", _handle(out, hx, 0.0, (z0 + h - lid) / 2, min(0.3, y1 - y0 - 0.1), "y"), joint)
+    v.add("drawer_handle", "handle", handle(out, hx, 0.0, (z0 + h - lid) / 2, min(0.3, y1 - y0 - 0.1), "y"), joint)
     return v.parts
 
 
@@ -445,7 +406,7 @@ def _wardrobe(entry: FurnitureEntry) -> list[VisualPart]:
     base, roof = min(b[2] for b in inner), max(b[5] for b in inner)
     side = hy - max(max(b[4] for b in inner), -min(b[1] for b in inner))
     face, out = _front(x1, hx)
-    v = _Visual()
+    v = Parts()
     v.add("sides", "carcass", [box(-hx, hy - side, 0.0, face, hy, roof), box(-hx, -hy, 0.0, face, -hy + side, roof)])
     v.add("top", "carcass", box(-hx, -hy, roof, face, hy, h))
     v.add("plinth", "carcass", box(-hx, -hy + side, 0.0, face - 0.02, hy - side, base))
@@ -459,7 +420,7 @@ def _wardrobe(entry: FurnitureEntry) -> list[VisualPart]:
     return v.parts
 
 
-def _doors(v: _Visual, entry: FurnitureEntry, face: float, out: float, hx: float, zs: tuple[float, float]) -> None:
+def _doors(v: Parts, entry: FurnitureEntry, face: float, out: float, hx: float, zs: tuple[float, float]) -> None:
     """A door for each part hinged about z, over its panel's width, from ``zs[0]`` to ``zs[1]``,
     with a bar handle near the edge away from the hinge."""
     for part in entry.parts:
@@ -469,7 +430,7 @@ def _doors(v: _Visual, entry: FurnitureEntry, face: float, out: float, hx: float
         v.add(part.name, "front", box(face, y0 + GAP, zs[0], out, y1 - GAP, zs[1]), part.name)
         free = y0 + 0.05 if abs(part.hinge.y - y1) < abs(part.hinge.y - y0) else y1 - 0.05
         z = min(1.05, (zs[0] + zs[1]) / 2)
-        v.add(f"{part.name}_handle", "handle", _handle(out, hx, free, z, min(0.35, 0.3 * (zs[1] - zs[0])), "z"),
+        v.add(f"{part.name}handle", "handle", handle(out, hx, free, z, min(0.35, 0.3 * (zs[1] - zs[0])), "z"),
               part.name)
 
 
@@ -480,7 +441,7 @@ def _shoe_cabinet(entry: FurnitureEntry) -> list[VisualPart]:
     c = entry.containers[0]
     x0, y0, z0, x1, y1, z1 = _inner(c)
     face, out = _front(x1, hx)
-    v = _Visual()
+    v = Parts()
     v.add("sides", "carcass", [box(-hx, y1, 0.0, face, hy, z1 + BOARD), box(-hx, -hy, 0.0, face, y0, z1 + BOARD)])
     v.add("top", "top", bevelled_box(-hx, -hy, z1 + BOARD, hx, hy, h, 0.003))
     v.add("plinth", "carcass", box(-hx, y0, 0.0, face - 0.02, y1, z0))
@@ -489,7 +450,7 @@ def _shoe_cabinet(entry: FurnitureEntry) -> list[VisualPart]:
     joint = c.opened_by
     flap_top = z1 + BOARD - GAP
     v.add("flap", "front", box(face, -hy + GAP, z0 + GAP, out, hy - GAP, flap_top), joint)
-    v.add("flap_handle", "handle", _handle(out, hx, 0.0, flap_top - 0.06, min(0.3, hy), "y"), joint)
+    v.add("flap_handle", "handle", handle(out, hx, 0.0, flap_top - 0.06, min(0.3, hy), "y"), joint)
     return v.parts
 
 
@@ -518,7 +479,7 @@ def _books(rng: np.random.Generator, x0: float, depth: float, y0: float, y1: flo
     return out
 
 
-def _book_parts(v: _Visual, books: list[trimesh.Trimesh], rng: np.random.Generator) -> None:
+def _book_parts(v: Parts, books: list[trimesh.Trimesh], rng: np.random.Generator) -> None:
     """Books as three parts, one per cover colour, each book's drawn at random."""
     colour = rng.integers(0, 3, len(books))
     for k, name in enumerate(("books_a", "books_b", "books_c")):
@@ -538,7 +499,7 @@ def _bookshelf(entry: FurnitureEntry) -> list[VisualPart]:
     sx0 = min(_span(s)[0] for s in shelves)
     sy0, sy1 = min(_span(s)[1] for s in shelves), max(_span(s)[3] for s in shelves)
     low = shelves[0].height - BOARD
-    v = _Visual()
+    v = Parts()
     v.add("sides", "carcass", [box(-hx, sy1, 0.0, hx, hy, h), box(-hx, -hy, 0.0, hx, sy0, h)])
     v.add("back", "carcass", box(-hx, sy0, 0.0, sx0, sy1, h - BOARD))
     boards = [box(sx0, sy0, s.height - BOARD, hx, sy1, s.height) for s in shelves]
@@ -572,7 +533,7 @@ def _storage_shelf(entry: FurnitureEntry) -> list[VisualPart]:
     shelves = sorted(entry.surfaces, key=lambda s: s.height)
     sy0, sy1 = min(_span(s)[1] for s in shelves), max(_span(s)[3] for s in shelves)
     post = min(0.03, hy - sy1, sy0 + hy)
-    v = _Visual()
+    v = Parts()
     posts = [box(x - post / 2, y - post / 2, 0.0, x + post / 2, y + post / 2, h)
              for x in (hx - post / 2, -hx + post / 2) for y in (hy - post / 2, -hy + post / 2)]
     v.add("posts", "frame", posts)
@@ -581,7 +542,7 @@ def _storage_shelf(entry: FurnitureEntry) -> list[VisualPart]:
     room = shelves[0].height - BOARD - (0.04 + BOARD)
     if room > 0.1:
         bins = [box(-hx + 0.02, y0, 0.04 + BOARD, hx - 0.02, y1, 0.04 + BOARD + 0.85 * room)
-                for y0, y1 in _rows(-hy + post + 0.02, hy - post - 0.02, 2, 0.04)]
+                for y0, y1 in spans(-hy + post + 0.02, hy - post - 0.02, 2, 0.04)]
         v.add("bins", "bin", bins)
     books: list[trimesh.Trimesh] = []
     for s in shelves[1:-1]:
@@ -594,7 +555,7 @@ def _storage_shelf(entry: FurnitureEntry) -> list[VisualPart]:
 # --- kitchen and laundry appliances ------------------------------------------------------------------------
 
 
-def _shell(v: _Visual, hx: float, hy: float, h: float, inner: Bounds, face: float, role: str = "shell") -> None:
+def _shell(v: Parts, hx: float, hy: float, h: float, inner: Bounds, face: float, role: str = "shell") -> None:
     """An appliance's body round one inner space: sides, back, the block under it and the block
     over it, all behind ``face`` (where its door closes)."""
     x0, y0, z0, x1, y1, z1 = inner
@@ -612,7 +573,7 @@ def _fridge(entry: FurnitureEntry) -> list[VisualPart]:
     c = entry.containers[0]
     inner = _inner(c)
     face, out = _front(inner[3], hx)
-    v = _Visual()
+    v = Parts()
     _shell(v, hx, hy, h, inner, face)
     v.add("kick", "dark_plastic", box(face, -hy + 0.01, 0.0, out - 0.01, hy - 0.01, 0.03))
     part = _opener(entry, c)
@@ -620,9 +581,9 @@ def _fridge(entry: FurnitureEntry) -> list[VisualPart]:
     free = hy - 0.045 if part is None or part.hinge.y < 0 else -hy + 0.045
     joint = part.name if part is not None else None
     v.add("door", "shell", bevelled_box(face, -hy + GAP, split + 0.01, out, hy - GAP, h - 0.02, 0.008), joint)
-    v.add("door_handle", "handle", _handle(out, hx, free, split + 0.45, min(0.5, 0.4 * (h - split)), "z"), joint)
+    v.add("door_handle", "handle", handle(out, hx, free, split + 0.45, min(0.5, 0.4 * (h - split)), "z"), joint)
     v.add("freezer_door", "shell", bevelled_box(face, -hy + GAP, 0.03 + GAP, out, hy - GAP, split - 0.01, 0.008))
-    v.add("freezer_handle", "handle", _handle(out, hx, free, split - 0.15, min(0.25, 0.4 * split), "z"))
+    v.add("freezer_handle", "handle", handle(out, hx, free, split - 0.15, min(0.25, 0.4 * split), "z"))
     return v.parts
 
 
@@ -635,7 +596,7 @@ def _range(entry: FurnitureEntry) -> list[VisualPart]:
     inner = _inner(c)
     face, out = _front(inner[3], hx)
     top = _surface(entry).height if entry.surfaces else h
-    v = _Visual()
+    v = Parts()
     _shell(v, hx, hy, top - 0.03, inner, face)
     v.add("cooktop", "cooktop", box(-hx, -hy, top - 0.03, hx, hy, top - 0.005))
     _burners(v, entry, top)
@@ -653,11 +614,11 @@ def _range(entry: FurnitureEntry) -> list[VisualPart]:
         window = box(out - 0.004, -0.6 * hy, lo + 0.25 * (door_top - lo), out + 0.003, 0.6 * hy,
                      lo + 0.75 * (door_top - lo))
         v.add("oven_window", "oven_glass", window, part.name)
-        v.add("oven_handle", "handle", _handle(out, hx, 0.0, door_top - 0.04, 1.4 * hy, "y"), part.name)
+        v.add("oven_handle", "handle", handle(out, hx, 0.0, door_top - 0.04, 1.4 * hy, "y"), part.name)
     return v.parts
 
 
-def _burners(v: _Visual, entry: FurnitureEntry, top: float) -> None:
+def _burners(v: Parts, entry: FurnitureEntry, top: float) -> None:
     """A coil burner at each catalog burner: three coil rings out to the burner's diameter, their
     tops the cooktop's surface, over a chrome drip pan a little wider sunk in the cooktop."""
     pans, coils = [], []
@@ -680,7 +641,7 @@ def _dishwasher(entry: FurnitureEntry) -> list[VisualPart]:
     inner = _inner(c)
     face, out = _front(inner[3], hx)
     part = _opener(entry, c)
-    v = _Visual()
+    v = Parts()
     _shell(v, hx, hy, h, inner, face)
     low = part.hinge.z if part is not None else inner[2]
     v.add("kick", "dark_plastic", box(face, -hy + GAP, 0.0, out - 0.01, hy - GAP, low))
@@ -688,7 +649,7 @@ def _dishwasher(entry: FurnitureEntry) -> list[VisualPart]:
     v.add("door", "shell", box(face, -hy + GAP, low + GAP, out, hy - GAP, h - GAP), joint)
     strip_lo = inner[5] + 0.2 * (h - inner[5])
     v.add("control_strip", "panel", box(out, -hy + 0.01, strip_lo, out + 0.002, hy - 0.01, h - 0.01), joint)
-    v.add("door_handle", "handle", _handle(out, hx, 0.0, strip_lo - 0.035, 1.2 * hy, "y"), joint)
+    v.add("door_handle", "handle", handle(out, hx, 0.0, strip_lo - 0.035, 1.2 * hy, "y"), joint)
     return v.parts
 
 
@@ -703,7 +664,7 @@ def _front_loader(entry: FurnitureEntry) -> list[VisualPart]:
     part = _opener(entry, c)
     gap = hx - inner[3]
     plate, door_out = inner[3] + 0.02 * gap, inner[3] + 0.5 * gap
-    v = _Visual()
+    v = Parts()
     _shell(v, hx, hy, h, inner, inner[3])
     if part is not None:
         _, py0, pz0, _, py1, pz1 = _panel(entry, part)
@@ -725,7 +686,7 @@ def _front_loader(entry: FurnitureEntry) -> list[VisualPart]:
     return v.parts
 
 
-def _controls(v: _Visual, hx: float, hy: float, x_face: float, z: float) -> None:
+def _controls(v: Parts, hx: float, hy: float, x_face: float, z: float) -> None:
     """A front loader's controls at height ``z``: a detergent drawer, a dial and a display."""
     v.add("detergent_drawer", "shell", box(x_face, 0.25 * hy, z - 0.035, hx - 0.004, 0.9 * hy, z + 0.035))
     v.add("dial", "knob", _knob(x_face, hx - 0.002, -0.05 * hy, z, 0.035))
@@ -745,8 +706,8 @@ def _laundry_basket(entry: FurnitureEntry) -> list[VisualPart]:
     hole = Polygon([(-0.3 * hx, h - 2.5 * slot), (0.3 * hx, h - 2.5 * slot), (0.3 * hx, h - 1.5 * slot),
                     (-0.3 * hx, h - 1.5 * slot)]).buffer(0.4 * slot, quad_segs=3)
     end = rect(x0, 0.0, x1, h).difference(hole)
-    bands = _rows(0.0, h, 11, 0.0)
-    v = _Visual()
+    bands = spans(0.0, h, 11, 0.0)
+    v = Parts()
     v.add("base", "weave", box(x0, y0, 0.0, x1, y1, z0))
     for k, role in ((0, "weave"), (1, "band")):
         pieces = []
@@ -781,7 +742,7 @@ def _television(entry: FurnitureEntry) -> list[VisualPart]:
     clear = stand.clearance if stand is not None else 0.0
     foot = stand.foot_width if stand is not None else 0.04
     bezel = min(0.015, 0.05 * (h - clear))
-    v = _Visual()
+    v = Parts()
     v.add("panel", "frame", bevelled_box(-half, -hy, clear, half - 0.004, hy, h, 0.004))
     v.add("screen", "screen", box(half - 0.005, -hy + bezel, clear + bezel, half, hy - bezel, h - bezel))
     feet = []
@@ -800,7 +761,7 @@ def _rug(entry: FurnitureEntry) -> list[VisualPart]:
     border = Polygon(rect(-hx, -hy, hx, hy).exterior.coords, [rect(-hx + band, -hy + band, hx - band,
                                                                       hy - band).exterior.coords])
     diamond = Polygon([(0.5 * hx, 0.0), (0.0, 0.5 * hy), (-0.5 * hx, 0.0), (0.0, -0.5 * hy)])
-    v = _Visual()
+    v = Parts()
     v.add("field", "field", box(-hx + band, -hy + band, 0.0, hx - band, hy - band, 0.9 * h))
     v.add("border", "border", extruded(border, "z", 0.0, h))
     v.add("pattern", "pattern", extruded(diamond, "z", 0.0, 0.95 * h))
@@ -814,7 +775,7 @@ def _plant_stand(entry: FurnitureEntry) -> list[VisualPart]:
     top = _surface(entry).height if entry.surfaces else h
     radius = min(hx, hy)
     r_leg = 0.012
-    v = _Visual()
+    v = Parts()
     v.add("top", "wood", cylinder(0.0, 0.0, top - 0.03, top, radius - 0.005))
     legs = []
     for k in range(3):
@@ -840,7 +801,7 @@ def _vase(entry: FurnitureEntry) -> list[VisualPart]:
     neck = 0.6 * h
     profile = [(0.0, 0.0), (0.6 * radius, 0.0), (0.9 * radius, 0.1 * h), (0.95 * radius, 0.25 * h),
                (0.75 * radius, 0.45 * h), (0.35 * radius, neck - 0.04), (0.42 * radius, neck), (0.0, neck)]
-    v = _Visual()
+    v = Parts()
     v.add("vase", "ceramic", lathe(0.0, 0.0, profile))
     rng = _rng(entry)
     stems, heads = [], []

@@ -172,3 +172,25 @@ def merged(meshes: list[trimesh.Trimesh]) -> trimesh.Trimesh:
     vertices = np.vstack([np.asarray(m.vertices, dtype=float) for m in meshes])
     faces = np.vstack([np.asarray(m.faces, dtype=np.int64) + o for m, o in zip(meshes, offsets)])
     return trimesh.Trimesh(vertices, faces, process=False)
+
+
+def handle(x_face: float, x_out: float, y: float, z: float, length: float, along: str) -> trimesh.Trimesh:
+    """A bar handle along ``along`` (y or z) centred at (y, z), standing from the face it is fixed
+    to (``x_face``) out to ``x_out`` on two posts."""
+    r = min(0.008, (x_out - x_face) / 3)
+    bar_x = x_out - r
+    half = length / 2
+    end = half - 2 * r
+    if along == "z":
+        bar = rod((bar_x, y, z - half), (bar_x, y, z + half), r)
+        posts = [box(x_face, y - r, z + s * end - r, bar_x, y + r, z + s * end + r) for s in (-1, 1)]
+    else:
+        bar = rod((bar_x, y - half, z), (bar_x, y + half, z), r)
+        posts = [box(x_face, y + s * end - r, z - r, bar_x, y + s * end + r, z + r) for s in (-1, 1)]
+    return merged([bar, *posts])
+
+
+def spans(y0: float, y1: float, count: int, gap: float) -> list[tuple[float, float]]:
+    """``count`` equal spans from ``y0`` to ``y1`` with ``gap`` between them."""
+    width = (y1 - y0 - gap * (count - 1)) / count
+    return [(y0 + i * (width + gap), y0 + i * (width + gap) + width) for i in range(count)]
