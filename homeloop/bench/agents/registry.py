@@ -60,13 +60,19 @@ def entry_points() -> dict[str, metadata.EntryPoint]:
 def load_builtin_agents() -> None:
     """Import the modules of the entry points HomeLoop itself declares, so that :data:`AGENTS`
     holds every built-in agent; an install whose metadata predates them is told to reinstall."""
-    builtin = [p for p in entry_points().values() if p.module.split(".")[0] == "homeloop"]
-    if not builtin:
-        raise AgentError(f"no agent is declared in the {GROUP} entry points of this install; "
-                         "reinstall HomeLoop (pip install -e .) so that its metadata lists them")
-    for point in builtin:
+    for point in _builtin(entry_points()):
         if point.name not in AGENTS:
             _load(point.value, lambda: point.load())
+
+
+def _builtin(points: dict[str, metadata.EntryPoint], asked: str = "") -> list[metadata.EntryPoint]:
+    """The entry points HomeLoop itself declares; none means the install's metadata predates
+    them, which is one line (after ``asked``) telling the user to reinstall."""
+    builtin = [p for p in points.values() if p.module.split(".")[0] == "homeloop"]
+    if not builtin:
+        raise AgentError(f"{asked}no agent is declared in the {GROUP} entry points of this install; "
+                         "reinstall HomeLoop (pip install -e .) so that its metadata lists them")
+    return builtin
 
 
 def known_agents() -> list[str]:
@@ -86,11 +92,9 @@ def find_agent(spec: str) -> Callable[..., Agent]:
         return AGENTS[spec]
     points = entry_points()
     point = points.get(spec)
-    if point is None and not any(p.module.split(".")[0] == "homeloop" for p in points.values()):
-        raise AgentError(f"unknown agent {spec!r}: no agent is declared in the {GROUP} entry points of this "
-                         "install; reinstall HomeLoop (pip install -e .) so that its metadata lists them")
     if point is None:
-        raise AgentError(f"unknown agent {spec!r}; agents: {', '.join(known_agents())}, "
+        _builtin(points, f"unknown agent {spec!r}: ")  # stale metadata is said first
+        raise AgentError(f"unknown agent {spec!r}; agents: {', '.join(sorted(set(AGENTS) | set(points)))}, "
                          "or a plug-in as module.path:Name")
     return _load(spec, lambda: point.load())
 
