@@ -32,10 +32,13 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/usd_export.py
 	$(BIN)/python benchmarks/applicability.py
 	$(BIN)/python benchmarks/build.py
+	$(BIN)/python benchmarks/verify.py
 	$(BIN)/python benchmarks/sim_dynamics.py
 	$(BIN)/python benchmarks/sim_robot.py
 	$(BIN)/python benchmarks/sim.py
+	$(BIN)/python benchmarks/render.py
 	$(BIN)/python benchmarks/agent.py
+	$(BIN)/python benchmarks/control.py
 	$(BIN)/python benchmarks/code_shape.py
 	$(BIN)/python benchmarks/cli.py
 

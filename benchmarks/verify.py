@@ -21,8 +21,9 @@ and the whole stage on a local Dask cluster.
 Times are wall-clock on this machine, shared with whatever else runs; CPU time
 is what the episodes themselves cost. ``--fixed`` turns the simulator's shortcuts
 off (every dynamics module and the monitor stepped every step, every camera frame
-worked out in full: :data:`homeloop.sim.world.SLEEPING`, :data:`homeloop.bench.monitor.WAKE_ON_READS`,
-:data:`homeloop.sim.static_visibility.CACHED`), to compare with them on; the episodes' outcomes are the same either way.
+worked out in full, every way and spot planned anew: :data:`homeloop.sim.world.SLEEPING`,
+:data:`homeloop.bench.monitor.WAKE_ON_READS`, :data:`homeloop.sim.static_visibility.CACHED`,
+:data:`homeloop.sim.robot.floor.KEPT`), to compare with them on; the episodes' outcomes are the same either way.
 """
 
 from __future__ import annotations
@@ -117,8 +118,9 @@ def main() -> int:
     if args.fixed:
         from homeloop.bench import monitor
         from homeloop.sim import static_visibility, world
+        from homeloop.sim.robot import floor
 
-        world.SLEEPING = static_visibility.CACHED = monitor.WAKE_ON_READS = False
+        world.SLEEPING = static_visibility.CACHED = monitor.WAKE_ON_READS = floor.KEPT = False
     if not (args.build / "applicability.parquet").is_file():
         print(f"{args.build}: no build there; make one first (`make run`, or `homeloop build --out {args.build}`)")
         return 2

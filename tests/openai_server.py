@@ -171,27 +171,14 @@ class _HTTPServer(ThreadingHTTPServer):
     owner: "ChatServer"
 
 
-class ChatServer:
-    """The server (see the module docstring); use as a context manager, or start() and stop()."""
+class ScriptedReplies:
+    """A server's scripted replies: each request takes the next one of the queue, then, when the
+    queue is empty, what :meth:`unscripted` says; every request body is kept in ``requests``."""
 
-    def __init__(self, models: tuple[str, ...] = ("test-model",), *, key: str | None = None,
-                 policy: Callable[[dict[str, Any]], dict[str, Any]] | None = None, serve_models: bool = True,
-                 answer_all: dict[str, Any] | None = None):
-        self.models, self.key, self.policy, self.serve_models = models, key, policy, serve_models
-        self.answer_all = answer_all
+    def __init__(self) -> None:
         self.queue: deque[dict[str, Any]] = deque()
         self.requests: list[dict[str, Any]] = []
-        self.release = threading.Event()
-        self.handling_s = 0.0
-        self.handled_s: list[float] = []
         self._lock = threading.Lock()
-        self._http: _HTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def base_url(self) -> str:
-        assert self._http is not None, "the server is not started"
-        return f"http://127.0.0.1:{self._http.server_address[1]}/v1"
 
     def script(self, *replies: dict[str, Any]) -> None:
         with self._lock:
@@ -202,9 +189,34 @@ class ChatServer:
             self.requests.append(body)
             if self.queue:
                 return self.queue.popleft()
-        if self.policy is not None:
-            return self.policy(body)
+        return self.unscripted(body)
+
+    def unscripted(self, body: dict[str, Any]) -> dict[str, Any]:
         return status(500, "no scripted reply left")
+
+
+class ChatServer(ScriptedReplies):
+    """The server (see the module docstring); use as a context manager, or start() and stop()."""
+
+    def __init__(self, models: tuple[str, ...] = ("test-model",), *, key: str | None = None,
+                 policy: Callable[[dict[str, Any]], dict[str, Any]] | None = None, serve_models: bool = True,
+                 answer_all: dict[str, Any] | None = None):
+        super().__init__()
+        self.models, self.key, self.policy, self.serve_models = models, key, policy, serve_models
+        self.answer_all = answer_all
+        self.release = threading.Event()
+        self.handling_s = 0.0
+        self.handled_s: list[float] = []
+        self._http: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._http is not None, "the server is not started"
+        return f"http://127.0.0.1:{self._http.server_address[1]}/v1"
+
+    def unscripted(self, body: dict[str, Any]) -> dict[str, Any]:
+        return self.policy(body) if self.policy is not None else super().unscripted(body)
 
     def add_handling(self, seconds: float) -> None:
         with self._lock:

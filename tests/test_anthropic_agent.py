@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import deque
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -29,8 +28,10 @@ from homeloop.bench.agents.conversation import MALFORMED_LIMIT, role_prompt
 from homeloop.bench.agents.pricing import Tally, price_of, read_usage
 from homeloop.bench.records import read_record, record_path
 from homeloop.core.catalog import catalog_dir
+from homeloop.core.errors import HomeLoopError
 from homeloop.core.ids import DEFAULT_ROBOT
 from homeloop.sim.episode import Episode
+from openai_server import ScriptedReplies
 
 pytestmark = pytest.mark.slow
 
@@ -82,10 +83,26 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(self, code: int, kind: str, message: str, **headers: str) -> None:
         self._send(code, json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode(), **headers)
 
+    def _given_key(self) -> str:
+        return self.headers.get("x-api-key") or self.headers.get("Authorization", "").removeprefix("Bearer ")
+
+    def do_GET(self) -> None:  # noqa: N802
+        """``GET /v1/models/{id}``: any model is served, as a server answering under any name would."""
+        owner = self.server.owner
+        owner.model_requests.append(self.path)
+        if self._given_key() != owner.key:
+            self._error(401, "authentication_error", "invalid x-api-key")
+        elif not owner.serve_models or not self.path.startswith("/v1/models/"):
+            self._error(404, "not_found_error", f"no route {self.path}")
+        else:
+            model = self.path.removeprefix("/v1/models/")
+            self._send(200, json.dumps({"type": "model", "id": model, "display_name": model,
+                                        "created_at": "2025-01-01T00:00:00Z"}).encode())
+
     def do_POST(self) -> None:  # noqa: N802
         owner = self.server.owner
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-        given_key = self.headers.get("x-api-key") or self.headers.get("Authorization", "").removeprefix("Bearer ")
+        given_key = self._given_key()
         if given_key != owner.key:  # echo the key, as some providers do: the client must never repeat it
             self._error(401, "authentication_error", f"invalid x-api-key: {given_key}")
             return
@@ -109,16 +126,16 @@ class _HTTPServer(ThreadingHTTPServer):
     owner: MessagesServer
 
 
-class MessagesServer:
+class MessagesServer(ScriptedReplies):
     """Answers ``POST /v1/messages`` with its queue of scripted replies, then with ``policy`` if set;
     every request body is kept in ``requests``."""
 
     def __init__(self, key: str):
+        super().__init__()
         self.key = key
-        self.queue: deque[dict[str, Any]] = deque()
-        self.requests: list[dict[str, Any]] = []
         self.policy: dict[str, Any] | None = None
-        self._lock = threading.Lock()
+        self.serve_models = True
+        self.model_requests: list[str] = []
         self._http = _HTTPServer(("127.0.0.1", 0), _Handler)
         self._http.owner = self
         self._thread = threading.Thread(target=self._http.serve_forever, name="messages-server", daemon=True)
@@ -127,15 +144,7 @@ class MessagesServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._http.server_address[1]}"
 
-    def script(self, *replies: dict[str, Any]) -> None:
-        with self._lock:
-            self.queue.extend(replies)
-
-    def next_reply(self, body: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
-            self.requests.append(body)
-            if self.queue:
-                return self.queue.popleft()
+    def unscripted(self, body: dict[str, Any]) -> dict[str, Any]:
         return self.policy or status(500, "no scripted reply left", **{"x-should-retry": "false"})
 
     def start(self) -> None:
@@ -367,3 +376,58 @@ def test_bench_run_takes_the_agent_and_the_key_never_reaches_the_run_files(serve
     flags = CliRunner().invoke(app, [*args[:4], "--images-in", "user", "--out", str(tmp_path / "other")],
                                env={"COLUMNS": "200", "NO_COLOR": "1"})
     assert flags.exit_code == 2 and "--images-in: not an option of the anthropic agent" in flags.output
+
+
+# --- the check before a run ---------------------------------------------------------------------------------
+
+
+def _agent(server: MessagesServer, model: str = PRICED, **options: Any):
+    return make_agent("anthropic", model=model, base_url=server.base_url, api_key_env=KEY_ENV, **options)
+
+
+def test_the_preflight_asks_for_the_model_and_spends_no_message(server):
+    _agent(server).preflight()
+    assert server.model_requests == [f"/v1/models/{PRICED}"] and server.requests == []
+
+
+def test_the_preflight_refuses_a_wrong_key_in_one_line_without_the_key(server, monkeypatch):
+    wrong = "sk-ant-wrong-Tq4Wd8Hs1Nc6"
+    monkeypatch.setenv(KEY_ENV, wrong)
+    with pytest.raises(HomeLoopError) as caught:
+        _agent(server).preflight()
+    said = str(caught.value)
+    assert said == f"endpoint {server.base_url}: HTTP 401 (the key in {KEY_ENV} was refused)"
+    assert wrong not in said and server.requests == []
+
+
+def test_a_server_without_models_is_asked_for_one_token_and_an_unknown_model_is_named(server):
+    server.serve_models = False
+    server.script(text("p", stop="max_tokens"))
+    _agent(server).preflight()
+    assert [r["max_tokens"] for r in server.requests] == [1]
+    server.script(status(404, f"model: {UNPRICED}"))
+    with pytest.raises(HomeLoopError, match=f"HTTP 404 for model '{UNPRICED}'"):
+        _agent(server, model=UNPRICED).preflight()
+
+
+def test_an_endpoint_that_is_not_the_api_or_not_there_is_one_line(server):
+    server.serve_models = False
+    server.script({"raw": "<html><head><title>Router login</title></head></html>"})
+    with pytest.raises(HomeLoopError, match="POST /v1/messages answered an HTML page titled 'Router login'"):
+        _agent(server).preflight()
+    port = server._http.server_address[1]
+    server.stop()
+    gone = make_agent("anthropic", model=PRICED, base_url=f"http://127.0.0.1:{port}", api_key_env=KEY_ENV)
+    with pytest.raises(HomeLoopError, match="not reachable"):
+        gone.preflight()
+
+
+def test_bench_run_stops_at_the_preflight_before_any_episode(server, tmp_path):
+    from homeloop.cli import app
+
+    out = tmp_path / "run"
+    args = ["bench", "run", "--agent", "anthropic", "--model", PRICED, "--base-url", server.base_url,
+            "--api-key-env", KEY_ENV, "--tasks", TASK, "--seeds", "0", "--out", str(out)]
+    result = CliRunner().invoke(app, args, env={KEY_ENV: "sk-ant-wrong", "COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 2 and "HTTP 401" in result.output
+    assert server.requests == [] and not list(out.glob("episodes/*.json"))

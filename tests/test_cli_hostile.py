@@ -64,6 +64,7 @@ BASES: dict[tuple[str, ...], Callable[[Places], dict[str, str]]] = {
                          "out": str(p.folder / "mcp")},
     ("bench", "run"): lambda p: {"agent": "scripted", "homes": str(p.folder), "out": str(p.folder / "run")},
     ("bench", "score"): lambda p: {"run_dirs": str(p.folder)},
+    ("bench", "generate-control"): lambda p: {"homes": str(p.folder), "out": str(p.folder / "control.jsonl")},
     ("bench", "replay-latency"): lambda p: {"run_dir": str(p.folder), "out": str(p.folder / "replayed")},
     ("bench", "view"): lambda p: {"run_dir": str(p.folder)},
 }

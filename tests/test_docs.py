@@ -395,8 +395,8 @@ def _clock(seconds: float) -> str:
 def _dynamics_phrases() -> dict[str, list[str]]:
     """For each module of homeloop/sim/dynamics/, what docs/dynamics.md must say of its constants."""
     from homeloop.core.catalog import load_catalog
-    from homeloop.sim.dynamics import (appliances, climate, cooking, light, people, robot_motion, smoke, timeline,
-                                       water)
+    from homeloop.sim.dynamics import (appliances, climate, cooking, humidity, light, people, robot_motion, smoke,
+                                       timeline, water)
 
     plant = load_catalog().objects["potted_plant"]
     lumens = [f"{mount.replace('_', ' ')} {lm:,.0f} lm" for mount, lm in light.LUMENS_BY_MOUNT.items()]
@@ -430,6 +430,16 @@ def _dynamics_phrases() -> dict[str, list[str]]:
             *(f"`{band}` up to {upper:g}" for upper, band in climate.AIR_QUALITY_BANDS),
             f"moisture {plant.soil_moisture:g}"],
         "appliances": [" and the ".join(f"`{t}`" for t in appliances.CYCLE_DEVICE_TYPES) + " run cycles"],
+        "humidity": [
+            f"every {humidity.TICK_S:g} s", f"start at {humidity.START_PERCENT:g} %",
+            f"outdoors at {humidity.OUTDOOR_PERCENT:g} %",
+            f"{humidity.INFILTRATION_PER_S * 3600:g} air changes an hour",
+            f"{humidity.WINDOW_EXCHANGE_M_S:g} m/s per metre of its width",
+            f"times {humidity.FAN_EXCHANGE_FACTOR:g} while a fan", f"{humidity.SATURATION_G_PER_M3:g} g/m³",
+            f"{humidity.PERSON_G_PER_S * 3600:g} g an hour",
+            f"{humidity.EVAPORATION_G_PER_S_M2 * 3600:g} g an hour per",
+            f"{humidity.STEAM_G_PER_S * 3600:g} g an hour from a pan above {humidity.BOILING_C:g} °C",
+            f"{humidity.DEVICE_G_PER_S * 3600:g} g an hour"],
         "people": [
             f"flees {people.INTRUDER_REACTION_S:g} s after", f"or {people.INTRUDER_LINGER_S:g} s after arriving",
             f"forces the front door's lock ({people.INTRUDER_FORCE_S:g} s)",
@@ -491,7 +501,7 @@ def test_the_skill_table_is_written_from_the_declarations() -> None:
     text = page("skills.md")
     assert services.with_cost_table(text) == text, "run: python -m homeloop.sim.services"
     rows = {ids(r[1])[0]: r for r in table(text, "service", "tool", "units", "seconds", "what it does")}
-    assert list(rows) == [s.tool_name for s in services.available()]
+    assert list(rows) == [s.tool_name for s in services.available(control=True)]
     for tool, skill in services.declared().items():
         assert numbers(rows[tool][2])[0] == skill.units, tool
 
@@ -529,8 +539,11 @@ def test_failure_classes_and_check_classes_are_the_checks() -> None:
 
 @pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")  # published results carry no times to act
 def test_every_score_table_is_described_with_its_columns(tmp_path) -> None:
-    from homeloop.bench.scoring import FAMILIES, OPTIONAL_OUTCOME_COLUMNS, OUTCOME_COLUMNS, TABLES, read_outcomes_csv
+    from homeloop.bench.control.scores import TABLES as CONTROL_TABLES
+    from homeloop.bench.scoring import FAMILIES, OPTIONAL_OUTCOME_COLUMNS, OUTCOME_COLUMNS, read_outcomes_csv
+    from homeloop.bench.scoring import TABLES as PAPER_TABLES
 
+    TABLES = {**PAPER_TABLES, **CONTROL_TABLES}
     text = page("scores.md")
     rows = {ids(r[0])[0]: r for r in table(text, "file", "one row per", "columns")}
     assert list(rows) == [f"{name}.csv" for name in TABLES]

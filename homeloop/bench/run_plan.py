@@ -101,6 +101,15 @@ def prepare_run(agent: str, options: dict[str, Any], *, tasks: str, homes: str, 
     """Check a run's arguments and list its episodes: an unknown robot, service, agent or task, or
     an endpoint that does not answer, is one line before any episode runs. Returns the episodes
     and lines worth saying."""
+    task_ids, seed_list = parse_tasks(tasks), parse_seeds(seeds)
+    check_run(agent, options, robot, flags)
+    return plan_episodes(homes, out, task_ids, robot, seed_list, flags, verified_only=verified_only,
+                         sample=sample, stratify=stratify, sample_seed=sample_seed, write_house=write_house)
+
+
+def check_run(agent: str, options: dict[str, Any], robot: str, flags: runner.Flags) -> None:
+    """One line before any episode runs: an unknown robot, service or agent, or an endpoint that does
+    not answer or refuses the key (the agent's ``preflight()``, where it has one)."""
     from homeloop.bench.agents import make_agent
     from homeloop.core.catalog import load_catalog
     from homeloop.sim.skills import SERVICES
@@ -110,14 +119,10 @@ def prepare_run(agent: str, options: dict[str, Any], *, tasks: str, homes: str, 
     bad = [s for s in flags.withheld if s not in SERVICES]
     if bad:
         raise HomeLoopError(f"unknown service(s) {', '.join(bad)}; services: {', '.join(SERVICES)}")
-    make_agent(agent, **options)
-    task_ids, seed_list = parse_tasks(tasks), parse_seeds(seeds)
-    if agent == "openai":  # before any episode: an endpoint that does not answer or refuses the key
-        from homeloop.bench.agents.openai_agent import preflight
-
-        preflight(**{k: options[k] for k in ("model", "base_url", "api_key_env") if k in options})
-    return plan_episodes(homes, out, task_ids, robot, seed_list, flags, verified_only=verified_only,
-                         sample=sample, stratify=stratify, sample_seed=sample_seed, write_house=write_house)
+    made = make_agent(agent, **options)
+    check = getattr(made, "preflight", None)
+    if callable(check):
+        check()
 
 
 #: The run options each agent that talks to a model takes (docs/agents.md).

@@ -110,6 +110,8 @@ class EpisodeSpec:
     robot: str
     seed: int
     flags: Flags = field(default_factory=Flags)
+    #: A home-control episode's JSON line (docs/tasks.md, "Home control"); ``task`` is then its id.
+    control: str = ""
 
     @property
     def id(self) -> str:
@@ -177,6 +179,8 @@ class Played:
     checks: list[CheckResult]
     error: str = ""
     settings: SettingsWatch | None = None
+    #: What a record adds (a control episode's ``query_type``, ``feasible`` and the episode itself).
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -233,13 +237,27 @@ def run_episode(spec: EpisodeSpec, agent_name: str, agent_options: dict[str, Any
     home, home_hash = _home(spec.home_file)
     visuals = _visuals(str(Path(spec.home_file).resolve().parent.parent.parent), library_digest(Path(spec.home_file)))
     try:
-        played = play(home, spec.task, spec.robot, spec.seed, spec.flags, agent_name, agent_options, visuals)
+        if spec.control:
+            played = _play_control(home, spec, agent_name, agent_options, visuals)
+        else:
+            played = play(home, spec.task, spec.robot, spec.seed, spec.flags, agent_name, agent_options, visuals)
     except (EpisodeError, ScenarioError) as exc:
         return {"id": spec.id, "passed": False, "ended_by": NOT_SET_UP, "error": str(exc)}
     write_capture_images(Path(run_dir), spec.id, played.episode.trace)
     record = _record(spec, played, home_hash)
     write_record(Path(run_dir), record)
     return {"id": spec.id, "passed": record["passed"], "ended_by": record["ended_by"]}
+
+
+def _play_control(home: Home, spec: EpisodeSpec, agent_name: str, agent_options: dict[str, Any],
+                  visuals: VisualLibrary | None) -> Played:
+    """A home-control episode played (homeloop.bench.control.play), as :func:`play` gives one."""
+    from homeloop.bench.control.play import play_control
+
+    done = play_control(home, spec.control, agent_name, agent_options, robot=spec.robot,
+                        withheld=spec.flags.withheld, show_costs=spec.flags.show_costs, images=spec.flags.images,
+                        visuals=visuals)
+    return Played(done.episode, done.agent, done.checks, done.error, extra=done.extra)
 
 
 def write_capture_images(run_dir: Path, eid: str, trace: list[dict[str, Any]]) -> int:
@@ -305,6 +323,7 @@ def _record(spec: EpisodeSpec, played: Played, home_hash: str) -> dict[str, Any]
         "tokens": usage.get("tokens"),
         "cost_usd": usage.get("cost_usd"),
         "model_calls": getattr(agent, "calls", None),  # each request: the reply, its tokens and cost
+        **played.extra,
     }
 
 

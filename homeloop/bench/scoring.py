@@ -66,7 +66,8 @@ OPTIONAL_OUTCOME_COLUMNS = ("units", "budget", "home")
 #: Columns of the outcomes frame every table starts from.
 OUTCOME_FRAME_COLUMNS = ["label", "home", "task", "family", "core", "alert_group", "alert_cause", "seed",
                          "passed", "units", "budget", "ended_by", "failures", "checks", "acted_at",
-                         "acted_known", "acted_latency_s", "acted_before_image", "tokens", "cost_usd"]
+                         "acted_known", "acted_latency_s", "acted_before_image", "tokens", "cost_usd",
+                         "query_type", "feasible"]
 
 
 class OutcomesError(ValueError):
@@ -105,6 +106,7 @@ def outcomes_from_records(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "checks": {c["id"]: bool(c["passed"]) for c in r["checks"]},
             "acted_at": r.get("acted_at"), **_intervention(r), "tokens": (r.get("tokens") or {}).get("total"),
             "cost_usd": r.get("cost_usd"),
+            "query_type": r.get("query_type"), "feasible": r.get("feasible"),  # home-control episodes only
         })
     return pd.DataFrame(rows, columns=OUTCOME_FRAME_COLUMNS)
 
@@ -164,10 +166,17 @@ def outcomes_from_run_dirs(run_dirs: Iterable[str | Path]) -> Outcomes:
     unreadable records are named in ``rejected``."""
     from homeloop.bench.records import iter_records
 
+    return outcomes_from_read(iter_records(run_dirs))
+
+
+def outcomes_from_read(read: Iterable[tuple[Path, dict[str, Any] | None, str]]) -> Outcomes:
+    """Outcomes of records as they are read, ``(path, record, "")`` or ``(path, None, why not)`` (from
+    run folders, :func:`homeloop.bench.records.iter_records`, or from Inspect logs); those that
+    could not be read are named in ``rejected``."""
     rejected: list[str] = []
 
     def readable() -> Iterable[dict[str, Any]]:
-        for _, record, why in iter_records(run_dirs):
+        for _, record, why in read:
             if record is None:
                 rejected.append(why)
             else:
@@ -271,8 +280,12 @@ class Scope:
     name: str
     title: str
     keep: Callable[[pd.DataFrame], pd.Series]
+    #: Home-control episodes (a ``query_type``) have tables of their own (homeloop.bench.control.scores).
+    control: bool = False
 
     def __call__(self, frame: pd.DataFrame) -> pd.DataFrame:
+        if len(frame) and "query_type" in frame:
+            frame = frame[frame["query_type"].notna() == self.control]
         return frame[self.keep(frame).astype(bool)] if len(frame) else frame
 
 

@@ -18,7 +18,7 @@ from rich.table import Table
 from homeloop.bench.agents.prompts import DEFAULT_PROMPT, PROMPTS
 from homeloop.cli.common import fail
 from homeloop.core.errors import INTERRUPTED_EXIT_CODE, HomeLoopError, user_error
-from homeloop.core.ids import DEFAULT_ROBOT, HOUSE_ID
+from homeloop.core.ids import DEFAULT_ROBOT, DEFAULT_SEEDS, DEFAULT_TASKS, HOUSE_ID
 from homeloop.core.progress import console
 
 bench_app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -29,10 +29,11 @@ bench_app = typer.Typer(add_completion=False, no_args_is_help=True,
 def run_command(
     agent: str = typer.Option(..., "--agent", help="scripted, do-nothing, over-reactor, openai, anthropic, replay, "
                               "an entry point of homeloop.agents, or a plug-in as module.path:Name (docs/agents.md)."),
-    tasks: str = typer.Option("all", "--tasks", help="all, core, extension, a family, or task ids T1,T2."),
+    tasks: str = typer.Option(DEFAULT_TASKS, "--tasks", help="all, core, extension, a family, or task ids "
+                              "T1,T2; control plays the home-control episodes of --episodes."),
     homes: str = typer.Option(HOUSE_ID, "--homes", help="house, or BUILD_DIR, or BUILD_DIR:id,id."),
     robot: str = typer.Option(DEFAULT_ROBOT, "--robot", help="Robot body (catalog id)."),
-    seeds: str = typer.Option("0,1", "--seeds", help="Seeds, comma-separated."),
+    seeds: str = typer.Option(DEFAULT_SEEDS, "--seeds", help="Seeds, comma-separated."),
     out: Path = typer.Option(..., "--out", help="Run folder: records go to OUT/episodes/; a rerun resumes."),
     workers: int = typer.Option(1, "--workers", min=1, help="Episodes run at once (processes)."),
     withhold: list[str] = typer.Option([], "--withhold", help="Withhold a service (repeatable)."),
@@ -69,6 +70,8 @@ def run_command(
     dask_address: Optional[str] = typer.Option(None, "--dask-address", help="Run the episodes on this running Dask "
                                                "scheduler's workers (they need the run folder and the homes at "
                                                "the same paths)."),
+    episodes: Optional[Path] = typer.Option(None, "--episodes", help="With --tasks control: the control episodes "
+                                            "file (JSONL) written by generate-control."),
 ) -> None:
     """Run an agent on tasks and keep one record per episode."""
     from homeloop.bench.runner import Flags
@@ -78,7 +81,7 @@ def run_command(
              "rate_limit": rate_limit, "temperature": temperature, "image_mode": images_in, "replies": replies,
              "prompt": prompt, "max_image_side": max_image_side}
     chosen = {"tasks": tasks, "homes": homes, "robot": robot, "seeds": seeds, "verified_only": verified_only,
-              "sample": sample, "stratify": stratify, "sample_seed": sample_seed}
+              "sample": sample, "stratify": stratify, "sample_seed": sample_seed, "episodes": episodes}
     with contextlib.ExitStack() as held:
         options, specs = _plan_run(held, agent, out, flags, given, chosen)
         _run_with_progress(specs, agent, out, workers, options, dask_address)
@@ -89,18 +92,38 @@ def _plan_run(held: contextlib.ExitStack, agent: str, out: Path, flags: Any, giv
     """The agent's options and the run's episodes, the run folder held (in ``held``) from before the
     house's home file is written into it to the run's end; an error before any episode is one line."""
     from homeloop.bench import runner
-    from homeloop.bench.run_plan import agent_options, prepare_run
-    from homeloop.pipeline.houses import write_house_home
+    from homeloop.bench.run_plan import agent_options
 
     try:
         options = agent_options(agent, out, **given)
         held.enter_context(runner.run_folder(out, agent, options, flags))
-        specs, notes = prepare_run(agent, options, out=out, flags=flags, write_house=write_house_home, **chosen)
+        specs, notes = _plan_episodes(agent, options, out, flags, chosen)
     except (HomeLoopError, KeyError, ValueError, OSError) as exc:
         fail(_before_run_error(exc, out))
     for line in notes:
         console.print(line, highlight=False, soft_wrap=True)
     return options, specs
+
+
+def _plan_episodes(agent: str, options: dict[str, Any], out: Path, flags: Any,
+                   chosen: dict[str, Any]) -> tuple[list[Any], list[str]]:
+    """The run's episodes: the home-control episodes of ``--episodes`` with ``--tasks control``, else the
+    tasks' (homeloop.bench.run_plan)."""
+    from homeloop.bench.run_plan import check_run, prepare_run
+    from homeloop.pipeline.houses import write_house_home
+
+    episodes = chosen.pop("episodes")
+    if chosen["tasks"] != "control":
+        if episodes is not None:
+            raise HomeLoopError("--episodes goes with --tasks control")
+        return prepare_run(agent, options, out=out, flags=flags, write_house=write_house_home, **chosen)
+    from homeloop.bench.control.plan import plan_control
+
+    if episodes is None:
+        raise HomeLoopError("--tasks control plays the episodes of --episodes FILE.jsonl "
+                            "(written by `homeloop bench generate-control`)")
+    check_run(agent, options, chosen["robot"], flags)
+    return plan_control(episodes, chosen["homes"], out, chosen["robot"], flags, write_house_home)
 
 
 def _before_run_error(exc: Exception, out: Path) -> str:
@@ -163,9 +186,30 @@ def run_summary(specs: list[Any], ran: int, records: list[dict[str, Any]], out: 
             f"Records: {out / 'episodes'}")
 
 
+@bench_app.command("generate-control")
+def generate_control_command(
+    homes: Path = typer.Option(..., "--homes", help="A build folder (BUILD_DIR, with homes/<home>/home.json)."),
+    per_home: int = typer.Option(10, "--per-home", min=1, help="Episodes per home."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed: the same build and seed give the same file."),
+    out: Path = typer.Option(..., "--out", help="The episodes file to write (JSONL)."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Homes generated at once (processes)."),
+) -> None:
+    """Generate home-control episodes per home of a build, keeping those the scripted solver passes."""
+    from homeloop.bench.control.generate import generate_file
+
+    try:
+        report = generate_file(homes, per_home, seed, out, workers)
+    except (HomeLoopError, OSError) as exc:
+        fail(_before_run_error(exc, out))
+    for line in report.lines():
+        console.print(line, highlight=False, soft_wrap=True)
+    console.print(f"episodes written to {out}", highlight=False, soft_wrap=True)
+
+
 @bench_app.command("score")
 def score_command(
-    run_dirs: list[Path] = typer.Argument(None, help="Run folders (each with episodes/*.json)."),
+    run_dirs: list[Path] = typer.Argument(None, help="Run folders (each with episodes/*.json), or Inspect logs "
+                                          "(.eval or .json files, or folders of them)."),
     outcomes: Optional[Path] = typer.Option(None, "--outcomes", help="Score a CSV of outcomes instead."),
     out: Optional[Path] = typer.Option(None, "--out", help="Folder for the CSV tables."),
 ) -> None:
@@ -179,17 +223,30 @@ def score_command(
             fail(str(exc))
     else:
         if not run_dirs:
-            fail("give one or more run folders, or --outcomes FILE.csv")
-        missing = [d for d in run_dirs if not d.is_dir()]
-        if missing:
-            fail(f"{missing[0]}: no such run folder")
-        result = scoring.outcomes_from_run_dirs(run_dirs)
+            fail("give one or more run folders or Inspect logs, or --outcomes FILE.csv")
+        result = _outcomes_from(run_dirs)
     frame, rejected = result.frame, result.rejected
     for line in rejected:
         console.print(f"[yellow]skipped:[/] {line}", highlight=False, soft_wrap=True)
     if frame.empty:
         fail("nothing to score: no readable records or outcome rows")
     show_tables(frame, out)
+
+
+def _outcomes_from(paths: list[Path]) -> Any:
+    """The outcomes of the records in run folders and in Inspect logs, read by one path."""
+    from itertools import chain
+
+    from homeloop.bench import scoring
+    from homeloop.bench.records import iter_records
+    from homeloop.harness import inspect_logs
+
+    logs = [p for p in paths if inspect_logs.is_log(p)]
+    missing = [p for p in paths if p not in logs and not p.is_dir()]
+    if missing:
+        fail(f"{missing[0]}: no such run folder or Inspect log")
+    folders = [p for p in paths if p not in logs]
+    return scoring.outcomes_from_read(chain(iter_records(folders), inspect_logs.iter_log_records(logs)))
 
 
 #: Tables written but not printed (one row per check of every task: read it as CSV).
@@ -200,12 +257,14 @@ def show_tables(frame: Any, out: Optional[Path]) -> None:
     """Print every non-empty table but :data:`UNPRINTED`, titled with the episodes it covers, and write
     every one as CSV into ``out`` when given."""
     from homeloop.bench import scoring
+    from homeloop.bench.control import scores as control_scores
     from homeloop.core.io import write_text
 
-    tables = scoring.all_tables(frame)
+    tables = {**scoring.all_tables(frame), **control_scores.tables(frame)}
+    titles = {**scoring.TABLES, **control_scores.TABLES}
     for name, table in tables.items():
         if name not in UNPRINTED and not table.empty:
-            console.print(_rich_table(f"{name} — {scoring.TABLES[name].title}", table))
+            console.print(_rich_table(f"{name} — {titles[name].title}", table))
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         for name, table in tables.items():

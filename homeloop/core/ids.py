@@ -27,6 +27,9 @@ MAX_ID_LENGTH = 200
 HOUSE_ID = "house"
 #: Robot body used when none is named: the one the benchmark's experiments use (docs/catalog.md).
 DEFAULT_ROBOT = "unitree_g1_d_ultimate"
+#: The tasks and seeds a benchmark run plays when none are named (``bench run``, the Inspect task).
+DEFAULT_TASKS = "all"
+DEFAULT_SEEDS = "0,1"
 
 
 class UnsafeId(HomeLoopError):

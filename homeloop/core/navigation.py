@@ -103,15 +103,16 @@ def union_of_walls(walls: Sequence[BaseGeometry]) -> BaseGeometry:
 
 
 def _fixed_signature(home: Home) -> tuple:
+    # read on every free_floor_of call: list displays and unpacked first corners build it quickest
     return (home.home_id,
-            tuple((r.id, tuple(r.polygon[0][0]), len(r.polygon[0])) for r in home.rooms),
-            tuple((w.id, tuple(w.polygon[0][0])) for w in home.walls),
-            tuple((o.id, o.kind, tuple(o.polygon[0][0])) for o in home.openings),
-            tuple((x.id, tuple(x.polygon[0][0]), len(x.polygon[0])) for x in home.fixtures))
+            [(r.id, *r.polygon[0][0], len(r.polygon[0])) for r in home.rooms],
+            [(w.id, *w.polygon[0][0]) for w in home.walls],
+            [(o.id, o.kind, *o.polygon[0][0]) for o in home.openings],
+            [(x.id, *x.polygon[0][0], len(x.polygon[0])) for x in home.fixtures])
 
 
-def _furniture_signature(home: Home) -> tuple:
-    return tuple((f.id, f.pose.x, f.pose.y, f.pose.yaw, f.catalog_id) for f in home.furniture)
+def _furniture_signature(home: Home) -> list[tuple]:
+    return [(f.id, f.pose.x, f.pose.y, f.pose.yaw, f.catalog_id) for f in home.furniture]
 
 
 # Caches keyed by id(home); an entry is dropped when its home is garbage

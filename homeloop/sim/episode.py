@@ -139,7 +139,8 @@ class Episode:
 
     def __init__(self, home: Home, task: str | Task, robot: str = DEFAULT_ROBOT, seed: int = 0, *,
                  catalog: Catalog | None = None, withheld: Iterable[str] = (), show_costs: bool = False,
-                 images: bool = True, scenario: Scenario | None = None, visuals: VisualLibrary | None = None):
+                 images: bool = True, scenario: Scenario | None = None, visuals: VisualLibrary | None = None,
+                 control: bool = False):
         from homeloop.sim import scenario as scenarios, step_order
 
         self.home = home
@@ -152,7 +153,8 @@ class Episode:
         self.withheld = tuple(sorted(set(withheld)))
         self.show_costs = show_costs
         self.images = images
-        self.skills: dict[str, Skill] = {s.tool_name: s for s in available(self.withheld)}
+        # a home-control episode (docs/tasks.md, "Home control") is also offered the hub's schedules
+        self.skills: dict[str, Skill] = {s.tool_name: s for s in available(self.withheld, control=control)}
         self.scenario = scenario or scenarios.load_scenario(self.task.scenario)
         self.world = World(home, self.catalog, seed, clock_start_s=self.scenario.clock_start_s, visuals=visuals)
         step_order.install(self.world)

@@ -395,10 +395,14 @@ class _Setup:
         if free.is_empty:
             free = area
         c, s = math.cos(host.pose.yaw), math.sin(host.pose.yaw)
+        grid = _grid(free, 0.04)
+        xy = np.array(grid).reshape(-1, 2)
+        ahead_x, ahead_y = xy[:, 0] + c * REACH_APPROACH, xy[:, 1] + s * REACH_APPROACH
+        taken = np.zeros(len(xy), dtype=bool)
+        for b in blockers:  # every spot at once, as containing a point of each one by one would
+            taken |= shapely.contains_xy(b, ahead_x, ahead_y) | shapely.contains_xy(b, xy[:, 0], xy[:, 1])
         best = None
-        for x, y in _grid(free, 0.04):
-            ahead = shapely.Point(x + c * REACH_APPROACH, y + s * REACH_APPROACH)
-            blocked = any(b.contains(ahead) or b.contains(shapely.Point(x, y)) for b in blockers)
+        for (x, y), blocked in zip(grid, taken.tolist()):
             score = (blocked, -round(c * (x - host.pose.x) + s * (y - host.pose.y), 3), round(x, 3), round(y, 3))
             best = min(best, (score, x, y)) if best else (score, x, y)
         if best is None:
@@ -610,7 +614,7 @@ def _grid(poly: BaseGeometry, step: float) -> list[tuple[float, float]]:
     xs, ys = np.meshgrid(np.arange(x0, x1 + 1e-9, step), np.arange(y0, y1 + 1e-9, step))
     pts = shapely.points(xs.ravel(), ys.ravel())
     inside = shapely.covers(poly, pts)
-    found = [(float(p.x), float(p.y)) for p in pts[inside]]
+    found = list(zip(xs.ravel()[inside].tolist(), ys.ravel()[inside].tolist()))
     if not found:
         p = poly.representative_point()
         found = [(float(p.x), float(p.y))]

@@ -505,8 +505,9 @@ class _Prepared:
 
 class _StaticFrame:
     """What a fixed view shows of a home's static part (:mod:`homeloop.sim.static_visibility`): the static
-    entities with a pixel box, the number of sample points of each, their :class:`StaticView`, and
-    which static solids lie ahead of the camera plane."""
+    entities with a pixel box, the number of sample points of each, their :class:`StaticView`, which
+    static solids lie ahead of the camera plane, and what a frame reports of each entity but the share
+    seen."""
 
     def __init__(self, prepared: _Prepared, view: Viewpoint, hidden: frozenset[str]):
         entities = prepared.static_entities
@@ -533,15 +534,27 @@ class _StaticFrame:
         kept = prepared.kept_view(view, hidden, arrays)
         self.view = StaticView(view.origin, faces, prisms, points, ex, inside, kept)
 
-    def seen_now(self, changing: Blocks) -> list[tuple[int, int]]:
-        """Per boxed entity: its sample points inside the frame, and those seen now (clear of the static
-        occluders, and of ``changing``: the doors shut now, the objects and people)."""
-        if not self.boxed:
+        # What a frame reports of each boxed entity with points inside it, but the share seen, never
+        # changes: worked out here once, as :meth:`GeometricVisibility._look` works it out (a static
+        # entity has no head: only people have one).
+        self.starts = np.cumsum([0, *self.counts[:-1]])
+        inside_counts = np.add.reduceat(inside.astype(np.int64), self.starts).tolist() if self.boxed else []
+        self.shown = [k for k, n_in in enumerate(inside_counts) if n_in]
+        self.reported = [(e.kind, e.id, e.label, e.rooms, box, (box[2] - box[0]) * (box[3] - box[1]),
+                          round(inside_counts[k] / self.counts[k], 4), rounded_position(e.position), e.extra,
+                          inside_counts[k]) for k, (e, box) in ((k, self.boxed[k]) for k in self.shown)]
+
+    def seen_now(self, changing: Blocks) -> list[Seen]:
+        """The boxed entities with sample points inside the frame, as the frame reports them: the share
+        seen is of those points clear of the static occluders and of ``changing`` (the doors shut now,
+        the objects and people)."""
+        if not self.shown:
             return []
-        clear = self.view.clear_now(changing)
-        starts = np.cumsum([0, *self.counts[:-1]])
-        return list(zip(np.add.reduceat(self.view.inside.astype(np.int64), starts).tolist(),
-                        np.add.reduceat(clear.astype(np.int64), starts).tolist()))
+        clear = np.add.reduceat(self.view.clear_now(changing).astype(np.int64), self.starts).tolist()
+        return [Seen(kind, eid, label, rooms, box, area, in_share, round(clear[k] / n_in, 4), position, None,
+                     dict(extra))
+                for k, (kind, eid, label, rooms, box, area, in_share, position, extra, n_in)
+                in zip(self.shown, self.reported)]
 
 
 # --- the geometric backend ------------------------------------------------------------------------------
@@ -665,14 +678,13 @@ class GeometricVisibility:
             boxed = [(e, box) for e, box in zip(moving, projection.boxes) if box is not None and e.id not in hidden]
             shut, movable = self._changing(world, moving, projection.ahead, hidden)
             changing = Occlusion(view.origin, Faces.concat([self.leaves[o] for o in shut]), movable)
-            return self._look(world, view, static.boxed + boxed, static.seen_now(changing),
-                              Either(static.view.occlusion, changing))
+            return self._look(world, view, boxed, Either(static.view.occlusion, changing), static.seen_now(changing))
         entities = [*self.static_entities, *moving]
         stacks = self._prepared.static_stacks + stacks_of([e.solid for e in moving], len(self.static_entities))
         projection = _Projection(view, [e.solid for e in entities], stacks)
         boxed = [(e, box) for e, box in zip(entities, projection.boxes) if box is not None and e.id not in hidden]
         occlusion = Occlusion(view.origin, *self._occluders(world, view, entities, hidden, projection))
-        return self._look(world, view, boxed, [], occlusion)
+        return self._look(world, view, boxed, occlusion)
 
     def _changing(self, world: World, moving: list[Entity], ahead: np.ndarray,
                   hidden: set[str]) -> tuple[tuple[str, ...], Prisms]:
@@ -700,21 +712,20 @@ class GeometricVisibility:
         static = prepared.static_prisms.take(rows[~np.isin(prepared.static_prisms.owner[rows], left_out)])
         return prepared.faces(shut), Prisms.concat([static, movable])
 
-    def _look(self, world: World, view: Viewpoint, boxed: list[tuple[Entity, PixelBox]],
-              fixed: list[tuple[int, int]], occlusion: Blocks) -> Frame:
-        """The frame: the boxed entities with samples inside it, the first ``len(fixed)`` with their
-        (samples inside, samples seen) known already, and the hazards in view; every other sample
-        point (bodies, heads, hazards) tested in one batch."""
+    def _look(self, world: World, view: Viewpoint, boxed: list[tuple[Entity, PixelBox]], occlusion: Blocks,
+              fixed: list[Seen] | None = None) -> Frame:
+        """The frame: ``fixed`` (what is known already of the static part), then the ``boxed`` entities
+        with samples inside it, and the hazards in view; every sample point of ``boxed`` (bodies, heads)
+        and of the hazards tested in one batch."""
         probes = _Probes()
-        bodies = [probes.add(e.solid.samples(), self._ex(e)) for e, _ in boxed[len(fixed):]]
+        bodies = [probes.add(e.solid.samples(), self._ex(e)) for e, _ in boxed]
         heads = {i: probes.add(e.head.samples(), self._ex(e)) for i, (e, _) in enumerate(boxed) if e.head is not None}
         hazards = [(h, probes.add(h[3], ())) for h in hazard_points(self, world) if len(h[3])]
         inside, clear = probes.look(view, occlusion)
         counts = probes.counts
-        seen = []
+        seen = list(fixed) if fixed else []
         for i, (e, box) in enumerate(boxed):
-            k = i - len(fixed)
-            n_in, n_clear = fixed[i] if k < 0 else (inside[bodies[k]], clear[bodies[k]])
+            n_in, n_clear = inside[bodies[i]], clear[bodies[i]]
             total = len(e.solid.samples())
             if n_in == 0:
                 continue

@@ -425,7 +425,7 @@ class _Sleepers:
             step(world, STEP_S)
             now = rest(world) if rest is not None else RESTLESS
             until[i] = now.until
-            if now is not last[i]:
+            if now is not last[i] and now != last[i]:  # an equal rest made anew: the same bits
                 last[i] = now
                 changes[i] = _bits(now.changed)
                 wakes = _bits(now.wakes_on)

@@ -1,7 +1,8 @@
 """The simulator's shortcuts change no trace: modules that sleep while nothing of theirs evolves
 (homeloop/sim/world.py), the monitor that sleeps until something its checks read changes
 (homeloop/bench/monitor.py), a house camera's view of the static part worked out once
-(homeloop/sim/static_visibility.py), and the lookups the robot's motion keeps.
+(homeloop/sim/static_visibility.py), the lookups the robot's motion keeps, and the ways and spots
+planned before in the same home (homeloop/sim/robot/floor.py ``KEPT``).
 
 Each record of the benchmark's runner (``homeloop bench run``'s episode record: calls with their
 results and events, checks, milestones, the final state; it holds no wall-clock field) is written
@@ -29,6 +30,7 @@ from homeloop.sim import static_visibility, world as world_module
 from homeloop.sim.dynamics.cooking import Cooking
 from homeloop.sim.dynamics.robot_motion import _Rooms
 from homeloop.sim.dynamics.smoke import Smoke
+from homeloop.sim.robot import floor
 from homeloop.sim.episode import DEFAULT_ROBOT, Episode
 from homeloop.sim.task import load_tasks
 from homeloop.sim.visibility import GeometricVisibility, Viewpoint
@@ -44,11 +46,11 @@ class shortcuts:
         self.on = on
 
     def __enter__(self) -> None:
-        self.saved = world_module.SLEEPING, static_visibility.CACHED, monitor.WAKE_ON_READS
-        world_module.SLEEPING = static_visibility.CACHED = monitor.WAKE_ON_READS = self.on
+        self.saved = world_module.SLEEPING, static_visibility.CACHED, monitor.WAKE_ON_READS, floor.KEPT
+        world_module.SLEEPING = static_visibility.CACHED = monitor.WAKE_ON_READS = floor.KEPT = self.on
 
     def __exit__(self, *_: Any) -> None:
-        world_module.SLEEPING, static_visibility.CACHED, monitor.WAKE_ON_READS = self.saved
+        world_module.SLEEPING, static_visibility.CACHED, monitor.WAKE_ON_READS, floor.KEPT = self.saved
 
 
 def record_text(home_id: str, home_file: Path, task: str, seed: int, run_dir: Path, on: bool) -> str:

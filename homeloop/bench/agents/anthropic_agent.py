@@ -52,8 +52,9 @@ from typing import TYPE_CHECKING, Any
 import anthropic
 
 from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, DEFAULT_MAX_RETRIES, DEFAULT_PROMPT,
-                                                DEFAULT_TIMEOUT_S, ChatAgent, Conversation, EndEpisode, Reply,
-                                                ToolCall, api_key, redact)
+                                                DEFAULT_TIMEOUT_S, ChatAgent, Conversation, EndEpisode,
+                                                ProtocolError, Reply, ToolCall, api_key, json_answer, redact,
+                                                shape_of)
 from homeloop.bench.agents.openai_agent import endpoint_name
 from homeloop.bench.agents.pricing import Price, price_of
 from homeloop.bench.agents.ratelimit import RateLimiter
@@ -132,6 +133,41 @@ class AnthropicAgent(ChatAgent):
 
     def price(self) -> Price | None:
         return price_of(self.model)
+
+    def preflight(self) -> None:
+        """Before a run: the server answers, speaks the Messages API, takes the key and serves the
+        model. Asks for the model (``GET /v1/models/{model}``, an alias too); a server that does not
+        serve models is asked for one token instead. A failure is one line naming the endpoint."""
+        client = self.client.with_options(max_retries=1)
+        where = self.endpoint
+        try:
+            found = json_answer(client.get(f"/v1/models/{self.model}", cast_to=str), API)
+            if not isinstance(found, dict) or not isinstance(found.get("id"), str):
+                raise ProtocolError(f"answered JSON that is not a model ({shape_of(found)}), not {API}")
+            return
+        except anthropic.APIStatusError as exc:
+            if exc.status_code not in (404, 405, 501):
+                raise self._refused(exc) from None
+        except anthropic.APIConnectionError:
+            raise HomeLoopError(f"endpoint {where}: not reachable") from None
+        except ProtocolError as exc:
+            raise HomeLoopError(f"endpoint {where}: GET /v1/models {exc}; check --base-url") from None
+        try:
+            message_of(client.post("/v1/messages", cast_to=str, body={
+                "model": self.model, "max_tokens": 1, "messages": [{"role": "user", "content": "ping"}]}))
+        except anthropic.APIStatusError as exc:
+            if exc.status_code == 404:
+                raise HomeLoopError(f"endpoint {where}: HTTP 404 for model {self.model!r}") from None
+            if exc.status_code != 400:  # a 400 (e.g. a parameter the model refuses) still means it answered
+                raise self._refused(exc) from None
+        except anthropic.APIConnectionError:
+            raise HomeLoopError(f"endpoint {where}: not reachable") from None
+        except ProtocolError as exc:
+            raise HomeLoopError(f"endpoint {where}: POST /v1/messages {exc}; check --base-url") from None
+
+    def _refused(self, exc: anthropic.APIStatusError) -> HomeLoopError:
+        why = _WHY.get(exc.status_code, "").format(env=self.api_key_env)
+        return HomeLoopError(f"endpoint {self.endpoint}: HTTP {exc.status_code}" + (f" ({why})" if why else ""))
 
     def ask(self, conversation: Conversation, tools: list[dict[str, Any]], episode: Episode) -> Reply:
         if self.limiter is not None:
@@ -256,26 +292,17 @@ def image_source(url: str) -> dict[str, str]:
 # --- the answer ---------------------------------------------------------------------------------------
 
 
-class ProtocolError(ValueError):
-    """An answer that is not what the Messages API sends; the message says what came back instead."""
+#: The protocol an answer must be in, for the messages of :class:`ProtocolError`.
+API = "the Messages API"
 
 
 def message_of(response: str) -> dict[str, Any]:
     """A response body as a message: a JSON object whose ``content`` is a list of blocks, each an object
     with a ``type``. Anything else raises :class:`ProtocolError` saying what came back."""
-    try:
-        data = json.loads(response)
-    except ValueError as exc:
-        if response.lstrip()[:1] == "<":
-            title = re.search(r"<title[^>]*>(.*?)</title>", response, re.I | re.S)
-            raise ProtocolError("answered an HTML page" + (f" titled {title.group(1).strip()[:60]!r}" if title else "")
-                                + ", not the Messages API") from None
-        what = f"malformed JSON ({exc})" if response.strip() else "an empty body"
-        raise ProtocolError(f"answered {what}, not the Messages API") from None
+    data = json_answer(response, API)
     if isinstance(data, dict) and _blocks(data.get("content")):
         return data
-    shape = f"keys {', '.join(map(str, list(data)[:6]))}" if isinstance(data, dict) else type(data).__name__
-    raise ProtocolError(f"answered JSON that is not a message ({shape}), not the Messages API")
+    raise ProtocolError(f"answered JSON that is not a message ({shape_of(data)}), not {API}")
 
 
 def _blocks(content: Any) -> bool:

@@ -426,3 +426,26 @@ def api_key(api_key_env: str, base_url: str | None) -> str:
 def redact(text: str, key: str | None) -> str:
     """``text`` with the API key replaced by ``[key]`` (a provider's error may echo it)."""
     return text.replace(key, "[key]") if key and key != NO_KEY else text
+
+
+class ProtocolError(ValueError):
+    """An answer that is not what the model's API sends; the message says what came back instead."""
+
+
+def json_answer(text: str, api: str) -> Any:
+    """A response body's JSON; where it is none, a :class:`ProtocolError` saying what came back (an
+    HTML page by its title, malformed JSON, an empty body) and that it is not ``api``."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        if text.lstrip()[:1] == "<":
+            title = re.search(r"<title[^>]*>(.*?)</title>", text, re.I | re.S)
+            what = "an HTML page" + (f" titled {title.group(1).strip()[:60]!r}" if title else "")
+        else:
+            what = f"malformed JSON ({exc})" if text.strip() else "an empty body"
+        raise ProtocolError(f"answered {what}, not {api}") from None
+
+
+def shape_of(data: Any) -> str:
+    """What a JSON answer holds, for a message: an object's first keys, else its type."""
+    return f"keys {', '.join(map(str, list(data)[:6]))}" if isinstance(data, dict) else type(data).__name__

@@ -35,8 +35,6 @@ parsed, the SDK's retries of that request included.
 
 from __future__ import annotations
 
-import json
-import re
 import time
 from dataclasses import replace
 from functools import lru_cache
@@ -47,8 +45,9 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, DEFAULT_MAX_RETRIES, DEFAULT_PROMPT,
-                                                DEFAULT_TIMEOUT_S, ChatAgent, Conversation, EndEpisode, Reply,
-                                                ToolCall, api_key, redact)
+                                                DEFAULT_TIMEOUT_S, ChatAgent, Conversation, EndEpisode,
+                                                ProtocolError, Reply, ToolCall, api_key, json_answer, redact,
+                                                shape_of)
 from homeloop.bench.agents.pricing import Price, price_of
 from homeloop.bench.agents.ratelimit import RateLimiter
 from homeloop.bench.agents.registry import register
@@ -104,6 +103,7 @@ class OpenAIAgent(ChatAgent):
         super().__init__(max_requests=max_requests, image_mode=image_mode, prompt=prompt,
                          max_image_side=max_image_side)
         self.model, self.base_url, self.endpoint = model, base_url, endpoint_name(base_url)
+        self.api_key_env = api_key_env
         self.temperature, self.seed = float(temperature), seed
         self.max_retries = int(max_retries)
         self.client = make_client(base_url, api_key_env, max_retries=self.max_retries, timeout=timeout)
@@ -114,6 +114,11 @@ class OpenAIAgent(ChatAgent):
 
     def price(self) -> Price | None:
         return price_of(self.model)
+
+    def preflight(self) -> None:
+        """Before a run: the endpoint answers, speaks the API and takes the key (:func:`preflight`)."""
+        assert self.model is not None  # the constructor refuses an agent without one
+        preflight(self.model, self.base_url, self.api_key_env)
 
     def ask(self, conversation: Conversation, tools: list[dict[str, Any]], episode: Episode) -> Reply:
         seed = self.seed if self.seed is not None else episode.seed
@@ -184,27 +189,16 @@ def _redact(text: str, client: openai.OpenAI) -> str:
 # --- what came back: the protocol or not --------------------------------------------------------------
 
 
-class ProtocolError(ValueError):
-    """An answer that is not what the OpenAI API sends; the message says what came back instead."""
+#: The protocol an answer must be in, for the messages of :class:`ProtocolError`.
+API = "the OpenAI API"
 
 
 def _json_answer(text: str) -> Any:
-    """A response body's JSON; :class:`ProtocolError` describing the body when it is not JSON."""
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        if text.lstrip()[:1] == "<":
-            title = re.search(r"<title[^>]*>(.*?)</title>", text, re.I | re.S)
-            return _raise(f"an HTML page{f' titled {title.group(1).strip()[:60]!r}' if title else ''}")
-        return _raise(f"malformed JSON ({exc})" if text.strip() else "an empty body")
+    return json_answer(text, API)
 
 
 def _raise(what: str) -> NoReturn:
-    raise ProtocolError(f"answered {what}, not the OpenAI API")
-
-
-def _shape(data: Any) -> str:
-    return f"keys {', '.join(map(str, list(data)[:6]))}" if isinstance(data, dict) else type(data).__name__
+    raise ProtocolError(f"answered {what}, not {API}")
 
 
 def chat_completion(response: str) -> ChatCompletion:
@@ -213,7 +207,7 @@ def chat_completion(response: str) -> ChatCompletion:
     data = _json_answer(response)
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not all(map(_is_choice, choices)):
-        _raise(f"JSON that is not a chat completion ({_shape(data)})")
+        _raise(f"JSON that is not a chat completion ({shape_of(data)})")
     # Built leniently, as the SDK builds its own results: providers add fields and values of their own.
     return ChatCompletion.model_construct(**data)
 
@@ -276,7 +270,7 @@ def _served_models(client: openai.OpenAI, where: str, api_key_env: str) -> list[
     try:
         data = _json_answer(client.get("/models", cast_to=str))
         if not isinstance(data, dict) or not isinstance(data.get("data"), list):
-            _raise(f"JSON that is not a list of models ({_shape(data)})")
+            _raise(f"JSON that is not a list of models ({shape_of(data)})")
     except openai.APIStatusError as exc:
         if exc.status_code not in (404, 405, 501):
             raise _refused(where, exc, api_key_env) from None

@@ -7,7 +7,10 @@ limit of its own is reached. The runner then records its ``name``, its
 ``model`` and its ``usage``. Agents that talk to a model may also have
 ``conditions`` (what the model was told and shown) and ``calls`` (each
 request with its reply, tokens and cost); the runner reads those where they
-are present.
+are present. An agent with a ``preflight()`` method has it called once before
+a run's first episode (``bench run``): it checks that the model's endpoint
+answers and takes the key, and raises a one-line
+:class:`~homeloop.core.errors.HomeLoopError` where it does not.
 """
 
 from __future__ import annotations

@@ -48,6 +48,7 @@ from homeloop.core.visuals.shapes import (
     extruded,
     frustum,
     handle,
+    plain_mesh,
     rod,
     rotated_z,
     spans,
@@ -412,7 +413,7 @@ class _Frame:
         turn = np.array([[fx, -fy, 0.0], [fy, fx, 0.0], [0.0, 0.0, 1.0]])
         shift = np.array([self.centre[0], self.centre[1], 0.0])
         vertices = np.asarray(mesh.vertices, dtype=float) @ turn.T + shift
-        return trimesh.Trimesh(vertices, np.asarray(mesh.faces, dtype=np.int64).copy(), process=False)
+        return plain_mesh(vertices, np.asarray(mesh.faces, dtype=np.int64).copy())
 
 
 def _frame(box_: Polygon, kind: str, back: Vector | None, away: Vector | None) -> _Frame:
@@ -506,10 +507,11 @@ def fixture_back(fixture_polygon: BaseGeometry, room_polygon: BaseGeometry, kind
     corners = np.asarray(shapely.oriented_envelope(fixture_polygon).exterior.coords, dtype=float)[:5]
     centre = corners[:4].mean(axis=0)
     boundary = room_polygon.boundary
+    along = np.linspace(0.0, 1.0, 9)[None, :, None]
+    samples = corners[:4, None, :] + along * (corners[1:5] - corners[:4])[:, None, :]
+    means = shapely.distance(boundary, shapely.points(samples.reshape(-1, 2))).reshape(4, -1).mean(axis=1)
     sides = []
-    for a, b in zip(corners[:4], corners[1:5]):
-        samples = [Point(*(a + t * (b - a))) for t in np.linspace(0.0, 1.0, 9)]
-        mean = float(np.mean([boundary.distance(p) for p in samples]))
+    for a, b, mean in zip(corners[:4], corners[1:5], means.tolist()):
         normal = (a + b) / 2 - centre
         length = float(np.hypot(*(b - a)))
         sides.append((mean, length, normal / float(np.hypot(*normal))))

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast
 
 from homeloop.core.home import Home, polygon_from_rings
 from homeloop.sim.world import Rest, World
@@ -195,7 +195,6 @@ def _output(world: World, fitting: _Fitting) -> float:
     return float(values.get("brightness", 100)) / 100.0 if on and powered else 0.0
 
 
-@runtime_checkable
 class _FireSource(Protocol):
     """What the light reads of the cooking module; named by shape, since this module is imported
     for its constants by stages that must not reach the rest of the simulator."""
@@ -204,9 +203,13 @@ class _FireSource(Protocol):
 
 
 def _fires(world: World) -> list[tuple[str | None, float, float]]:
+    """The cooking module's fires, where it offers them as a :class:`_FireSource` does (looked up by
+    attribute: a protocol's isinstance check costs more, and :meth:`Light.lux` runs per room shown)."""
     for module in world.modules:
-        if module.name == "cooking" and isinstance(module, _FireSource):
-            return module.fires()
+        if module.name == "cooking":
+            fires = getattr(module, "fires", None)
+            if callable(fires):
+                return cast(_FireSource, module).fires()
     return []
 
 

@@ -46,6 +46,7 @@ waits for, woken by any change while a script waits for a condition.
 from __future__ import annotations
 
 import math
+import weakref
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Iterable
@@ -282,7 +283,7 @@ class People:
         walking speed unless ``speed`` is given."""
         person = world.people[person_id]
         if self.router is None or self.router.home is not world.home:
-            self.router = Router(world.home)
+            self.router = _router(world.home)
         points, rooms = self.router.route(world, (person.x, person.y), person.room, goal, room)
         speed = speed or WALKING_SPEED_M_S[world.catalog.people[person.catalog_id].age_group]
         walk = Walk(points, rooms[:-1] or [room], rooms[1:] or [room], speed)
@@ -549,6 +550,24 @@ class Router:
             points += [self._sides[(door, a)], self._sides[(door, b)]]
             rooms += [None if a == OUTSIDE else a, None if b == OUTSIDE else b]
         return points + [goal], rooms + [goal_room]
+
+
+#: The routers made, per free floor (a home's, for :data:`PATH_WIDTH`): a router is worked out from the
+#: home alone, so one serves every episode in the home (docs/dynamics.md, "Kept ways").
+_ROUTERS: "weakref.WeakKeyDictionary[navigation.FreeFloor, Router]" = weakref.WeakKeyDictionary()
+
+
+def _router(home: Home) -> Router:
+    """The people's router in ``home``: the one kept for its free floor, or a new one."""
+    from homeloop.sim.robot import floor
+
+    if not floor.KEPT:
+        return Router(home)
+    free = navigation.free_floor_of(home, PATH_WIDTH)  # the paths people walk are planned over it anyway
+    router = _ROUTERS.get(free)
+    if router is None or router.home is not home:
+        router = _ROUTERS[free] = Router(home)
+    return router
 
 
 def _planned(world: World, start: tuple[float, float], goal: tuple[float, float],

@@ -54,6 +54,13 @@ OBJECT_REFRESH_STEPS = 10
 MOVING = frozenset({"robot", "robot_motion"})
 HOLDING = frozenset({"objects"})
 DOORS = frozenset({"openings"})
+#: What a step of a motion changed, by whether the body holds something and whether a door opened,
+#: and the rests after a step, by what it changed and whether the motion goes on (made once: the
+#: module rests after every step).
+_STEP_CHANGES = {(holding, door): MOVING | (HOLDING if holding else NOTHING) | (DOORS if door else NOTHING)
+                 for holding in (False, True) for door in (False, True)}
+_RESTS = {(changed, moving): Rest(changed, -math.inf if moving else math.inf)
+          for changed in (NOTHING, *_STEP_CHANGES.values()) for moving in (False, True)}
 
 
 @dataclass
@@ -131,14 +138,15 @@ class RobotMotion:
             if phase.kind == "drive":
                 self.driving_s += dt
                 self._watch(world, m, phase)
-        body_rules.move_held(robot, world.objects)
-        self._changed = MOVING | (HOLDING if robot.holding() else NOTHING) | (
-            DOORS if len(self.doors_opened) != doors else NOTHING)
+        holding = any(o is not None for o in robot.held.values())
+        if holding:
+            body_rules.move_held(robot, world.objects)
+        self._changed = _STEP_CHANGES[holding, len(self.doors_opened) != doors]
 
     def rest(self, world: World) -> Rest:
         """Moving: the next step; else asleep until a skill starts a motion (from outside the steps)."""
         m = self.motion
-        return Rest(self._changed, -math.inf if m is not None and m.active else math.inf)
+        return _RESTS[self._changed, m is not None and m.active]
 
     def _enter(self, world: World, m: Motion) -> None:
         """Start the phase at ``m.index`` (or finish the motion). A door found open costs nothing, a

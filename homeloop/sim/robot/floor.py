@@ -9,6 +9,7 @@ by half the width, so a body whose centre is on it is clear of them all.
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Sequence
 
 import shapely
@@ -17,13 +18,24 @@ from shapely import Point
 from shapely.geometry.base import BaseGeometry
 
 from homeloop.core.home import Home
-from homeloop.core.navigation import free_floor_of
+from homeloop.core.navigation import FreeFloor, free_floor_of
 from homeloop.sim.errors import SkillError
 from homeloop.sim.world import World
 
 #: How far a start or goal may lie off the free floor and still be moved onto it (m): a person
 #: getting up from a sofa or a body standing against an obstacle steps out this far at most.
 SNAP_DISTANCE = 0.75
+
+
+#: Whether the spots :func:`room_spot` found are kept per free floor, and the ways
+#: :mod:`homeloop.sim.robot.routes` found per mesh (docs/dynamics.md, "Kept ways"); False works each out
+#: anew, for the tests and benchmarks that compare the two.
+KEPT = True
+
+#: The spots found, per free floor (a home's, for a body width), by room, whether a start was given and
+#: the piece of floor it lies on.
+_spots: "weakref.WeakKeyDictionary[FreeFloor, dict[tuple[str, bool, int | None], tuple[float, float]]]" = \
+    weakref.WeakKeyDictionary()
 
 
 class NoPath(SkillError):
@@ -56,12 +68,22 @@ def room_spot(world: World, room_id: str, width: float, near: tuple[float, float
         raise NoPath(f"no room {room_id!r} in this home; rooms: {', '.join(r.id for r in home.rooms)}")
     floor = free_floor_of(home, width)
     piece: BaseGeometry = floor.geometry
+    idx = None
     if near is not None:
         idx = floor.component_of(near, tolerance=SNAP_DISTANCE)
         piece = floor.parts[idx] if idx is not None else shapely.Polygon()
+    kept = _spots.setdefault(floor, {}) if KEPT else {}
+    key = (room_id, near is not None, idx)
+    if key not in kept:
+        kept[key] = _room_spot(home, room_id, width, piece, near is not None)
+    return kept[key]
+
+
+def _room_spot(home: Home, room_id: str, width: float, piece: BaseGeometry, near: bool) -> tuple[float, float]:
+    """:func:`room_spot` on the free floor ``piece`` (the part joined to ``near`` when there is one)."""
     parts = [g for g in shapely.get_parts(piece.intersection(home.room_polygon(room_id))) if g.area > 1e-4]
     if not parts:
-        whence = " reachable from where the robot stands" if near is not None else ""
+        whence = " reachable from where the robot stands" if near else ""
         raise NoPath(f"{room_name(home, room_id)} has no free floor{whence} for a body {width:.2f} m wide")
     largest = max(parts, key=lambda g: (round(g.area, 6), g.centroid.x, g.centroid.y))
     spot = shapely.ops.nearest_points(largest, Point(room_centre(home, room_id)))[0]

@@ -23,6 +23,7 @@ from shapely.geometry.base import BaseGeometry
 
 from homeloop.core.home import Home, polygon_from_rings
 from homeloop.core.navigation import free_floor_of
+import homeloop.sim.robot.floor as floor_module
 from homeloop.sim.robot.obstacles import OBSTACLE_MARGIN, Obstacle
 
 #: A* over triangle centroids can pick a corridor a little longer than the best one. So a second
@@ -32,6 +33,8 @@ from homeloop.sim.robot.obstacles import OBSTACLE_MARGIN, Obstacle
 ALTERNATIVE_PENALTY = 2.0
 
 _MESH_CACHE_SIZE = 32
+#: Corridors a mesh keeps (the oldest is let go first).
+CORRIDORS_KEPT = 2048
 
 #: A point on the floor (m).
 XY = tuple[float, float]
@@ -59,45 +62,32 @@ class NavMesh:
         self.tree = shapely.STRtree(self.triangles)
         #: Per triangle, its neighbours across a shared edge, in the order the edges are met: (the
         #: distance between the centroids, the shared edge's ends in order).
-        self.neighbours = self._join()
-        self.component = self._components()
+        self.neighbours, ends = self._join()
+        self.component = _components(len(self.coords), *ends)
+        #: Corridors found, by their ends and the corridor avoided: every episode in the home asks this
+        #: mesh again for many of the same ones.
+        self._corridors: dict[tuple[int, int, tuple[int, ...]], list[int]] = {}
 
-    def _join(self) -> list[dict[int, tuple[float, tuple[XY, XY]]]]:
+    def _join(self) -> tuple[list[dict[int, tuple[float, tuple[XY, XY]]]], tuple[np.ndarray, np.ndarray]]:
         """Join each triangle to those sharing an edge with it: the edges are met triangle by triangle,
-        edge by edge, and an edge met again joins its second triangle to its first."""
+        edge by edge, and an edge met again joins its second triangle to its first. Also the two
+        triangles of each join, as arrays."""
         n = len(self.coords)
         joined: list[dict[int, tuple[float, tuple[XY, XY]]]] = [{} for _ in range(n)]
         if not n:
-            return joined
+            return joined, (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         p = self.coords.reshape(n * 3, 2)  # half-edges (i, 0-1), (i, 1-2), (i, 2-0)
         q = self.coords[:, [1, 2, 0], :].reshape(n * 3, 2)
         p_first = (p[:, 0] < q[:, 0]) | ((p[:, 0] == q[:, 0]) & (p[:, 1] < q[:, 1]))
         keys = np.where(p_first[:, None], np.hstack([p, q]), np.hstack([q, p]))
-        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-        again = np.flatnonzero(first[inverse.reshape(-1)] != np.arange(n * 3))
-        cent = self._centres
-        for h, k, key in zip(again.tolist(), first[inverse.reshape(-1)[again]].tolist(), keys[again].tolist()):
-            i, j = h // 3, k // 3
-            portal = ((key[0], key[1]), (key[2], key[3]))
-            w = math.hypot(cent[i][0] - cent[j][0], cent[i][1] - cent[j][1])
-            joined[j][i] = joined[i][j] = (w, portal)
-        return joined
-
-    def _components(self) -> np.ndarray:
-        """Each triangle's connected part, numbered in the order of each part's lowest triangle."""
-        component = np.full(len(self.neighbours), -1, dtype=int)
-        label = 0
-        for start in range(len(self.neighbours)):
-            if component[start] >= 0:
-                continue
-            component[start], todo = label, [start]
-            while todo:
-                for v in self.neighbours[todo.pop()]:
-                    if component[v] < 0:
-                        component[v] = label
-                        todo.append(v)
-            label += 1
-        return component
+        first = _first_equal_rows(keys)
+        again = np.flatnonzero(first != np.arange(n * 3))
+        mine, theirs = again // 3, first[again] // 3
+        apart = self.centroids[mine] - self.centroids[theirs]
+        lengths = map(math.hypot, apart[:, 0].tolist(), apart[:, 1].tolist())
+        for i, j, w, (x0, y0, x1, y1) in zip(mine.tolist(), theirs.tolist(), lengths, keys[again].tolist()):
+            joined[j][i] = joined[i][j] = (w, ((x0, y0), (x1, y1)))
+        return joined, (mine, theirs)
 
     def locate(self, xy: tuple[float, float], snap: float) -> tuple[int, tuple[float, float], float] | None:
         """(triangle, the point moved onto the mesh, how far it moved), or None beyond ``snap``."""
@@ -117,8 +107,14 @@ class NavMesh:
         ``avoid``: a corridor whose crossings cost :data:`ALTERNATIVE_PENALTY` times as much."""
         if self.component[a] != self.component[b]:
             return None
-        used = set(zip(avoid, avoid[1:])) | set(zip(avoid[1:], avoid)) if avoid else set()
-        return self._astar(a, b, used)
+        key = (a, b, tuple(avoid) if avoid else ())
+        found = self._corridors.get(key) if floor_module.KEPT else None
+        if found is None:
+            used = set(zip(avoid, avoid[1:])) | set(zip(avoid[1:], avoid)) if avoid else set()
+            found = self._corridors[key] = self._astar(a, b, used)
+            if len(self._corridors) > CORRIDORS_KEPT:
+                self._corridors.pop(next(iter(self._corridors)))
+        return list(found)
 
     def _astar(self, source: int, target: int, used: set[tuple[int, int]]) -> list[int]:
         """A* from ``source`` to ``target`` over the joins (``used`` ones costing more): networkx's
@@ -201,6 +197,39 @@ class NavMesh:
         if points[-1] != goal:
             points.append(goal)
         return points
+
+
+def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Each of ``n`` triangles' connected part, joined where ``a[k]`` meets ``b[k]``, numbered in the order
+    of each part's lowest triangle: every part's roots hooked onto the lowest root they meet and the
+    pointers followed to their ends, until no join hooks anything."""
+    parent = np.arange(n)
+    while True:
+        ra, rb = parent[a], parent[b]
+        apart = ra != rb
+        if not apart.any():
+            break
+        np.minimum.at(parent, np.maximum(ra, rb)[apart], np.minimum(ra, rb)[apart])
+        while True:
+            up = parent[parent]
+            if np.array_equal(up, parent):
+                break
+            parent = up
+    return np.unique(parent, return_inverse=True)[1].reshape(n)
+
+
+def _first_equal_rows(rows: np.ndarray) -> np.ndarray:
+    """For each row, the index of the first row equal to it (itself when none comes before): rows sorted
+    stably column by column, so each run of equal rows starts with its lowest index."""
+    m = len(rows)
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    starts = np.ones(m, dtype=bool)
+    starts[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    run_start = np.maximum.accumulate(np.where(starts, np.arange(m), 0))
+    first = np.empty(m, dtype=np.int64)
+    first[order] = order[run_start]
+    return first
 
 
 _MeshKey = tuple[int, float, frozenset[str], tuple[tuple[float, float, float], ...]]

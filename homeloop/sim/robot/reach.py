@@ -12,8 +12,9 @@ wall.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import shapely
 import shapely.ops
@@ -21,8 +22,9 @@ from shapely import Point
 from shapely.geometry.base import BaseGeometry
 
 from homeloop.core.catalog import RobotEntry
-from homeloop.core.home import polygon_from_rings
-from homeloop.core.navigation import APPROACH_MARGIN, PASSABLE_KINDS, free_floor_of
+from homeloop.core.home import Opening, polygon_from_rings
+from homeloop.core.navigation import APPROACH_MARGIN, PASSABLE_KINDS, FreeFloor, free_floor_of
+import homeloop.sim.robot.floor as floor_module
 from homeloop.sim.robot.body import reach_radius
 from homeloop.sim.robot.floor import SNAP_DISTANCE, room_name
 from homeloop.sim.robot.obstacles import OBSTACLE_MARGIN, Obstacle, obstacles
@@ -32,6 +34,11 @@ from homeloop.sim.world import RobotState, World
 #: Kept between a standing spot and the edge of where the body could reach or stand (m), so a
 #: spot computed on an edge is still inside after rounding.
 REACH_MARGIN = 0.03
+
+#: What :func:`stand_spot` works out from the home alone, per free floor (a home's, for a body width):
+#: the piece of floor joined to a point within a room, by the piece and the room, and where the body
+#: cannot stand for an opening, by the opening and the margin (docs/dynamics.md, "Kept ways").
+_shapes: "weakref.WeakKeyDictionary[FreeFloor, dict[tuple[object, ...], BaseGeometry]]" = weakref.WeakKeyDictionary()
 
 
 class ReachError(SkillError):
@@ -111,15 +118,18 @@ def stand_spot(world: World, body: RobotEntry, target: Target, from_xy: tuple[fl
     ok = handles_in_height(body, target)
     width = max(body.clearance_width, clearance or 0.0)
     free = free_floor_of(world.home, width)
+    kept = _shapes.setdefault(free, {}) if floor_module.KEPT else {}
     idx = free.component_of(from_xy, tolerance=SNAP_DISTANCE)
-    piece = free.parts[idx] if idx is not None else shapely.Polygon()
+    joined = free.parts[idx] if idx is not None else shapely.Polygon()
+    piece = joined
     if target.room is not None:
-        piece = piece.intersection(world.home.room_polygon(target.room))
+        room = target.room
+        piece = _kept_shape(kept, ("room", idx, room), lambda: joined.intersection(world.home.room_polygon(room)))
     handles = shapely.union_all([h.shape for h in ok])
     radius = reach_radius(body) - REACH_MARGIN
     region = piece.intersection(handles.buffer(radius))
     keep_clear = [Point(o.x, o.y).buffer(o.radius + width / 2 + OBSTACLE_MARGIN, quad_segs=4) for o in avoid]
-    keep_clear += _closed_doorways(world, width, target)
+    keep_clear += _closed_doorways(world, width, target, kept)
     if keep_clear:
         region = region.difference(shapely.union_all(keep_clear))
     if region.is_empty:
@@ -140,13 +150,29 @@ def approach_spot(world: World, robot: RobotState, target: Target) -> tuple[floa
     return stand_spot(world, robot.body, target, (robot.x, robot.y), obstacles(world))
 
 
-def _closed_doorways(world: World, width: float, target: Target) -> list[BaseGeometry]:
+def _closed_doorways(world: World, width: float, target: Target,
+                     kept: dict[tuple[object, ...], BaseGeometry]) -> list[BaseGeometry]:
     """Where a body cannot stand for openings: clear of the leaf of every closed door, and in
     front of (not in) the door or window it is to work, as closing one asks."""
     out = []
     for o in world.home.openings:
         if target.kind == "opening" and target.id == o.id:
-            out.append(polygon_from_rings(o.polygon).buffer(width / 2 + APPROACH_MARGIN))
+            out.append(_around(o, width / 2 + APPROACH_MARGIN, kept))
         elif o.kind in PASSABLE_KINDS and not world.openings[o.id].open:
-            out.append(polygon_from_rings(o.polygon).buffer(width / 2 + 0.01))
+            out.append(_around(o, width / 2 + 0.01, kept))
     return out
+
+
+def _around(opening: Opening, margin: float, kept: dict[tuple[object, ...], BaseGeometry]) -> BaseGeometry:
+    """The opening's outline grown by ``margin``."""
+    return _kept_shape(kept, ("opening", opening.id, margin),
+                       lambda: polygon_from_rings(opening.polygon).buffer(margin))
+
+
+def _kept_shape(kept: dict[tuple[object, ...], BaseGeometry], key: tuple[object, ...],
+                make: Callable[[], BaseGeometry]) -> BaseGeometry:
+    """``kept[key]``, made first when missing (a shape is never changed, so one is shared)."""
+    shape = kept.get(key)
+    if shape is None:
+        shape = kept[key] = make()
+    return shape

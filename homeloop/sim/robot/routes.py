@@ -20,6 +20,7 @@ The people module walks residents, couriers and intruders along
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
@@ -28,6 +29,7 @@ from shapely import LineString, Point
 
 from homeloop.core.home import polygon_from_rings
 from homeloop.core.navigation import APPROACH_MARGIN, PASSABLE_KINDS, SNAP_TOLERANCE, free_floor_of
+import homeloop.sim.robot.floor as floor_module
 from homeloop.sim.robot.floor import SNAP_DISTANCE, NoPath, point_words, room_name, room_of
 from homeloop.sim.robot.navmesh import XY, NavMesh, navmesh
 from homeloop.sim.robot.obstacles import OBSTACLE_MARGIN, Obstacle, closed_off, door_words, obstacles, why_closed
@@ -78,13 +80,22 @@ def plan_path(world: World, start_xy: tuple[float, float], goal_xy: tuple[float,
     closed = closed_off(world, through_closed_doors=through_closed_doors)
     found = _search(navmesh(world.home, width, closed), start_xy, goal_xy) if avoid else "apart"
     if isinstance(found, str) or _comes_near(found, avoid, width):
-        found = _search(navmesh(world.home, width, closed, avoid), start_xy, goal_xy)
+        mesh = navmesh(world.home, width, closed, avoid)
+        found = _search(mesh, start_xy, goal_xy)
+    else:
+        mesh = navmesh(world.home, width, closed)
     if isinstance(found, str):
         raise NoPath(_no_path_reason(world, start_xy, goal_xy, width, closed, avoid, found))
     points = found
     if math.dist(points[0], start_xy) > 1e-9:
         points = [(float(start_xy[0]), float(start_xy[1])), *points]
-    return _make_route(world, points, width)
+    key = (_exactly(points), width)
+    kept = _kept(mesh)
+    route = kept.routes.get(key) if floor_module.KEPT else None
+    if route is None:
+        route = kept.routes[key] = _make_route(world, points, width)
+        kept.trim()
+    return route
 
 
 def drive_way(world: World, robot: RobotState, goal_xy: tuple[float, float], exclude: Iterable[str] = ()) -> Route:
@@ -94,8 +105,52 @@ def drive_way(world: World, robot: RobotState, goal_xy: tuple[float, float], exc
                      avoid=obstacles(world, exclude))
 
 
+class _Kept:
+    """What the routes over one mesh have found: paths by their ends, and routes by their points and
+    body width (the mesh is the home's, so the doors a route passes are the same each time). The
+    episodes in a home plan many of the same ways again; each is found as the first time found it."""
+
+    def __init__(self) -> None:
+        self.paths: dict[tuple[float, ...], list[XY] | str] = {}
+        self.routes: dict[tuple[tuple[float, ...], float], Route] = {}
+
+    def trim(self) -> None:
+        """Let the oldest go beyond :data:`ROUTES_KEPT` of each."""
+        if len(self.paths) > ROUTES_KEPT:
+            self.paths.pop(next(iter(self.paths)))
+        if len(self.routes) > ROUTES_KEPT:
+            self.routes.pop(next(iter(self.routes)))
+
+
+def _exactly(points: Iterable[Sequence[float]]) -> tuple[float, ...]:
+    """Points as a key that tells apart every pair of floats a route could tell apart (0.0 and -0.0)."""
+    return tuple(v for p in points for c in p[:2] for v in (float(c), math.copysign(1.0, c)))
+
+
+#: Paths and routes kept per mesh (:class:`_Kept`).
+ROUTES_KEPT = 1024
+_found: "weakref.WeakKeyDictionary[NavMesh, _Kept]" = weakref.WeakKeyDictionary()
+
+
+def _kept(mesh: NavMesh) -> _Kept:
+    kept = _found.get(mesh)
+    if kept is None:
+        kept = _found[mesh] = _Kept()
+    return kept
+
+
 def _search(mesh: NavMesh, start_xy: XY, goal_xy: XY) -> list[XY] | str:
     """The funnelled path, or a word for what failed: 'start', 'goal' or 'apart'."""
+    key = _exactly((start_xy, goal_xy))
+    kept = _kept(mesh)
+    found = kept.paths.get(key) if floor_module.KEPT else None
+    if found is None:
+        found = kept.paths[key] = _search_anew(mesh, start_xy, goal_xy)
+        kept.trim()
+    return found if isinstance(found, str) else list(found)
+
+
+def _search_anew(mesh: NavMesh, start_xy: XY, goal_xy: XY) -> list[XY] | str:
     a = mesh.locate(start_xy, SNAP_DISTANCE)
     if a is None:
         return "start"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from homeloop.sim.services import cameras, clock, hub, messaging, perception, robot_skills, wearables  # noqa: F401
+from homeloop.sim.services import control as control_skills
 from homeloop.sim.skills import REGISTRY, SERVICES, Skill
 
 
@@ -19,19 +20,22 @@ def declared() -> dict[str, Skill]:
     return REGISTRY
 
 
-def available(withheld: Iterable[str] = ()) -> list[Skill]:
-    """The skills an agent gets with ``withheld`` services removed, in service order."""
+def available(withheld: Iterable[str] = (), *, control: bool = False) -> list[Skill]:
+    """The skills an agent gets with ``withheld`` services removed, in service order; the home-control
+    skills (:data:`homeloop.sim.services.control.CONTROL_SKILLS`) only with ``control``."""
     gone = set(withheld)
     unknown = gone - set(SERVICES)
     if unknown:
         raise ValueError(f"unknown service(s) {', '.join(sorted(unknown))}; services: {', '.join(SERVICES)}")
-    return sorted((s for s in REGISTRY.values() if s.service not in gone), key=lambda s: SERVICES.index(s.service))
+    offered = (s for s in REGISTRY.values()
+               if s.service not in gone and (control or s.function not in control_skills.CONTROL_SKILLS))
+    return sorted(offered, key=lambda s: SERVICES.index(s.service))
 
 
 def cost_table() -> str:
     """The Markdown table of services, skills, units and seconds (docs/skills.md)."""
     rows = ["| service | tool | units | seconds | what it does |", "|---|---|---|---|---|"]
-    for s in available():
+    for s in available(control=True):
         rows.append(f"| {s.service} | `{s.tool_name}` | {s.cost_text()} | {s.seconds_text()} | {s.summary} |")
     return "\n".join(rows)
 

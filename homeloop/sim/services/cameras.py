@@ -161,8 +161,17 @@ def _image(ctx: SkillContext, view: Viewpoint, record: dict[str, Any]) -> Any:
 
 def _lighting(world: World) -> Callable[[str | None], bool]:
     """``room -> lit?`` from the light module, ``None`` standing for the open air beyond the plan
-    (everything counts as lit in a world without a light module)."""
+    (everything counts as lit in a world without a light module). For one capture: each room's
+    answer is kept, since the world stands still while a frame is read."""
     light = world.running(Light)
     if light is None:
         return lambda room: True
-    return lambda room: light.lit(room) if room is not None else light.lit_outside()
+    answers: dict[str | None, bool] = {}
+
+    def lit(room: str | None) -> bool:
+        answer = answers.get(room)
+        if answer is None:
+            answer = answers[room] = light.lit(room) if room is not None else light.lit_outside()
+        return answer
+
+    return lit
