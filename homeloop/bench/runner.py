@@ -201,6 +201,7 @@ def play(home: Home, task: str, robot: str, seed: int, flags: Flags, agent_name:
     A home where the scenario cannot be set up raises the simulator's EpisodeError or
     ScenarioError before any agent runs."""
     from homeloop.bench.agents import make_agent
+    from homeloop.bench.agents.protocol import play as play_agent
     from homeloop.bench.monitor import Monitor
     from homeloop.sim.episode import Episode
 
@@ -211,14 +212,7 @@ def play(home: Home, task: str, robot: str, seed: int, flags: Flags, agent_name:
     ep.world.add_module(monitor)
     settings = SettingsWatch(ep, monitor.observe)
     ep.on_call = settings
-    error = ""
-    try:
-        agent.run(ep)
-    except Exception as exc:  # an agent that raises ends its episode; the run goes on
-        error = f"{type(exc).__name__}: {exc}"
-        ep.end("agent_error", error)
-    if not ep.done:
-        ep.end("agent_error", "the agent returned without stopping")
+    error = play_agent(agent, ep)
     return Played(ep, agent, monitor.results(), error, settings)
 
 

@@ -54,7 +54,7 @@ import anthropic
 from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, DEFAULT_MAX_RETRIES, DEFAULT_PROMPT,
                                                 DEFAULT_TIMEOUT_S, ChatAgent, Conversation, EndEpisode,
                                                 ProtocolError, Reply, ToolCall, api_key, json_answer, redact,
-                                                shape_of)
+                                                retried, shape_of, unanswered)
 from homeloop.bench.agents.openai_agent import endpoint_name
 from homeloop.bench.agents.pricing import Price, price_of
 from homeloop.bench.agents.ratelimit import RateLimiter
@@ -191,19 +191,16 @@ class AnthropicAgent(ChatAgent):
 
     def _ending(self, exc: anthropic.AnthropicError) -> EndEpisode:
         """The one-line ending of a request that failed, the key redacted."""
-        if isinstance(exc, anthropic.APITimeoutError):
-            return EndEpisode("transport_error", f"{self.endpoint}: no answer in time after "
-                                                 f"{self.max_retries} retries")
-        if isinstance(exc, anthropic.APIConnectionError):
-            return EndEpisode("transport_error", f"{self.endpoint}: not reachable after {self.max_retries} retries")
+        if isinstance(exc, anthropic.APIConnectionError):  # a timeout is one too
+            return unanswered(self.endpoint, self.max_retries, isinstance(exc, anthropic.APITimeoutError))
         if isinstance(exc, anthropic.APIStatusError):
             code = exc.status_code
             said = self._redact(_provider_message(exc))[:300]
             if code in _REFUSED:
                 return EndEpisode("agent_error", f"{self.endpoint}: HTTP {code}: {said}")
             why = _WHY.get(code, "").format(env=self.api_key_env)
-            retried = f" after {self.max_retries} retries" if code in (408, 409, 429) or code >= 500 else ""
-            return EndEpisode("transport_error", f"{self.endpoint}: HTTP {code}{retried}"
+            after = f" after {self.max_retries} retries" if retried(code) else ""
+            return EndEpisode("transport_error", f"{self.endpoint}: HTTP {code}{after}"
                                                  + (f" ({why})" if why else "") + (f": {said}" if said else ""))
         return EndEpisode("agent_error", f"{self.endpoint}: {type(exc).__name__}: {self._redact(str(exc))[:300]}")
 

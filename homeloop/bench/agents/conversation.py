@@ -428,6 +428,21 @@ def redact(text: str, key: str | None) -> str:
     return text.replace(key, "[key]") if key and key != NO_KEY else text
 
 
+#: HTTP statuses the providers' SDKs retry (a timeout, a conflict, a rate limit); every 5xx is retried too.
+RETRIED_STATUSES = frozenset({408, 409, 429})
+
+
+def retried(status: int) -> bool:
+    """Whether a request that got ``status`` was retried by the SDK before it failed."""
+    return status in RETRIED_STATUSES or status >= 500
+
+
+def unanswered(endpoint: str, retries: int, timed_out: bool) -> EndEpisode:
+    """The ending of a request that got no answer once the SDK's retries were spent."""
+    what = "no answer in time" if timed_out else "not reachable"
+    return EndEpisode("transport_error", f"{endpoint}: {what} after {retries} retries")
+
+
 class ProtocolError(ValueError):
     """An answer that is not what the model's API sends; the message says what came back instead."""
 

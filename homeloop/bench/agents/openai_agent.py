@@ -47,7 +47,7 @@ from openai.types.chat import ChatCompletion
 from homeloop.bench.agents.conversation import (DEFAULT_MAX_REQUESTS, DEFAULT_MAX_RETRIES, DEFAULT_PROMPT,
                                                 DEFAULT_TIMEOUT_S, ChatAgent, Conversation, EndEpisode,
                                                 ProtocolError, Reply, ToolCall, api_key, json_answer, redact,
-                                                shape_of)
+                                                retried, shape_of, unanswered)
 from homeloop.bench.agents.pricing import Price, price_of
 from homeloop.bench.agents.ratelimit import RateLimiter
 from homeloop.bench.agents.registry import register
@@ -150,24 +150,17 @@ class OpenAIAgent(ChatAgent):
             return replace(reply, latency_s=round(time.perf_counter() - sent, 6))
 
     def _ending(self, exc: openai.OpenAIError) -> EndEpisode:
-        if isinstance(exc, openai.APITimeoutError):
-            return EndEpisode("transport_error", f"{self.endpoint}: no answer in time after "
-                                                 f"{self.max_retries} retries")
-        if isinstance(exc, openai.APIConnectionError):
-            return EndEpisode("transport_error", f"{self.endpoint}: not reachable after {self.max_retries} retries")
+        if isinstance(exc, openai.APIConnectionError):  # a timeout is one too
+            return unanswered(self.endpoint, self.max_retries, isinstance(exc, openai.APITimeoutError))
         if isinstance(exc, openai.APIStatusError):
             if exc.status_code in (400, 422):
                 return EndEpisode("agent_error", self._refusal(exc))
             return EndEpisode("transport_error", f"{self.endpoint}: HTTP {exc.status_code}"
-                                                 + (f" after {self.max_retries} retries" if _retried(exc) else ""))
+                              + (f" after {self.max_retries} retries" if retried(exc.status_code) else ""))
         return EndEpisode("agent_error", f"{self.endpoint}: {type(exc).__name__}: {_redact(str(exc), self.client)}")
 
     def _refusal(self, exc: openai.APIStatusError) -> str:
         return f"{self.endpoint}: HTTP {exc.status_code}: {_redact(_message(exc), self.client)[:500]}"
-
-
-def _retried(exc: openai.APIStatusError) -> bool:
-    return exc.status_code in (408, 409, 429) or exc.status_code >= 500
 
 
 def _message(exc: openai.APIError) -> str:

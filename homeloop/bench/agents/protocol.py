@@ -42,3 +42,17 @@ class Agent(Protocol):
     def run(self, episode: Episode) -> None:
         """Play ``episode`` until it is done."""
         ...
+
+
+def play(agent: Agent, episode: Episode) -> str:
+    """Let ``agent`` play ``episode`` to its end. An agent that raises ends the episode ``agent_error``
+    (the run goes on), as does one that returns without stopping it; returns what it raised, or ""."""
+    error = ""
+    try:
+        agent.run(episode)
+    except Exception as exc:  # a plug-in may raise anything: its episode ends, the run goes on
+        error = f"{type(exc).__name__}: {exc}"
+        episode.end("agent_error", error)
+    if not episode.done:
+        episode.end("agent_error", "the agent returned without stopping")
+    return error

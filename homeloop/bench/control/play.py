@@ -119,20 +119,14 @@ def play_control(home: Home, control: ControlEpisode | str, agent: Agent | str =
                  agent_options: dict[str, Any] | None = None, **setup: Any) -> ControlPlay:
     """Play a control episode (or its JSON line) with an agent (or an agent's name), and judge it."""
     from homeloop.bench.agents import make_agent
+    from homeloop.bench.agents.protocol import play as play_agent
 
     if isinstance(control, str):
         control = ControlEpisode.model_validate_json(control)
     episode, watch = set_up(home, control, **setup)
     if isinstance(agent, str):
         agent = ControlSolver(control) if agent == "scripted" else make_agent(agent, **(agent_options or {}))
-    error = ""
-    try:
-        agent.run(episode)
-    except Exception as exc:  # an agent that raises ends its episode; the run goes on
-        error = f"{type(exc).__name__}: {exc}"
-        episode.end("agent_error", error)
-    if not episode.done:
-        episode.end("agent_error", "the agent returned without stopping")
+    error = play_agent(agent, episode)
     episode.run_to_horizon()
     extra = {"query_type": control.query_type, "feasible": control.feasible, "control": control.model_dump(mode="json")}
     return ControlPlay(episode, agent, judge(episode, control, watch), error, extra)

@@ -151,6 +151,20 @@ def _untouched(kind: ConstraintKind, words: tuple[str, ...]) -> tuple[Goal, Cons
     return Goal(untouched=True), Constraint(kind=kind, words=words)
 
 
+def _setpoint_too_high(view: HomeView, rng: random.Random, values: tuple[int, ...], words: str) -> Draft | Missing:
+    """A request to set the first thermostat to one of ``values`` (°C, above what it accepts), said as
+    ``words`` with the value in its ``{}``: infeasible, out of range."""
+    stats = view.of("thermostat")
+    if not stats:
+        return Missing(("thermostat",))
+    stat, value = stats[0], float(rng.choice(values))
+    top = stat.fields["setpoint"].max or 0.0
+    goal, constraint = _untouched("out_of_range", (f"{value:g}", f"{top:g}"))
+    return Draft(words.format(f"{value:g}"),
+                 Intent(steps=(Step(device_type="thermostat", room=stat.room, devices=(stat.id,), field="setpoint",
+                                    value=value),)), goal, constraint=constraint)
+
+
 def _clock(seconds: float) -> str:
     s = int(seconds) % 86400
     return f"{s // 3600:02d}:{s % 3600 // 60:02d}"
@@ -314,15 +328,7 @@ def humid_air(view: HomeView, rng: random.Random) -> Draft | Missing:
 
 @template("sauna", "implicit_intent", False)
 def sauna(view: HomeView, rng: random.Random) -> Draft | Missing:
-    stats = view.of("thermostat")
-    if not stats:
-        return Missing(("thermostat",))
-    stat, value = stats[0], float(rng.choice([35, 38, 40]))
-    top = stat.fields["setpoint"].max or 0.0
-    goal, constraint = _untouched("out_of_range", (f"{value:g}", f"{top:g}"))
-    return Draft(f"I'm freezing. Make it as warm as a sauna in here: {value:g} degrees!",
-                 Intent(steps=(Step(device_type="thermostat", room=stat.room, devices=(stat.id,), field="setpoint",
-                                    value=value),)), goal, constraint=constraint)
+    return _setpoint_too_high(view, rng, (35, 38, 40), "I'm freezing. Make it as warm as a sauna in here: {} degrees!")
 
 
 # --- QT3: explicit control --------------------------------------------------------------------------
@@ -401,15 +407,7 @@ def too_bright_a_light(view: HomeView, rng: random.Random) -> Draft | Missing:
 
 @template("heating_too_high", "explicit_control", False)
 def heating_too_high(view: HomeView, rng: random.Random) -> Draft | Missing:
-    stats = view.of("thermostat")
-    if not stats:
-        return Missing(("thermostat",))
-    stat, value = stats[0], float(rng.choice([32, 34, 36]))
-    top = stat.fields["setpoint"].max or 0.0
-    goal, constraint = _untouched("out_of_range", (f"{value:g}", f"{top:g}"))
-    return Draft(f"Set the heating to {value:g} degrees.",
-                 Intent(steps=(Step(device_type="thermostat", room=stat.room, devices=(stat.id,), field="setpoint",
-                                    value=value),)), goal, constraint=constraint)
+    return _setpoint_too_high(view, rng, (32, 34, 36), "Set the heating to {} degrees.")
 
 
 # --- QT4-1: time-based schedules ---------------------------------------------------------------------
