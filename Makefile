@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/sim_dynamics.py
 	$(BIN)/python benchmarks/sim_robot.py
 	$(BIN)/python benchmarks/sim.py
+	$(BIN)/python benchmarks/bench.py
 	$(BIN)/python benchmarks/render.py
 	$(BIN)/python benchmarks/agent.py
 	$(BIN)/python benchmarks/control.py

@@ -1,6 +1,7 @@
 """USD export benchmark: writes the catalog assets once, then exports N homes
 and prints the median and p90 CPU milliseconds (this process's CPU time, so
-other work on the machine does not count) and the bytes per home, and,
+other work on the machine does not count), the bytes per home and the prims and
+properties a home's file authors (their count is what a home's export costs most by), and,
 separately, the time the usd-core validators take per home (wall and CPU:
 they run in threads), with the catalog assets held open as the usd stage
 holds them, and the CPU the validators left out for a home (those of usdz
@@ -227,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{asset_s * 1000:.1f} ms")
         print(f"export CPU ms/home: median {statistics.median(ms):.1f}, p90 {_pct(ms, 0.9):.1f}, max {max(ms):.1f}")
         print(f"bytes/home: median {statistics.median(sizes):.0f}, p90 {_pct(sizes, 0.9):.0f}")
+        specs = [_authored(r.path) for r in results]
+        print(f"authored per home: median {statistics.median(p for p, _ in specs):.0f} prims, "
+              f"{statistics.median(a for _, a in specs):.0f} properties (what a home's export costs most by)")
         if args.validate > 0:
             vms, vcpu, errors, warnings = [], [], 0, 0
             with assets_held_open(assets.values()):  # as the usd stage validates its batches
@@ -272,6 +276,21 @@ def _on_workers(args: argparse.Namespace, catalog: Catalog, homes: list[Home], f
     print(f"read + export + validate, wall ms/home on a worker: median {statistics.median(ms):.1f}, "
           f"p90 {_pct(ms, 0.9):.1f}, mean {statistics.mean(ms):.1f}; the mapping {wall:.1f} s")
     return 0
+
+
+def _authored(path: Path) -> tuple[int, int]:
+    """The prims and the properties a home's file authors (its own layer, not its assets')."""
+    from pxr import Sdf
+
+    layer = Sdf.Layer.OpenAsAnonymous(str(path))
+    counts = [0, 0]
+
+    def visit(spec_path: "Sdf.Path") -> None:
+        counts[0] += spec_path.IsPrimPath()
+        counts[1] += spec_path.IsPropertyPath()
+
+    layer.Traverse(layer.pseudoRoot.path, visit)
+    return counts[0], counts[1]
 
 
 def _skipped_validation_cpu_ms(paths: list[Path], assets: dict[str, Path]) -> list[float]:

@@ -133,9 +133,9 @@ def catalog():
     return load_catalog()
 
 
-@pytest.fixture(scope="session")
-def generated_homes(tmp_path_factory, catalog):
-    """Up to three furnished, equipped homes from generated plans (built once per test session)."""
+def equip_generated(folder, catalog):
+    """The equip results of the furnished homes of six generated plans (written into ``folder``) that
+    equip without a failure."""
     import numpy as np
 
     from homeloop.pipeline.devices import equip
@@ -143,14 +143,20 @@ def generated_homes(tmp_path_factory, catalog):
     from homeloop.pipeline.sources.swiss_dwellings import read_plans
     from homeloop.pipeline.sources.synthetic import generate
 
-    path = tmp_path_factory.mktemp("plans") / "plans.csv"
+    path = folder / "plans.csv"
     generate(path, plans=6, sites=2, seed=5, defect_rate=0.0)
-    homes = []
+    results = []
     for plan in read_plans(path)[0]:
         furnished = furnish(plan, catalog, np.random.default_rng(0))
         if furnished.ok:
             equipped = equip(furnished.home, catalog, np.random.default_rng(0))
             if not equipped.failures:
-                homes.append(equipped.home)
-    assert len(homes) >= 2
-    return homes[:3]
+                results.append(equipped)
+    assert len(results) >= 2
+    return results[:3]
+
+
+@pytest.fixture(scope="session")
+def generated_homes(tmp_path_factory, catalog):
+    """Up to three furnished, equipped homes from generated plans (built once per test session)."""
+    return [r.home for r in equip_generated(tmp_path_factory.mktemp("plans"), catalog)]

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from control_agents import Reporter, everything_infeasible
 from homeloop.bench.control import generate as gen
 from homeloop.bench.control.goals import GoalWatch, condition_holds
 from homeloop.bench.control.model import (QUERY_TYPES, Condition, ControlEpisode, EpisodesFileError, read_episodes,
@@ -121,25 +122,13 @@ def test_the_scripted_solver_passes_every_kept_episode(generated, homes):
     assert failed == []
 
 
-class EverythingInfeasible:
-    """Reports every request infeasible, for the lack of a device, and stops."""
-
-    name = "everything-infeasible"
-    model = None
-    usage = None
-
-    def run(self, episode: Any) -> None:
-        episode.call("messaging_report_infeasible", reason="missing_device", detail="the home has no such device")
-        episode.stop("I cannot do that.")
-
-
-@pytest.mark.parametrize("agent", ["do-nothing", "over-reactor", EverythingInfeasible()])
+@pytest.mark.parametrize("agent", ["do-nothing", "over-reactor", everything_infeasible()])
 def test_shortcut_agents_pass_no_feasible_episode(generated, homes, agent):
     _, episodes, _ = generated
     feasible = [e for e in episodes if e.feasible]
     played = [play_control(homes[e.home], e, agent) for e in feasible]
     assert [e.id for e, p in zip(feasible, played) if p.passed] == []
-    if isinstance(agent, EverythingInfeasible):
+    if isinstance(agent, Reporter):
         assert all("FalseInfeasible" in {c.failure_class for c in p.checks} for p in played)
     else:
         failed_by = Counter(c.failure_class for p in played for c in p.checks if not c.passed)
@@ -149,7 +138,7 @@ def test_shortcut_agents_pass_no_feasible_episode(generated, homes, agent):
 def test_the_infeasible_policy_passes_only_the_missing_devices(generated, homes):
     _, episodes, _ = generated
     infeasible = [e for e in episodes if not e.feasible]
-    passed = {e.constraint.kind for e in infeasible if play_control(homes[e.home], e, EverythingInfeasible()).passed}
+    passed = {e.constraint.kind for e in infeasible if play_control(homes[e.home], e, everything_infeasible()).passed}
     assert passed <= {"missing_device"}
 
 
@@ -186,16 +175,6 @@ def test_a_report_is_judged_by_its_reason_and_detail(generated, homes):
     house = homes["house"]
     infeasible = next(e for e in episodes if e.home == "house" and e.constraint is not None
                       and e.constraint.kind == "out_of_range")
-
-    class Reporter:
-        name, model, usage = "reporter", None, None
-
-        def __init__(self, reason: str, detail: str):
-            self.reason, self.detail = reason, detail
-
-        def run(self, episode: Any) -> None:
-            episode.call("messaging_report_infeasible", reason=self.reason, detail=self.detail)
-            episode.stop("no")
 
     word = infeasible.constraint.words[0]
     right = play_control(house, infeasible, Reporter("out_of_range", f"{word} is more than the device takes"))

@@ -203,7 +203,9 @@ def test_device_bodies_are_the_tables() -> None:
     line = next(p for p in page("catalog.md").split("\n\n") if p.startswith("**Device bodies**"))
     words = {"at_door": "at a door", "on_window": "on a window", "on_opening": "an opening",
              "in_plant_pot": "in a plant pot", "on_furniture": "on furniture",
-             ("light", "on_furniture"): "a table lamp", ("light", "floor"): "a floor lamp"}
+             ("light", "on_furniture"): "a table lamp", ("light", "floor"): "a floor lamp",
+             ("humidifier", "floor"): "a humidifier", ("dehumidifier", "floor"): "a dehumidifier",
+             ("fan", "floor"): "a fan", ("air_purifier", "floor"): "an air purifier"}
     for key, size in [*DEVICE_BODIES.items(), *DEVICE_BODIES_BY_TYPE.items()]:
         assert f"{words.get(key, key)} {' × '.join(f'{v:.2f}' for v in size)}" in line, key
     assert f"{CAMERA_LENS_CLEARANCE * 100:g} cm above its lens" in line

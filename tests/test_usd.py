@@ -36,15 +36,18 @@ from homeloop.core.home import (
     rings_from_polygon,
 )
 from homeloop.pipeline.usd import (
+    DEVICE_ASSETS,
     DEVICE_BODY,
     HOME_ROOT,
     ValidationReport,
     assets_held_open,
     camera_rotate_xyz,
+    device_asset_key,
     device_visual_name,
     export_home,
     labels_of,
     semantic_class_counts,
+    thing_labels,
     validate_stage,
     validate_stage_report,
     validators,
@@ -123,8 +126,11 @@ def _open(path) -> Usd.Stage:
 def test_assets_one_per_catalog_entry(build):
     out, assets, _ = build
     cat = load_catalog()
-    assert set(assets) == set(cat.furniture) | set(cat.objects)
-    assert sorted(p.name for p in (out / "assets").iterdir()) == sorted(f"{i}.usdc" for i in assets)
+    items = set(cat.furniture) | set(cat.objects)
+    assert set(assets) == items | {device_asset_key(t) for t in cat.devices}  # and one per device type
+    assert sorted(p.name for p in (out / "assets").iterdir()) == sorted([f"{i}.usdc" for i in items] + [DEVICE_ASSETS])
+    types = sorted(f"{t}.usdc" for t in cat.devices)
+    assert sorted(p.name for p in (out / "assets" / DEVICE_ASSETS).iterdir()) == types
     for path in assets.values():
         stage = _open(path)
         assert UsdGeom.GetStageMetersPerUnit(stage) == 1.0 and UsdGeom.GetStageUpAxis(stage) == "Z"
@@ -187,15 +193,29 @@ def test_home_round_trip(build):
     assert result.bytes == result.path.stat().st_size > 0 and result.seconds > 0
 
 
-def test_every_authored_prim_is_labelled(build):
+def test_every_prim_has_its_things_labels(build):
+    """Things, groups, rooms, lights and cameras carry labels; the prims below a thing (its meshes,
+    their subsets, its parts' pieces) carry none of their own and inherit the thing's (UsdSemantics'
+    inherited labels): every drawn mesh has a class, its thing's."""
+    from pxr import UsdSemantics
+
     _, _, results = build
     stage = _open(results["small"].path)
-    unlabelled = [str(p.GetPath()) for p in stage.Traverse()
-                  if not any(a.GetName().startswith("semantics:labels:") for a in p.GetAttributes())]
+    unlabelled = [str(p.GetPath()) for p in stage.Traverse() if not thing_labels(p) and not thing_labels(p, "group")]
     assert unlabelled == []
+    query = UsdSemantics.LabelsQuery("class", Usd.TimeCode.Default())
+    drawn = [p for p in stage.Traverse() if p.IsA(UsdGeom.Gprim)
+             and UsdGeom.Imageable(p).ComputePurpose() != UsdGeom.Tokens.guide]
+    assert drawn and [str(p.GetPath()) for p in drawn if not query.ComputeUniqueInheritedLabels(p)] == []
+    for p in drawn:
+        assert set(thing_labels(p)) <= set(query.ComputeUniqueInheritedLabels(p)), p.GetPath()
+    door_parts = [p for p in Usd.PrimRange(stage.GetPrimAtPath("/Home/Furniture/fridge_1/door")) if p.IsA(UsdGeom.Mesh)]
+    assert door_parts and all("fridge" in query.ComputeUniqueInheritedLabels(p) for p in door_parts)
+    assert all(thing_labels(p, "part") == ["door"] for p in door_parts)
+    assert thing_labels(stage.GetPrimAtPath(f"/Home/Devices/smoke_1/{DEVICE_BODY}")) == ["smoke_sensor"]
     floor = stage.GetPrimAtPath("/Home/Rooms/room_1/floor")
-    assert labels_of(floor) == ["floor"] and labels_of(floor, "room") == ["kitchen"]
-    assert labels_of(floor, "room_id") == ["1"]
+    assert labels_of(floor) == ["floor"] and thing_labels(floor, "room") == ["kitchen"]  # the room's own
+    assert thing_labels(floor, "room_id") == ["1"] and query.ComputeUniqueInheritedLabels(floor) == ["floor"]
     door = stage.GetPrimAtPath("/Home/Openings/door_1")
     assert labels_of(door) == ["door"] and labels_of(door, "room_id") == ["1", "2"]
     assert labels_of(stage.GetPrimAtPath("/Home/Furniture/sofa_1"), "room") == ["living_room"]
@@ -425,7 +445,7 @@ def test_assets_held_open_change_no_report_and_hide_no_missing_asset(build, tmp_
         assert validate_stage_report(path) == validate_stage_report(path) == ValidationReport()
     folder = tmp_path / "assets"
     shutil.copytree(assets["sofa"].parent, folder)
-    copied = {k: folder / v.name for k, v in assets.items()}
+    copied = {k: folder / v.relative_to(assets["sofa"].parent) for k, v in assets.items()}
     exported = export_home(small_home(), load_catalog(), tmp_path / "homes" / "h" / "home.usdc", assets=copied)
     assert exported.valid
     copied["sofa"].unlink()

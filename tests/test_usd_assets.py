@@ -4,13 +4,14 @@ hinges, a home's per-item material choices, the devices' looks, and byte-stable 
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade, Vt
 
 from homeloop.core.catalog import load_catalog
 from homeloop.core.geometry_assets import (DEVICE_BODIES_BY_TYPE, Box, device_body, device_body_size, mesh_for,
@@ -18,20 +19,24 @@ from homeloop.core.geometry_assets import (DEVICE_BODIES_BY_TYPE, Box, device_bo
 from homeloop.core.visuals import device_visual, furniture_visual, material_of, object_visual, variant_of
 from homeloop.pipeline.usd import (
     COLOUR_VARIANT,
+    DEVICE_ASSETS,
     DEVICE_BODY,
     DEVICE_VISUALS,
     TINTED,
     VISUAL,
     body_placement,
+    device_asset_key,
     device_visual_name,
     export_home,
     furniture_body_name,
+    labels_of,
     role_choice,
     role_options,
     variant_roles,
     write_catalog_assets,
 )
 from homeloop.pipeline.usd.author import Names, valid_name
+from homeloop.pipeline.usd.device_types import LOOK_SUFFIX
 from homeloop.pipeline.usd.probes import things_without_visuals
 from homeloop.sim.render.materials import COLOUR_WORDS
 
@@ -301,7 +306,11 @@ def test_a_tinted_object_takes_its_colour_word(assets, house, tmp_path):
 # --- devices ---------------------------------------------------------------------------------------------
 
 
-def test_devices_reference_their_looks_visual_drawn_body_a_guide(house):
+def test_devices_reference_their_looks_visual_drawn_body_a_guide(house, assets):
+    """A device references its type asset (its facts) and its look: the type asset's, or a
+    prototype of the home's (the type's look moved to the body, or a look of its own); its
+    prim holds no mesh, and composes its body (guide) and visual (render) in the materials the
+    CPU renderer picks."""
     home, path = house
     stage = Usd.Stage.Open(str(path))
     layer = Sdf.Layer.FindOrOpen(str(path))
@@ -309,15 +318,24 @@ def test_devices_reference_their_looks_visual_drawn_body_a_guide(house):
     assert looks.specifier == Sdf.SpecifierClass  # neither drawn nor traversed itself
     with_body = [d for d in home.devices if device_body(home, d) is not None]
     assert 0 < len(looks.nameChildren) < len(with_body)  # shared between devices
+    from_assets = 0
     for d in home.devices:
         prim = stage.GetPrimAtPath(f"/Home/Devices/{d.id}")
+        spec = layer.GetPrimAtPath(f"/Home/Devices/{d.id}")
+        refs = list(spec.referenceList.GetAddedOrExplicitItems())
+        type_asset = f"../../assets/{DEVICE_ASSETS}/{d.type}.usdc"
+        assert refs[0].assetPath == type_asset and refs[0].primPath.isEmpty, d.id  # the type's facts
+        assert not spec.nameChildren  # no copy of a mesh
         body = device_body(home, d)
         if body is None:
-            assert not prim.GetChildren()
+            assert len(refs) == 1 and not prim.GetChildren()
             continue
-        spec = layer.GetPrimAtPath(f"/Home/Devices/{d.id}")
-        refs = spec.referenceList.GetAddedOrExplicitItems()
-        assert len(refs) == 1 and refs[0].primPath.GetParentPath() == looks.path  # no copy of a mesh
+        (look,) = refs[1:]
+        if look.assetPath:  # the type's look, straight
+            assert look.assetPath == type_asset and look.primPath == Sdf.Path(f"/{d.type}{LOOK_SUFFIX}")
+            from_assets += 1
+        else:
+            assert look.primPath.GetParentPath() == looks.path
         box, visual = prim.GetChild(DEVICE_BODY), prim.GetChild(device_visual_name(d.type))
         assert _purpose(box) == UsdGeom.Tokens.guide and _purpose(visual) == UsdGeom.Tokens.render
         lo, hi = np.array(UsdGeom.Mesh(box).GetExtentAttr().Get(), dtype=float)
@@ -332,6 +350,88 @@ def test_devices_reference_their_looks_visual_drawn_body_a_guide(house):
         assert got == want, d.id
         faces = sorted(i for s in subsets for i in s.GetIndicesAttr().Get())
         assert faces == list(range(len(UsdGeom.Mesh(visual).GetFaceVertexCountsAttr().Get())))  # a partition
+    assert from_assets  # standing devices take their type's look as it is
+
+
+def _facts(prim: Usd.Prim) -> dict[str, object]:
+    values = {a.GetName(): a.Get() for a in prim.GetAttributes() if a.GetName().startswith("homeloop:")}
+    return {k: list(v) if isinstance(v, Vt.StringArray) else v for k, v in values.items()}
+
+
+def test_device_facts_compose_from_the_type_asset_as_the_device_has_them(house, assets, tmp_path):
+    """Each device prim composes the home file's facts of the device: its own (id, name, room,
+    mount, what it controls and monitors, its fields' values) over its type asset's (category,
+    Matter type, events, fields, what each field accepts, the type's usual name and mount). A device
+    whose type facts are not its catalog type's authors them itself: the type asset is left out."""
+    home, path = house
+    stage = Usd.Stage.Open(str(path))
+    layer = Sdf.Layer.FindOrOpen(str(path))
+    own = {"homeloop:id", "homeloop:room", *(f"homeloop:field:{n}" for d in home.devices for n in d.fields)}
+    for d in home.devices:
+        facts = _facts(stage.GetPrimAtPath(f"/Home/Devices/{d.id}"))
+        assert facts["homeloop:type"] == d.type and facts["homeloop:category"] == d.category, d.id
+        assert facts["homeloop:name"] == d.name and facts["homeloop:mount"] == d.mount, d.id
+        assert facts["homeloop:mounted_on"] == (d.mounted_on or "") and facts["homeloop:room"] == (d.room or "")
+        assert facts["homeloop:controls"] == d.controls and facts["homeloop:monitors"] == d.monitors, d.id
+        assert facts["homeloop:agent_visible"] is d.agent_visible and facts["homeloop:events"] == d.events
+        assert facts["homeloop:fields"] == list(d.fields)
+        for name, f in d.fields.items():
+            assert facts.get(f"homeloop:field:{name}") == f.value, (d.id, name)
+            accepts = json.loads(facts[f"homeloop:field:{name}:accepts"])
+            assert accepts["type"] == f.type and accepts.get("settable", False) == f.settable, (d.id, name)
+        authored = {a.name for a in layer.GetPrimAtPath(f"/Home/Devices/{d.id}").properties}
+        assert not {a for a in authored if a.endswith(":accepts") or a in ("homeloop:events", "homeloop:category")}
+        assert {a for a in authored if a.startswith("homeloop:field:")} <= own
+    # A field without a value over its type's default holds none; a turned device turns.
+    d = next(d for d in home.devices if d.type == "smoke_sensor")
+    assert d.fields["battery_percent"].value is not None
+    fields = {**d.fields, "battery_percent": d.fields["battery_percent"].model_copy(update={"value": None})}
+    pose = d.pose.model_copy(update={"yaw": 0.5})
+    changed = home.model_copy(update={"devices": [x.model_copy(update={"fields": fields, "pose": pose})
+                                                  if x.id == d.id else x for x in home.devices]})
+    result = export_home(changed, CATALOG, tmp_path / "homes" / "changed" / "home.usdc", assets=assets)
+    assert result.valid, result.errors
+    changed_stage = Usd.Stage.Open(str(result.path))
+    prim = changed_stage.GetPrimAtPath(f"/Home/Devices/{d.id}")
+    battery = prim.GetAttribute("homeloop:field:battery_percent")
+    assert battery and battery.Get() is None and not battery.HasValue()
+    xf = UsdGeom.Xformable(prim).ComputeLocalToWorldTransform(Usd.TimeCode.Default())
+    assert tuple(xf.TransformDir(Gf.Vec3d(1, 0, 0))) == pytest.approx((math.cos(0.5), math.sin(0.5), 0.0), abs=1e-5)
+    assert tuple(xf.ExtractTranslation()) == pytest.approx((d.pose.x, d.pose.y, d.pose.z))
+    # A device with an event its catalog type does not raise carries its own type facts.
+    odd = home.model_copy(update={"devices": [x.model_copy(update={"events": [*x.events, "tamper"]}) if x.id == d.id
+                                              else x for x in home.devices]})
+    result = export_home(odd, CATALOG, tmp_path / "homes" / "odd" / "home.usdc", assets=assets, validate=False)
+    odd_stage = Usd.Stage.Open(str(result.path))
+    prim = odd_stage.GetPrimAtPath(f"/Home/Devices/{d.id}")
+    assert _facts(prim)["homeloop:events"] == [*d.events, "tamper"] and labels_of(prim) == ["smoke_sensor"]
+    refs = Sdf.Layer.FindOrOpen(str(result.path)).GetPrimAtPath(prim.GetPath()).referenceList.GetAddedOrExplicitItems()
+    assert not any(r.assetPath and not r.primPath for r in refs)
+
+
+def test_device_type_assets_are_written_once_per_build(assets):
+    """One asset per catalog device type in assets/devices: its facts (the default prim) and,
+    where the type has a body on its catalog mount, its look in the visual's frame, with a
+    variant set per role of several materials."""
+    for device_type, entry in CATALOG.devices.items():
+        path = assets[device_asset_key(device_type)]
+        assert path.parent.name == DEVICE_ASSETS and path.name == f"{device_type}.usdc"
+        stage = Usd.Stage.Open(str(path))
+        root = stage.GetDefaultPrim()
+        assert root.GetName() == device_type and labels_of(root) == [device_type]
+        assert root.GetAttribute("homeloop:category").Get() == entry.category
+        assert list(root.GetAttribute("homeloop:fields").Get()) == list(entry.fields)
+        look = stage.GetPrimAtPath(f"/{device_type}{LOOK_SUFFIX}")
+        size = device_body_size(device_type, entry.placement.mount)
+        assert bool(look) == (size is not None), device_type
+        if not look:
+            continue
+        lo, hi = np.array(UsdGeom.Mesh(look.GetChild(DEVICE_BODY)).GetExtentAttr().Get(), dtype=float)
+        assert np.allclose(hi - lo, (size.depth, size.width, size.height), atol=POINT_TOLERANCE)
+        assert np.allclose(lo[2], 0.0) and np.allclose((lo + hi)[:2], 0.0, atol=POINT_TOLERANCE)
+        choices = {r for r in look.GetVariantSets().GetNames()}
+        roles = {p.role for p in device_visual(device_type, size, entry.placement.mount)}
+        assert choices == {r for r in roles if len(role_options(CATALOG, device_type, r)) > 1}, device_type
 
 
 def test_inspection_finds_things_without_a_visual_or_a_solid(house):

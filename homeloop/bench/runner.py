@@ -33,6 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
+from homeloop.bench.control.judge import JUDGE_OPTION
 from homeloop.bench.records import (UNSCORED_ENDINGS, RecordError, capture_image_name, episode_id,
                                     home_copy_path, read_record, record_path, run_lock, write_record)
 from homeloop.core.errors import HomeLoopError
@@ -422,9 +423,10 @@ def flags_of(specs: list[EpisodeSpec]) -> Flags:
 
 
 def run_owner(agent_name: str, options: dict[str, Any], flags: Flags) -> dict[str, Any]:
-    """What a run folder belongs to (its ``run.json``): one agent, model and role prompt, and one set of flags."""
+    """What a run folder belongs to (its ``run.json``): one agent, model and role prompt, one set of flags,
+    and one model judge of infeasible reports or none (homeloop.bench.control.judge)."""
     return {"agent": agent_name, "model": options.get("model"), "prompt": options.get("prompt"),
-            "flags": json.loads(json.dumps(asdict(flags)))}
+            "flags": json.loads(json.dumps(asdict(flags))), "judge": options.get(JUDGE_OPTION)}
 
 
 def _recorded_owner(run_dir: Path) -> dict[str, Any] | None:
@@ -433,7 +435,7 @@ def _recorded_owner(run_dir: Path) -> dict[str, Any] | None:
         recorded = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
         options = recorded.get("agent_options") or {}
         return {"agent": recorded["agent"], "model": options.get("model"), "prompt": options.get("prompt"),
-                "flags": recorded.get("flags")}
+                "flags": recorded.get("flags"), "judge": options.get(JUDGE_OPTION)}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -445,18 +447,20 @@ def _owner_line(owner: dict[str, Any]) -> str:
     if isinstance(flags, dict):
         label = Flags.from_recorded(flags).label()
         who += f", flags {label}" if label else ", no flags"
+    judge = owner.get("judge")
+    who += f", judged by {judge.get('model')}" if isinstance(judge, dict) else ""
     return who
 
 
 def refuse_another_owner(run_dir: Path, owner: dict[str, Any]) -> None:
-    """One line when ``run_dir/run.json`` names another agent, model, prompt or flags than ``owner``.
+    """One line when ``run_dir/run.json`` names another agent, model, prompt, flags or judge than ``owner``.
     A run that names no prompt resumes any; a ``run.json`` from before flags were recorded has any."""
     recorded = _recorded_owner(run_dir)
     if recorded is None:
         return
     same = (recorded["agent"] == owner["agent"] and recorded["model"] == owner["model"]
             and owner["prompt"] in (None, recorded["prompt"])
-            and recorded["flags"] in (None, owner["flags"]))
+            and recorded["flags"] in (None, owner["flags"]) and recorded["judge"] == owner["judge"])
     if not same:
         raise HomeLoopError(f"run folder {run_dir} holds the episodes of {_owner_line(recorded)} (its run.json), "
                             f"not {_owner_line(owner)}; give this run another --out folder")

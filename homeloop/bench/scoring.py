@@ -67,7 +67,7 @@ OPTIONAL_OUTCOME_COLUMNS = ("units", "budget", "home")
 OUTCOME_FRAME_COLUMNS = ["label", "home", "task", "family", "core", "alert_group", "alert_cause", "seed",
                          "passed", "units", "budget", "ended_by", "failures", "checks", "acted_at",
                          "acted_known", "acted_latency_s", "acted_before_image", "tokens", "cost_usd",
-                         "query_type", "feasible"]
+                         "query_type", "feasible", "judge_agrees"]
 
 
 class OutcomesError(ValueError):
@@ -107,6 +107,7 @@ def outcomes_from_records(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "acted_at": r.get("acted_at"), **_intervention(r), "tokens": (r.get("tokens") or {}).get("total"),
             "cost_usd": r.get("cost_usd"),
             "query_type": r.get("query_type"), "feasible": r.get("feasible"),  # home-control episodes only
+            "judge_agrees": (r.get("judge") or {}).get("agrees"),  # where a model judge was asked too
         })
     return pd.DataFrame(rows, columns=OUTCOME_FRAME_COLUMNS)
 

@@ -15,6 +15,12 @@ as the call began (it carried it), dashed otherwise. Frames are thumbnails of
 the capture images beside the records; a click enlarges one (CSS ``:target``,
 no script).
 
+A home-control episode's page (docs/tasks.md, "Home control") also shows
+the request: its query type, whether it is feasible (and what makes it not),
+the goal over time, the schedules and automations the agent made with
+their firings (agent time), and its reports that the request is infeasible
+with the rule's verdict and, where a model judge was asked, the judge's.
+
 The pages load nothing from elsewhere and run no script. Everything a record
 holds is escaped: what a model sent is shown as text. The same records give
 the same bytes. One page per episode keeps each page small however large
@@ -32,6 +38,8 @@ from urllib.parse import quote
 
 import shapely
 
+from homeloop.bench.control.goals import REPORTED_CHECK
+from homeloop.bench.control.model import QUERY_CODES
 from homeloop.bench.records import home_copy_path, iter_records
 from homeloop.core.io import write_text
 
@@ -362,6 +370,94 @@ def _usage_text(record: dict[str, Any]) -> str:
     return "; " + ", ".join(parts) if parts else ""
 
 
+# --- a home-control episode's request, goal, hub rules and verdicts ----------------------------------
+
+
+def _condition_text(c: dict[str, Any]) -> str:
+    """A goal condition in words: devices, field and value, over its window of agent time."""
+    if c.get("at_least") is not None or c.get("at_most") is not None:
+        bounds = (("at_least", "≥"), ("at_most", "≤"))
+        wanted = " and ".join(f"{op} {c[k]}" for k, op in bounds if c.get(k) is not None)
+    else:
+        wanted = f"= {_json(c.get('equals'))}"
+    who = (" or " if c.get("any") else ", ").join(c.get("devices", []))
+    start, end = c.get("start_s"), c.get("end_s")
+    until = "the horizon" if end is None else f"{end:g} s"
+    when = "at the horizon" if start is None else f"from {start:g} s to {until}"
+    return f"{who}.{c.get('field')} {wanted} {when}"
+
+
+def _goal_html(goal: dict[str, Any]) -> str:
+    items = [f"<li>{_e(_condition_text(c))}</li>" for c in goal.get("conditions", [])]
+    if goal.get("untouched"):
+        items.append("<li>nothing settable changes</li>")
+    answer = goal.get("answer")
+    if answer:
+        number = answer.get("number")
+        said = (f"the number {number:g} (± {answer.get('tolerance', 0):g})" if number is not None
+                else " or ".join(answer.get("words", [])))
+        wrong = f", not {' or '.join(answer['wrong'])}" if answer.get("wrong") else ""
+        items.append(f"<li>the reply says {_e(said)}{_e(wrong)}</li>")
+    return f"<ul class='goal'>{''.join(items)}</ul>"
+
+
+def _rules_html(record: dict[str, Any]) -> str:
+    """The hub's schedules and automations at the end, with their firings, in agent time."""
+    wake = float(record["world"].get("wake_time_s") or 0.0)
+    rules = ((record.get("final_state") or {}).get("modules") or {}).get("hub_automation", {}).get("rules", [])
+    if not rules:
+        return "<p class='muted'>No schedule or automation.</p>"
+    rows = []
+    for r in rules:
+        a = r.get("action", {})
+        when = f"at {float(r['at']) - wake:.1f} s" if r.get("at") is not None \
+            else f"on {_json(r.get('trigger'))}" + (f", after {r.get('delay_s'):g} s" if r.get("delay_s") else "")
+        fired = ", ".join(f"{float(t) - wake:.1f} s" for t in r.get("fired", [])) or "—"
+        rows.append(f"<tr class='rule'><td>{_e(r.get('id'))}</td><td>{_e(r.get('kind'))}</td>"
+                    f"<td>{_e(a.get('device_id'))}.{_e(a.get('field'))} = {_e(_json(a.get('value')))}</td>"
+                    f"<td>{_e(when)}</td><td>{_e(r.get('status'))}{_e(' · ' + r['reason'] if r.get('reason') else '')}"
+                    "</td>"
+                    f"<td>{_e(fired)}</td></tr>")
+    return ("<table class='rules'><tr><th>id</th><th>kind</th><th>sets</th><th>when</th><th>status</th>"
+            "<th>fired at</th></tr>" + "".join(rows) + "</table>")
+
+
+def _reports_html(record: dict[str, Any]) -> str:
+    """The agent's reports that the request is infeasible, the rule's verdict and the judge's."""
+    check = next((c for c in record["checks"] if c["id"] == REPORTED_CHECK), None)
+    made = ((check or {}).get("evidence") or {}).get("reports", [])
+    items = [f"<li><b>{_e(r.get('reason'))}</b>: {_e(r.get('detail'))}</li>" for r in made]
+    out = f"<ul class='reports'>{''.join(items)}</ul>" if items else "<p class='muted'>No report.</p>"
+    if check is not None:
+        verdict = "pass" if check["passed"] else "fail"
+        out += (f"<p class='verdict'>Rule: <span class='{verdict}'>{verdict}</span>"
+                f"{_e(' · ' + check['failure_class']) if check.get('failure_class') else ''}</p>")
+    judge = record.get("judge")
+    if judge:
+        agrees = {True: "agrees with the rule", False: "disagrees with the rule"}.get(judge.get("agrees"), "no verdict")
+        out += (f"<p class='judge'>Judge {_e(judge.get('model'))}: <b>{_e(judge.get('verdict'))}</b> "
+                f"({_e(agrees)}) — {_e(judge.get('reason'))}</p>")
+    return out
+
+
+def control_html(record: dict[str, Any]) -> str:
+    """A home-control episode's request, goal, hub rules and verdicts (empty for any other record)."""
+    control = record.get("control")
+    if not isinstance(control, dict):
+        return ""
+    constraint = control.get("constraint") or {}
+    feasible = "feasible" if control.get("feasible") else (
+        f"infeasible: {constraint.get('kind', '?')} ({', '.join(constraint.get('words', []))})")
+    return (f"<div class='control'><h2>Request</h2><table class='request'>"
+            f"<tr><th>request</th><td>{_e(control.get('request'))}</td></tr>"
+            f"<tr><th>query type</th><td>{_e(control.get('query_type'))} "
+            f"({_e(QUERY_CODES.get(str(control.get('query_type')), '?'))})</td></tr>"
+            f"<tr><th>feasible</th><td>{_e(feasible)}</td></tr>"
+            f"<tr><th>goal</th><td>{_goal_html(control.get('goal') or {})}</td></tr></table>"
+            f"<h2>Schedules and automations</h2>{_rules_html(record)}"
+            f"<h2>Reported infeasible</h2>{_reports_html(record)}</div>")
+
+
 def episode_page(record: dict[str, Any], run_dir: Path, shapes: PlanShapes) -> str:
     w, agent = record["world"], record["agent"]
     title = f'{w["task"]} — {w["home"]}, seed {w["seed"]}'
@@ -379,8 +475,8 @@ def episode_page(record: dict[str, Any], run_dir: Path, shapes: PlanShapes) -> s
             f'{_e(_usage_text(record))} {failures}</p>')
     side = (f'<div class="side">{plan_svg(shapes, route, len(route) - len(record["calls"]))}{LEGEND}'
             f'{_checks_table(record)}</div>')
-    return _page(title, head + f'<div class="cols">{side}<div>{timeline}{replies_html(record)}</div></div>'
-                 + "".join(boxes))
+    return _page(title, head + control_html(record) + f'<div class="cols">{side}<div>{timeline}'
+                 f'{replies_html(record)}</div></div>' + "".join(boxes))
 
 
 def _page(title: str, body: str) -> str:

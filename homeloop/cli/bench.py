@@ -33,7 +33,7 @@ def run_command(
                               "T1,T2; control plays the home-control episodes of --episodes."),
     homes: str = typer.Option(HOUSE_ID, "--homes", help="house, or BUILD_DIR, or BUILD_DIR:id,id."),
     robot: str = typer.Option(DEFAULT_ROBOT, "--robot", help="Robot body (catalog id)."),
-    seeds: str = typer.Option(DEFAULT_SEEDS, "--seeds", help="Seeds, comma-separated."),
+    seeds: Optional[str] = typer.Option(None, "--seeds", help=f"Seeds, comma-separated (default {DEFAULT_SEEDS})."),
     out: Path = typer.Option(..., "--out", help="Run folder: records go to OUT/episodes/; a rerun resumes."),
     workers: int = typer.Option(1, "--workers", min=1, help="Episodes run at once (processes)."),
     withhold: list[str] = typer.Option([], "--withhold", help="Withhold a service (repeatable)."),
@@ -72,19 +72,47 @@ def run_command(
                                                "the same paths)."),
     episodes: Optional[Path] = typer.Option(None, "--episodes", help="With --tasks control: the control episodes "
                                             "file (JSONL) written by generate-control."),
+    judge_model: Optional[str] = typer.Option(None, "--judge-model", help="With --tasks control: a model that also "
+                                              "judges each infeasible report (off by default; docs/scores.md)."),
+    judge_base_url: Optional[str] = typer.Option(None, "--judge-base-url", help="The judge's endpoint."),
+    judge_api_key_env: Optional[str] = typer.Option(None, "--judge-api-key-env", help="The judge's key variable."),
 ) -> None:
     """Run an agent on tasks and keep one record per episode."""
-    from homeloop.bench.runner import Flags
-
-    flags = Flags(tuple(sorted(withhold)), show_costs, not no_images)
     given = {"model": model, "base_url": base_url, "api_key_env": api_key_env, "max_requests": max_requests,
              "rate_limit": rate_limit, "temperature": temperature, "image_mode": images_in, "replies": replies,
              "prompt": prompt, "max_image_side": max_image_side}
     chosen = {"tasks": tasks, "homes": homes, "robot": robot, "seeds": seeds, "verified_only": verified_only,
-              "sample": sample, "stratify": stratify, "sample_seed": sample_seed, "episodes": episodes}
+              "sample": sample, "stratify": stratify, "sample_seed": sample_seed, "episodes": episodes,
+              "judge": (judge_model, judge_base_url, judge_api_key_env)}
+    _plan_and_run(agent, out, workers, dask_address, _flags(withhold, show_costs, no_images), given, chosen)
+
+
+def _flags(withhold: list[str], show_costs: bool, no_images: bool) -> Any:
+    from homeloop.bench.runner import Flags
+
+    return Flags(tuple(sorted(withhold)), show_costs, not no_images)
+
+
+def _plan_and_run(agent: str, out: Path, workers: int, dask_address: Optional[str], flags: Any, given: dict[str, Any],
+                  chosen: dict[str, Any]) -> None:
+    """Plan the run, its run folder held from before anything is written into it to the run's end; run it."""
     with contextlib.ExitStack() as held:
         options, specs = _plan_run(held, agent, out, flags, given, chosen)
         _run_with_progress(specs, agent, out, workers, options, dask_address)
+
+
+def _check_control_options(chosen: dict[str, Any]) -> None:
+    """One line (exit code 2) for an option that does not go with the tasks: ``--seeds`` with control
+    (each control episode carries its seed), the judge without it; else the default seeds."""
+    tasks, seeds, (judge_model, judge_base_url, judge_key_env) = chosen["tasks"], chosen["seeds"], chosen["judge"]
+    if tasks == "control" and seeds is not None:
+        fail(f"--seeds {seeds}: not with --tasks control; each control episode carries its own seed "
+             "(its seed field; choose them with generate-control --seed)")
+    if tasks != "control" and (judge_model or judge_base_url or judge_key_env):
+        fail("--judge-model, --judge-base-url and --judge-api-key-env go with --tasks control")
+    if (judge_base_url or judge_key_env) and not judge_model:
+        fail("--judge-base-url, --judge-api-key-env: name the judge with --judge-model NAME")
+    chosen["seeds"] = seeds or DEFAULT_SEEDS
 
 
 def _plan_run(held: contextlib.ExitStack, agent: str, out: Path, flags: Any, given: dict[str, Any],
@@ -94,6 +122,7 @@ def _plan_run(held: contextlib.ExitStack, agent: str, out: Path, flags: Any, giv
     from homeloop.bench import runner
     from homeloop.bench.run_plan import agent_options
 
+    _check_control_options(chosen)
     try:
         options = agent_options(agent, out, **given)
         held.enter_context(runner.run_folder(out, agent, options, flags))
@@ -112,7 +141,7 @@ def _plan_episodes(agent: str, options: dict[str, Any], out: Path, flags: Any,
     from homeloop.bench.run_plan import check_run, prepare_run
     from homeloop.pipeline.houses import write_house_home
 
-    episodes = chosen.pop("episodes")
+    episodes, (judge_model, judge_base_url, judge_key_env) = chosen.pop("episodes"), chosen.pop("judge")
     if chosen["tasks"] != "control":
         if episodes is not None:
             raise HomeLoopError("--episodes goes with --tasks control")
@@ -123,7 +152,16 @@ def _plan_episodes(agent: str, options: dict[str, Any], out: Path, flags: Any,
         raise HomeLoopError("--tasks control plays the episodes of --episodes FILE.jsonl "
                             "(written by `homeloop bench generate-control`)")
     check_run(agent, options, chosen["robot"], flags)
-    return plan_control(episodes, chosen["homes"], out, chosen["robot"], flags, write_house_home)
+    planned = plan_control(episodes, chosen["homes"], out, chosen["robot"], flags, write_house_home)
+    if judge_model:
+        from homeloop.bench.agents.openai_agent import DEFAULT_API_KEY_ENV, preflight
+        from homeloop.bench.control.judge import JUDGE_OPTION, JudgeSettings
+
+        settings = JudgeSettings(judge_model, judge_base_url, judge_key_env or DEFAULT_API_KEY_ENV)
+        where = preflight(settings.model, settings.base_url, settings.api_key_env or DEFAULT_API_KEY_ENV)
+        options[JUDGE_OPTION] = settings.as_option()
+        planned[1].append(f"the reports of infeasible requests are also judged by {judge_model} at {where}")
+    return planned
 
 
 def _before_run_error(exc: Exception, out: Path) -> str:

@@ -76,6 +76,7 @@ BUILD_OPTIONS: dict[str, ConfigOption] = {
     "verify_homes": ConfigOption(("--verify-homes",), read=read_verify_homes),
     "assets": ConfigOption(("--assets",)),
     "assets_fallback": ConfigOption(("--assets-fallback",)),
+    "air_devices": ConfigOption(("--air-devices",)),
 }
 
 

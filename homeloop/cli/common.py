@@ -21,7 +21,7 @@ from homeloop.core.errors import INTERRUPTED, INTERRUPTED_EXIT_CODE, HomeLoopErr
 from homeloop.core.progress import console, print_error
 
 if TYPE_CHECKING:
-    import click
+    import typer._click as click  # the click Typer runs on (its own copy in recent releases)
 
     from homeloop.core.home import Home
 

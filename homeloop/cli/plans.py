@@ -109,8 +109,8 @@ def audit(
 def print_audit_table(per_rule: Any) -> None:
     """Per rule: plans checked, passed and failed, and an example of a failure."""
     table = Table(title="audit by rule", header_style="bold")
-    for col, justify in (("rule", "left"), ("checked", "right"), ("passed", "right"), ("failed", "right"), ("example", "left")):
-        table.add_column(col, justify=justify, overflow="fold")
+    for col, right in (("rule", False), ("checked", True), ("passed", True), ("failed", True), ("example", False)):
+        table.add_column(col, justify="right" if right else "left", overflow="fold")
     for r in per_rule.itertuples(index=False):
         table.add_row(r.rule, f"{r.checked:,}", f"{r.passed:,}", f"{r.failed:,}", Text(r.example or ""))
     console.print(table)

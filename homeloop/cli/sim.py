@@ -38,7 +38,8 @@ def sim(
 ) -> None:
     """Run an episode in which the agent only waits, and print its timeline: the events an agent is
     told of and the ground truth's milestones, in seconds from the wake event."""
-    from homeloop.sim.episode import DEFAULT_ROBOT, Episode, EpisodeError
+    from homeloop.core.ids import DEFAULT_ROBOT
+    from homeloop.sim.episode import Episode, EpisodeError
 
     check_within_horizon(task, seconds, "--seconds", above_zero=True)
     path = home_dir / "home.json"
@@ -58,9 +59,8 @@ def print_sim_timeline(episode: Episode) -> None:
     rows = sorted([(e.time, "event", e) for e in world.events] + [(e.time, "ground truth", e) for e in world.milestones],
                   key=lambda r: r[0])
     table = Table(title=f"{episode.task.id} in {episode.home.home_id}, seed {episode.seed}", header_style="bold")
-    for col, justify in (("t (s)", "right"), ("seen as", "left"), ("what", "left"), ("source", "left"),
-                         ("details", "left")):
-        table.add_column(col, justify=justify, overflow="fold")
+    for col in ("t (s)", "seen as", "what", "source", "details"):
+        table.add_column(col, justify="right" if col == "t (s)" else "left", overflow="fold")
     for time, seen_as, e in rows:
         details = ", ".join(f"{k}={v}" for k, v in e.data.items())
         table.add_row(f"{time - wake:+.1f}", seen_as, Text(e.kind), Text(e.source), Text(details))

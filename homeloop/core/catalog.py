@@ -797,6 +797,8 @@ class Catalog:
     #: The surfaces visual parts are made of, and each class's choice of them (homeloop/core/visuals).
     materials: dict[str, MaterialEntry] = field(default_factory=dict)
     palettes: dict[str, PaletteEntry] = field(default_factory=dict)
+    #: The optional parts read besides the always-read files (:data:`OPTIONAL_FILES`), sorted.
+    optional: tuple[str, ...] = ()
 
     @property
     def device_types(self) -> tuple[str, ...]:
@@ -866,15 +868,31 @@ def _entry_errors(file: str, section: str, entry_id: str, err: ValidationError) 
 NOT_SECTIONS = frozenset({"pricing.yaml"})
 
 
-def _catalog_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*")
-                  if p.suffix in (".yaml", ".yml") and p.is_file() and p.relative_to(root).as_posix() not in NOT_SECTIONS)
+#: Catalog files read only where a build asks for them by name (``homeloop build --air-devices``), and
+#: kept out of the catalog otherwise: its hash, and so every home built without them, stays as it was.
+OPTIONAL_FILES: dict[str, str] = {"air_devices": "air_devices.yaml"}
 
 
-def _parse(root: Path) -> Catalog:
+def _catalog_files(root: Path, optional: tuple[str, ...] = ()) -> list[Path]:
+    """The catalog's YAML files in name order, the optional parts asked for last (their entries follow)."""
+    skip = NOT_SECTIONS | {f for name, f in OPTIONAL_FILES.items() if name not in optional}
+    extra = set(OPTIONAL_FILES.values())
+    found = [p for p in root.rglob("*")
+             if p.suffix in (".yaml", ".yml") and p.is_file() and p.relative_to(root).as_posix() not in skip]
+    return sorted(found, key=lambda p: (p.relative_to(root).as_posix() in extra, p))
+
+
+def _parse(root: Path, optional: tuple[str, ...] = ()) -> Catalog:
     if not root.is_dir():
         raise CatalogError(f"{root}: catalog folder not found")
-    files = _catalog_files(root)
+    unknown = sorted(set(optional) - set(OPTIONAL_FILES))
+    if unknown:
+        raise CatalogError(f"{root}: unknown optional catalog part {unknown[0]!r} "
+                           f"(known: {', '.join(OPTIONAL_FILES)})")
+    absent = [OPTIONAL_FILES[name] for name in optional if not (root / OPTIONAL_FILES[name]).is_file()]
+    if absent:
+        raise CatalogError(f"{root / absent[0]}: optional catalog file not found")
+    files = _catalog_files(root, optional)
     if not files:
         raise CatalogError(f"{root}: no catalog YAML files")
     digest = hashlib.sha256()
@@ -907,6 +925,7 @@ def _parse(root: Path) -> Catalog:
         possessions=sections["possessions"],
         materials=sections["materials"],
         palettes=sections["palettes"],
+        optional=optional,
     )
 
 
@@ -1087,8 +1106,8 @@ def _resolve_rule(rule_id: str, rules: dict[str, RoomRule], seen: tuple[str, ...
 
 
 @functools.lru_cache(maxsize=8)
-def _load_cached(root: str) -> Catalog:
-    return _parse(Path(root))
+def _load_cached(root: str, optional: tuple[str, ...] = ()) -> Catalog:
+    return _parse(Path(root), optional)
 
 
 def catalog_dir(path: str | os.PathLike[str] | None = None) -> Path:
@@ -1098,13 +1117,14 @@ def catalog_dir(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(path).expanduser().resolve()
 
 
-def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
-    """Load (once per folder; cached) and validate the catalog.
+def load_catalog(path: str | os.PathLike[str] | None = None, optional: tuple[str, ...] = ()) -> Catalog:
+    """Load (once per folder and optional parts; cached) and validate the catalog; ``optional`` names
+    parts of :data:`OPTIONAL_FILES` to read too.
 
     Raises :class:`CatalogError` with one line per problem, each naming the
     file, the entry id and the field.
     """
-    return _load_cached(str(catalog_dir(path)))
+    return _load_cached(str(catalog_dir(path)), tuple(sorted(set(optional))))
 
 
 load_catalog.cache_clear = _load_cached.cache_clear  # type: ignore[attr-defined]

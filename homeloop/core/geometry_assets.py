@@ -488,10 +488,15 @@ DEVICE_BODIES: dict[str, BodySize] = {
     "in_plant_pot": BodySize(0.03, 0.03, 0.12),  # a soil probe
 }
 #: Device types whose body on a mount is not its mount's: a lamp on a nightstand or a side table
-#: is a small table lamp, one on the floor a standard lamp.
+#: is a small table lamp, one on the floor a standard lamp; the air devices are room units on the floor.
 DEVICE_BODIES_BY_TYPE: dict[tuple[str, str], BodySize] = {
     ("light", "on_furniture"): BodySize(0.12, 0.12, 0.40),
     ("light", "floor"): BodySize(0.30, 0.30, 1.60),
+    # The optional air devices (homeloop/catalog/air_devices.yaml), at the size of common room units.
+    ("humidifier", "floor"): BodySize(0.24, 0.20, 0.34),
+    ("dehumidifier", "floor"): BodySize(0.36, 0.26, 0.55),
+    ("fan", "floor"): BodySize(0.30, 0.30, 1.05),
+    ("air_purifier", "floor"): BodySize(0.36, 0.24, 0.55),
 }
 #: A device this close (m) to its room's boundary is fixed to that wall (devices sit 1-10 cm
 #: off the wall face, homeloop/pipeline/devices/walls.py); one farther out stands free, centred on its pose.

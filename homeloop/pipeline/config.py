@@ -61,10 +61,18 @@ class BuildConfig(BaseModel):
                           "(docs/catalog.md, \"Your own assets\").")
     assets_fallback: bool = Field(
         False, description="Draw the built-in visual where an --assets file cannot be used (else the build stops).")
+    air_devices: bool = Field(
+        False, description="Add the humidifier, dehumidifier, fan and air purifier the home-control track drives "
+                           "(docs/catalog.md, \"Air devices\"); off for the paper's home set.")
 
     @property
     def name(self) -> str:
-        """The build's name: its folder under outputs/ unless ``out`` names one."""
+        """The build's name: its folder under outputs/ unless ``out`` names one (a build with the air
+        devices has its own, so it never takes the place of the paper's home set)."""
+        return self._base_name + ("-air-devices" if self.air_devices else "")
+
+    @property
+    def _base_name(self) -> str:
         if self.source is not None:
             return f"{Path(self.source).stem}-seed{self.seed}"
         if (self.plans, self.sites, self.seed, self.homes) == (DEFAULT_PLANS, DEFAULT_SITES, 0, DEFAULT_HOMES):
@@ -85,7 +93,17 @@ class BuildConfig(BaseModel):
             "seed": self.seed,
             "usda": self.usda,
             "verify": self.verify_settings().parameters(),
-        } | ({"assets": self.assets_parameters()} if self.assets is not None else {})
+        } | ({"assets": self.assets_parameters()} if self.assets is not None else {}) \
+            | self.catalog_parameters()
+
+    def catalog_parts(self) -> tuple[str, ...]:
+        """The optional catalog parts the build reads (homeloop.core.catalog.OPTIONAL_FILES)."""
+        return ("air_devices",) if self.air_devices else ()
+
+    def catalog_parameters(self) -> dict[str, Any]:
+        """What the optional catalog parts decide, for the parameters and the stages' cache keys: nothing
+        without them, so a build without them has the parameters and keys it always had."""
+        return {"catalog_parts": list(self.catalog_parts())} if self.catalog_parts() else {}
 
     def assets_parameters(self) -> dict[str, Any]:
         """What the ``assets`` mapping decides: each source's sha256 and fit, the rejections, and

@@ -125,8 +125,10 @@ def _describe(home: Home, outcome: HomeOutcome) -> None:
 
 
 def build_homes_partition(keys: list[str], build_dir: str, seed: int, stage_key: str,
-                          catalog_dir: str | None = None, previews: bool = True) -> list[dict[str, Any]]:
-    """Build the homes of some plans (in the given order); return their outcome records.
+                          catalog_dir: str | None = None, previews: bool = True,
+                          optional: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """Build the homes of some plans (in the given order), with the catalog and its ``optional`` parts;
+    return their outcome records.
 
     A plan whose outcome was recorded under the same ``stage_key``, with its files
     still as written, is not built again: its record is returned as it stands (the
@@ -145,7 +147,7 @@ def build_homes_partition(keys: list[str], build_dir: str, seed: int, stage_key:
         else:
             todo.append(key)
     if todo:
-        catalog = load_catalog(catalog_dir)
+        catalog = load_catalog(catalog_dir, optional)
         plans = {p.key: p for p in load_plans(build, keys=todo, hold=True)}
         for key in todo:
             t = time.perf_counter()
@@ -197,14 +199,14 @@ def files_as_written(folder: Path, files: Any) -> bool:
 
 
 def export_homes_partition(home_ids: list[str], build_dir: str, usda: bool = False,
-                           catalog_dir: str | None = None) -> list[dict[str, Any]]:
-    """Export the homes to USD next to their home.json; one record per home with
-    its size and validation result. The catalog assets must already be written."""
-    from homeloop.pipeline.usd import asset_file_name, assets_held_open, export_home
+                           catalog_dir: str | None = None, optional: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """Export the homes to USD next to their home.json, with the catalog and its ``optional`` parts; one
+    record per home with its size and validation result. The catalog assets must already be written."""
+    from homeloop.pipeline.usd import assets_held_open, catalog_asset_paths, export_home
 
     build = Path(build_dir)
-    catalog = load_catalog(catalog_dir)
-    assets = {cid: build / "assets" / asset_file_name(cid) for cid in (*catalog.furniture, *catalog.objects)}
+    catalog = load_catalog(catalog_dir, optional)
+    assets = catalog_asset_paths(catalog, build / "assets")
     records = []
     with assets_held_open(assets.values()):
         for home_id in home_ids:

@@ -389,7 +389,7 @@ def stage_homes(build: Build) -> dict[str, Any]:
 
     cfg = build.config
     inputs = [build.path("selection.parquet"), build.path("elements.parquet")]
-    params = {"seed": cfg.seed, "homes": cfg.homes}
+    params = {"seed": cfg.seed, "homes": cfg.homes} | cfg.catalog_parameters()
     homes_dir = build.path("homes")
 
     def run():
@@ -398,8 +398,8 @@ def stage_homes(build: Build) -> dict[str, Any]:
                  for plan in pd.read_parquet(build.path("selection.parquet"))["plan"]]
         key = build.cache.key("homes-work", params, inputs, stage_code_hash(run))
         with stage_progress("homes", cfg.homes, enabled=cfg.progress) as advance:
-            built = map_partitions_until(build_homes_partition, order, str(build.out), cfg.seed, key,
-                                         wanted=lambda record: record["kept"], count=cfg.homes,
+            built = map_partitions_until(build_homes_partition, order, str(build.out), cfg.seed, key, None, True,
+                                         cfg.catalog_parts(), wanted=lambda record: record["kept"], count=cfg.homes,
                                          client=build.client, partition_size=25, progress=advance)
         outcomes: list[dict[str, Any]] = []
         kept = 0
@@ -469,17 +469,18 @@ def remove_unkept_homes(out: Path, keep: set[str]) -> list[str]:
 
 def stage_house(build: Build) -> dict[str, Any]:
     """The hand-designed house (docs/pipeline.md), furnished from its own file, equipped and checked."""
+    from homeloop.core.catalog import load_catalog
     from homeloop.pipeline.houses import house_home
     from homeloop.pipeline.previews.home import render_home
 
     def run():
-        home = house_home()
+        home = house_home(load_catalog(optional=build.config.catalog_parts()))
         folder = build.path("homes", HOUSE_ID)
         home.write(folder / "home.json")
         render_home(home, folder / "preview.png", title="The house")
         return [folder / "home.json", folder / "preview.png"], {"home": HOUSE_ID}
 
-    return cached_stage(build, "house", {}, [], run)
+    return cached_stage(build, "house", build.config.catalog_parameters(), [], run)
 
 
 def stage_usd(build: Build, home_ids: list[str]) -> dict[str, Any]:
@@ -499,10 +500,11 @@ def stage_usd(build: Build, home_ids: list[str]) -> dict[str, Any]:
 
     def run():
         library = write_own_assets(own, build.out)
-        assets = write_catalog_assets(load_catalog(), build.path("assets"), load_library(library_folder(build.out)))
+        catalog = load_catalog(optional=cfg.catalog_parts())
+        assets = write_catalog_assets(catalog, build.path("assets"), load_library(library_folder(build.out)))
         with stage_progress("usd", len(ids), enabled=cfg.progress) as advance:
-            records = map_partitions(export_homes_partition, ids, str(build.out), cfg.usda,
-                                     client=build.client, partition_size=50, progress=advance)
+            records = map_partitions(export_homes_partition, ids, str(build.out), cfg.usda, None,
+                                     cfg.catalog_parts(), client=build.client, partition_size=50, progress=advance)
         table = pd.DataFrame.from_records(records)
         build.work["usd"] = work_summary(list(table.pop("seconds")) if len(table) else [])
         write_parquet(build.path("usd.parquet"), table)
@@ -514,7 +516,8 @@ def stage_usd(build: Build, home_ids: list[str]) -> dict[str, Any]:
         outputs = [build.path("usd.parquet"), *library, *assets.values(), *(build.path(f) for f in table["file"])]
         return outputs, {"counts": counts, "valid": sorted(table.loc[table["valid"], "home"])}
 
-    params = {"usda": cfg.usda, "homes": ids} | ({"assets": cfg.assets_parameters()} if own is not None else {})
+    params = {"usda": cfg.usda, "homes": ids} | ({"assets": cfg.assets_parameters()} if own is not None else {}) \
+        | cfg.catalog_parameters()
     return cached_stage(build, "usd", params, inputs, run)
 
 

@@ -37,6 +37,7 @@ from typing import Any, Callable
 from homeloop.core.catalog import FieldValue
 from homeloop.core.home import Device, DeviceField
 from homeloop.sim.dynamics.climate import Climate
+from homeloop.sim.dynamics.humidity import Humidity
 from homeloop.sim.dynamics.smoke import SMOKE_ALARM_DENSITY, Smoke  # the alarm's trip point, docs/dynamics.md
 from homeloop.sim.dynamics.water import Water
 from homeloop.sim.world import EVERYTHING, NOTHING, DeviceState, OpeningState, Rest, World
@@ -52,13 +53,19 @@ PRESS_HOLD_S = 0.5
 #: (a television on a TV unit, a desk's computer and lamp, a table lamp); nothing plugged in: 0 W.
 PLUG_LOAD_W: dict[str, float] = {"tv_unit": 95.0, "desk": 120.0, "side_table": 9.0, "nightstand": 9.0}
 
+#: The speed (%) a fan runs at in each of its modes (Matter Fan Control's FanMode): "on" and "auto"
+#: run at the speed asked for (``percent_setting``) where one is, else at these.
+FAN_MODE_PERCENT: dict[str, int] = {"off": 0, "low": 33, "medium": 66, "high": 100, "on": 100, "auto": 50}
+
 #: What a step changes, and what the readings come from (:class:`~homeloop.sim.world.Rest`): per sensing
 #: device type (its reader, :data:`READERS`), and for the bindings and the events, the devices and doors.
 CHANGES = frozenset({"devices", "openings", "events"})
 SOURCES: dict[str, frozenset[str]] = {
     "smoke_sensor": frozenset({"smoke"}), "leak_sensor": frozenset({"water"}),
     "contact_sensor": frozenset({"openings"}), "lock": frozenset({"openings"}),
-    "soil_moisture_sensor": frozenset({"object_props"}), "thermostat": frozenset({"climate"})}
+    "soil_moisture_sensor": frozenset({"object_props"}), "thermostat": frozenset({"climate"}),
+    "humidifier": frozenset({"humidity"}), "dehumidifier": frozenset({"humidity"}),
+    "fan": frozenset({"devices"}), "air_purifier": frozenset({"devices"})}
 BOUND = frozenset({"devices", "openings"})
 READS = BOUND.union(*SOURCES.values())
 
@@ -462,6 +469,27 @@ def _thermostat_reader(world: World, entry: Device, state: DeviceState) -> list[
     return [("local_temperature", lambda: round(float(temperature(room)), 2))]
 
 
+def _humidity_reader(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Read]]:
+    humidity = world.running(Humidity)
+    if humidity is None or entry.room is None or humidity.room_percent(entry.room) is None:
+        return []
+    percent, room = humidity.percent, entry.room
+    return [("humidity_percent", lambda: round(float(percent[room]), 2))]
+
+
+def fan_speed(values: dict[str, Any]) -> int:
+    """The speed (%) a fan runs at (:data:`FAN_MODE_PERCENT`)."""
+    mode, asked = str(values.get("fan_mode", "off")), int(values.get("percent_setting") or 0)
+    if mode in ("on", "auto") and asked > 0:
+        return asked
+    return FAN_MODE_PERCENT.get(mode, 0)
+
+
+def _fan_reader(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Read]]:
+    values = state.values
+    return [("percent_current", lambda: fan_speed(values))] if "percent_current" in values else []
+
+
 READERS: dict[str, Callable[[World, Device, DeviceState], list[tuple[str, Read]]]] = {
     "smoke_sensor": _smoke_reader,
     "leak_sensor": _leak_reader,
@@ -469,6 +497,10 @@ READERS: dict[str, Callable[[World, Device, DeviceState], list[tuple[str, Read]]
     "lock": _opening_reader("door_state"),
     "soil_moisture_sensor": _soil_reader,
     "thermostat": _thermostat_reader,
+    "humidifier": _humidity_reader,
+    "dehumidifier": _humidity_reader,
+    "fan": _fan_reader,
+    "air_purifier": _fan_reader,
 }
 
 

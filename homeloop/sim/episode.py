@@ -122,13 +122,7 @@ class SkillContext:
         """Let time pass a step at a time while ``going()`` holds (never past the horizon): as many
         calls of :meth:`advance` for a step, where after the first nothing outside the steps
         changes the world, so sleeping modules sleep on."""
-        touched, world = True, self.episode.world
-        while going():
-            before = world.time
-            self.episode._advance(STEP_S, touched=touched)
-            if world.time == before:
-                return
-            touched = False
+        self.episode.world.advance_while(going, self.episode.horizon_time)
 
     def event_dict(self, event: Event) -> dict[str, Any]:
         return self.episode.event_dict(event)

@@ -10,11 +10,15 @@ from homeloop.sim.world import World
 
 
 def install(world: World) -> None:
-    """Add every dynamics module to ``world`` in step order."""
+    """Add every dynamics module to ``world`` in step order; the humidity only in a home with a device
+    that reads or drives it (:data:`homeloop.sim.dynamics.humidity.HUMIDITY_DEVICE_TYPES`, the optional
+    air devices), so the paper's homes step what they always stepped."""
     from homeloop.sim import devices
-    from homeloop.sim.dynamics import appliances, climate, cooking, light, people, robot_motion, smoke, timeline, water
+    from homeloop.sim.dynamics import (appliances, climate, cooking, humidity, light, people, robot_motion, smoke,
+                                       timeline, water)
 
+    humid = any(d.type in humidity.HUMIDITY_DEVICE_TYPES for d in world.home.devices)
     for module in (timeline.Timeline(), people.People(), robot_motion.RobotMotion(), cooking.Cooking(),
-                   smoke.Smoke(), water.Water(), light.Light(), climate.Climate(), appliances.Appliances(),
-                   devices.Devices()):
+                   smoke.Smoke(), water.Water(), light.Light(), climate.Climate(),
+                   *((humidity.Humidity(),) if humid else ()), appliances.Appliances(), devices.Devices()):
         world.add_module(module)

@@ -4,9 +4,9 @@ A :class:`World` is built from a home file and a catalog (the scenario adds
 people, objects, hazards and faults; :mod:`homeloop.sim.scenario`). It holds
 the state of every opening, articulated part, carryable object, device,
 person and the robot, plus the state each dynamics module keeps
-(:attr:`World.modules`). Time advances only through :meth:`World.advance`, in
-steps of :data:`STEP_S`; the agent's thinking takes no simulated time
-(docs/episodes.md).
+(:attr:`World.modules`). Time advances only through :meth:`World.advance` (or
+:meth:`World.advance_while`, the same as many calls of it), in steps of
+:data:`STEP_S`; the agent's thinking takes no simulated time (docs/episodes.md).
 
 Each dynamics module (:mod:`homeloop.sim.dynamics`) is an object with a
 ``name``, a ``step(world, dt)`` method and a ``snapshot()`` method returning
@@ -58,7 +58,7 @@ SLEEPING = True
 #: state other code reads of a module (by the module's name; "pan_heat": how hot the pans are;
 #: "smoke_density": the smoke's densities, where no smoke sensor's reading can change with them).
 ASPECTS = ("openings", "parts", "objects", "object_props", "devices", "people", "robot", "messages", "events",
-           "timeline", "cooking", "pan_heat", "smoke", "smoke_density", "water", "climate", "appliances",
+           "timeline", "cooking", "pan_heat", "smoke", "smoke_density", "water", "climate", "humidity", "appliances",
            "robot_motion")
 #: Every aspect: what a module without ``rest`` may change, and what wakes it.
 EVERYTHING = frozenset({"*"})
@@ -247,17 +247,58 @@ class World:
 
         ``touched``: whether anything outside the steps may have changed the world since the last
         one (a call's action: every module is woken); False only where the caller knows nothing did."""
+        self._steps_for(self._owe(seconds), touched)
+
+    def _owe(self, seconds: float) -> int:
+        """The whole steps :meth:`advance` takes for ``seconds`` more; the remainder is carried."""
         owed = self._owed_s + max(seconds, 0.0)
         n = int(math.floor(owed / STEP_S + 1e-9))
         self._owed_s = max(owed - n * STEP_S, 0.0)
-        self._steps_for(n, touched)
+        return n
+
+    def advance_while(self, going: Callable[[], bool], until: float) -> None:
+        """Step while ``going()`` holds before each step, as calls of :meth:`advance` for a step, one
+        after another, would (never past the time ``until``; the first call touched, the later ones
+        not): the same steps and the same remainder carried, without a call per step."""
+        touched = True
+        while going():
+            n = self._owe(min(STEP_S, max(until - self.time, 0.0)))
+            if n == 1:
+                n = self._steps_while(going, until, touched)
+                if n < 0:
+                    return
+                touched = False
+            before = self.time
+            self._steps_for(n, touched)
+            if self.time == before:
+                return
+            touched = False
+
+    def _steps_while(self, going: Callable[[], bool], until: float, touched: bool) -> int:
+        """The steps of :meth:`advance_while` while each is a call's one step; after the last, -1 where
+        ``going()`` no longer holds, else the steps the call after it owes (0, or 2 on a remainder)."""
+        owed = -1
+
+        def stop() -> bool:
+            nonlocal owed
+            if not going():
+                owed = -1
+                return True
+            owed = self._owe(min(STEP_S, max(until - self.time, 0.0)))
+            return owed != 1
+
+        # at most every step up to ``until`` and one more: each owes one step, then a call owes none;
+        # no step is skipped over unasked (each owes its share of the remainder)
+        self._steps_for(max(int(math.ceil((until - self.time) / STEP_S)), 0) + 2, touched, stop, jumps=False)
+        return owed
 
     def advance_until(self, done: Callable[[], bool], steps: int) -> None:
         """Step the world until ``done()`` holds after a step, ``steps`` at most (the remainder
         :meth:`advance` carries is left as it is). ``done`` must read only what steps change."""
         self._steps_for(steps, True, done)
 
-    def _steps_for(self, n: int, touched: bool, done: Callable[[], bool] | None = None) -> None:
+    def _steps_for(self, n: int, touched: bool, done: Callable[[], bool] | None = None, *,
+                   jumps: bool = True) -> None:
         if n <= 0:
             return
         if not SLEEPING:
@@ -276,7 +317,7 @@ class World:
             sleepers = self._sleepers = _Sleepers(self.modules)
         elif touched:
             sleepers.wake_all()
-        sleepers.run(self, self._steps + n, done)
+        sleepers.run(self, self._steps + n, done, jumps)
 
     def woken_by(self, aspects: frozenset[str]) -> bool:
         """Whether anything of ``aspects`` may have changed since the module stepping now last stepped
@@ -388,12 +429,13 @@ class _Sleepers:
     def wake_all(self) -> None:
         self.dirty[:] = [-1] * len(self.modules)
 
-    def run(self, world: World, last: int, done: Callable[[], bool] | None) -> None:
-        """Step ``world`` up to step ``last``: skip to the next step where a module wakes, step the
-        modules awake then; stop early after a step where ``done()`` holds."""
+    def run(self, world: World, last: int, done: Callable[[], bool] | None, jumps: bool = True) -> None:
+        """Step ``world`` up to step ``last``: skip to the next step where a module wakes (unless not
+        ``jumps``: ``done()`` is asked after every step), step the modules awake then; stop early
+        after a step where ``done()`` holds."""
         dirty, until = self.dirty, self.until
         while world._steps < last:
-            if not any(dirty):
+            if jumps and not any(dirty):
                 wake = min(until) - WAKE_EARLY_S
                 nxt = world._steps + 1
                 # (a step's time is past the last one's: a wake not past it is no later than the next)

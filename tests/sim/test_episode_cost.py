@@ -188,6 +188,71 @@ def test_a_module_without_rest_steps_every_step_and_sees_every_change(house_home
     assert follower.seen == [1 + math.floor(i * STEP_S + 1e-9) for i in range(len(follower.seen))]
 
 
+class Counter:
+    """A module that counts its steps and asks for every step."""
+
+    name = "counter"
+
+    def __init__(self) -> None:
+        self.steps: list[float] = []
+
+    def step(self, world: World, dt: float) -> None:
+        self.steps.append(world.time)
+
+    def rest(self, world: World) -> Rest:
+        return Rest(frozenset({"counter"}), -math.inf)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {}
+
+
+def advance_a_step_at_a_time(world: World, going: Any, until: float) -> None:
+    """What a skill's motion did before :meth:`World.advance_while`: a call of ``advance`` for a step
+    while ``going()`` holds, never past ``until``, the first call touched."""
+    touched = True
+    while going():
+        before = world.time
+        world.advance(min(STEP_S, max(until - world.time, 0.0)), touched=touched)
+        if world.time == before:
+            return
+        touched = False
+
+
+@settings(max_examples=60, deadline=None)
+@given(owed=st.floats(0.0, 0.3), horizon=st.floats(0.0, 40.0), stop_at=st.integers(0, 500),
+       every=st.floats(0.1, 30.0), counting=st.booleans(), sleeping=st.booleans())
+def test_advance_while_takes_the_steps_of_a_call_per_step(house_home, catalog, owed, horizon, stop_at, every,
+                                                         counting, sleeping):
+    """Stepping while a motion goes on in one call gives the world the steps, the time and the remainder
+    carried that a call per step gave it, whether what ``going`` reads steps every step or sleeps
+    (a ticker), up to a horizon or not."""
+    outcomes = []
+    for one_call in (False, True):
+        world = World(house_home, catalog, seed=0)
+        ticker, counter = Ticker(every), Counter()
+        world.add_module(ticker)
+        if counting:
+            world.add_module(counter)
+        world_module.SLEEPING, saved = sleeping, world_module.SLEEPING
+        try:
+            world.advance(owed)
+            until = world.time + horizon
+
+            def going() -> bool:
+                return (len(counter.steps) if counting else len(ticker.ticks)) < stop_at
+
+            if one_call:
+                world.advance_while(going, until)
+            else:
+                advance_a_step_at_a_time(world, going, until)
+            world.advance(0.25)  # the remainder carried reads in the next call
+        finally:
+            world_module.SLEEPING = saved
+        outcomes.append((world.time, world._steps, world._owed_s, ticker.ticks, counter.steps))
+    assert outcomes[1] == outcomes[0]
+    assert outcomes[0][0] <= round(until + 0.25 + STEP_S, 6)
+
+
 def test_advance_until_stops_after_the_step_that_brings_an_event(house_home):
     ep = Episode(house_home, "answer_delivery", seed=0, images=False)  # woken by the doorbell, pressed in a step
     wake = ep.wake_event

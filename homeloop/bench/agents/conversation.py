@@ -46,6 +46,8 @@ from PIL import Image, UnidentifiedImageError
 from homeloop.bench.agents.pricing import Price, Tally
 from homeloop.bench.agents.prompts import DEFAULT_PROMPT as DEFAULT_PROMPT
 from homeloop.bench.agents.prompts import PROMPTS as PROMPTS
+from homeloop.bench.agents.prompts import REQUEST_JOB
+from homeloop.bench.control.model import CONTROL_SCENARIO
 from homeloop.core.errors import HomeLoopError
 from homeloop.sim.skills import SkillError
 
@@ -127,9 +129,16 @@ def check_prompt(name: str) -> str:
     return name
 
 
-def role_prompt(images: bool, prompt: str = DEFAULT_PROMPT) -> str:
-    """The system message: prompt ``prompt`` of :data:`PROMPTS`, with the paragraph for images on or off."""
+#: The job section of role_prompt.md: its heading up to the next heading.
+_JOB_SECTION = re.compile(r"^## Your job\n.*?(?=^## )", re.S | re.M)
+
+
+def role_prompt(images: bool, prompt: str = DEFAULT_PROMPT, request: bool = False) -> str:
+    """The system message: prompt ``prompt`` of :data:`PROMPTS`, with the paragraph for images on or off;
+    ``request``: a home-control episode's, its job section :data:`REQUEST_JOB`'s (a resident's request)."""
     text = _prompt_file("role_prompt.md")
+    if request:
+        text = _JOB_SECTION.sub(lambda _: _prompt_file(REQUEST_JOB).strip() + "\n\n", text, count=1)
     addition = PROMPTS[check_prompt(prompt)]
     text = text.replace(_ADDITIONS, "\n" + _prompt_file(addition) if addition else "")
     return _IMAGE_SECTION.sub(lambda m: m.group(1) if images else m.group(2), text).strip()
@@ -170,7 +179,8 @@ class Conversation:
 
     @classmethod
     def start(cls, episode: Episode, prompt: str = DEFAULT_PROMPT, max_image_side: int | None = None) -> Conversation:
-        return cls([{"role": "system", "content": role_prompt(episode.images, prompt)},
+        request = episode.scenario.name == CONTROL_SCENARIO
+        return cls([{"role": "system", "content": role_prompt(episode.images, prompt, request)},
                     {"role": "user", "content": wake_message(episode.wake)}], max_image_side=max_image_side)
 
     def add_reply(self, reply: Reply) -> None:

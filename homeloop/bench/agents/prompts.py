@@ -1,8 +1,10 @@
 """The role prompts a model agent can open with, by name, and the default one (docs/agents.md).
 
 The prompt text lives beside this module (``role_prompt.md`` and the files named here);
-:func:`homeloop.bench.agents.conversation.role_prompt` assembles it. This module imports nothing,
-so the command line can list the prompts in its help.
+:func:`homeloop.bench.agents.conversation.role_prompt` assembles it. A home-control episode (its scenario
+``control``; docs/tasks.md, "Home control") opens with the same prompt, its
+"Your job" section replaced by :data:`REQUEST_JOB`'s: the agent takes a resident's request rather than
+an alert. This module imports nothing, so the command line can list the prompts in its help.
 """
 
 from __future__ import annotations
@@ -14,3 +16,6 @@ PROMPTS: dict[str, str | None] = {"paper": None, "calibrated": "role_prompt_cali
 
 #: The prompt a model agent opens with when none is named.
 DEFAULT_PROMPT = "paper"
+
+#: The "Your job" section of a home-control episode's prompt, in place of role_prompt.md's (docs/agents.md).
+REQUEST_JOB = "role_prompt_control.md"

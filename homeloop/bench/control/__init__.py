@@ -8,6 +8,7 @@ devices, played through the same runner, and goals checked over simulated time.
   episodes the scripted solver passes);
 - :mod:`~homeloop.bench.control.solver`: the scripted control solver;
 - :mod:`~homeloop.bench.control.goals`: the goal watch (a dynamics module) and the rule judge;
+- :mod:`~homeloop.bench.control.judge`: the optional model judge of infeasible reports;
 - :mod:`~homeloop.bench.control.play`: one control episode played by an agent;
 - :mod:`~homeloop.bench.control.plan`: the episodes of ``homeloop bench run --tasks control``;
 - :mod:`~homeloop.bench.control.scores`: the score tables per query type × feasible or infeasible.

@@ -6,28 +6,38 @@ a generator seeded by the seed and the home's id draws the time of day the
 request comes (:data:`CLOCK_STARTS_S`) and then goes round the twelve
 categories (six query types, feasible and infeasible; :data:`CATEGORIES`),
 starting at a drawn one: in each, it tries the category's templates in a
-drawn order and keeps the first episode the scripted solver passes. A
+drawn order (those of the optional air devices only in a home that has one:
+``Template.offered``) and keeps the first episode the scripted solver passes. A
 template naming a device type the home lacks is dropped there and counted;
 an episode the solver fails (for an infeasible one: whose constraint the
 solver's rules do not find) is rejected and counted. It stops at ``per_home``
 episodes, or when a round keeps none. The same build, ``per_home`` and seed
 give the same file, byte for byte, however many workers generate it.
+
+While it generates, what is alive at the start (the modules, the catalog) is
+frozen out of the cyclic garbage collector's passes (:func:`_settled_heap`):
+an episode makes many short-lived objects, and each pass of the older
+generations would otherwise walk that large, lasting heap again.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import gc
 import multiprocessing
 import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from homeloop.bench.control.model import (QUERY_CODES, QUERY_TYPES, REQUEST_AT_S, ControlEpisode, horizon_for,
                                           write_episodes)
 from homeloop.bench.control.play import play_control
 from homeloop.bench.control.templates import TEMPLATES, Draft, HomeView, Template
+from homeloop.core.catalog import load_catalog
 from homeloop.core.errors import HomeLoopError
 from homeloop.core.home import Home
 from homeloop.core.ids import safe_id
@@ -126,7 +136,8 @@ def generate_home(home: Home, per_home: int, seed: int) -> HomeOutcome:
         for query_type, feasible in order:
             if len(outcome.episodes) >= per_home:
                 break
-            names = [t for t in TEMPLATES.values() if t.query_type == query_type and t.feasible == feasible]
+            names = [t for t in TEMPLATES.values()
+                     if t.query_type == query_type and t.feasible == feasible and t.offered(view)]
             rng.shuffle(names)
             for t in names:
                 if _try(home, view, t, rng, clock, seed, outcome):
@@ -165,6 +176,23 @@ def _generate_file(path: str, per_home: int, seed: int) -> HomeOutcome:
     return outcome
 
 
+@contextlib.contextmanager
+def _settled_heap() -> Iterator[None]:
+    """The catalog loaded and everything alive now kept out of the collector's passes, until the end."""
+    load_catalog()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def start_worker() -> None:
+    """A worker process's start: its heap settled for its life (see :func:`_settled_heap`)."""
+    load_catalog()
+    gc.freeze()
+
+
 def generate(build_dir: str | Path, per_home: int, seed: int, workers: int = 1) -> tuple[list[ControlEpisode],
                                                                                        GenerateReport]:
     """Every home's episodes, in home order, and the report (see the module docstring)."""
@@ -173,11 +201,13 @@ def generate(build_dir: str | Path, per_home: int, seed: int, workers: int = 1) 
     started = time.perf_counter()
     files = [str(p) for p in home_files(build_dir).values()]
     if workers > 1:
-        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                    initializer=start_worker) as pool:
             outcomes = list(pool.map(_generate_file, files, [per_home] * len(files), [seed] * len(files),
                                      chunksize=max(1, len(files) // (workers * 8))))
     else:
-        outcomes = [_generate_file(f, per_home, seed) for f in files]
+        with _settled_heap():
+            outcomes = [_generate_file(f, per_home, seed) for f in files]
     report, episodes = GenerateReport(), []
     for outcome in outcomes:
         report.add(outcome)

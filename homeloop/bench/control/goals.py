@@ -40,8 +40,9 @@ from homeloop.sim.world import NOTHING, Rest, World
 #: reported, or reported for another reason.
 FAILURE_CLASSES = ("State", "Timing", "Over", "Answer", "FalseInfeasible", "MissedInfeasible", "WrongReason")
 
-#: The tool that reports a request infeasible.
+#: The tool that reports a request infeasible, and the check that judges its reports by rule.
 REPORT_TOOL = "messaging_report_infeasible"
+REPORTED_CHECK = "reported"
 
 #: What wakes the watch besides a call (after which every module steps) and the scenario's timeline (whose
 #: actions wake every module): a settable field changes only through those and the hub's schedules and
@@ -58,11 +59,12 @@ class GoalWatch:
         self.fields = list(dict.fromkeys(fields))
         self.history: dict[tuple[str, str], list[tuple[float, Any]]] = {
             (d, f): [(world.time, world.devices[d].values.get(f))] for d, f in self.fields}
+        # each field's device values (a device keeps its dict) beside its changes, for the steps
+        self._watched = [(world.devices[d].values, f, self.history[(d, f)]) for d, f in self.fields]
 
     def step(self, world: World, dt: float) -> None:
-        devices = world.devices
-        for key, changes in self.history.items():
-            value = devices[key[0]].values.get(key[1])
+        for values, name, changes in self._watched:
+            value = values.get(name)
             if value != changes[-1][1]:
                 changes.append((world.time, value))
 
@@ -184,15 +186,15 @@ def _state_or_timing(watch: GoalWatch, condition: Condition, wake: float, horizo
 def _report_check(episode: Episode, control: ControlEpisode) -> CheckResult:
     made = reports(episode)
     if control.feasible:
-        return CheckResult("reported", "never", not made, evidence={"reports": made},
+        return CheckResult(REPORTED_CHECK, "never", not made, evidence={"reports": made},
                            failure_class="FalseInfeasible" if made else "")
     constraint = control.constraint
     assert constraint is not None
     right = [r for r in made if r.get("reason") == constraint.kind
              and any(_mentions(str(r.get("detail", "")), w) for w in constraint.words)]
     failure = "" if right else ("WrongReason" if made else "MissedInfeasible")
-    return CheckResult("reported", "ever", bool(right), evidence={"reports": made, "expected": constraint.model_dump()},
-                       failure_class=failure)
+    return CheckResult(REPORTED_CHECK, "ever", bool(right), failure_class=failure,
+                       evidence={"reports": made, "expected": constraint.model_dump()})
 
 
 def _mentions(detail: str, word: str) -> bool:

@@ -52,6 +52,9 @@ MIN_HORIZON_S = 120
 BUDGET_UNITS = 200
 #: When the resident's request arrives (s of world time): the wake event.
 REQUEST_AT_S = 0.1
+#: The scenario every control episode plays (homeloop.bench.control.play): a model agent's role prompt
+#: knows a control episode by it.
+CONTROL_SCENARIO = "control"
 #: How far from the asked time a timed setting may happen and still count (s): the calls that set it
 #: up take time.
 TIME_TOLERANCE_S = 15.0

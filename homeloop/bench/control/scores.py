@@ -4,7 +4,11 @@
 - ``control``: per model and each of the twelve categories (query type ×
   feasible or infeasible, always all twelve, in order): the runs, the
   success rate in percent (``n/a`` without runs), and SimuHome's published
-  result for the category (:data:`SIMUHOME_GPT51`) beside it;
+  result for the category (:data:`SIMUHOME_GPT51`) beside it; then, where
+  a model judge was asked too (:mod:`homeloop.bench.control.judge`), the
+  runs it gave a yes or no on (``judged``) and how often that verdict was
+  the rule's (``judge_agrees``, percent; ``n/a`` without). The rule's
+  verdict is the score;
 - ``control_failures``: per model, the failed episodes and how many show
   each class of the error taxonomy
   (:data:`homeloop.bench.control.goals.FAILURE_CLASSES`, and ``Limit``).
@@ -24,7 +28,8 @@ SIMUHOME_GPT51: dict[str, tuple[int, int]] = {
     "state_inquiry": (100, 94), "implicit_intent": (100, 80), "explicit_control": (94, 78),
     "time_schedule": (92, 60), "event_automation": (72, 44), "coordinated_schedule": (50, 34)}
 
-CONTROL_COLUMNS = ["label", "code", "query_type", "feasible", "runs", "success", "simuhome_gpt51"]
+CONTROL_COLUMNS = ["label", "code", "query_type", "feasible", "runs", "success", "simuhome_gpt51", "judged",
+                   "judge_agrees"]
 CONTROL_FAILURE_COLUMNS = ["label", "failed", *FAILURE_CLASSES, "Limit"]
 
 SCOPE = Scope("control", "the home-control episodes", lambda f: pd.Series(True, index=f.index), control=True)
@@ -37,10 +42,13 @@ def control_table(frame: pd.DataFrame) -> pd.DataFrame:
         for query_type in QUERY_TYPES:
             for feasible in (True, False):
                 mine = runs[(runs["query_type"] == query_type) & (runs["feasible"].astype(bool) == feasible)]
+                judged = [bool(a) for a in mine["judge_agrees"] if a is not None and a == a]  # NaN: not judged
                 rows.append({"label": label, "code": QUERY_CODES[query_type], "query_type": query_type,
                              "feasible": "feasible" if feasible else "infeasible", "runs": len(mine),
                              "success": percent(float(mine["passed"].mean())) if len(mine) else INCOMPLETE,
-                             "simuhome_gpt51": SIMUHOME_GPT51[query_type][0 if feasible else 1]})
+                             "simuhome_gpt51": SIMUHOME_GPT51[query_type][0 if feasible else 1],
+                             "judged": len(judged),
+                             "judge_agrees": percent(sum(judged) / len(judged)) if judged else INCOMPLETE})
     return pd.DataFrame(rows, columns=CONTROL_COLUMNS)
 
 

@@ -9,10 +9,15 @@ constraint), or :class:`Missing` naming the device types the home lacks for
 it (the generator counts those). Templates are registered with
 :func:`template` in the order the generator tries them.
 
-Infeasible requests name a device no home has (:data:`ABSENT`: the catalog
-has no such type), a value outside what the device's field accepts, or
-times that cannot hold (a time already past, acting before an event,
-steps that each wait for the other).
+Infeasible requests name a device the home lacks (:data:`ABSENT`: types no
+home of the paper's set has), a value outside what the device's field
+accepts, or times that cannot hold (a time already past, acting before an
+event, steps that each wait for the other).
+
+The templates of the optional air devices (``homeloop build --air-devices``)
+declare the types they need (:attr:`Template.needs`): the generator offers
+them only in a home with one, so in the paper's home set the draws, and the
+episodes file, are what they are without them.
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ from homeloop.core.catalog import FieldValue
 from homeloop.core.home import Device, Home, Room
 from homeloop.sim.devices import HUB_CATEGORIES
 
-#: Device types no home has (the catalog lists none), with the words a report of their absence names.
+#: Device types no home of the paper's set has, with the words a report of their absence names. A home
+#: built with the air devices (``homeloop build --air-devices``) may have a fan, a dehumidifier or an air
+#: purifier: the templates then draw only the types it lacks, and :data:`AIR_DEVICES` make requests of those.
 ABSENT: dict[str, tuple[str, ...]] = {
     "air_conditioner": ("air conditioner", "air conditioning"), "fan": ("fan",), "dehumidifier": ("dehumidifier",),
     "air_purifier": ("purifier",), "robot_vacuum": ("vacuum",), "motion_sensor": ("motion",),
@@ -110,15 +117,23 @@ class Template:
     query_type: QueryType
     feasible: bool
     build: Build
+    #: Optional device types (the air devices) one of which the home must have for the template to be
+    #: offered at all: in a home of the paper's set it is not drawn among the others, so their draws and
+    #: the generated file are what they were without it.
+    needs: tuple[str, ...] = ()
+
+    def offered(self, view: HomeView) -> bool:
+        return not self.needs or any(view.of(kind) for kind in self.needs)
 
 
 #: Every template, in the order the generator tries them.
 TEMPLATES: dict[str, Template] = {}
 
 
-def template(name: str, query_type: QueryType, feasible: bool) -> Callable[[Build], Build]:
+def template(name: str, query_type: QueryType, feasible: bool,
+             needs: tuple[str, ...] = ()) -> Callable[[Build], Build]:
     def register(build: Build) -> Build:
-        TEMPLATES[name] = Template(name, query_type, feasible, build)
+        TEMPLATES[name] = Template(name, query_type, feasible, build, needs)
         return build
 
     return register
@@ -174,8 +189,9 @@ def _minutes(rng: random.Random, low: int, high: int) -> int:
     return rng.randint(low, high)
 
 
-def _absent(rng: random.Random) -> tuple[str, tuple[str, ...]]:
-    kind = rng.choice(sorted(ABSENT))
+def _absent(view: HomeView, rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    """A device type of :data:`ABSENT` the home lacks (a home built with the air devices has some)."""
+    kind = rng.choice([k for k in sorted(ABSENT) if not view.of(k)])
     return kind, ABSENT[kind]
 
 
@@ -255,7 +271,7 @@ def blinds_state(view: HomeView, rng: random.Random) -> Draft | Missing:
 
 @template("absent_state", "state_inquiry", False)
 def absent_state(view: HomeView, rng: random.Random) -> Draft | Missing:
-    kind, words = _absent(rng)
+    kind, words = _absent(view, rng)
     room = rng.choice(sorted(view.rooms))
     goal, constraint = _untouched("missing_device", words)
     return Draft(f"Is the {_noun(kind)} in the {view.name(room)} on?",
@@ -319,6 +335,8 @@ def chilly(view: HomeView, rng: random.Random) -> Draft | Missing:
 
 @template("humid_air", "implicit_intent", False)
 def humid_air(view: HomeView, rng: random.Random) -> Draft | Missing:
+    if view.of("dehumidifier"):
+        return Missing(())  # the home has one: the request is no longer impossible (see "damp_room")
     room = rng.choice(sorted(view.rooms))
     goal, constraint = _untouched("missing_device", ABSENT["dehumidifier"])
     return Draft(f"The air in the {view.name(room)} is so damp; please dry it out.",
@@ -384,7 +402,7 @@ def dim_light(view: HomeView, rng: random.Random) -> Draft | Missing:
 
 @template("absent_device", "explicit_control", False)
 def absent_device(view: HomeView, rng: random.Random) -> Draft | Missing:
-    kind, words = _absent(rng)
+    kind, words = _absent(view, rng)
     room = rng.choice(sorted(view.rooms))
     goal, constraint = _untouched("missing_device", words)
     return Draft(f"Turn on the {_noun(kind)} in the {view.name(room)}.",
@@ -649,3 +667,189 @@ def then_an_absent_device(view: HomeView, rng: random.Random) -> Draft | Missing
                                     value=False, in_s=first * 60.0),
                                Step(device_type=kind, field="on", value=True, after=0, after_s=gap * 60.0))),
                  goal, constraint=constraint)
+
+
+# --- the optional air devices (homeloop build --air-devices) ---------------------------------------------
+#
+# A home of the paper's set has none of these devices: each template below is dropped there, and the
+# templates above keep making the requests they always made.
+
+#: The air devices, with the field that says whether one runs and the value it takes running.
+AIR_DEVICES: dict[str, tuple[str, FieldValue]] = {
+    "humidifier": ("on", True), "dehumidifier": ("on", True), "fan": ("fan_mode", "high"),
+    "air_purifier": ("fan_mode", "auto")}
+#: The fan speeds a request may name (Fan Control's FanMode values, less on and auto).
+FAN_SPEEDS = ("off", "low", "medium", "high")
+#: The types the air templates need one of (:attr:`Template.needs`).
+_AIR, _FANS, _UNITS = tuple(AIR_DEVICES), ("fan", "air_purifier"), ("humidifier", "dehumidifier")
+#: What a device of each type is off at.
+AIR_OFF: dict[str, FieldValue] = {"humidifier": False, "dehumidifier": False, "fan": "off", "air_purifier": "off"}
+
+
+def _set_to(kind: str, room: str, devices: list[Device], field_name: str, value: FieldValue,
+            in_s: float | None = None) -> Intent:
+    """One step: the devices' field set to ``value`` (now, or ``in_s`` from the request)."""
+    return Intent(steps=(Step(device_type=kind, room=room, devices=_ids(devices), field=field_name, value=value,
+                              in_s=in_s),))
+
+
+def _air_room(view: HomeView, rng: random.Random, *kinds: str) -> tuple[str, str, list[Device]] | Missing:
+    """A room with a device of one of ``kinds``, the type drawn among those it has, and those devices."""
+    room = _room_of(view, rng, *kinds)
+    if room is None:
+        return Missing(kinds)
+    kind = rng.choice([k for k in kinds if view.of(k, room)])
+    return room, kind, view.of(kind, room)
+
+
+def _switch(view: HomeView, rng: random.Random, kinds: tuple[str, ...], words: str) -> Draft | Missing:
+    """A device of ``kinds`` in a room, off, asked to run: ``words`` with the room and device in its ``{}``."""
+    found = _air_room(view, rng, *kinds)
+    if isinstance(found, Missing):
+        return found
+    room, kind, devices = found
+    field_name, running = AIR_DEVICES[kind]
+    return Draft(words.format(room=view.name(room), device=_noun(kind)),
+                 _set_to(kind, room, devices, field_name, running),
+                 Goal(conditions=(_final(devices, field_name, running),)), _set(devices, field_name, AIR_OFF[kind]))
+
+
+def _target_out_of_range(view: HomeView, rng: random.Random, later: bool) -> Draft | Missing:
+    """A humidifier or dehumidifier asked for a target humidity outside what it accepts (now or later)."""
+    found = _air_room(view, rng, "humidifier", "dehumidifier")
+    if isinstance(found, Missing):
+        return found
+    room, kind, devices = found
+    spec = devices[0].fields["target_humidity"]
+    low, high = spec.min or 0.0, spec.max or 100.0
+    value = rng.choice([int(low) - 10, int(high) + 10, int(high) + 15])
+    minutes = _minutes(rng, 3, 10) if later else None
+    goal, constraint = _untouched("out_of_range", (f"{value}", f"{low:g}", f"{high:g}"))
+    when = f"In {minutes} minutes, set" if minutes else "Set"
+    return Draft(f"{when} the {_noun(kind)} in the {view.name(room)} to {value} percent humidity.",
+                 _set_to(kind, room, devices, "target_humidity", value, minutes * 60.0 if minutes else None),
+                 goal, constraint=constraint)
+
+
+@template("air_device_state", "state_inquiry", True, needs=_AIR)
+def air_device_state(view: HomeView, rng: random.Random) -> Draft | Missing:
+    found = _air_room(view, rng, *AIR_DEVICES)
+    if isinstance(found, Missing):
+        return found
+    room, kind, devices = found
+    field_name, _ = AIR_DEVICES[kind]
+    if field_name == "on":
+        on = rng.random() < 0.5
+        said, other = ("on", "off") if on else ("off", "on")
+        value: FieldValue = on
+        request = f"Is the {_noun(kind)} in the {view.name(room)} running?"
+    else:
+        value = said = rng.choice(FAN_SPEEDS)
+        other = "off" if said != "off" else "high"
+        request = f"What is the {_noun(kind)} in the {view.name(room)} set to?"
+    return Draft(request, Intent(inquiry=Inquiry(device_type=kind, room=room, devices=_ids(devices[:1]),
+                                                 field=field_name)),
+                 Goal(untouched=True, answer=Answer(words=(str(said),), wrong=(other,))),
+                 _set(devices[:1], field_name, value))
+
+
+@template("damp_room", "implicit_intent", True, needs=("dehumidifier",))
+def damp_room(view: HomeView, rng: random.Random) -> Draft | Missing:
+    return _switch(view, rng, ("dehumidifier",), "The air in the {room} is so damp; the laundry never dries.")
+
+
+@template("dry_air", "implicit_intent", True, needs=("humidifier",))
+def dry_air(view: HomeView, rng: random.Random) -> Draft | Missing:
+    return _switch(view, rng, ("humidifier",), "The air in the {room} is so dry my throat hurts in the morning.")
+
+
+@template("switch_on_air_device", "explicit_control", True, needs=_AIR)
+def switch_on_air_device(view: HomeView, rng: random.Random) -> Draft | Missing:
+    return _switch(view, rng, tuple(AIR_DEVICES), "Switch on the {device} in the {room}, please.")
+
+
+@template("fan_speed", "explicit_control", True, needs=_FANS)
+def fan_speed(view: HomeView, rng: random.Random) -> Draft | Missing:
+    found = _air_room(view, rng, "fan", "air_purifier")
+    if isinstance(found, Missing):
+        return found
+    room, kind, devices = found
+    speed = rng.choice(FAN_SPEEDS[1:])
+    return Draft(f"Set the {_noun(kind)} in the {view.name(room)} to {speed}.",
+                 _set_to(kind, room, devices, "fan_mode", speed),
+                 Goal(conditions=(_final(devices, "fan_mode", speed),)), _set(devices, "fan_mode", "off"))
+
+
+@template("target_humidity", "explicit_control", True, needs=_UNITS)
+def target_humidity(view: HomeView, rng: random.Random) -> Draft | Missing:
+    found = _air_room(view, rng, "humidifier", "dehumidifier")
+    if isinstance(found, Missing):
+        return found
+    room, kind, devices = found
+    spec = devices[0].fields["target_humidity"]
+    value = 5 * rng.randint(int(spec.min or 0) // 5 + 1, int(spec.max or 100) // 5 - 1)
+    return Draft(f"Set the {_noun(kind)} in the {view.name(room)} to {value} percent humidity.",
+                 _set_to(kind, room, devices, "target_humidity", value),
+                 Goal(conditions=(_final(devices, "target_humidity", value),)),
+                 _set(devices, "target_humidity", value - 5))
+
+
+@template("humidity_target_out_of_range", "explicit_control", False, needs=_UNITS)
+def humidity_target_out_of_range(view: HomeView, rng: random.Random) -> Draft | Missing:
+    return _target_out_of_range(view, rng, later=False)
+
+
+@template("fan_off_in", "time_schedule", True, needs=_FANS)
+def fan_off_in(view: HomeView, rng: random.Random) -> Draft | Missing:
+    found = _air_room(view, rng, "fan", "air_purifier")
+    if isinstance(found, Missing):
+        return found
+    room, kind, devices = found
+    minutes = _minutes(rng, 3, 10)
+    return Draft(f"Turn off the {_noun(kind)} in the {view.name(room)} in {minutes} minutes.",
+                 _set_to(kind, room, devices, "fan_mode", "off", minutes * 60.0),
+                 Goal(conditions=_timed(devices, "fan_mode", "high", "off", minutes * 60.0)),
+                 _set(devices, "fan_mode", "high"))
+
+
+@template("humidity_target_later_out_of_range", "time_schedule", False, needs=_UNITS)
+def humidity_target_later_out_of_range(view: HomeView, rng: random.Random) -> Draft | Missing:
+    return _target_out_of_range(view, rng, later=True)
+
+
+@template("door_opens_air", "event_automation", True, needs=_AIR)
+def door_opens_air(view: HomeView, rng: random.Random) -> Draft | Missing:
+    found_door = view.front_door()
+    if found_door is None:
+        return Missing(("contact_sensor",))
+    sensor, opened, _ = found_door
+    found = _air_room(view, rng, *AIR_DEVICES)
+    if isinstance(found, Missing):
+        return found
+    room, kind, devices = found
+    field_name, running = AIR_DEVICES[kind]
+    return Draft(f"When the front door opens, switch on the {_noun(kind)} in the {view.name(room)}.",
+                 Intent(steps=(Step(device_type=kind, room=room, devices=_ids(devices), field=field_name,
+                                    value=running),),
+                        trigger=TriggerIntent(device_type=sensor.type, room=sensor.room, devices=(sensor.id,),
+                                              event=opened)),
+                 Goal(conditions=_timed(devices, field_name, AIR_OFF[kind], running, DOOR_OPENS_AT_S)),
+                 _set(devices, field_name, AIR_OFF[kind]), events=_DOOR_EVENTS)
+
+
+@template("fan_then_humidity_device", "coordinated_schedule", True, needs=("fan",))
+def fan_then_humidity_device(view: HomeView, rng: random.Random) -> Draft | Missing:
+    fans, drying = _air_room(view, rng, "fan"), _air_room(view, rng, "dehumidifier", "humidifier")
+    if isinstance(fans, Missing) or isinstance(drying, Missing):
+        return Missing(("fan", "dehumidifier", "humidifier"))
+    (a, _, fan), (b, kind, units) = fans, drying
+    first, gap = _minutes(rng, 2, 5), _minutes(rng, 1, 4)
+    return Draft(f"In {first} minutes switch off the fan in the {view.name(a)}, and {gap} "
+                 f"minute{'s' if gap > 1 else ''} after that switch on the {_noun(kind)} in the {view.name(b)}.",
+                 Intent(steps=(Step(device_type="fan", room=a, devices=_ids(fan), field="fan_mode", value="off",
+                                    in_s=first * 60.0),
+                               Step(device_type=kind, room=b, devices=_ids(units), field="on", value=True, after=0,
+                                    after_s=gap * 60.0))),
+                 Goal(conditions=_timed(fan, "fan_mode", "high", "off", first * 60.0)
+                      + _timed(units, "on", False, True, (first + gap) * 60.0)),
+                 _set(fan, "fan_mode", "high") + _set(units, "on", False))

@@ -371,6 +371,46 @@ def _about(motion: np.ndarray, point: tuple[float, float, float]) -> np.ndarray:
     return out
 
 
+def _humidifier(p: Plate) -> list[VisualPart]:
+    """A room humidifier: a rounded base with its controls, a clear water tank on it, and the mist
+    nozzle on top."""
+    a, b, n = p.along / 2, p.across / 2, p.out
+    base = slab(-a, -b, a, b, 0.0, 0.3 * n, 0.4 * min(a, b))
+    tank = slab(-0.92 * a, -0.92 * b, 0.92 * a, 0.92 * b, 0.3 * n, 0.88 * n, 0.4 * min(a, b))
+    nozzle = cylinder(0.0, 0.0, 0.88 * n, n, 0.3 * min(a, b))
+    led = box(0.96 * a, -0.15 * b, 0.12 * n, a, 0.15 * b, 0.18 * n)
+    return [VisualPart("base", base, "body"), VisualPart("tank", tank, "tank"),
+            VisualPart("nozzle", nozzle, "nozzle"), VisualPart("led", led, "led")]
+
+
+def _cabinet(p: Plate, grille_top: bool) -> list[VisualPart]:
+    """An upright appliance cabinet (a dehumidifier, an air purifier): a rounded case, an air grille
+    on its front (+a) or on its top, and a control panel with a status light on its front."""
+    a, b, n = p.along / 2, p.across / 2, p.out
+    case = slab(-a, -b, 0.96 * a, b, 0.0, 0.95 * n, 0.25 * min(a, b))
+    if grille_top:
+        grille = slab(-0.85 * a, -0.85 * b, 0.8 * a, 0.85 * b, 0.95 * n, n, 0.2 * min(a, b))
+    else:
+        grille = box(0.96 * a, -0.75 * b, 0.15 * n, a, 0.75 * b, 0.7 * n)
+    panel = box(0.96 * a, -0.5 * b, 0.78 * n, a, 0.5 * b, 0.9 * n)
+    led = box(0.96 * a, 0.6 * b, 0.84 * n, a, 0.75 * b, 0.87 * n)
+    return [VisualPart("case", case, "body"), VisualPart("grille", grille, "grille"),
+            VisualPart("panel", panel, "panel"), VisualPart("led", led, "led")]
+
+
+def _tower_fan(p: Plate) -> list[VisualPart]:
+    """A tower fan: a round foot, a slim column with a tall air grille on its front (+a), and the
+    controls on its top."""
+    a, b, n = p.along / 2, p.across / 2, p.out
+    r = min(a, b)
+    foot = cylinder(0.0, 0.0, 0.0, 0.04 * n, r)
+    column = slab(-0.55 * r, -0.55 * r, 0.5 * r, 0.55 * r, 0.04 * n, 0.97 * n, 0.45 * r)
+    grille = box(0.5 * r, -0.35 * r, 0.12 * n, 0.6 * r, 0.35 * r, 0.9 * n)
+    top = cylinder(0.0, 0.0, 0.97 * n, n, 0.4 * r)
+    return [VisualPart("foot", foot, "body"), VisualPart("column", column, "body"),
+            VisualPart("grille", grille, "grille"), VisualPart("top", top, "panel")]
+
+
 #: The builder of each device type's visual: from the body's size and its mount.
 DEVICE_BUILDERS: dict[str, Callable[[BodySize, str], list[VisualPart]]] = {
     "smoke_sensor": _oriented(_smoke_alarm), "contact_sensor": _oriented(_contact_sensor),
@@ -379,4 +419,7 @@ DEVICE_BUILDERS: dict[str, Callable[[BodySize, str], list[VisualPart]]] = {
     "thermostat": _oriented(_thermostat), "water_main": _oriented(_water_valve), "lock": _oriented(_lock),
     "doorbell": _oriented(_doorbell), "garage_door": _oriented(_garage_button),
     "roller_blind": _oriented(_roller_blind), "curtain": _oriented(_curtain), "light": _light,
+    # the optional air devices (homeloop/catalog/air_devices.yaml)
+    "humidifier": _oriented(_humidifier), "dehumidifier": _oriented(lambda p: _cabinet(p, grille_top=False)),
+    "fan": _oriented(_tower_fan), "air_purifier": _oriented(lambda p: _cabinet(p, grille_top=True)),
 }

@@ -25,7 +25,10 @@ of the home file's devices:
   :mod:`~homeloop.pipeline.devices.plants` (soil sensors),
   :mod:`~homeloop.pipeline.devices.wearables`;
 - :mod:`~homeloop.pipeline.devices.cameras`: dome cameras for the agent and
-  for evaluation.
+  for evaluation;
+- :mod:`~homeloop.pipeline.devices.air`: the optional air devices (humidifier,
+  dehumidifier, fan, air purifier), placed only where the catalog holds them
+  (``homeloop build --air-devices``); last, so a home without them is the same.
 
 Shared geometry: :mod:`~homeloop.pipeline.devices.mounting` (centres, grids,
 opening faces, footprints) and :mod:`~homeloop.pipeline.devices.walls` (wall
@@ -55,6 +58,7 @@ from homeloop.pipeline.devices import water  # noqa: E402,F401  isort: skip
 from homeloop.pipeline.devices import plants  # noqa: E402,F401  isort: skip
 from homeloop.pipeline.devices import wearables  # noqa: E402,F401  isort: skip
 from homeloop.pipeline.devices import cameras  # noqa: E402,F401  isort: skip
+from homeloop.pipeline.devices import air  # noqa: E402,F401  isort: skip
 
 from homeloop.pipeline.devices.camera_views import CAMERA_CORNER_INSET, visible_mask, visible_masks  # noqa: E402
 from homeloop.pipeline.devices.catalog_devices import new_device  # noqa: E402

@@ -75,6 +75,11 @@ DEVICE_STYLE: dict[str, tuple[str, str, str]] = {
     "dome_camera": (".", "#000000", "camera"),
     "fall_watch": ("1", "#000000", "watch"),
     "help_button": ("2", "#000000", "help button"),
+    # the optional air devices (homeloop/catalog/air_devices.yaml)
+    "humidifier": ("o", "#6baed6", "humidifier"),
+    "dehumidifier": ("s", "#08519c", "dehumidifier"),
+    "fan": ("+", "#31a354", "fan"),
+    "air_purifier": ("d", "#756bb1", "air purifier"),
 }
 #: View-cone colour per privacy mode.
 PRIVACY_COLOUR = {"none": "#1f77b4", "people_masked": "#ff7f0e", "image_blocked": "#d62728"}

@@ -1,9 +1,12 @@
 """USD export: catalog assets and homes for Isaac Sim (OpenUSD via usd-core).
 
-Two kinds of files come out of a build::
+Three kinds of files come out of a build::
 
-    outputs/<build>/assets/<catalog id>.usdc     one per catalog furniture / object entry (written once)
-    outputs/<build>/homes/<home id>/home.usdc    one per home, referencing the assets
+    outputs/<build>/assets/<catalog id>.usdc       one per catalog furniture / object entry (written once)
+    outputs/<build>/assets/devices/<type>.usdc     one per catalog device type (written once)
+    outputs/<build>/homes/<home id>/home.usdc      one per home, referencing the assets
+
+A home file holds what is its own; what every home shares is in the assets.
 
 **Two purposes.** What a renderer draws and what a simulator collides with are
 apart: the *visual* (render purpose) is the recognizable shape of
@@ -63,8 +66,9 @@ are ``Xform``\\ s.
     /Home
       PhysicsScene          gravity -Z, 9.81 m/s² (metres)
       Looks/<name>          a UsdPreviewSurface material per class of the architecture and fixtures
-      Materials/<id>        a UsdPreviewSurface per catalog material the device visuals use
-      DeviceVisuals         class (abstract: neither drawn nor traversed): the devices' looks
+      Materials/<id>        a UsdPreviewSurface per catalog material the fixtures and the devices'
+                            own looks use
+      DeviceVisuals         class (abstract: neither drawn nor traversed): device looks of the home's
       Rooms/<room>          Xform; floor (Mesh), ceiling (Mesh, rooms with a roof)
       Walls/<wall>          Mesh: the wall footprint extruded, cut where openings are
       Openings/<opening>    Xform at the opening; lintel / sill pieces of wall; the floor
@@ -75,17 +79,21 @@ are ``Xform``\\ s.
       Fixtures/<fixture>    Xform: the plan's built-in fixture (sink, counter, shower ...);
                             ``body``, its footprint extruded from its room's floor to its
                             height (guide, a static collider), and ``visual`` (render), its
-                            parts (homeloop.core.visuals.fixtures) in the home's materials
+                            parts (homeloop.core.visuals.fixtures) in the home's materials, those
+                            of one material one mesh named after it
       Furniture/<item>      the furniture asset by reference (../../assets/<catalog id>.usdc),
                             its materials by variant selection
       Objects/<object>      the object asset by reference (a rigid body), likewise
-      Devices/<device>      Xform: homeloop:* attributes; its look by reference: ``body``
-                            (guide) and its visual (render), named after its type
+      Devices/<device>      Xform: its own homeloop:* attributes; its type's facts and its look
+                            by reference: ``body`` (guide), its visual (render), named after
+                            its type, and the look's ``Looks``
       Lights/<light>        SphereLight under each ceiling light, on or off as the home says
       Cameras/<camera>      Camera with the home file's FOV and resolution
 
 Furniture, objects and devices stand at their pose: ``translate`` (x, y, z)
-then ``rotateZ`` (yaw, degrees).
+then ``rotateZ`` (yaw, degrees); the op order and a zero turn come from the
+asset (:func:`~homeloop.pipeline.usd.author.pose_defaults`), the home authors
+the translate and a turn other than zero.
 
 **A home's materials.** A home picks each item's material per role as the CPU
 renderer does, by the home's and the item's ids
@@ -106,9 +114,17 @@ housing reaches from the ceiling to :data:`~homeloop.core.geometry_assets.CAMERA
 lens, the camera prim, so the camera sees out of it. Its visual
 (:func:`homeloop.core.visuals.device_visual`) is built at the size of the
 body's box and fills it (:func:`body_placement`), as the CPU renderer places it.
-Each look (type, mount, box, materials) is written once per home as a
-prototype under ``DeviceVisuals`` (:class:`_DeviceVisuals`): a device prim
-references it, and its visual is one mesh with a ``GeomSubset`` per material,
+A body's size depends on its type and mount only, but for a dome camera's
+housing, which reaches its ceiling. So each catalog device type's asset
+(:mod:`.device_types`) holds its look on its catalog mount, in the visual's
+frame: the body box, the visual as one mesh with a ``GeomSubset`` per role,
+the roles' materials in a ``Looks`` scope, and a variant set per role with a
+choice of materials. A device prim references that look, straight where its
+body stands in that frame, else through a prototype under ``DeviceVisuals``
+(one per type and offset in a home) that moves the look's points to the body's box; a
+look of another size or mount (a camera's housing) is a prototype of the
+home's own (:class:`~homeloop.pipeline.usd.devices.DeviceVisuals`). The
+device selects its materials by variant selection. Its visual is one mesh,
 so the device is one object in Blender and a dome camera's id stays its
 camera's. A built-in device (the stove of a range) is its appliance: it has no
 body of its own and is an ``Xform`` alone.
@@ -122,28 +138,35 @@ class, coloured as the CPU renderer colours them (homeloop.sim.render.materials;
 their meshes carry the colour as ``primvars:displayColor`` too); window glass
 is translucent. Every mesh a renderer draws has a material; guides need none.
 
-**Semantic labels** (``UsdSemantics.LabelsAPI``). Every prim the export
-authors carries labels. A thing's prim carries its ``class`` (wall, floor,
-ceiling, door, entrance_door, garage_door, window, the fixture kind, the
-catalog class of furniture and objects, the device type, camera) and, where it
-lies in rooms, ``room`` (the rooms' Swiss Dwellings subtypes, lower case) and
-``room_id`` (the home file room ids); every prim below it carries its class
-(and, in the home's own architecture, its rooms: the prims of assets and
-device looks are shared between rooms, so their rooms are their thing's).
-Articulated parts add ``part`` (the part name). Grouping prims (``/Home``,
-``/Home/Walls`` ...), room prims, the physics scene, materials and lights
-carry a ``group`` label only, so a segmentation that merges a prim's labels
-with its ancestors' sees no extra classes. A *thing* is the top-most prim of
+**Semantic labels** (``UsdSemantics.LabelsAPI``). A thing's prim carries its
+``class`` (wall, floor, ceiling, door, entrance_door, garage_door, window, the
+fixture kind, the catalog class of furniture and objects, the device type,
+camera) and, where it lies in rooms, ``room`` (the rooms' Swiss Dwellings
+subtypes, lower case) and ``room_id`` (the home file room ids); an articulated
+part adds ``part`` (the part name). The prims below a thing (its meshes, their
+subsets, its joints, its materials) carry no labels of their own: they inherit
+their thing's, as UsdSemantics defines inherited labels (labels accumulate
+down the hierarchy) and Isaac Sim's segmentation reads them, so a drawn mesh's
+class is its nearest labelled ancestor's (:func:`thing_labels`). Grouping
+prims (``/Home``, ``/Home/Walls`` ...), room prims, the physics scene and
+lights carry a ``group`` label only (the home's materials have their group's),
+so a segmentation that merges a prim's labels with its ancestors' sees no
+extra classes. A *thing* is the top-most prim of
 its class: :func:`semantic_class_counts` counts those (so the wall pieces above
 a door or around a window, and the floor through an opening, count as walls
 and floors of their own).
 
 **Device and camera attributes.** ``homeloop:id``, ``homeloop:type``,
-``homeloop:room`` and the device's other home-file facts; each field as
+``homeloop:room`` and the device's other home-file facts (its type's
+category, Matter device type, events, fields and what each accepts, and the
+type's usual name, mount and field values, from its type asset; the device
+authors what is its own, and a device whose type facts are not its catalog
+type's authors them all); each field as
 ``homeloop:field:<name>`` holding the present value (bool, int, double or
 string; no value where the field is null) and
 ``homeloop:field:<name>:accepts``, a JSON string of the field specification
-(type, enum values, min/max, unit, settable, nullable). Cameras carry
+(type, enum values, min/max, unit, settable, nullable). A null field over a
+type's default value is a value block: the attribute holds no value. Cameras carry
 ``homeloop:resolution`` (int2), ``homeloop:hfov_deg``,
 ``homeloop:privacy_mode`` and ``homeloop:agent_visible``.
 
@@ -164,24 +187,28 @@ is :mod:`homeloop.pipeline.usd.author`.
 **Modules.** :mod:`.author` authors specs, meshes and their geometry;
 :mod:`.looks` the visual parts and their materials; :mod:`.assets` the
 catalog assets; :mod:`.external` a build's own assets (``--assets``);
-:mod:`.devices` the shared device visuals; :mod:`.home` a home's stage;
+:mod:`.device_types` the device type assets; :mod:`.devices` a home's device looks; :mod:`.home` a home's stage;
 :mod:`.validate` reading a stage back and the usd-core validators;
 :mod:`.probes` what a simulator or viewer meets in a written home.
 """
 
 from __future__ import annotations
 
-from homeloop.pipeline.usd.assets import asset_file_name, furniture_body_name, variant_roles, write_catalog_assets
+from homeloop.pipeline.usd.assets import (asset_file_name, catalog_asset_paths, furniture_body_name, variant_roles,
+                                          write_catalog_assets)
 from homeloop.pipeline.usd.author import UsdExportError
+from homeloop.pipeline.usd.device_types import DEVICE_ASSETS, device_asset_key
 from homeloop.pipeline.usd.devices import DEVICE_BODY, DEVICE_VISUALS, body_placement, device_visual_name
 from homeloop.pipeline.usd.home import (HOME_ROOT, LIGHT_RADIUS, ExportResult, camera_rotate_xyz, export_home,
                                         home_usd_path, light_intensity)
 from homeloop.pipeline.usd.looks import COLOUR_VARIANT, TINTED, VISUAL, role_choice, role_options
 from homeloop.pipeline.usd.validate import (ValidationReport, assets_held_open, labels_of, semantic_class_counts,
-                                            validate_stage, validate_stage_report, validators, validators_for)
+                                            thing_labels, validate_stage, validate_stage_report, validators,
+                                            validators_for)
 
-__all__ = ["COLOUR_VARIANT", "DEVICE_BODY", "DEVICE_VISUALS", "ExportResult", "HOME_ROOT", "LIGHT_RADIUS", "TINTED",
-           "UsdExportError", "VISUAL", "ValidationReport", "asset_file_name", "assets_held_open", "body_placement",
-           "camera_rotate_xyz", "device_visual_name", "export_home", "furniture_body_name", "home_usd_path",
-           "labels_of", "light_intensity", "role_choice", "role_options", "semantic_class_counts", "validate_stage",
+__all__ = ["COLOUR_VARIANT", "DEVICE_ASSETS", "DEVICE_BODY", "DEVICE_VISUALS", "ExportResult", "HOME_ROOT",
+           "LIGHT_RADIUS", "TINTED", "UsdExportError", "VISUAL", "ValidationReport", "asset_file_name",
+           "assets_held_open", "body_placement", "camera_rotate_xyz", "catalog_asset_paths", "device_asset_key",
+           "device_visual_name", "export_home", "furniture_body_name", "home_usd_path", "labels_of",
+           "light_intensity", "role_choice", "role_options", "semantic_class_counts", "thing_labels", "validate_stage",
            "validate_stage_report", "validators", "validators_for", "variant_roles", "write_catalog_assets"]

@@ -16,6 +16,7 @@ from homeloop.core.geometry_assets import mesh_for, part_panel_bounds, part_tran
 from homeloop.core.visuals import furniture_visual, object_visual
 from homeloop.core.visuals.library import VisualLibrary
 from homeloop.pipeline.usd import external
+from homeloop.pipeline.usd.device_types import device_asset_key, device_asset_path, write_device_assets
 from homeloop.pipeline.usd.author import (
     GUIDE,
     TYPES,
@@ -30,6 +31,7 @@ from homeloop.pipeline.usd.author import (
     label,
     layer_file,
     mesh_prim,
+    pose_defaults,
     pose_ops,
     prim_spec,
     purpose,
@@ -69,6 +71,7 @@ def _asset_root(layer: Sdf.Layer, entry: FurnitureEntry | ObjectEntry) -> tuple[
     root.kind = "component"
     labels = {"class": [entry.semantic_class]}
     label(root, labels)
+    pose_defaults(root)  # a home authors each item's translate, and its turn where it has one
     attr(root, "homeloop:catalog_id", TYPES.String, entry.id, custom=True)
     return root, labels
 
@@ -98,17 +101,17 @@ def _furniture_asset(layer: Sdf.Layer, entry: FurnitureEntry, catalog: Catalog,
     names = asset_names(entry)
     body = mesh_prim(root, furniture_body_name(entry), from_trimesh(mesh_for(entry)), colour=None)
     purpose(body, GUIDE)
-    label(body, labels, before=collider(body, "none"))
+    apply_apis(body, *collider(body, "none"))
     looks = AssetLooks(catalog, entry.semantic_class, root)
     parts = _furniture_visuals(entry, visuals)
     jointed = {p.name for p in entry.parts}
-    visual_group(root, [p for p in parts if p.joint not in jointed], labels, looks)
-    external.reference_source(root, entry, visuals, VISUAL, labels)
+    visual_group(root, [p for p in parts if p.joint not in jointed], looks)
+    external.reference_source(root, entry, visuals, VISUAL)
     for part in entry.parts:
         xf = _part(root, names(part.name, "part"), entry, part)
         # Drawn closed in the item frame; below the hinge Xform, in the part's frame when closed.
-        visual_group(xf, [p for p in parts if p.joint == part.name], {"class": [entry.semantic_class],
-                      "part": [part.name]}, looks, np.linalg.inv(part_transform(part, part.range[0])))
+        visual_group(xf, [p for p in parts if p.joint == part.name], looks,
+                     np.linalg.inv(part_transform(part, part.range[0])))
     looks.write({role: role_choice(catalog, entry.semantic_class, role, 0) for role in looks.parts})
 
 
@@ -158,12 +161,12 @@ def _part(root: Sdf.PrimSpec, pname: str, entry: FurnitureEntry, part: Any) -> S
         attr(xf, "homeloop:opens", TYPES.String, part.opens, custom=True)
     panel = mesh_prim(xf, "panel", panel_data, colour=None)
     purpose(panel, GUIDE)
-    label(panel, part_labels, before=collider(panel, "convexHull"))
+    apply_apis(panel, *collider(panel, "convexHull"))
     lower, upper = sorted(part.range)
     if part.kind == "revolute":
         lower, upper = math.degrees(lower), math.degrees(upper)
     joint(root, f"{pname}_joint", part.kind, body0=root.path, body1=xf.path, axis=part.axis,
-          lower=lower, upper=upper, local_pos0=(h.x, h.y, h.z), values=part_labels)
+          lower=lower, upper=upper, local_pos0=(h.x, h.y, h.z))
     return xf
 
 
@@ -176,11 +179,11 @@ def _object_asset(layer: Sdf.Layer, entry: ObjectEntry, catalog: Catalog, visual
     apply_apis(root, *rigid_body(root, entry.mass))
     geom = mesh_prim(root, OBJECT_GEOMETRY, from_trimesh(mesh_for(entry)), colour=None)
     purpose(geom, GUIDE)
-    label(geom, labels, before=collider(geom, "convexHull"))
+    apply_apis(geom, *collider(geom, "convexHull"))
     looks = AssetLooks(catalog, entry.semantic_class, root)
     own = external.mesh_parts(entry, visuals)
-    visual_group(root, part_meshes(own if own is not None else object_visual(entry)), labels, looks)
-    external.reference_source(root, entry, visuals, VISUAL, labels)
+    visual_group(root, part_meshes(own if own is not None else object_visual(entry)), looks)
+    external.reference_source(root, entry, visuals, VISUAL)
     names = Names()
     for reserved in (OBJECT_GEOMETRY, VISUAL, ASSET_LOOKS):
         names(reserved, "grasp")
@@ -188,7 +191,6 @@ def _object_asset(layer: Sdf.Layer, entry: ObjectEntry, catalog: Catalog, visual
         gp = prim_spec(root, names(f"grasp_{g.name}", "grasp"))
         pose_ops(gp, (g.offset.x, g.offset.y, g.offset.z))
         attr(gp, "homeloop:approach", TYPES.Float3, Gf.Vec3f(*g.approach), custom=True)
-        label(gp, labels)
     looks.write({role: role_choice(catalog, entry.semantic_class, role, 0, entry.colour) for role in looks.parts})
 
 
@@ -198,9 +200,18 @@ def furniture_body_name(entry: FurnitureEntry) -> str:
     return valid_name(entry.id, "body")
 
 
+def catalog_asset_paths(catalog: Catalog, assets_dir: str | os.PathLike[str]) -> dict[str, Path]:
+    """The paths :func:`write_catalog_assets` writes the catalog's assets to, by the same keys."""
+    out = Path(assets_dir)
+    paths = {cid: out / asset_file_name(cid) for cid in (*catalog.furniture, *catalog.objects)}
+    return paths | {device_asset_key(t): device_asset_path(out, t) for t in catalog.devices}
+
+
 def write_catalog_assets(catalog: Catalog, assets_dir: str | os.PathLike[str],
                          visuals: VisualLibrary | None = None) -> dict[str, Path]:
-    """Write one USD asset per catalog furniture and object entry; their paths by catalog id.
+    """Write one USD asset per catalog furniture and object entry (their paths by catalog id) and
+    one per device type (by :func:`~homeloop.pipeline.usd.device_types.device_asset_key`, in
+    ``devices/``, :mod:`.device_types`).
 
     Write them once per build (``outputs/<build>/assets``); every home of the
     build references them. ``visuals``: the build's own assets (:mod:`.external`), written
@@ -216,7 +227,7 @@ def write_catalog_assets(catalog: Catalog, assets_dir: str | os.PathLike[str],
         paths[obj.id] = out / asset_file_name(obj.id)
         with layer_file(paths[obj.id], _asset_prim_name(obj)) as layer:
             _object_asset(layer, obj, catalog, visuals)
-    return paths
+    return paths | write_device_assets(catalog, out)
 
 
 def variant_roles(catalog: Catalog, entry: FurnitureEntry | ObjectEntry) -> tuple[str, ...]:

@@ -52,7 +52,8 @@ RIGID_BODY_APIS = ("PhysicsRigidBodyAPI", "PhysicsMassAPI")
 _TRANSLATE = "xformOp:translate"
 _ORDER_TRANSLATE = Vt.TokenArray([_TRANSLATE])
 _ORDER_TRANSLATE_YAW = Vt.TokenArray([_TRANSLATE, "xformOp:rotateZ"])
-_NO_ROTATION = Gf.Quatf(1.0)
+#: The transform of a thing at its pose (:func:`pose_ops`): ``translate`` then ``rotateZ``.
+POSE_OP_ORDER = _ORDER_TRANSLATE_YAW
 
 
 class UsdExportError(RuntimeError):
@@ -159,7 +160,8 @@ def bind(owner: Sdf.PrimSpec, material: Sdf.Path) -> None:
 def preview_material(parent: Sdf.PrimSpec, name: str, colour: Sequence[float], roughness: float, *,
                      metallic: float | None = None, opacity: float | None = None,
                      labels: dict[str, list[str]] | None = None) -> Sdf.PrimSpec:
-    """A ``UsdPreviewSurface`` material (a Material with its ``surface`` shader), authored afresh:
+    """A ``UsdPreviewSurface`` material (a Material with its ``surface`` shader; labelled where
+    ``labels`` are given, else its group's labels are its), authored afresh:
     a spec copied with Sdf.CopySpec gets its fields in the order of their tokens' addresses, which
     differ between processes, and so would the crate bytes."""
     material = prim_spec(parent, name, "Material")
@@ -174,8 +176,8 @@ def preview_material(parent: Sdf.PrimSpec, name: str, colour: Sequence[float], r
     out = attr(shader, "outputs:surface", TYPES.Token)
     surface = attr(material, "outputs:surface", TYPES.Token)
     surface.connectionPathList.explicitItems = [out.path.StripAllVariantSelections()]
-    for spec in (material, shader):
-        label(spec, labels or {"group": ["material"]})
+    if labels:
+        label(material, labels)
     return material
 
 
@@ -185,17 +187,17 @@ def face_ranges(counts: Sequence[int]) -> list[Vt.IntArray]:
     return [Vt.IntArray.FromNumpy(np.arange(a, b, dtype=np.int32)) for a, b in zip(starts[:-1], starts[1:])]
 
 
-def material_subsets(mesh: Sdf.PrimSpec, pieces: Sequence[tuple[str, Vt.IntArray, Sdf.Path]],
-                     labels: dict[str, list[str]]) -> None:
+def material_subsets(mesh: Sdf.PrimSpec, pieces: Sequence[tuple[str, Vt.IntArray, Sdf.Path]]) -> None:
     """Face subsets of a mesh: each piece (its name, its faces, its material) one ``GeomSubset``
-    of the ``materialBind`` family bound to its material (a partition: every face in exactly one)."""
+    of the ``materialBind`` family bound to its material (a partition: every face in exactly one;
+    the mesh's labels are theirs)."""
     attr(mesh, "subsetFamily:materialBind:familyType", TYPES.Token, "partition", uniform=True)
     for name, faces, material in pieces:
         subset = prim_spec(mesh, name, "GeomSubset")
         attr(subset, "elementType", TYPES.Token, "face", uniform=True)
         attr(subset, "familyName", TYPES.Token, "materialBind", uniform=True)
         attr(subset, "indices", TYPES.IntArray, faces)
-        label(subset, labels, after=(BINDING_API,))
+        apply_apis(subset, BINDING_API)
         bind(subset, material)
 
 
@@ -217,9 +219,24 @@ def deg(rad: float) -> float:
     return round(math.degrees(rad), 4) + 0.0
 
 
-def pose_ops(owner: Sdf.PrimSpec, translate: Sequence[float], yaw_rad: float | None = None) -> None:
-    """``translate`` then, with a yaw, ``rotateZ`` (degrees)."""
+def pose_defaults(owner: Sdf.PrimSpec) -> None:
+    """An asset root's pose ops at rest (no translation, no turn, :data:`POSE_OP_ORDER`): a prim
+    referencing it authors its translate and a turn other than zero (:func:`pose_ops`)."""
+    attr(owner, _TRANSLATE, TYPES.Double3, Gf.Vec3d(0.0, 0.0, 0.0))
+    attr(owner, "xformOp:rotateZ", TYPES.Float, 0.0)
+    attr(owner, "xformOpOrder", TYPES.TokenArray, POSE_OP_ORDER, uniform=True)
+
+
+def pose_ops(owner: Sdf.PrimSpec, translate: Sequence[float], yaw_rad: float | None = None, *,
+             order_from_asset: bool = False) -> None:
+    """``translate`` then, with a yaw, ``rotateZ`` (degrees). With ``order_from_asset``, the op
+    order (:data:`POSE_OP_ORDER`) and a zero turn come from an asset the prim references
+    (:func:`pose_defaults`): only the translate, and a turn other than zero, are authored."""
     attr(owner, _TRANSLATE, TYPES.Double3, Gf.Vec3d(*translate))
+    if order_from_asset:
+        if yaw_rad:
+            attr(owner, "xformOp:rotateZ", TYPES.Float, deg(yaw_rad))
+        return
     if yaw_rad is None:
         attr(owner, "xformOpOrder", TYPES.TokenArray, _ORDER_TRANSLATE, uniform=True)
         return
@@ -348,13 +365,13 @@ def rigid_body(owner: Sdf.PrimSpec, mass: float) -> tuple[str, ...]:
 
 
 def joint(parent: Sdf.PrimSpec, name: str, kind: str, *, body0: Sdf.Path, body1: Sdf.Path, axis: str,
-          lower: float, upper: float, local_pos0: Sequence[float],
-          values: dict[str, list[str]]) -> Sdf.PrimSpec:
-    """A revolute (limits in degrees) or prismatic (limits in metres) joint labelled ``values``.
+          lower: float, upper: float, local_pos0: Sequence[float]) -> Sdf.PrimSpec:
+    """A revolute (limits in degrees) or prismatic (limits in metres) joint (its parent's labels are its).
 
     Both joint frames are unrotated: frame 0 sits at ``local_pos0`` in
     ``body0``'s frame, frame 1 at the origin of ``body1``, which the caller
-    places at the hinge (so the frames meet when the part is closed).
+    places at the hinge (so the frames meet when the part is closed). Values
+    equal to UsdPhysics' fallbacks (no rotation, the origin) are not authored.
     """
     spec = prim_spec(parent, name, "PhysicsRevoluteJoint" if kind == "revolute" else "PhysicsPrismaticJoint")
     relationship(spec, "physics:body0", body0)
@@ -362,11 +379,9 @@ def joint(parent: Sdf.PrimSpec, name: str, kind: str, *, body0: Sdf.Path, body1:
     attr(spec, "physics:axis", TYPES.Token, axis.upper(), uniform=True)
     attr(spec, "physics:lowerLimit", TYPES.Float, round(float(lower), 4) + 0.0)
     attr(spec, "physics:upperLimit", TYPES.Float, round(float(upper), 4) + 0.0)
-    attr(spec, "physics:localPos0", TYPES.Point3f, Gf.Vec3f(*local_pos0))
-    attr(spec, "physics:localRot0", TYPES.Quatf, _NO_ROTATION)
-    attr(spec, "physics:localPos1", TYPES.Point3f, Gf.Vec3f(0.0, 0.0, 0.0))
-    attr(spec, "physics:localRot1", TYPES.Quatf, _NO_ROTATION)
-    label(spec, values)
+    # Unrotated frames and body 1's frame at its origin are the schema's fallbacks: not authored.
+    if any(local_pos0):
+        attr(spec, "physics:localPos0", TYPES.Point3f, Gf.Vec3f(*local_pos0))
     return spec
 
 

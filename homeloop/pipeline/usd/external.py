@@ -22,7 +22,7 @@ from pxr import Gf, Sdf, Vt
 from homeloop.core.catalog import FurnitureEntry, ObjectEntry
 from homeloop.core.visuals import VisualPart
 from homeloop.core.visuals.library import LIBRARY_FOLDER, VisualLibrary
-from homeloop.pipeline.usd.author import RENDER, TYPES, attr, label, prim_spec, purpose
+from homeloop.pipeline.usd.author import RENDER, TYPES, attr, prim_spec, purpose
 
 #: The prim under an asset's visual group that references a USD source.
 SOURCE_PRIM = "source"
@@ -39,20 +39,19 @@ def mesh_parts(entry: FurnitureEntry | ObjectEntry, visuals: VisualLibrary | Non
 
 
 def reference_source(root: Sdf.PrimSpec, entry: FurnitureEntry | ObjectEntry, visuals: VisualLibrary | None,
-                     visual_group: str, labels: dict[str, list[str]]) -> None:
+                     visual_group: str) -> None:
     """The render-purpose reference to an entry's USD source under ``root``'s ``visual_group``,
-    moved by the fit (nothing where the library has no USD source for the entry)."""
+    moved by the fit (nothing where the library has no USD source for the entry; ``root``'s
+    labels are its)."""
     fit = visuals.fits.get(entry.id) if visuals is not None and visuals.visual(entry) is not None else None
     if not fit or not fit.get("usd_source"):
         return
     group = root.nameChildren.get(visual_group) or prim_spec(root, visual_group)
     purpose(group, RENDER)
-    label(group, labels)
     source = prim_spec(group, SOURCE_PRIM)
     matrix = np.asarray(fit["matrix"], dtype=float)
     attr(source, "xformOp:transform", TYPES.Matrix4d, Gf.Matrix4d(matrix.T.tolist()))  # USD: row vectors
     attr(source, "xformOpOrder", TYPES.TokenArray, Vt.TokenArray(["xformOp:transform"]), uniform=True)
     attr(source, "homeloop:source_sha256", TYPES.String, fit["sha256"], custom=True)
-    label(source, labels)
     copy = "./" + "/".join((*LIBRARY_FOLDER[1:], fit["usd_source"]))
     source.referenceList.prependedItems = [Sdf.Reference(copy, Sdf.Path(fit["usd_prim"]))]

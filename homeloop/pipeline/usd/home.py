@@ -21,7 +21,7 @@ from shapely import Polygon, affinity
 from homeloop.core.catalog import Catalog, FurnitureEntry, ObjectEntry
 from homeloop.core.geometry import rectangle_frames
 from homeloop.core.geometry_assets import Box, device_body
-from homeloop.core.home import Camera, Device, DeviceField, Home, Opening, Wall, polygon_from_rings
+from homeloop.core.home import Camera, Device, Home, Opening, Wall, polygon_from_rings
 from homeloop.core.visuals import material_of, variant_of
 from homeloop.core.visuals.fixtures import fixture_visuals
 from homeloop.pipeline.usd.author import (
@@ -33,6 +33,7 @@ from homeloop.pipeline.usd.author import (
     Names,
     Triangulation,
     UsdExportError,
+    apply_apis,
     attr,
     bind,
     box_mesh,
@@ -53,8 +54,10 @@ from homeloop.pipeline.usd.author import (
     valid_name,
 )
 from homeloop.pipeline.usd.assets import JOINT_AXIS, asset_names, joint_op_name, variant_roles
+from homeloop.pipeline.usd.device_types import (TypeFacts, catalog_defaults, catalog_facts, device_asset_key,
+                                                device_facts, type_facts)
 from homeloop.pipeline.usd.devices import HOME_MATERIALS, DeviceVisuals, HomeMaterials
-from homeloop.pipeline.usd.looks import part_meshes, role_choice, visual_group
+from homeloop.pipeline.usd.looks import PartMesh, part_meshes, role_choice, visual_group
 from homeloop.pipeline.usd.validate import validate_stage_report
 from homeloop.sim.dynamics.light import DEFAULT_LUMENS, LUMENS_BY_MOUNT
 from homeloop.sim.render import materials
@@ -91,6 +94,13 @@ GRAVITY = 9.81
 #: Materials: roughness of every surface, opacity of window glass.
 MATERIAL_ROUGHNESS = 0.8
 GLASS_OPACITY = 0.25
+
+#: Label taxonomies a thing's prim leaves to what it has them from (``_HomeLabels.thing``): its
+#: class to the asset it references (whose root carries it), its rooms to its parent (a room's
+#: floor and ceiling, the wall and floor pieces of an opening, in the same rooms), or none.
+FROM_ASSET = frozenset({"class"})
+FROM_PARENT = frozenset({"room", "room_id"})
+NONE: frozenset[str] = frozenset()
 
 #: Colour (and material) of the architecture's classes: the CPU renderer's.
 _ARCHITECTURE_LOOK = {"floor": "floor", "ceiling": "ceiling", "wall": "wall", "door": "door",
@@ -172,7 +182,7 @@ _GARAGE_LEAF_ORDER = Vt.TokenArray(["xformOp:translate:joint"])
 _DOOR_LEAF_ORDER = Vt.TokenArray(["xformOp:rotateZ:joint"])
 
 
-def _door_leaf(parent: Sdf.PrimSpec, o: Opening, w: float, labels: dict[str, list[str]]) -> None:
+def _door_leaf(parent: Sdf.PrimSpec, o: Opening, w: float) -> None:
     """A door's leaf, ``w`` wide, as a rigid body on a joint: hinged at the prim's origin,
     or sliding up for a garage door; open by its ``is_open``."""
     leaf = prim_spec(parent, "leaf")
@@ -185,16 +195,16 @@ def _door_leaf(parent: Sdf.PrimSpec, o: Opening, w: float, labels: dict[str, lis
     else:
         attr(leaf, "xformOp:rotateZ:joint", TYPES.Float, DOOR_OPEN_DEG if o.is_open else 0.0)
         attr(leaf, "xformOpOrder", TYPES.TokenArray, _DOOR_LEAF_ORDER, uniform=True)
-    label(leaf, labels, before=rigid_body(leaf, DOOR_LEAF_KG_PER_M2.get(o.kind, 10.0) * w * o.height))
+    apply_apis(leaf, *rigid_body(leaf, DOOR_LEAF_KG_PER_M2.get(o.kind, 10.0) * w * o.height))
     _, colour = look_of(o.kind, "architecture")
     panel = mesh_prim(leaf, "panel", box_mesh(gap, -half, o.sill + gap, w - gap, half, head - gap), colour=colour)
-    label(panel, labels, before=collider(panel, "convexHull"))
+    apply_apis(panel, *collider(panel, "convexHull"))
     if garage:
         joint(parent, "joint", "prismatic", body0=parent.path, body1=leaf.path, axis="z",
-              lower=0.0, upper=o.height, local_pos0=(0.0, 0.0, 0.0), values=labels)
+              lower=0.0, upper=o.height, local_pos0=(0.0, 0.0, 0.0))
     else:
         joint(parent, "joint", "revolute", body0=parent.path, body1=leaf.path, axis="z",
-              lower=0.0, upper=DOOR_OPEN_DEG, local_pos0=(0.0, 0.0, 0.0), values=labels)
+              lower=0.0, upper=DOOR_OPEN_DEG, local_pos0=(0.0, 0.0, 0.0))
 
 
 def light_is_on(home: Home, d: Device) -> bool:
@@ -216,27 +226,18 @@ def light_intensity(d: Device, lit: bool) -> float:
     return round(flux / (4.0 * math.pi ** 2 * LIGHT_RADIUS ** 2), 1)
 
 
-class _HomeWriter:
-    """Authors one home into an Sdf layer."""
+class _HomeLabels:
+    """A home's labels and the materials of its own classes: the rooms' labels of a thing, its
+    class counts, and the ``Looks`` material of each class (written once per home)."""
 
-    def __init__(self, home: Home, catalog: Catalog, out_path: Path, assets: dict[str, Path],
-                 layer: Sdf.Layer) -> None:
-        self.home, self.catalog, self.out_path, self.assets, self.layer = home, catalog, out_path, assets, layer
+    def __init__(self, home: Home) -> None:
         self.counts: Counter[str] = Counter()
         self.rooms = {r.id: r for r in home.rooms}
         self.looks: dict[str, RGB] = {}
         self.look_paths: dict[str, Sdf.Path] = {}
-        self.wall_polys = _footprints(home.walls)
-        self.opening_polys = _footprints(home.openings)
-        self.bodies = [device_body(home, d) for d in home.devices]
         self._room_labels_of: dict[tuple[str | None, ...], dict[str, list[str]]] = {}
-        self._references: dict[str, Sdf.Reference] = {}
-        self._folders: dict[Path, str] = {}
-        self.materials = HomeMaterials(Sdf.Path(f"/{HOME_ROOT}"))
 
-    # -- labels and looks
-
-    def _room_labels(self, room_ids: Iterable[str | None]) -> dict[str, list[str]]:
+    def room_labels(self, room_ids: Iterable[str | None]) -> dict[str, list[str]]:
         key = tuple(room_ids)
         found = self._room_labels_of.get(key)
         if found is None:
@@ -245,22 +246,25 @@ class _HomeWriter:
             self._room_labels_of[key] = found
         return found
 
-    def _thing(self, owner: Sdf.PrimSpec, cls: str, room_ids: Iterable[str | None] = (), counted: bool = True,
-               look: tuple[str, RGB] | None = None, apis: tuple[str, ...] = ()) -> dict[str, list[str]]:
-        """Label a thing's top prim (applying ``apis`` first); with ``look``, bind it the
-        material of that name and colour."""
-        labels = {"class": [cls], **self._room_labels(room_ids)}
+    def thing(self, owner: Sdf.PrimSpec, cls: str, room_ids: Iterable[str | None] = (), counted: bool = True,
+              look: tuple[str, RGB] | None = None, apis: tuple[str, ...] = (),
+              inherited: frozenset[str] = frozenset()) -> dict[str, list[str]]:
+        """Label a thing's top prim (applying ``apis`` first) but for the ``inherited`` taxonomies,
+        which it has from the asset it references (:data:`FROM_ASSET`) or from its parent
+        (:data:`FROM_PARENT`); with ``look``, bind it the material of that name and colour."""
+        labels = {"class": [cls], **self.room_labels(room_ids)}
+        own = {k: v for k, v in labels.items() if k not in inherited} if inherited else labels
         if counted:
             self.counts[cls] += 1
         if look is None:
-            label(owner, labels, before=apis)
+            label(owner, own, before=apis)
             return labels
-        label(owner, labels, before=apis, after=("MaterialBindingAPI",))
-        relationship(owner, "material:binding", self._look_path(*look))
+        label(owner, own, before=apis, after=("MaterialBindingAPI",))
+        relationship(owner, "material:binding", self.look_path(*look))
         return labels
 
-    def _look_path(self, name: str, colour: RGB) -> Sdf.Path:
-        """The path of the ``Looks`` material of this name (made once per home, :meth:`write`)."""
+    def look_path(self, name: str, colour: RGB) -> Sdf.Path:
+        """The path of the ``Looks`` material of this name (each written once per home, after the things)."""
         path = self.look_paths.get(name)
         if path is None:
             prim_name = valid_name(name, "look")
@@ -268,40 +272,56 @@ class _HomeWriter:
             path = self.look_paths[name] = Sdf.Path(f"/{HOME_ROOT}/Looks/{prim_name}")
         return path
 
-    def _group(self, parent: Sdf.PrimSpec | Sdf.Layer, name: str) -> Sdf.PrimSpec:
+    def group(self, parent: Sdf.PrimSpec | Sdf.Layer, name: str) -> Sdf.PrimSpec:
         group = prim_spec(parent, name)
         group.kind = "group" if not isinstance(parent, Sdf.Layer) else "assembly"
         label(group, {"group": [name.lower()]})
         return group
 
-    def _floor_z(self, room_ids: Iterable[str]) -> float:
+    def floor_z(self, room_ids: Iterable[str]) -> float:
         zs = [self.rooms[r].floor_height for r in room_ids if r in self.rooms]
         return min(zs) if zs else 0.0
+
+
+class _HomeWriter:
+    """Authors one home into an Sdf layer."""
+
+    def __init__(self, home: Home, catalog: Catalog, out_path: Path, assets: dict[str, Path],
+                 layer: Sdf.Layer) -> None:
+        self.home, self.catalog, self.out_path, self.assets, self.layer = home, catalog, out_path, assets, layer
+        self.labels = _HomeLabels(home)
+        self.rooms = self.labels.rooms
+        self.wall_polys = _footprints(home.walls)
+        self.opening_polys = _footprints(home.openings)
+        self.bodies = [device_body(home, d) for d in home.devices]
+        self._references: dict[str, Sdf.Reference] = {}
+        self._folders: dict[Path, str] = {}
+        self.materials = HomeMaterials(Sdf.Path(f"/{HOME_ROOT}"))
 
     # -- the home
 
     def write(self) -> None:
         home = self.home
         with Sdf.ChangeBlock():
-            root = self._group(self.layer, HOME_ROOT)
+            root = self.labels.group(self.layer, HOME_ROOT)
             attr(root, "homeloop:home_id", TYPES.String, home.home_id, custom=True)
             attr(root, "homeloop:schema_version", TYPES.String, home.schema_version, custom=True)
             attr(root, "homeloop:source", TYPES.String,
                  json.dumps(home.source.model_dump(mode="json"), sort_keys=True), custom=True)
             _physics_scene(root)
-            looks = self._group(root, "Looks")
-            catalog_materials = self._group(root, HOME_MATERIALS)
-            device_visuals = DeviceVisuals(self.catalog, home.home_id, root, self.materials)
-            self._rooms(self._group(root, "Rooms"))
-            self._walls(self._group(root, "Walls"))
-            self._openings(self._group(root, "Openings"))
-            self._fixtures(self._group(root, "Fixtures"))
-            self._furniture(self._group(root, "Furniture"))
-            self._objects(self._group(root, "Objects"))
-            self._devices(self._group(root, "Devices"), device_visuals)
-            self._lights(self._group(root, "Lights"))
-            self._cameras(self._group(root, "Cameras"))
-            for name, colour in sorted(self.looks.items()):
+            looks = self.labels.group(root, "Looks")
+            catalog_materials = self.labels.group(root, HOME_MATERIALS)
+            device_visuals = DeviceVisuals(self.catalog, home.home_id, root, self.materials, self._asset_path)
+            self._rooms(self.labels.group(root, "Rooms"))
+            self._walls(self.labels.group(root, "Walls"))
+            self._openings(self.labels.group(root, "Openings"))
+            self._fixtures(self.labels.group(root, "Fixtures"))
+            self._furniture(self.labels.group(root, "Furniture"))
+            self._objects(self.labels.group(root, "Objects"))
+            self._devices(self.labels.group(root, "Devices"), device_visuals)
+            self._lights(self.labels.group(root, "Lights"))
+            self._cameras(self.labels.group(root, "Cameras"))
+            for name, colour in sorted(self.labels.looks.items()):
                 _material(looks, name, colour)
             self.materials.write(catalog_materials)
 
@@ -309,7 +329,7 @@ class _HomeWriter:
         names = Names()
         for room, footprint in zip(self.home.rooms, _footprints(self.home.rooms)):
             owner = prim_spec(group, names(f"room_{room.id}", "room"))
-            label(owner, {"group": ["room"], **self._room_labels([room.id])})
+            label(owner, {"group": ["room"], **self.labels.room_labels([room.id])})
             attr(owner, "homeloop:id", TYPES.String, room.id, custom=True)
             attr(owner, "homeloop:name", TYPES.String, room.name, custom=True)
             attr(owner, "homeloop:type", TYPES.String, room.type, custom=True)
@@ -327,7 +347,7 @@ class _HomeWriter:
         """A floor (facing up) or ceiling (facing down) at height ``z``: a static triangle collider."""
         look = look_of(cls, "architecture")
         surface = mesh_prim(parent, cls, MeshData.concat(t.cap(z, up) for t in tris), colour=look[1])
-        self._thing(surface, cls, room_ids, look=look, apis=collider(surface, "none"))
+        self.labels.thing(surface, cls, room_ids, look=look, apis=collider(surface, "none"), inherited=FROM_PARENT)
 
     def _wall_solids(self) -> list[Any]:
         """Each wall's footprint less the openings through it."""
@@ -340,13 +360,13 @@ class _HomeWriter:
     def _walls(self, group: Sdf.PrimSpec) -> None:
         names = Names()
         look = look_of("wall", "architecture")
-        base = self._floor_z(self.rooms)
+        base = self.labels.floor_z(self.rooms)
         for wall, solid in zip(self.home.walls, self._wall_solids()):
             data = MeshData.concat(prism(p, base, base + wall.height) for p in polygons(solid))
             if not len(data.counts):
                 continue
             owner = mesh_prim(group, names(wall.id, "wall"), data, colour=look[1])
-            self._thing(owner, "wall", look=look, apis=collider(owner, "none"))
+            self.labels.thing(owner, "wall", look=look, apis=collider(owner, "none"))
             attr(owner, "homeloop:id", TYPES.String, wall.id, custom=True)
             attr(owner, "homeloop:kind", TYPES.String, wall.kind, custom=True)
 
@@ -365,11 +385,11 @@ class _HomeWriter:
         around it, the floor through it, and a pane or a hinged (garage doors: sliding) leaf."""
         cls = "window" if o.kind == "window" else o.kind
         owner = prim_spec(group, name)
-        labels = self._thing(owner, cls, o.connects, look=look_of(cls, "architecture"))
+        self.labels.thing(owner, cls, o.connects, look=look_of(cls, "architecture"))
         is_door = o.kind != "window"
         # Doors stand at the hinge (one end of the opening, mid-thickness); windows at the centre.
         origin = frame.end(-1.0) if is_door else frame.centre
-        pose_ops(owner, (origin[0], origin[1], self._floor_z(o.connects)), frame.yaw)
+        pose_ops(owner, (origin[0], origin[1], self.labels.floor_z(o.connects)), frame.yaw)
         _opening_attrs(owner, o)
         # The opening's own footprint, in the prim's frame.
         local = polygons(affinity.rotate(affinity.translate(poly, -origin[0], -origin[1]),
@@ -378,12 +398,12 @@ class _HomeWriter:
         if o.sill <= FLOOR_LEVEL_SILL and local:
             self._threshold(owner, o, local)
         if is_door:
-            _door_leaf(owner, o, frame.width, labels)
+            _door_leaf(owner, o, frame.width)
             return
         half, w, gap = WINDOW_PANE_THICKNESS / 2, frame.width, DOOR_LEAF_GAP
         pane = mesh_prim(owner, "pane", box_mesh(-w / 2 + gap, -half, o.sill, w / 2 - gap, half, o.sill + o.height),
                          colour=look_of("window", "architecture")[1])
-        label(pane, labels, before=collider(pane, "convexHull"))
+        apply_apis(pane, *collider(pane, "convexHull"))
 
     def _threshold(self, parent: Sdf.PrimSpec, o: Opening, local: list[Polygon]) -> None:
         """The floor through an opening at floor level (its footprint at the prim's base, the
@@ -391,7 +411,7 @@ class _HomeWriter:
         look = look_of("floor", "architecture")
         floor = mesh_prim(parent, "threshold", MeshData.concat(Triangulation.of(p).cap(0.0, up=True) for p in local),
                           colour=look[1])
-        self._thing(floor, "floor", o.connects, look=look, apis=collider(floor, "none"))
+        self.labels.thing(floor, "floor", o.connects, look=look, apis=collider(floor, "none"), inherited=FROM_PARENT)
 
     def _opening_surround(self, parent: Sdf.PrimSpec, o: Opening, local: list[Polygon], walls: list[Wall]) -> None:
         """The wall around an opening (footprint ``local``, in its prim's frame): above the head
@@ -409,47 +429,53 @@ class _HomeWriter:
         if len(surround.counts):
             look = look_of("wall", "architecture")
             wall = mesh_prim(parent, "wall", surround, colour=look[1])
-            self._thing(wall, "wall", o.connects, look=look, apis=collider(wall, "none"))
+            self.labels.thing(wall, "wall", o.connects, look=look, apis=collider(wall, "none"), inherited=FROM_PARENT)
 
     def _fixtures(self, group: Sdf.PrimSpec) -> None:
         """Each fixture as an ``Xform``: its prism (guide purpose, the collider the geometric
         backend and navigation hold) and its visual (render purpose,
-        :func:`homeloop.core.visuals.fixtures.fixture_visuals`), each part bound to its role's
-        catalog material as the home picks it."""
+        :func:`homeloop.core.visuals.fixtures.fixture_visuals`): its parts of one catalog material,
+        as the home picks each role's, one mesh named after the material and bound to it (no
+        fixture part moves, so none needs a prim of its own)."""
         names = Names()
         visuals = {x.id: parts for x, parts in fixture_visuals(self.home)}
         for x, footprint in zip(self.home.fixtures, _footprints(self.home.fixtures)):
-            base = self._floor_z([x.room])
+            base = self.labels.floor_z([x.room])
             data = MeshData.concat(prism(p, base, base + x.height) for p in polygons(footprint))
             if not len(data.counts):
                 continue
             owner = prim_spec(group, names(x.id, "fixture"))
-            labels = self._thing(owner, x.kind, [x.room])
+            self.labels.thing(owner, x.kind, [x.room])
             look = look_of(x.kind, "fixture")
             body = mesh_prim(owner, FIXTURE_BODY, data, colour=look[1])
             purpose(body, GUIDE)
-            label(body, labels, before=collider(body, "none"), after=(BINDING_API,))
-            bind(body, self._look_path(*look))
+            apply_apis(body, *collider(body, "none"), BINDING_API)
+            bind(body, self.labels.look_path(*look))
             lift = np.eye(4)
             lift[2, 3] = base
             chosen = _Chosen(self, x.kind, variant_of(self.home.home_id, x.id))
-            visual_group(owner, part_meshes(visuals.get(x.id, [])), labels, chosen, lift)
+            visual_group(owner, chosen.merged(part_meshes(visuals.get(x.id, []))), chosen, lift)
             attr(owner, "homeloop:id", TYPES.String, x.id, custom=True)
             attr(owner, "homeloop:kind", TYPES.String, x.kind, custom=True)
             attr(owner, "homeloop:room", TYPES.String, x.room, custom=True)
+
+    def _asset_path(self, key: str) -> str:
+        """The path of the build's asset of ``key`` (a catalog id, or a device type's
+        :func:`~homeloop.pipeline.usd.device_types.device_asset_key`) relative to the home's file."""
+        if key not in self.assets:
+            raise UsdExportError(f"home {self.home.home_id}: no USD asset for catalog id {key!r}")
+        asset = self.assets[key]
+        folder = self._folders.get(asset.parent)
+        if folder is None:  # the assets share a folder or a few: one relative path each
+            folder = self._folders[asset.parent] = os.path.relpath(asset.parent, self.out_path.parent)
+        rel = os.path.join(folder, asset.name).replace(os.sep, "/")
+        return rel if rel.startswith(".") else f"./{rel}"
 
     def _reference(self, group: Sdf.PrimSpec, name: str, catalog_id: str) -> Sdf.PrimSpec:
         """A prim referencing the catalog asset (by a path relative to the home's file)."""
         ref = self._references.get(catalog_id)
         if ref is None:
-            if catalog_id not in self.assets:
-                raise UsdExportError(f"home {self.home.home_id}: no USD asset for catalog id {catalog_id!r}")
-            asset = self.assets[catalog_id]
-            folder = self._folders.get(asset.parent)
-            if folder is None:  # the assets share a folder or a few: one relative path each
-                folder = self._folders[asset.parent] = os.path.relpath(asset.parent, self.out_path.parent)
-            rel = os.path.join(folder, asset.name).replace(os.sep, "/")
-            ref = self._references[catalog_id] = Sdf.Reference(rel if rel.startswith(".") else f"./{rel}")
+            ref = self._references[catalog_id] = Sdf.Reference(self._asset_path(catalog_id))
         owner = prim_spec(group, name, "")
         owner.referenceList.Prepend(ref)
         return owner
@@ -458,11 +484,13 @@ class _HomeWriter:
         names = Names()
         for f in self.home.furniture:
             owner = self._reference(group, names(f.id, "item"), f.catalog_id)
-            pose_ops(owner, (f.pose.x, f.pose.y, f.pose.z), f.pose.yaw)
-            self._thing(owner, f.semantic_class, [f.room])
+            pose_ops(owner, (f.pose.x, f.pose.y, f.pose.z), f.pose.yaw, order_from_asset=True)
+            entry = self.catalog.furniture.get(f.catalog_id)
+            # The asset's root carries its entry's class: the item's, as made from the catalog.
+            same = entry is not None and entry.semantic_class == f.semantic_class
+            self.labels.thing(owner, f.semantic_class, [f.room], inherited=FROM_ASSET if same else NONE)
             attr(owner, "homeloop:id", TYPES.String, f.id, custom=True)
             attr(owner, "homeloop:room", TYPES.String, f.room, custom=True)
-            entry = self.catalog.furniture.get(f.catalog_id)
             if entry is not None:
                 _choose_materials(owner, self.catalog, self.home.home_id, entry, f.id)
                 _part_states(owner, entry, f)
@@ -471,9 +499,10 @@ class _HomeWriter:
         names = Names()
         for obj in self.home.objects:
             owner = self._reference(group, names(obj.id, "item"), obj.catalog_id)
-            pose_ops(owner, (obj.pose.x, obj.pose.y, obj.pose.z), obj.pose.yaw)
-            self._thing(owner, obj.semantic_class, [obj.location.room])
+            pose_ops(owner, (obj.pose.x, obj.pose.y, obj.pose.z), obj.pose.yaw, order_from_asset=True)
             entry = self.catalog.objects.get(obj.catalog_id)
+            same = entry is not None and entry.semantic_class == obj.semantic_class
+            self.labels.thing(owner, obj.semantic_class, [obj.location.room], inherited=FROM_ASSET if same else NONE)
             if entry is not None:
                 _choose_materials(owner, self.catalog, self.home.home_id, entry, obj.id, obj.colour or entry.colour)
             attr(owner, "homeloop:id", TYPES.String, obj.id, custom=True)
@@ -482,18 +511,36 @@ class _HomeWriter:
                  json.dumps(obj.location.model_dump(mode="json"), sort_keys=True), custom=True)
 
     def _devices(self, group: Sdf.PrimSpec, visuals: DeviceVisuals) -> None:
-        """Each device as an ``Xform`` named after it at its pose, referencing its body box and
-        its visual (:class:`DeviceVisuals`); an ``Xform`` alone where it has no body (a built-in
-        or worn device)."""
+        """Each device as an ``Xform`` named after it at its pose, referencing its type's facts
+        (its type asset, :mod:`.device_types`) and its look, body box and visual
+        (:class:`DeviceVisuals`, materials by variant selection); without a look where it has no
+        body (a built-in or worn device). A device whose type facts are not its catalog type's
+        authors them itself."""
         names = Names()
         for d, body in zip(self.home.devices, self.bodies):
-            name = names(d.id, "device")
-            owner = prim_spec(group, name)
-            pose_ops(owner, (d.pose.x, d.pose.y, d.pose.z), d.pose.yaw)
+            owner = prim_spec(group, names(d.id, "device"))
+            facts = TypeFacts.of(d)
+            typed = facts == catalog_facts(self.catalog, d.type)
+            pose_ops(owner, (d.pose.x, d.pose.y, d.pose.z), d.pose.yaw, order_from_asset=typed)
+            refs = [self._type_reference(d.type)] if typed else []
             if body is not None:
-                owner.referenceList.Prepend(visuals.reference(d, body))
-            self._thing(owner, d.type, [d.room])
-            _device_attrs(owner, d)
+                look, chosen = visuals.reference(d, body)
+                refs.append(look)
+                for role, option in chosen.items():
+                    owner.variantSelections[role] = option
+            owner.referenceList.prependedItems = refs
+            self.labels.thing(owner, d.type, [d.room], inherited=FROM_ASSET if typed else NONE)
+            if not typed:
+                type_facts(owner, facts)
+            device_facts(owner, d, catalog_defaults(self.catalog, d.type) if typed else None)
+
+    def _type_reference(self, device_type: str) -> Sdf.Reference:
+        """The reference to a device type's asset (its facts, the default prim)."""
+        key = device_asset_key(device_type)
+        ref = self._references.get(key)
+        if ref is None:
+            ref = self._references[key] = Sdf.Reference(self._asset_path(key))
+        return ref
 
     def _lights(self, group: Sdf.PrimSpec) -> None:
         """A SphereLight just under each ceiling light's body, lit as the home file says."""
@@ -502,14 +549,14 @@ class _HomeWriter:
             if d.type != "light" or d.mount != "ceiling":
                 continue
             _light(prim_spec(group, names(d.id, "light"), "SphereLight"), d, body,
-                   self._room_labels([d.room]), light_is_on(self.home, d))
+                   self.labels.room_labels([d.room]), light_is_on(self.home, d))
 
     def _cameras(self, group: Sdf.PrimSpec) -> None:
         names = Names()
         for cam in self.home.cameras:
             owner = prim_spec(group, names(cam.id, "camera"), "Camera")
             _camera(owner, cam)
-            self._thing(owner, "camera", [cam.room])
+            self.labels.thing(owner, "camera", [cam.room])
             attr(owner, "homeloop:room", TYPES.String, cam.room, custom=True)
 
 
@@ -524,6 +571,14 @@ class _Chosen:
     def bind(self, part: Sdf.PrimSpec, role: str) -> None:
         w = self.writer
         bind(part, w.materials.path(material_of(w.catalog, self.kind, role, self.variant)))
+
+    def merged(self, parts: list[PartMesh]) -> list[PartMesh]:
+        """The parts of one chosen material as one, named after it (in the order first met)."""
+        by_material: dict[str, list[PartMesh]] = {}
+        for p in parts:
+            by_material.setdefault(material_of(self.writer.catalog, self.kind, p.role, self.variant).id, []).append(p)
+        return [PartMesh(material, same[0].role, None, MeshData.concat(p.data for p in same))
+                for material, same in by_material.items()]
 
 
 def _choose_materials(owner: Sdf.PrimSpec, catalog: Catalog, home_id: str, entry: FurnitureEntry | ObjectEntry,
@@ -608,55 +663,6 @@ def _material(looks: Sdf.PrimSpec, name: str, colour: RGB) -> None:
     preview_material(looks, name, colour, MATERIAL_ROUGHNESS, opacity=GLASS_OPACITY if name == "window" else None)
 
 
-def _field_value(spec_type: str, value: Any) -> tuple[Sdf.ValueTypeName, Any]:
-    if spec_type == "bool":
-        return TYPES.Bool, None if value is None else bool(value)
-    if spec_type == "int":
-        return TYPES.Int, None if value is None else int(value)
-    if spec_type in ("float", "timestamp"):
-        return TYPES.Double, None if value is None else float(value)
-    return TYPES.String, None if value is None else str(value)
-
-
-def _device_attrs(owner: Sdf.PrimSpec, d: Device) -> None:
-    s = TYPES.String
-    for key, value in (("id", d.id), ("type", d.type), ("category", d.category), ("name", d.name),
-                       ("room", d.room or ""), ("mount", d.mount), ("mounted_on", d.mounted_on or ""),
-                       ("matter_device_type", d.matter_device_type or "")):
-        attr(owner, f"homeloop:{key}", s, value, custom=True)
-    attr(owner, "homeloop:agent_visible", TYPES.Bool, d.agent_visible, custom=True)
-    for key, values in (("controls", d.controls), ("monitors", d.monitors), ("events", d.events)):
-        attr(owner, f"homeloop:{key}", TYPES.StringArray, Vt.StringArray(list(values)), custom=True)
-    attr(owner, "homeloop:fields", TYPES.StringArray, Vt.StringArray(list(d.fields)), custom=True)
-    for fname, f in d.fields.items():
-        type_name, value = _field_value(f.type, f.value)
-        attr(owner, f"homeloop:field:{fname}", type_name, value, custom=True)
-        attr(owner, f"homeloop:field:{fname}:accepts", s, _accepts(f), custom=True)
-
-
-#: Field attributes left out of a field's ``accepts`` JSON: its present value and its prose.
-_NOT_ACCEPTS = frozenset({"value", "description", "default"})
-#: ``accepts`` JSON by field specification (a catalog has a few dozen).
-_ACCEPTS: dict[tuple[Any, ...], str] = {}
-
-
-@lru_cache(maxsize=8)
-def _spec_names(cls: type[DeviceField]) -> tuple[str, ...]:
-    return tuple(n for n in cls.model_fields if n not in _NOT_ACCEPTS)
-
-
-def _accepts(f: DeviceField) -> str:
-    """The JSON of what a device field accepts: its specification less :data:`_NOT_ACCEPTS`,
-    nulls dropped (the same for every field of the same specification, so made once)."""
-    values = (getattr(f, n) for n in _spec_names(type(f)))
-    key = (type(f), *(tuple(v) if isinstance(v, list) else v for v in values))
-    found = _ACCEPTS.get(key)
-    if found is None:
-        spec = f.model_dump(mode="json", exclude=set(_NOT_ACCEPTS))
-        found = _ACCEPTS[key] = json.dumps({k: v for k, v in spec.items() if v is not None}, sort_keys=True)
-    return found
-
-
 def camera_rotate_xyz(yaw: float, pitch: float) -> tuple[float, float, float]:
     """``xformOp:rotateXYZ`` (degrees) that points a USD camera (looking down -Z,
     +Y up) along heading ``yaw`` and tilt ``pitch`` (radians, negative looks down)."""
@@ -711,7 +717,7 @@ def export_home(home: Home, catalog: Catalog, out_path: str | os.PathLike[str], 
         writer.write()
     size = path.stat().st_size
     seconds = time.perf_counter() - start
-    result = ExportResult(path=path, bytes=size, prim_counts=dict(sorted(writer.counts.items())),
+    result = ExportResult(path=path, bytes=size, prim_counts=dict(sorted(writer.labels.counts.items())),
                           errors=None, warnings=None, seconds=seconds)
     if validate:
         t0 = time.perf_counter()

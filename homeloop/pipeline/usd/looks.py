@@ -17,9 +17,9 @@ from homeloop.pipeline.usd.author import (
     RGB,
     MeshData,
     Names,
+    apply_apis,
     bind,
     from_trimesh,
-    label,
     mesh_prim,
     preview_material,
     prim_spec,
@@ -114,7 +114,7 @@ class AssetLooks:
         return self.root.path.AppendChild(ASSET_LOOKS).AppendChild(option.name)
 
     def bind(self, part: Sdf.PrimSpec, role: str) -> None:
-        """Bind a visual part (labelled with :data:`BINDING_API` after its labels) to its role's material."""
+        """Bind a visual part (with :data:`BINDING_API` applied) to its role's material."""
         options = self.options.setdefault(role, role_options(self.catalog, self.cls, role))
         if len(options) == 1:
             bind(part, self.path(options[0]))
@@ -125,7 +125,6 @@ class AssetLooks:
         """The materials of the roles of one option, the variant sets with theirs, and the
         default selections (``defaults``: role -> option name)."""
         looks = prim_spec(self.root, ASSET_LOOKS, "Scope")
-        label(looks, {"group": ["looks"]})
         single = {o[0].name: o[0] for role, o in self.options.items() if role not in self.parts}
         for name in sorted(single):
             _option_material(looks, single[name])
@@ -150,20 +149,20 @@ class Binds(Protocol):
     def bind(self, part: Sdf.PrimSpec, role: str) -> None: ...
 
 
-def visual_group(parent: Sdf.PrimSpec, parts: list[PartMesh], labels: dict[str, list[str]], looks: Binds,
-                  to_parent: np.ndarray | None = None) -> None:
+def visual_group(parent: Sdf.PrimSpec, parts: list[PartMesh], looks: Binds,
+                 to_parent: np.ndarray | None = None) -> None:
     """The ``visual`` group (render purpose) of ``parts``, one mesh each, moved by ``to_parent``
-    (4 x 4, from the item frame to the frame of ``parent``), each bound to its role's material."""
+    (4 x 4, from the item frame to the frame of ``parent``), each bound to its role's material
+    (``parent``'s labels are theirs)."""
     if not parts:
         return
     group = prim_spec(parent, VISUAL)
     purpose(group, RENDER)
-    label(group, labels)
     names = Names()
     for p in parts:
         data = p.data
         if to_parent is not None:
             data = MeshData(data.points @ to_parent[:3, :3].T + to_parent[:3, 3], data.counts, data.indices)
         mesh = mesh_prim(group, names(p.name, "part"), data, colour=None)
-        label(mesh, labels, after=(BINDING_API,))
+        apply_apis(mesh, BINDING_API)
         looks.bind(mesh, p.role)

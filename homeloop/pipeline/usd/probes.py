@@ -33,6 +33,7 @@ import trimesh
 from pxr import Usd, UsdGeom, UsdPhysics
 
 from homeloop.core.home import Home, polygon_from_rings
+from homeloop.pipeline.usd.validate import thing_labels
 
 #: Rays start this high (m) above an opening's floor level and count hits this close (m) to it.
 RAY_START = 0.5
@@ -105,7 +106,7 @@ def world_meshes(stage: Usd.Stage) -> list[WorldMesh]:
             continue
         m = np.array(cache.GetLocalToWorldTransform(prim))  # row vectors: p' = p M
         points = np.column_stack([local[0], np.ones(len(local[0]))]) @ m
-        classes = tuple(str(c) for c in (prim.GetAttribute("semantics:labels:class").Get() or []))
+        classes = tuple(thing_labels(prim))
         out.append(WorldMesh(str(prim.GetPath()), points[:, :3], local[1], prim.HasAPI(UsdPhysics.CollisionAPI),
                              classes, str(UsdGeom.Imageable(prim).ComputePurpose())))
     return out

@@ -21,6 +21,18 @@ def labels_of(prim: Usd.Prim, taxonomy: str = "class") -> list[str]:
     return [str(v) for v in value] if value else []
 
 
+def thing_labels(prim: Usd.Prim, taxonomy: str = "class") -> list[str]:
+    """The labels of ``taxonomy`` a prim has from its thing: its own, else its nearest labelled
+    ancestor's (the prims below a thing carry none of their own and take its labels, as
+    UsdSemantics' inherited labels and a segmentation that reads them do)."""
+    while prim and not prim.IsPseudoRoot():
+        found = labels_of(prim, taxonomy)
+        if found:
+            return found
+        prim = prim.GetParent()
+    return []
+
+
 def semantic_class_counts(stage: Usd.Stage) -> dict[str, int]:
     """Things in ``stage`` by semantic class: prims with a class label whose
     parent does not carry the same class (a fridge's door and body are the fridge)."""

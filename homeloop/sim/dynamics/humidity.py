@@ -21,10 +21,10 @@ Every :data:`TICK_S` of world time each indoor room's relative humidity
 The result is held between 0 and 100. Rooms start at :data:`START_PERCENT`.
 Nothing is random, and the module acts only at whole ticks whenever it is
 woken, so its trace is the same with sleeping modules or without
-(:data:`homeloop.sim.world.SLEEPING`). Home-control episodes
-(:mod:`homeloop.bench.control`) install it after the climate in a home with
-a device of :data:`HUMIDITY_DEVICE_TYPES`; the other tasks' worlds do not
-carry it.
+(:data:`homeloop.sim.world.SLEEPING`). A world runs it after the climate in a
+home with a device of :data:`HUMIDITY_DEVICE_TYPES` (:mod:`homeloop.sim.step_order`),
+and only there. Each tick changes :data:`CHANGES`, what the humidifier's and
+dehumidifier's ``humidity_percent`` readings come from (:mod:`homeloop.sim.devices`).
 """
 
 from __future__ import annotations
@@ -38,8 +38,12 @@ from homeloop.sim.dynamics.cooking import Cooking
 from homeloop.sim.dynamics.water import Water
 from homeloop.sim.world import NOTHING, DeviceState, Rest, World
 
-#: Device types that read or drive a room's humidity (the catalog has none of them yet; docs/dynamics.md).
+#: Device types that read or drive a room's humidity: the optional air devices (homeloop/catalog/air_devices.yaml,
+#: ``homeloop build --air-devices``; docs/dynamics.md). A fan only speeds an open window's exchange; an air
+#: purifier does not touch the humidity.
 HUMIDITY_DEVICE_TYPES = ("humidifier", "dehumidifier", "fan", "air_purifier")
+#: What a tick changes: the aspect the humidity readings come from (homeloop.sim.devices).
+CHANGES = frozenset({"humidity"})
 #: How often the humidity moves (s of world time): it changes over many minutes, not seconds.
 TICK_S = 10.0
 #: Relative humidity of the rooms at the start, and of the air outdoors (%). Assumptions: a
@@ -101,6 +105,7 @@ class Humidity:
         self._fans: list[DeviceState] = []
         self._units: dict[str, DeviceState] = {}  # the humidifier or dehumidifier of a room, the first
         self._next = 0.0
+        self._ticked = False  # whether the last step moved the rooms' humidity
 
     def _set_up(self, world: World) -> None:
         self._world = world
@@ -122,7 +127,8 @@ class Humidity:
     def step(self, world: World, dt: float) -> None:
         if self._world is not world:
             self._set_up(world)
-        if world.time < self._next - 1e-6:
+        self._ticked = world.time >= self._next - 1e-6
+        if not self._ticked:
             return
         for room, air in self.air(world).items():
             self.percent[room] = next_humidity(self.percent[room], air, TICK_S)
@@ -155,8 +161,9 @@ class Humidity:
         return out
 
     def rest(self, world: World) -> Rest:
-        """Asleep until the next tick; it reads the world only then."""
-        return Rest(NOTHING, self._next, NOTHING)
+        """Asleep until the next tick; it reads the world only then. A tick changes the humidity the
+        devices read (:data:`CHANGES`)."""
+        return Rest(CHANGES if self._ticked else NOTHING, self._next, NOTHING)
 
     def room_percent(self, room_id: str) -> float | None:
         """A room's relative humidity (%), None for a room it does not follow (outdoors)."""
