@@ -264,7 +264,7 @@ def _readings(home: Home) -> list[dict[str, Any]]:
 
 def test_the_humidity_and_fan_readings_follow_the_world_with_sleeping_modules_or_without(air_house, monkeypatch):
     from homeloop.sim import world as world_module
-    from homeloop.sim.devices import FAN_MODE_PERCENT
+    from homeloop.sim.dynamics.air_devices import FAN_MODE_PERCENT
 
     asleep = _readings(air_house)
     monkeypatch.setattr(world_module, "SLEEPING", False)
@@ -281,3 +281,30 @@ def test_the_humidity_and_fan_readings_follow_the_world_with_sleeping_modules_or
 def test_a_home_without_air_devices_runs_no_humidity(house_home):
     ep = Episode(house_home, "put_away", seed=0, images=False, control=True)
     assert ep.world.running(humidity.Humidity) is None
+
+
+def _smoke_with_purifier(home: Home, mode: str) -> tuple[float, str]:
+    """The purifier's room's smoke and air quality 4 minutes after the kitchen fire's wake, every inner
+    door open, the purifier set to ``mode``."""
+    from homeloop.sim.dynamics.climate import Climate
+    from homeloop.sim.dynamics.smoke import Smoke
+
+    purifier = home.devices_of_type("air_purifier")[0]
+    ep = Episode(home, "handle_smoke_alarm", seed=0, images=False)
+    for o in home.openings:
+        if o.kind == "door" and not o.exterior:
+            ep.world.openings[o.id].open = True
+    ep.call("hub_set_state", device_id=purifier.id, field="fan_mode", value=mode)
+    ep.call("clock_wait", seconds=240)
+    smoke, climate = ep.world.running(Smoke), ep.world.running(Climate)
+    assert smoke is not None and climate is not None and purifier.room is not None
+    return smoke.room_density(purifier.room), climate.air_quality(purifier.room)
+
+
+def test_a_running_air_purifier_clears_its_rooms_smoke_with_sleeping_modules_or_without(air_house, monkeypatch):
+    from homeloop.sim import world as world_module
+
+    still, cleaned = _smoke_with_purifier(air_house, "off"), _smoke_with_purifier(air_house, "high")
+    assert 0.0 < cleaned[0] < still[0]
+    monkeypatch.setattr(world_module, "SLEEPING", False)
+    assert (_smoke_with_purifier(air_house, "off"), _smoke_with_purifier(air_house, "high")) == (still, cleaned)

@@ -397,8 +397,8 @@ def _clock(seconds: float) -> str:
 def _dynamics_phrases() -> dict[str, list[str]]:
     """For each module of homeloop/sim/dynamics/, what docs/dynamics.md must say of its constants."""
     from homeloop.core.catalog import load_catalog
-    from homeloop.sim.dynamics import (appliances, climate, cooking, humidity, light, people, robot_motion, smoke,
-                                       timeline, water)
+    from homeloop.sim.dynamics import (air_devices, appliances, climate, cooking, humidity, light, people,
+                                       robot_motion, smoke, timeline, water)
 
     plant = load_catalog().objects["potted_plant"]
     lumens = [f"{mount.replace('_', ' ')} {lm:,.0f} lm" for mount, lm in light.LUMENS_BY_MOUNT.items()]
@@ -451,6 +451,10 @@ def _dynamics_phrases() -> dict[str, list[str]]:
         "robot_motion": [f"within {robot_motion.LOOKAHEAD_S:g} s of driving ahead",
                          f"at most {robot_motion.MAX_REPLANS} times"],
         "timeline": [f"`{kind}`" for kind in timeline.HANDLERS],
+        "air_devices": [
+            f"{air_devices.PURIFIER_CADR_M3_H:g} m³ an hour at full speed",
+            "{low}, {medium} and {high} % at `low`, `medium` and `high`".format(**air_devices.FAN_MODE_PERCENT),
+            "({on} % and {auto} % when none is)".format(**air_devices.FAN_MODE_PERCENT)],
     }
 
 

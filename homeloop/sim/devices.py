@@ -36,6 +36,7 @@ from typing import Any, Callable
 
 from homeloop.core.catalog import FieldValue
 from homeloop.core.home import Device, DeviceField
+from homeloop.sim.dynamics.air_devices import fan_speed
 from homeloop.sim.dynamics.climate import Climate
 from homeloop.sim.dynamics.humidity import Humidity
 from homeloop.sim.dynamics.smoke import SMOKE_ALARM_DENSITY, Smoke  # the alarm's trip point, docs/dynamics.md
@@ -52,10 +53,6 @@ PRESS_HOLD_S = 0.5
 #: Power (W) a smart plug reports while on, by the class of furniture whose appliance it feeds
 #: (a television on a TV unit, a desk's computer and lamp, a table lamp); nothing plugged in: 0 W.
 PLUG_LOAD_W: dict[str, float] = {"tv_unit": 95.0, "desk": 120.0, "side_table": 9.0, "nightstand": 9.0}
-
-#: The speed (%) a fan runs at in each of its modes (Matter Fan Control's FanMode): "on" and "auto"
-#: run at the speed asked for (``percent_setting``) where one is, else at these.
-FAN_MODE_PERCENT: dict[str, int] = {"off": 0, "low": 33, "medium": 66, "high": 100, "on": 100, "auto": 50}
 
 #: What a step changes, and what the readings come from (:class:`~homeloop.sim.world.Rest`): per sensing
 #: device type (its reader, :data:`READERS`), and for the bindings and the events, the devices and doors.
@@ -475,14 +472,6 @@ def _humidity_reader(world: World, entry: Device, state: DeviceState) -> list[tu
         return []
     percent, room = humidity.percent, entry.room
     return [("humidity_percent", lambda: round(float(percent[room]), 2))]
-
-
-def fan_speed(values: dict[str, Any]) -> int:
-    """The speed (%) a fan runs at (:data:`FAN_MODE_PERCENT`)."""
-    mode, asked = str(values.get("fan_mode", "off")), int(values.get("percent_setting") or 0)
-    if mode in ("on", "auto") and asked > 0:
-        return asked
-    return FAN_MODE_PERCENT.get(mode, 0)
 
 
 def _fan_reader(world: World, entry: Device, state: DeviceState) -> list[tuple[str, Read]]:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from homeloop.core.home import polygon_from_rings
+from homeloop.sim.dynamics.air_devices import running
 from homeloop.sim.dynamics.cooking import Cooking
 from homeloop.sim.dynamics.water import Water
 from homeloop.sim.world import NOTHING, DeviceState, Rest, World
@@ -137,10 +138,10 @@ class Humidity:
     def air(self, world: World) -> dict[str, RoomAir]:
         """What acts on each indoor room's humidity now."""
         exchange = {room: INFILTRATION_PER_S for room in self._air}
-        running = {d.room for d in self._fans if _on(d.values)}
+        blowing = {d.room for d in self._fans if running(d.values)}
         for opening, room, width in self._windows:
             if world.openings[opening].open:
-                factor = FAN_EXCHANGE_FACTOR if room in running else 1.0
+                factor = FAN_EXCHANGE_FACTOR if room in blowing else 1.0
                 exchange[room] += WINDOW_EXCHANGE_M_S * width / self._area[room] * factor
         moisture = {room: 0.0 for room in self._air}
         for person in world.people.values():
@@ -173,14 +174,9 @@ class Humidity:
         return {"humidity_percent": {room: round(h, 2) for room, h in sorted(self.percent.items())}}
 
 
-def _on(values: dict[str, Any]) -> bool:
-    mode = values.get("fan_mode")
-    return bool(values.get("on", False)) if mode is None else mode != "off"
-
-
 def _device(state: DeviceState | None) -> tuple[float, float | None]:
     """The grams a second a humidifier (+) or dehumidifier (-) adds while on, and its target."""
-    if state is None or not _on(state.values):
+    if state is None or not running(state.values):
         return 0.0, None
     sign = 1.0 if state.type == "humidifier" else -1.0
     target = state.values.get("target_humidity")

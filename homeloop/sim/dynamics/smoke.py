@@ -23,6 +23,11 @@ burning) and falls :data:`FALL_PER_S` after, held in [0, :data:`DENSITY_CAP`].
   exchanged volume and the layer's volume both scale with it). A closed
   door stops the exchange. Outdoor spaces, and the outside beyond an
   exterior window or door, take smoke away: their density stays 0.
+- **Air purifiers** (the optional air devices, a home built with
+  ``--air-devices``). A running one clears its room's layer at its clean
+  air delivery rate over the room's volume, ``d rho / dt = -r * rho``
+  (:mod:`homeloop.sim.dynamics.air_devices`; exact decay each step). A room
+  whose source still feeds it holds the source's density regardless.
 
 A smoke sensor reports smoke when :meth:`Smoke.density_at` at its position
 exceeds :data:`SMOKE_ALARM_DENSITY`. With every door and window shut (as the
@@ -55,8 +60,11 @@ import shapely
 from homeloop.core.check import open_passages
 from homeloop.core.home import Home, polygon_from_rings
 from homeloop.core.geometry import OPENING_CONTACT_TOLERANCE
+from homeloop.sim.dynamics.air_devices import purifier_rate_per_s
 from homeloop.sim.world import EVERYTHING, NOTHING, Rest, World
 
+#: The device type that clears smoke from its room's layer (the optional air devices).
+PURIFIER = "air_purifier"
 #: Density rise per second at a smoking source (docs/dynamics.md).
 RISE_PER_S = 0.3
 #: Density fall per second at a source that has stopped smoking (docs/dynamics.md).
@@ -83,8 +91,10 @@ CHANGES = frozenset({"smoke"})
 #: :data:`SMOKE_ALARM_DENSITY`, and no front is spreading (a module reading only whether a sensor
 #: trips, the devices, sleeps on; one reading everything wakes).
 DENSITIES = frozenset({"smoke_density"})
-#: What wakes the layers held still: the openings (the exchange's paths), besides the modules making smoke.
+#: What wakes the layers held still: the openings (the exchange's paths), besides the modules making smoke,
+#: and in a home with an air purifier the devices (:data:`PURIFIER_READS`: it clears its room's layer).
 STILL_READS = frozenset({"openings"})
+PURIFIER_READS = frozenset({"devices"})
 
 
 @dataclass
@@ -151,6 +161,8 @@ class Smoke:
         self._paths: list[tuple[int, int | None, float, float, str | None]] = []  # the links as tuples
         self._open: list[tuple[int, int | None, float, float, str | None]] | None = None  # those open now
         self._makers: frozenset[str] = EVERYTHING  # what the modules making smoke change (their names)
+        self._still_reads = STILL_READS
+        self._purifiers: list[tuple[int, dict[str, Any], float]] = []  # (room index, values, room volume)
         # the rests of a spreading step: one that may have changed a sensor's reading, one that cannot have
         self._spreading_rests = (Rest(CHANGES, -math.inf, EVERYTHING), Rest(DENSITIES, -math.inf, EVERYTHING))
         self._quiet = False  # whether no source smoked or held smoke after the last step
@@ -185,7 +197,11 @@ class Smoke:
                            if getattr(m, "makes_smoke", False) and isinstance(m, SmokeProvider)]
         makers = [getattr(p, "name", None) for p in self._providers]
         self._makers = EVERYTHING if None in makers else frozenset(str(n) for n in makers)
-        reads = self._makers | STILL_READS
+        volumes = {r.id: area * r.ceiling_height for r, area in zip(indoor, areas)}
+        self._purifiers = [(self._index[d.room], d.values, volumes[d.room]) for d in world.devices.values()
+                           if d.type == PURIFIER and d.room in self._index]
+        self._still_reads = STILL_READS | PURIFIER_READS if self._purifiers else STILL_READS
+        reads = self._makers | self._still_reads
         self._spreading_rests = (Rest(CHANGES, -math.inf, reads), Rest(DENSITIES, -math.inf, reads))
         self._open = None
         self._quiet = False
@@ -213,6 +229,8 @@ class Smoke:
             feeding = self._step_sources(sources, dt)
         rho_before = self._rho[:]
         self._exchange(world, dt)
+        if self._purifiers:
+            self._purify(dt)
         # only a feeding source can smoke: one that smokes has a density above 0
         smoking = self._feed_rooms([s for s in sources if s.id in feeding]) if feeding else False
         spreading = self._advance_fronts()
@@ -237,7 +255,7 @@ class Smoke:
         if self._active and not self._still:
             return self._spreading_rests[0 if self._sensed else 1]
         if self._active:  # held still
-            return Rest(CHANGES if self._sensed else NOTHING, math.inf, self._makers | STILL_READS)
+            return Rest(CHANGES if self._sensed else NOTHING, math.inf, self._makers | self._still_reads)
         return Rest(CHANGES if self._stepped else NOTHING, math.inf, self._makers)
 
     def _step_sources(self, sources: Iterable[SmokeSource], dt: float) -> set[str]:
@@ -276,6 +294,15 @@ class Smoke:
                 d = rho[b] - rate_b * amount
                 d = 0.0 if 0.0 > d else d
                 rho[b] = DENSITY_CAP if DENSITY_CAP < d else d
+
+    def _purify(self, dt: float) -> None:
+        """Each running air purifier clears its room's layer at its clean-air rate over the room's
+        volume (exact exponential decay, :func:`~homeloop.sim.dynamics.air_devices.purifier_rate_per_s`)."""
+        rho = self._rho
+        for i, values, volume in self._purifiers:
+            rate = purifier_rate_per_s(values, volume)
+            if rate > 0.0 and rho[i] > 0.0:
+                rho[i] *= math.exp(-rate * dt)
 
     def _feed_rooms(self, sources: Iterable[SmokeSource]) -> bool:
         """The layer of a source's room holds the source's density (down to 0 when it has
