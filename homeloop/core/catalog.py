@@ -1114,6 +1114,12 @@ def catalog_dir(path: str | os.PathLike[str] | None = None) -> Path:
     """The catalog folder: ``path``, else ``$HOMELOOP_CATALOG``, else the repository's."""
     if path is None:
         path = os.environ.get(CATALOG_ENV) or DEFAULT_CATALOG_DIR
+    return _resolved(os.fspath(path))
+
+
+@functools.lru_cache(maxsize=64)
+def _resolved(path: str) -> Path:
+    # every episode loads the catalog: resolving the same folder again asks the file system each time
     return Path(path).expanduser().resolve()
 
 

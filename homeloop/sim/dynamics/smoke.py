@@ -154,6 +154,7 @@ class Smoke:
 
     def __init__(self) -> None:
         self._world: World | None = None
+        self._laid_out = False  # whether the rooms' layers are set up (the first smoke lays them out)
         self._index: dict[str, int] = {}
         self._rooms: list[str] = []
         self._rho: list[float] = []
@@ -182,30 +183,38 @@ class Smoke:
     # --- set-up -----------------------------------------------------------------------------------
 
     def _set_up(self, world: World) -> None:
-        home = world.home
-        indoor = [r for r in home.rooms if not r.outdoor]
-        self._rooms = [r.id for r in indoor]
-        self._index = {rid: i for i, rid in enumerate(self._rooms)}
-        self._rho = [0.0] * len(self._rooms)
+        """What every step reads; the rooms' layers wait for the first smoke (:meth:`_lay_out`): most
+        worlds never smoke, and until then every layer reads 0."""
+        self._rooms, self._index, self._rho, self._laid_out = [], {}, [], False
         self._sensing = None
-        self._rings = {r.id: [(p[0], p[1]) for ring in r.polygon for p in ring] for r in indoor}
-        areas = [polygon_from_rings(r.polygon).area for r in indoor]
-        links = [_link(self._index, areas, u, v, width, oid) for u, v, width, oid in _paths(home)]
-        self._links = [link for link in links if link is not None]
-        self._paths = [(k.a, k.b, k.rate_a, k.rate_b, k.opening) for k in self._links]
         self._providers = [m for m in world.modules
                            if getattr(m, "makes_smoke", False) and isinstance(m, SmokeProvider)]
         makers = [getattr(p, "name", None) for p in self._providers]
         self._makers = EVERYTHING if None in makers else frozenset(str(n) for n in makers)
-        volumes = {r.id: area * r.ceiling_height for r, area in zip(indoor, areas)}
-        self._purifiers = [(self._index[d.room], d.values, volumes[d.room]) for d in world.devices.values()
-                           if d.type == PURIFIER and d.room in self._index]
-        self._still_reads = STILL_READS | PURIFIER_READS if self._purifiers else STILL_READS
+        purifying = any(d.type == PURIFIER for d in world.devices.values())
+        self._still_reads = STILL_READS | PURIFIER_READS if purifying else STILL_READS
         reads = self._makers | self._still_reads
         self._spreading_rests = (Rest(CHANGES, -math.inf, reads), Rest(DENSITIES, -math.inf, reads))
         self._open = None
         self._quiet = False
         self._world = world
+
+    def _lay_out(self, world: World) -> None:
+        """The rooms' layers, the exchange paths between them and the purifiers in them."""
+        home = world.home
+        indoor = [r for r in home.rooms if not r.outdoor]
+        self._rooms = [r.id for r in indoor]
+        self._index = {rid: i for i, rid in enumerate(self._rooms)}
+        self._rho = [0.0] * len(self._rooms)
+        self._rings = {r.id: [(p[0], p[1]) for ring in r.polygon for p in ring] for r in indoor}
+        areas = [polygon_from_rings(r.polygon).area for r in indoor]
+        links = [_link(self._index, areas, u, v, width, oid) for u, v, width, oid in _paths(home)]
+        self._links = [link for link in links if link is not None]
+        self._paths = [(k.a, k.b, k.rate_a, k.rate_b, k.opening) for k in self._links]
+        volumes = {r.id: area * r.ceiling_height for r, area in zip(indoor, areas)}
+        self._purifiers = [(self._index[d.room], d.values, volumes[d.room]) for d in world.devices.values()
+                           if d.type == PURIFIER and d.room in self._index]
+        self._laid_out = True
 
     # --- stepping ---------------------------------------------------------------------------------
 
@@ -218,6 +227,8 @@ class Smoke:
             return
         self._stepped = True
         self._active = True
+        if not self._laid_out:
+            self._lay_out(world)
         self._time = world.time
         known = len(self._source_density)
         if self._quiet and not world.woken_by(self._makers):
