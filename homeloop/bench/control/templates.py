@@ -185,6 +185,11 @@ def _clock(seconds: float) -> str:
     return f"{s // 3600:02d}:{s % 3600 // 60:02d}"
 
 
+def _span(minutes: float) -> str:
+    """A number of minutes in words: "1 minute", "3 minutes"."""
+    return f"{minutes:g} minute{'' if minutes == 1 else 's'}"
+
+
 def _minutes(rng: random.Random, low: int, high: int) -> int:
     return rng.randint(low, high)
 
@@ -531,8 +536,7 @@ def door_opens_light(view: HomeView, rng: random.Random) -> Draft | Missing:
         return pieces
     sensor, opened, _, hall = pieces
     lights, delay = view.of("light", hall), 60.0 * rng.choice([0, 0, 1, 2])
-    when = "When the front door opens" + (f", wait {delay / 60:g} minute{'s' if delay > 60 else ''} and then" if delay
-                                          else ",")
+    when = "When the front door opens" + (f", wait {_span(delay / 60)} and then" if delay else ",")
     return Draft(f"{when} switch on the lights in the {view.name(hall)}.",
                  Intent(steps=(Step(device_type="light", room=hall, devices=_ids(lights), field="on", value=True),),
                         trigger=TriggerIntent(device_type=sensor.type, room=sensor.room, devices=(sensor.id,),
@@ -564,7 +568,7 @@ def before_the_door_opens(view: HomeView, rng: random.Random) -> Draft | Missing
     sensor, opened, _, hall = pieces
     minutes = rng.choice([1, 2, 5])
     goal, constraint = _untouched("time_contradiction", ("before",))
-    return Draft(f"Switch on the lights in the {view.name(hall)} {minutes} minutes before the front door opens.",
+    return Draft(f"Switch on the lights in the {view.name(hall)} {_span(minutes)} before the front door opens.",
                  Intent(steps=(Step(device_type="light", room=hall, devices=_ids(view.of("light", hall)), field="on",
                                     value=True),),
                         trigger=TriggerIntent(device_type=sensor.type, room=sensor.room, devices=(sensor.id,),
@@ -606,7 +610,7 @@ def light_then_covers(view: HomeView, rng: random.Random) -> Draft | Missing:
     a, b, kind = rooms
     lights, covers = view.of("light", a), view.of(kind, b)
     first, gap = _minutes(rng, 2, 5), _minutes(rng, 1, 4)
-    return Draft(f"In {first} minutes switch off the lights in the {view.name(a)}, and {gap} minutes after that "
+    return Draft(f"In {first} minutes switch off the lights in the {view.name(a)}, and {_span(gap)} after that "
                  f"close the {_COVER_WORD[kind]} in the {view.name(b)}.",
                  Intent(steps=(Step(device_type="light", room=a, devices=_ids(lights), field="on", value=False,
                                     in_s=first * 60.0),
@@ -624,7 +628,7 @@ def heating_then_light(view: HomeView, rng: random.Random) -> Draft | Missing:
         return Missing(("thermostat", "light"))
     stat, lights = stats[0], view.of("light", room)
     first, gap, value = _minutes(rng, 2, 5), _minutes(rng, 1, 4), float(rng.randint(19, 24))
-    return Draft(f"In {first} minutes set the heating to {value:g} degrees; {gap} minutes later switch on the "
+    return Draft(f"In {first} minutes set the heating to {value:g} degrees; {_span(gap)} later switch on the "
                  f"lights in the {view.name(room)}.",
                  Intent(steps=(Step(device_type="thermostat", room=stat.room, devices=(stat.id,), field="setpoint",
                                     value=value, in_s=first * 60.0),
@@ -661,7 +665,7 @@ def then_an_absent_device(view: HomeView, rng: random.Random) -> Draft | Missing
     kind, words = rng.choice([("robot_vacuum", ABSENT["robot_vacuum"]), ("coffee_machine", ABSENT["coffee_machine"])])
     first, gap = _minutes(rng, 2, 5), _minutes(rng, 1, 4)
     goal, constraint = _untouched("missing_device", words)
-    return Draft(f"In {first} minutes switch off the lights in the {view.name(room)}, then {gap} minutes later "
+    return Draft(f"In {first} minutes switch off the lights in the {view.name(room)}, then {_span(gap)} later "
                  f"start the {_noun(kind)}.",
                  Intent(steps=(Step(device_type="light", room=room, devices=_ids(view.of("light", room)), field="on",
                                     value=False, in_s=first * 60.0),
@@ -844,8 +848,8 @@ def fan_then_humidity_device(view: HomeView, rng: random.Random) -> Draft | Miss
         return Missing(("fan", "dehumidifier", "humidifier"))
     (a, _, fan), (b, kind, units) = fans, drying
     first, gap = _minutes(rng, 2, 5), _minutes(rng, 1, 4)
-    return Draft(f"In {first} minutes switch off the fan in the {view.name(a)}, and {gap} "
-                 f"minute{'s' if gap > 1 else ''} after that switch on the {_noun(kind)} in the {view.name(b)}.",
+    return Draft(f"In {first} minutes switch off the fan in the {view.name(a)}, and "
+                 f"{_span(gap)} after that switch on the {_noun(kind)} in the {view.name(b)}.",
                  Intent(steps=(Step(device_type="fan", room=a, devices=_ids(fan), field="fan_mode", value="off",
                                     in_s=first * 60.0),
                                Step(device_type=kind, room=b, devices=_ids(units), field="on", value=True, after=0,
