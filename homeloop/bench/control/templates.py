@@ -150,6 +150,13 @@ def _set(devices: list[Device], field_name: str, value: FieldValue) -> tuple[Pre
     return tuple(Prerequisite(device_id=d.id, field=field_name, value=value) for d in devices)
 
 
+def _set_to(kind: str, room: str, devices: list[Device], field_name: str, value: FieldValue,
+            in_s: float | None = None) -> Intent:
+    """One step: the devices' field set to ``value`` (now, or ``in_s`` from the request)."""
+    return Intent(steps=(Step(device_type=kind, room=room, devices=_ids(devices), field=field_name, value=value,
+                              in_s=in_s),))
+
+
 def _final(devices: list[Device], field_name: str, value: FieldValue, any_one: bool = False) -> Condition:
     return Condition(devices=_ids(devices), field=field_name, equals=value, any=any_one)
 
@@ -306,7 +313,7 @@ def too_bright_to_sleep(view: HomeView, rng: random.Random) -> Draft | Missing:
     room = rng.choice(rooms)
     lights = view.of("light", room)
     return Draft(f"I'm trying to sleep in the {view.name(room)}, but it's far too bright in there.",
-                 Intent(steps=(Step(device_type="light", room=room, devices=_ids(lights), field="on", value=False),)),
+                 _set_to("light", room, lights, "on", False),
                  Goal(conditions=(_final(lights, "on", False),)), _set(lights, "on", True))
 
 
@@ -364,7 +371,7 @@ def switch_lights(view: HomeView, rng: random.Random) -> Draft | Missing:
         return Missing(("light",))
     lights, on = view.of("light", room), rng.random() < 0.5
     return Draft(f"Please switch {'on' if on else 'off'} the lights in the {view.name(room)}.",
-                 Intent(steps=(Step(device_type="light", room=room, devices=_ids(lights), field="on", value=on),)),
+                 _set_to("light", room, lights, "on", on),
                  Goal(conditions=(_final(lights, "on", on),)), _set(lights, "on", not on))
 
 
@@ -388,7 +395,7 @@ def close_covers(view: HomeView, rng: random.Random) -> Draft | Missing:
         return Missing(COVERINGS)
     kind, covers = _covering(view, room)
     return Draft(f"Close the {_COVER_WORD[kind]} in the {view.name(room)}, please.",
-                 Intent(steps=(Step(device_type=kind, room=room, devices=_ids(covers), field="position", value=100),)),
+                 _set_to(kind, room, covers, "position", 100),
                  Goal(conditions=(_final(covers, "position", 100),)), _set(covers, "position", 0))
 
 
@@ -399,8 +406,7 @@ def dim_light(view: HomeView, rng: random.Random) -> Draft | Missing:
         return Missing(("light",))
     lights, level = view.of("light", room), rng.choice([20, 30, 40, 50, 60, 70])
     return Draft(f"Dim the lights in the {view.name(room)} to {level} percent.",
-                 Intent(steps=(Step(device_type="light", room=room, devices=_ids(lights), field="brightness",
-                                    value=level),)),
+                 _set_to("light", room, lights, "brightness", level),
                  Goal(conditions=(_final(lights, "brightness", level),)),
                  _set(lights, "on", True) + _set(lights, "brightness", 100))
 
@@ -424,8 +430,7 @@ def too_bright_a_light(view: HomeView, rng: random.Random) -> Draft | Missing:
     top = lights[0].fields["brightness"].max or 0.0
     goal, constraint = _untouched("out_of_range", (f"{level}", f"{top:g}"))
     return Draft(f"Turn the lights in the {view.name(room)} up to {level} percent brightness.",
-                 Intent(steps=(Step(device_type="light", room=room, devices=_ids(lights), field="brightness",
-                                    value=level),)), goal, constraint=constraint)
+                 _set_to("light", room, lights, "brightness", level), goal, constraint=constraint)
 
 
 @template("heating_too_high", "explicit_control", False)
@@ -443,8 +448,7 @@ def lights_off_in(view: HomeView, rng: random.Random) -> Draft | Missing:
         return Missing(("light",))
     lights, minutes = view.of("light", room), _minutes(rng, 3, 10)
     return Draft(f"Turn off the lights in the {view.name(room)} in {minutes} minutes.",
-                 Intent(steps=(Step(device_type="light", room=room, devices=_ids(lights), field="on", value=False,
-                                    in_s=minutes * 60.0),)),
+                 _set_to("light", room, lights, "on", False, minutes * 60.0),
                  Goal(conditions=_timed(lights, "on", True, False, minutes * 60.0)), _set(lights, "on", True))
 
 
@@ -470,8 +474,7 @@ def covers_in(view: HomeView, rng: random.Random) -> Draft | Missing:
     kind, covers = _covering(view, room)
     minutes = _minutes(rng, 3, 10)
     return Draft(f"Close the {_COVER_WORD[kind]} in the {view.name(room)} in {minutes} minutes.",
-                 Intent(steps=(Step(device_type=kind, room=room, devices=_ids(covers), field="position", value=100,
-                                    in_s=minutes * 60.0),)),
+                 _set_to(kind, room, covers, "position", 100, minutes * 60.0),
                  Goal(conditions=_timed(covers, "position", 0, 100, minutes * 60.0)), _set(covers, "position", 0))
 
 
@@ -688,13 +691,6 @@ FAN_SPEEDS = ("off", "low", "medium", "high")
 _AIR, _FANS, _UNITS = tuple(AIR_DEVICES), ("fan", "air_purifier"), ("humidifier", "dehumidifier")
 #: What a device of each type is off at.
 AIR_OFF: dict[str, FieldValue] = {"humidifier": False, "dehumidifier": False, "fan": "off", "air_purifier": "off"}
-
-
-def _set_to(kind: str, room: str, devices: list[Device], field_name: str, value: FieldValue,
-            in_s: float | None = None) -> Intent:
-    """One step: the devices' field set to ``value`` (now, or ``in_s`` from the request)."""
-    return Intent(steps=(Step(device_type=kind, room=room, devices=_ids(devices), field=field_name, value=value,
-                              in_s=in_s),))
 
 
 def _air_room(view: HomeView, rng: random.Random, *kinds: str) -> tuple[str, str, list[Device]] | Missing:
