@@ -21,7 +21,8 @@ cores slow each other: on a 2-core machine, 150 homes took a median 92.7 and 96.
 Homes come from the project's plans: the house plus generated Swiss
 Dwellings plans (:func:`homeloop.pipeline.sources.synthetic.generate`, read by
 :func:`homeloop.pipeline.ingest.ingest`), each furnished, equipped and checked as the build
-does (:func:`homeloop.pipeline.homes.build_home`: devices and cameras included). A plan that
+does (:func:`homeloop.pipeline.homes.build_home`: devices and cameras included) and read back from
+their home files, as the build's USD stage reads them. A plan that
 gives no home (or every plan, with ``--stand-in``) is made by a stand-in that puts each room
 rule's first choices on a grid inside the room (overlaps allowed: only the export cost matters
 here) and equips it with devices and cameras in the ranges of docs/pipeline.md (52-118 devices,
@@ -177,6 +178,11 @@ def make_homes(plans: list[Plan], catalog: Catalog, seed: int, stand_in: bool = 
     return homes, built
 
 
+def as_read(home: Home, work: Path) -> Home:
+    """``home`` as the build's USD stage has it: read back from its home file."""
+    return Home.read(home.write(work / "read" / home.home_id / "home.json"))
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
@@ -210,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         out = args.out or Path(tmp)
         plans = bench_plans(args.homes, args.seed, Path(tmp))
         homes, furnished = make_homes(plans, catalog, args.seed, args.stand_in)
+        homes = [as_read(h, Path(tmp)) for h in homes]
         if args.workers:
             return _on_workers(args, catalog, homes, furnished, out)
         t0 = time.perf_counter()

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade, Vt
 
 from homeloop.core.catalog import load_catalog
+from homeloop.core.home import Home
 from homeloop.core.geometry_assets import (DEVICE_BODIES_BY_TYPE, Box, device_body, device_body_size, mesh_for,
                                            part_transform)
 from homeloop.core.visuals import device_visual, furniture_visual, material_of, object_visual, variant_of
@@ -374,7 +375,7 @@ def test_device_facts_compose_from_the_type_asset_as_the_device_has_them(house, 
         assert facts["homeloop:mounted_on"] == (d.mounted_on or "") and facts["homeloop:room"] == (d.room or "")
         assert facts["homeloop:controls"] == d.controls and facts["homeloop:monitors"] == d.monitors, d.id
         assert facts["homeloop:agent_visible"] is d.agent_visible and facts["homeloop:events"] == d.events
-        assert facts["homeloop:fields"] == list(d.fields)
+        assert facts["homeloop:fields"] == sorted(d.fields)
         for name, f in d.fields.items():
             assert facts.get(f"homeloop:field:{name}") == f.value, (d.id, name)
             accepts = json.loads(facts[f"homeloop:field:{name}:accepts"])
@@ -409,6 +410,20 @@ def test_device_facts_compose_from_the_type_asset_as_the_device_has_them(house, 
     assert not any(r.assetPath and not r.primPath for r in refs)
 
 
+def test_a_home_read_from_its_file_exports_the_bytes_of_the_home_as_built(house, house_file, assets):
+    """The build exports homes read from their files, whose devices list their fields by name: each
+    device still composes from its type asset, and the file is the one the built home gives."""
+    beside = house[1].parent.parent / "house_read" / "home.usdc"  # the same way to the assets
+    read = export_home(Home.read(house_file), CATALOG, beside, assets=assets, validate=False)
+    assert read.path.read_bytes() == house[1].read_bytes()
+    layer = Sdf.Layer.FindOrOpen(str(read.path))
+    home = house[0]
+    typed = [d for d in home.devices
+             if any(r.assetPath and not r.primPath for r in
+                    layer.GetPrimAtPath(f"/Home/Devices/{d.id}").referenceList.GetAddedOrExplicitItems())]
+    assert len(typed) == len(home.devices)
+
+
 def test_device_type_assets_are_written_once_per_build(assets):
     """One asset per catalog device type in assets/devices: its facts (the default prim) and,
     where the type has a body on its catalog mount, its look in the visual's frame, with a
@@ -420,7 +435,7 @@ def test_device_type_assets_are_written_once_per_build(assets):
         root = stage.GetDefaultPrim()
         assert root.GetName() == device_type and labels_of(root) == [device_type]
         assert root.GetAttribute("homeloop:category").Get() == entry.category
-        assert list(root.GetAttribute("homeloop:fields").Get()) == list(entry.fields)
+        assert list(root.GetAttribute("homeloop:fields").Get()) == sorted(entry.fields)
         look = stage.GetPrimAtPath(f"/{device_type}{LOOK_SUFFIX}")
         size = device_body_size(device_type, entry.placement.mount)
         assert bool(look) == (size is not None), device_type

@@ -350,11 +350,17 @@ def mesh_prim(parent: Sdf.PrimSpec, name: str, data: MeshData | VtMesh, *, colou
     return owner
 
 
+#: ``PhysicsMeshCollisionAPI``'s approximation when none is authored.
+MESH_COLLISION_FALLBACK = "none"
+
+
 def collider(owner: Sdf.PrimSpec, approximation: str) -> tuple[str, ...]:
     """Collision on a mesh: "none" (the triangle mesh, static geometry only) or "convexHull".
-    Authors the approximation; returns the API schemas (:data:`COLLIDER_APIS`) for the
-    caller to apply with the prim's others."""
-    attr(owner, "physics:approximation", TYPES.Token, approximation, uniform=True)
+    Authors the approximation where it is not the schema's fallback ("none", which every reader
+    of ``PhysicsMeshCollisionAPI`` gets unauthored); returns the API schemas (:data:`COLLIDER_APIS`)
+    for the caller to apply with the prim's others."""
+    if approximation != MESH_COLLISION_FALLBACK:
+        attr(owner, "physics:approximation", TYPES.Token, approximation, uniform=True)
     return COLLIDER_APIS
 
 

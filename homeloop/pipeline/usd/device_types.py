@@ -145,12 +145,14 @@ class TypeFacts:
     category: str
     matter_device_type: str
     events: tuple[str, ...]
-    fields: tuple[tuple[str, str, str], ...]  # name, spec type, accepts JSON
+    fields: tuple[tuple[str, str, str], ...]  # name, spec type, accepts JSON; by name
 
     @staticmethod
     def of(d: Device) -> "TypeFacts":
+        """The facts of ``d``, its fields by name: a home read from its file lists them so, a home
+        as built in the catalog's order, and the same device must compose from its type asset either way."""
         return TypeFacts(d.type, d.category, d.matter_device_type or "", tuple(d.events),
-                         tuple((n, f.type, accepts(f)) for n, f in d.fields.items()))
+                         tuple(sorted((n, f.type, accepts(f)) for n, f in d.fields.items())))
 
 
 @dataclass(frozen=True)
@@ -248,7 +250,7 @@ def device_facts(owner: Sdf.PrimSpec, d: Device, defaults: Defaults | None) -> N
                    d.agent_visible if d.agent_visible != defaults.agent_visible else None,
                    Vt.StringArray(list(d.controls)) if d.controls else None,
                    Vt.StringArray(list(d.monitors)) if d.monitors else None)
-    for fname, f in d.fields.items():
+    for fname, f in sorted(d.fields.items()):  # by name, as a home read from its file has them
         value = _field_value(f.type, f.value)
         if defaults is None:
             attr(owner, f"homeloop:field:{fname}", _field_type(f.type), value, custom=True)
