@@ -6,19 +6,37 @@ smoke's spread) then brings in that module alone, so a stage's cache key
 
 from __future__ import annotations
 
-from homeloop.sim.world import World
+from homeloop.sim.world import Dynamics, World
+
+
+def order() -> tuple[type, ...]:
+    """Every dynamics module's class, in step order."""
+    from homeloop.sim import devices
+    from homeloop.sim.dynamics import (appliances, climate, cooking, humidity, light, people, robot_motion, smoke,
+                                       timeline, water)
+
+    return (timeline.Timeline, people.People, robot_motion.RobotMotion, cooking.Cooking, smoke.Smoke, water.Water,
+            light.Light, climate.Climate, humidity.Humidity, appliances.Appliances, devices.Devices)
 
 
 def install(world: World) -> None:
     """Add every dynamics module to ``world`` in step order; the humidity only in a home with a device
     that reads or drives it (:data:`homeloop.sim.dynamics.humidity.HUMIDITY_DEVICE_TYPES`, the optional
     air devices), so the paper's homes step what they always stepped."""
-    from homeloop.sim import devices
-    from homeloop.sim.dynamics import (appliances, climate, cooking, humidity, light, people, robot_motion, smoke,
-                                       timeline, water)
+    from homeloop.sim.dynamics import humidity
 
     humid = any(d.type in humidity.HUMIDITY_DEVICE_TYPES for d in world.home.devices)
-    for module in (timeline.Timeline(), people.People(), robot_motion.RobotMotion(), cooking.Cooking(),
-                   smoke.Smoke(), water.Water(), light.Light(), climate.Climate(),
-                   *((humidity.Humidity(),) if humid else ()), appliances.Appliances(), devices.Devices()):
-        world.add_module(module)
+    for cls in order():
+        if cls is not humidity.Humidity or humid:
+            world.add_module(cls())
+
+
+def insert(world: World, module: Dynamics) -> None:
+    """Add ``module`` to ``world`` at its place in the step order: right after the last module that
+    steps before it (first where none does)."""
+    rank = {cls.name: k for k, cls in enumerate(order())}
+    own = rank[module.name]
+    world.add_module(module)  # checks the name
+    world.modules.remove(module)
+    before = [i for i, m in enumerate(world.modules) if rank.get(m.name, len(rank)) < own]
+    world.modules.insert(before[-1] + 1 if before else 0, module)

@@ -6,10 +6,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from homeloop.sim import step_order
 from homeloop.sim import world as world_module
 from homeloop.sim.dynamics import humidity
 from homeloop.sim.dynamics.humidity import Humidity, RoomAir, next_humidity
 from homeloop.sim.episode import Episode
+
+STEP_ORDER = [cls.name for cls in step_order.order()]
 
 percent = st.floats(0.0, 100.0)
 grams = st.floats(0.5, 500.0)  # grams per percent of a room's air
@@ -54,6 +57,14 @@ def _episode(home, seed: int = 0) -> tuple[Episode, Humidity]:
 
 def _room(ep: Episode, name: str) -> str:
     return next(r.id for r in ep.home.rooms if r.name == name)
+
+
+def test_a_humidity_added_to_a_world_steps_where_a_world_with_air_devices_steps_it(house_home):
+    """One step order: the humidity added later (a home without air devices) takes the place
+    :func:`homeloop.sim.step_order.install` gives it in a home with them."""
+    ep, _ = _episode(house_home)
+    running = [m.name for m in ep.world.modules]
+    assert [n for n in running if n in STEP_ORDER] == STEP_ORDER
 
 
 def test_an_open_window_brings_the_outdoor_humidity_in_and_people_add_moisture(house_home):

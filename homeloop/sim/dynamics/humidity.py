@@ -184,13 +184,13 @@ def _device(state: DeviceState | None) -> tuple[float, float | None]:
 
 
 def install(world: World) -> Humidity:
-    """The world's humidity module, added right after its climate (last where it has none) if absent."""
+    """The world's humidity module, added at its place in the step order
+    (:func:`homeloop.sim.step_order.insert`) if absent."""
+    from homeloop.sim import step_order
+
     found = world.running(Humidity)
     if found is not None:
         return found
     module = Humidity()
-    names = [m.name for m in world.modules]
-    world.add_module(module)  # checks the name, then takes its place in the order
-    world.modules.remove(module)
-    world.modules.insert(names.index("climate") + 1 if "climate" in names else len(names), module)
+    step_order.insert(world, module)
     return module
