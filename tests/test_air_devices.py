@@ -25,6 +25,7 @@ from homeloop.pipeline.config import BuildConfig
 from homeloop.pipeline.devices import REGISTRY, EquipResult, equip
 from homeloop.pipeline.devices.air import AIR_DEVICE_TYPES, DOOR_CLEARANCE, DOOR_KINDS, footprint
 from homeloop.pipeline.houses import house_home as build_house
+from homeloop.sim import step_order
 from homeloop.sim.dynamics import humidity
 from homeloop.sim.episode import Episode
 
@@ -132,7 +133,7 @@ def _unit(home: Home, kind: str) -> tuple[str, str]:
 
 def _humidity_after(home: Home, seconds: float, values: dict[str, dict[str, Any]]) -> dict[str, float]:
     ep = Episode(home, "put_away", seed=0, images=False, control=True)
-    module = humidity.install(ep.world)
+    module = step_order.add(ep.world, humidity.Humidity)
     for device, fields in values.items():
         ep.world.devices[device].values.update(fields)
     ep.call("clock_wait", seconds=seconds)
@@ -162,7 +163,7 @@ def test_a_running_fan_brings_the_outdoor_air_in_faster_through_an_open_window(a
 
     def after(mode: str) -> float:
         ep = Episode(air_house, "put_away", seed=0, images=False, control=True)
-        module = humidity.install(ep.world)
+        module = step_order.add(ep.world, humidity.Humidity)
         ep.world.openings[window].open = True
         ep.world.devices[fan].values["fan_mode"] = mode
         ep.call("clock_wait", seconds=300)

@@ -6,10 +6,14 @@ smoke's spread) then brings in that module alone, so a stage's cache key
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from homeloop.sim.world import Dynamics, World
 
+_Module = TypeVar("_Module", bound=Dynamics)
 
-def order() -> tuple[type, ...]:
+
+def order() -> tuple[type[Dynamics], ...]:
     """Every dynamics module's class, in step order."""
     from homeloop.sim import devices
     from homeloop.sim.dynamics import (appliances, climate, cooking, humidity, light, people, robot_motion, smoke,
@@ -31,12 +35,17 @@ def install(world: World) -> None:
             world.add_module(cls())
 
 
-def insert(world: World, module: Dynamics) -> None:
-    """Add ``module`` to ``world`` at its place in the step order: right after the last module that
-    steps before it (first where none does)."""
+def add(world: World, kind: type[_Module]) -> _Module:
+    """The world's module of ``kind``, added at its place in the step order if absent: right after
+    the last module that steps before it (first where none does). Tests add the humidity so to a
+    world whose home has no air device."""
+    found = world.running(kind)
+    if found is not None:
+        return found
     rank = {cls.name: k for k, cls in enumerate(order())}
-    own = rank[module.name]
+    module = kind()
     world.add_module(module)  # checks the name
     world.modules.remove(module)
-    before = [i for i, m in enumerate(world.modules) if rank.get(m.name, len(rank)) < own]
+    before = [i for i, m in enumerate(world.modules) if rank.get(m.name, len(rank)) < rank[module.name]]
     world.modules.insert(before[-1] + 1 if before else 0, module)
+    return module

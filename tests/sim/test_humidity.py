@@ -52,7 +52,7 @@ def test_air_exchange_moves_humidity_monotonely_toward_outdoors_without_overshoo
 
 def _episode(home, seed: int = 0) -> tuple[Episode, Humidity]:
     ep = Episode(home, "put_away", seed=seed, images=False, control=True)
-    return ep, humidity.install(ep.world)
+    return ep, step_order.add(ep.world, humidity.Humidity)
 
 
 def _room(ep: Episode, name: str) -> str:

@@ -183,14 +183,3 @@ def _device(state: DeviceState | None) -> tuple[float, float | None]:
     return sign * DEVICE_G_PER_S, float(target) if target is not None else None
 
 
-def install(world: World) -> Humidity:
-    """The world's humidity module, added at its place in the step order
-    (:func:`homeloop.sim.step_order.insert`) if absent."""
-    from homeloop.sim import step_order
-
-    found = world.running(Humidity)
-    if found is not None:
-        return found
-    module = Humidity()
-    step_order.insert(world, module)
-    return module
