@@ -11,12 +11,13 @@ and the whole stage on a local Dask cluster.
    record, the garbage collector set as :func:`homeloop.pipeline.parallel.run_partition`
    sets it). Prints the median and 90th percentile of wall and CPU time per
    episode, the share that passed, and the stage's time for every screened pair
-   of the build extrapolated from the mean (one core, and ``--workers`` cores).
+   of the build extrapolated from the mean (one core, and ``--workers`` cores as if
+   they did not slow each other: part 2 says how far they do).
 2. **The whole stage.** ``--stage-homes`` homes (their every pair) through the
    stage's own partitions on a local Dask cluster of ``--workers`` processes,
    into a scratch folder (the build is not written to). Prints the wall time,
-   pairs per second, and that rate extrapolated to 40,000 pairs and to the
-   build's own count.
+   pairs per second, that rate extrapolated to 40,000 pairs and to the
+   build's own count, and how many times part 1's one-core rate it is.
 
 Times are wall-clock on this machine, shared with whatever else runs; CPU time
 is what the episodes themselves cost. ``--fixed`` turns the simulator's shortcuts
@@ -142,6 +143,11 @@ def main() -> int:
         print(f"whole stage, {played:,} pairs in {args.stage_homes} homes on {args.workers} workers: {wall:,.1f} s, "
               f"{rate:,.1f} pairs/s → {GOAL_PAIRS:,} pairs in {GOAL_PAIRS / rate / 60:,.1f} min, "
               f"this build's {total:,} in {total / rate / 60:,.1f} min")
+        one_core = len(timed) / timed["wall_s"].sum() if len(timed) else 0.0
+        if one_core:
+            # Workers sharing a machine's cores slow each other: the stage's rate is not the one-core rate times
+            # the workers, and the per-episode figures above are to be read with this factor.
+            print(f"  {args.workers} workers played {rate / one_core:,.2f}× the pairs per second of one core above")
     return 0
 
 
