@@ -216,9 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         out = args.out or Path(tmp)
         plans = bench_plans(args.homes, args.seed, Path(tmp))
         homes, furnished = make_homes(plans, catalog, args.seed, args.stand_in)
-        homes = [as_read(h, Path(tmp)) for h in homes]
-        if args.workers:
+        if args.workers:  # the partitions read the home files themselves
             return _on_workers(args, catalog, homes, furnished, out)
+        homes = [as_read(h, Path(tmp)) for h in homes]
         t0 = time.perf_counter()
         assets = write_catalog_assets(catalog, out / "assets")
         asset_s = time.perf_counter() - t0

@@ -32,7 +32,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import mapbox_earcut
 import numpy as np
 import shapely
-from pxr import Gf, Sdf, Tf, Vt
+from pxr import Gf, Sdf, Tf, Usd, Vt
 from shapely import Polygon
 from shapely.geometry.base import BaseGeometry
 
@@ -350,8 +350,11 @@ def mesh_prim(parent: Sdf.PrimSpec, name: str, data: MeshData | VtMesh, *, colou
     return owner
 
 
-#: ``PhysicsMeshCollisionAPI``'s approximation when none is authored.
-MESH_COLLISION_FALLBACK = "none"
+@lru_cache(maxsize=1)
+def _approximation_fallback() -> str:
+    """``PhysicsMeshCollisionAPI``'s approximation where none is authored, as its schema says."""
+    definition = Usd.SchemaRegistry().FindAppliedAPIPrimDefinition("PhysicsMeshCollisionAPI")
+    return str(definition.GetAttributeFallbackValue("physics:approximation"))
 
 
 def collider(owner: Sdf.PrimSpec, approximation: str) -> tuple[str, ...]:
@@ -359,7 +362,7 @@ def collider(owner: Sdf.PrimSpec, approximation: str) -> tuple[str, ...]:
     Authors the approximation where it is not the schema's fallback ("none", which every reader
     of ``PhysicsMeshCollisionAPI`` gets unauthored); returns the API schemas (:data:`COLLIDER_APIS`)
     for the caller to apply with the prim's others."""
-    if approximation != MESH_COLLISION_FALLBACK:
+    if approximation != _approximation_fallback():
         attr(owner, "physics:approximation", TYPES.Token, approximation, uniform=True)
     return COLLIDER_APIS
 
