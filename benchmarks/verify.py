@@ -12,12 +12,16 @@ and the whole stage on a local Dask cluster.
    sets it). Prints the median and 90th percentile of wall and CPU time per
    episode, the share that passed, and the stage's time for every screened pair
    of the build extrapolated from the mean (one core, and ``--workers`` cores as if
-   they did not slow each other: part 2 says how far they do).
+   they did not slow each other: ``--scaling`` measures how far they do).
 2. **The whole stage.** ``--stage-homes`` homes (their every pair) through the
    stage's own partitions on a local Dask cluster of ``--workers`` processes,
    into a scratch folder (the build is not written to). Prints the wall time,
-   pairs per second, that rate extrapolated to 40,000 pairs and to the
-   build's own count, and how many times part 1's one-core rate it is.
+   pairs per second, and that rate extrapolated to 40,000 pairs and to the
+   build's own count. With ``--scaling`` the same homes go through the same
+   partitions in this process first, and the line after says how many times
+   that one-core rate the workers reach. (Part 1's rate is no yardstick for
+   part 2: its homes are others, and a home's pairs cost from a few to a
+   hundred milliseconds.)
 
 Times are wall-clock on this machine, shared with whatever else runs; CPU time
 is what the episodes themselves cost. ``--fixed`` turns the simulator's shortcuts
@@ -30,6 +34,7 @@ worked out in full, every way and spot planned anew: :data:`homeloop.sim.world.S
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import tempfile
 import time
@@ -85,7 +90,8 @@ def _time_episodes(build: Path, pairs: pd.DataFrame, wanted: int, seed: int) -> 
 
 
 def time_stage(build: Path, pairs: pd.DataFrame, homes: int, workers: int, seed: int) -> tuple[float, int]:
-    """The stage's partitions over ``homes`` homes on a local cluster; (wall seconds, pairs)."""
+    """The stage's partitions over ``homes`` homes on a local cluster of ``workers`` processes (one:
+    in this process), each process warmed up first (:func:`warm_up`); (wall seconds, pairs)."""
     from homeloop.pipeline.parallel import dask_client, map_partitions
     from homeloop.pipeline.verify_pairs import HOMES_PER_PARTITION, home_keys, verify_homes_partition, verify_plan
 
@@ -96,10 +102,19 @@ def time_stage(build: Path, pairs: pd.DataFrame, homes: int, workers: int, seed:
     with tempfile.TemporaryDirectory() as scratch, dask_client(workers=workers) as client:
         (Path(scratch) / "homes").symlink_to((build / "homes").resolve())
         keys = home_keys(scratch, work, settings.seeds)
+        first = screened.iloc[0]
+        warm = functools.partial(warm_up, build / "homes" / first["home"] / "home.json", first["task"], first["robot"])
+        warm() if client is None else client.run(warm)
         t = time.perf_counter()
         rows = map_partitions(verify_homes_partition, list(work), scratch, work, [0], keys, client=client,
                               partition_size=HOMES_PER_PARTITION)
         return time.perf_counter() - t, len(rows)
+
+
+def warm_up(home_file: Path, task: str, robot: str) -> None:
+    """Play one pair, untimed: a fresh worker first imports the simulator and loads the catalog and the
+    scenarios, seconds that a short timed stage would otherwise count and a build's long one does not."""
+    verify_pair(Home.read(home_file), task, robot, 0)
 
 
 def ms(values: pd.Series, q: float) -> str:
@@ -113,6 +128,8 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=1000, help="pairs timed one by one (whole homes)")
     parser.add_argument("--stage-homes", type=int, default=100, help="homes the whole stage is timed over (0: skip)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--scaling", action="store_true",
+                        help="also time the stage's homes in this process, and compare (see above)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fixed", action="store_true", help="without the simulator's shortcuts (see above)")
     args = parser.parse_args()
@@ -138,16 +155,16 @@ def main() -> int:
         print(f"  all {total:,} pairs from the mean {label} time: {core_s / 60:,.1f} min on one core, "
               f"{core_s / 60 / args.workers:,.1f} min on {args.workers}")
     if args.stage_homes:
+        alone = time_stage(args.build, pairs, args.stage_homes, 1, args.seed) if args.scaling else None
         wall, played = time_stage(args.build, pairs, args.stage_homes, args.workers, args.seed)
         rate = played / wall
         print(f"whole stage, {played:,} pairs in {args.stage_homes} homes on {args.workers} workers: {wall:,.1f} s, "
               f"{rate:,.1f} pairs/s → {GOAL_PAIRS:,} pairs in {GOAL_PAIRS / rate / 60:,.1f} min, "
               f"this build's {total:,} in {total / rate / 60:,.1f} min")
-        one_core = len(timed) / timed["wall_s"].sum() if len(timed) else 0.0
-        if one_core:
-            # Workers sharing a machine's cores slow each other: the stage's rate is not the one-core rate times
-            # the workers, and the per-episode figures above are to be read with this factor.
-            print(f"  {args.workers} workers played {rate / one_core:,.2f}× the pairs per second of one core above")
+        if alone is not None:
+            one_core = alone[1] / alone[0]
+            print(f"  the same partitions in one process: {alone[0]:,.1f} s, {one_core:,.1f} pairs/s; "
+                  f"{args.workers} workers played {rate / one_core:,.2f}× that")
     return 0
 
 
