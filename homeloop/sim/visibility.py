@@ -236,7 +236,7 @@ class Solid:
         return _memo(self, "_half_planes", self._half_planes)
 
     def _half_planes(self) -> tuple[np.ndarray, np.ndarray]:
-        edge = np.roll(self.ring, -1, axis=0) - self.ring
+        edge = np.concatenate([self.ring[1:], self.ring[:1]]) - self.ring  # each corner to the next
         normal = np.column_stack([edge[:, 1], -edge[:, 0]])  # outward for a counter-clockwise ring
         return _frozen(normal), _frozen(np.einsum("ij,ij->i", normal, self.ring))
 
@@ -273,10 +273,18 @@ def _frozen(*arrays: np.ndarray) -> np.ndarray | tuple[np.ndarray, ...]:
 
 
 def _ccw(ring: np.ndarray) -> np.ndarray:
+    """``ring`` counter-clockwise: reversed where its signed area (the shoelace sum over its few
+    corners, in plain Python: a solid is made for every object and person that moves) is below 0."""
     ring = np.asarray(ring, dtype=float)
-    x, y = ring[:, 0], ring[:, 1]
-    area = 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
-    return ring if area >= 0 else ring[::-1].copy()
+    corners = ring.tolist()
+    if not corners:
+        return ring
+    twice_area = 0.0
+    px, py = corners[-1]
+    for qx, qy in corners:
+        twice_area += px * qy - qx * py
+        px, py = qx, qy
+    return ring if twice_area >= 0 else ring[::-1].copy()
 
 
 @dataclass
