@@ -12,10 +12,11 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from homeloop.bench.pairs import NOT_RUN_HOME, NOT_RUN_ROBOT
 from homeloop.cli import app
 from homeloop.core.errors import HomeLoopError
 from homeloop.core.io import sha256_file
-from homeloop.pipeline.queries import QueryError, run_sql
+from homeloop.pipeline.queries import QueryError, run_sql, verification_line
 
 STRETCH = "hello_robot_stretch_4"
 TIAGO = "pal_tiago"
@@ -33,7 +34,7 @@ def build_dir(tmp_path):
                 applicable = not (robot == STRETCH and task == "water_the_plants")
                 reasons = "" if applicable else "reach: the pour is above its reach"
                 rows.append({"home": home, "robot": robot, "task": task, "applicable": applicable,
-                             "reasons": reasons})
+                             "reasons": reasons, "extension": False})
     table = pd.DataFrame(rows)
     table.to_parquet(out / "applicability.parquet", index=False)
     summary = table.groupby(["home", "robot"], as_index=False)["applicable"].sum()
@@ -213,3 +214,44 @@ def test_ctrl_c_stops_a_running_query(build_dir, tmp_path, tmp_path_factory):
         stop_process(proc)
     lines = log.read_text().splitlines()
     assert lines[-1] == QUERY_INTERRUPTED and "Traceback" not in log.read_text()
+
+
+# --- what the verify stage made of the pairs a query reads ------------------------------------------
+
+
+@pytest.fixture
+def verified_build(build_dir):
+    """The build above after a verify stage that played the TIAGo's pairs in home_a only: one passed,
+    one failed; the rest were not played, for the reasons the stage gives."""
+    table = pd.read_parquet(build_dir / "applicability.parquet")
+    played = (table["home"] == "home_a") & (table["robot"] == TIAGO) & table["applicable"]
+    table["verified"] = played & (table["task"] == "handle_smoke_alarm")
+    table["verify_reason"] = ""
+    table.loc[played & ~table["verified"], "verify_reason"] = "checks failed: plant_watered"
+    table.loc[table["applicable"] & (table["robot"] != TIAGO), "verify_reason"] = NOT_RUN_ROBOT
+    table.loc[table["applicable"] & (table["robot"] == TIAGO) & ~played, "verify_reason"] = NOT_RUN_HOME
+    table.to_parquet(build_dir / "applicability.parquet", index=False)
+    return build_dir
+
+
+def test_a_query_says_which_of_its_pairs_are_verified_and_why_the_rest_are_not(verified_build):
+    table = pd.read_parquet(verified_build / "applicability.parquet")
+    tiago = table[(table["robot"] == TIAGO) & table["applicable"]]
+    line = verification_line(verified_build, robot=TIAGO)
+    assert line == (f"of the {len(tiago)} screened pairs these filters read: {int(tiago['verified'].sum())} verified, "
+                    f"1 failed (verify_reason says why), {int((tiago['verify_reason'] == NOT_RUN_HOME).sum())} "
+                    f"{NOT_RUN_HOME}")
+    everything = verification_line(verified_build)
+    assert f"{int((table['verify_reason'] == NOT_RUN_ROBOT).sum())} {NOT_RUN_ROBOT}" in everything
+    assert everything.startswith(f"of the {int(table['applicable'].sum())} screened pairs")
+
+    result = cli("--from", verified_build, "--verified", "--robot", TIAGO, "--task", "handle_smoke_alarm")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == verification_line(verified_build, robot=TIAGO, tasks="handle_smoke_alarm")
+
+
+def test_a_build_from_before_the_verify_stage_says_nothing_of_it(build_dir):
+    assert verification_line(build_dir) is None
+    result = cli("--from", build_dir, "--robot", TIAGO)
+    assert result.exit_code == 0, result.output
+    assert "screened pairs" not in result.output

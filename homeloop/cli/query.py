@@ -33,7 +33,7 @@ def applicability(
     memory_limit: str = typer.Option(DEFAULT_MEMORY_LIMIT, "--memory-limit", help="With --sql: memory the query may hold, e.g. 512MB or 4GB."),
 ) -> None:
     """Which homes suit an experiment: filter the build's task applicability, or ask in SQL."""
-    from homeloop.pipeline.queries import QUERY_INTERRUPTED, query_applicability, run_sql
+    from homeloop.pipeline.queries import QUERY_INTERRUPTED, query_applicability, run_sql, verification_line
 
     if runs and sql is None:
         raise HomeLoopError("--runs adds the episodes table to --sql queries; give --sql too")
@@ -51,8 +51,12 @@ def applicability(
     if out is not None:
         write_result(result, out)
         say(f"wrote {len(result):,} rows → {out}")
-        return
-    print_frame(result, limit=limit, title=f"{len(result):,} rows")
+    else:
+        print_frame(result, limit=limit, title=f"{len(result):,} rows")
+    if sql is None:
+        line = verification_line(from_dir, tasks=task, robot=robot, family=family)
+        if line is not None:
+            say(line)
 
 
 def write_result(frame: Any, out: Path) -> None:

@@ -111,13 +111,7 @@ def query_applicability(build_dir: str | Path, *, tasks: Iterable[str] | str | N
                          "before the verify stage); rebuild it to query verified pairs")
     flag = "verified" if verified else "applicable"
     counts = _counts_per_home(table, verified)
-    selected = table
-    if robot is not None:
-        selected = selected[selected["robot"] == robot]
-    if task_list:
-        selected = selected[selected["task"].isin(task_list)]
-    if family is not None:
-        selected = selected[selected["family"] == family]
+    selected = _in_scope(table, task_list, robot, family)
     n_selected = selected["task"].nunique() if (task_list or family is not None) else 0
     if task_list or family is not None:
         matched = selected.groupby(["home", "robot"], sort=True)[flag].agg(["sum", "size"])
@@ -132,6 +126,39 @@ def query_applicability(build_dir: str | Path, *, tasks: Iterable[str] | str | N
     for c in out.columns[2:]:
         out[c] = out[c].astype("int64")
     return out[["home", "robot", *counts.columns, "matched", "selected"]]
+
+
+def _in_scope(table: pd.DataFrame, tasks: list[str], robot: str | None, family: str | None) -> pd.DataFrame:
+    """The rows of the applicability table a query's filters read (every row where none is given)."""
+    if robot is not None:
+        table = table[table["robot"] == robot]
+    if tasks:
+        table = table[table["task"].isin(tasks)]
+    if family is not None:
+        table = table[table["family"] == family]
+    return table
+
+
+def verification_line(build_dir: str | Path, *, tasks: Iterable[str] | str | None = None,
+                      robot: str | None = None, family: str | None = None) -> str | None:
+    """What the verify stage made of the screened pairs a query reads (its filters as
+    :func:`query_applicability` takes them): how many are verified, how many it played and
+    failed, and how many it did not play and why. None for a build from before the stage."""
+    from homeloop.bench.pairs import NOT_RUN_PREFIX
+
+    table = _read_applicability(build_dir)
+    if "verified" not in table.columns:
+        return None
+    task_list = [tasks] if isinstance(tasks, str) else list(tasks or [])
+    screened = _in_scope(table, task_list, robot, family)
+    screened = screened[screened["applicable"]]
+    not_run = screened["verify_reason"].str.startswith(NOT_RUN_PREFIX)
+    failed = int((~screened["verified"] & ~not_run).sum())
+    parts = [f"{int(screened['verified'].sum()):,} verified"]
+    if failed:
+        parts.append(f"{failed:,} failed (verify_reason says why)")
+    parts += [f"{n:,} {reason}" for reason, n in sorted(screened.loc[not_run, "verify_reason"].value_counts().items())]
+    return f"of the {len(screened):,} screened pairs these filters read: {', '.join(parts)}"
 
 
 def _counts_per_home(table: pd.DataFrame, verified: bool) -> pd.DataFrame:
