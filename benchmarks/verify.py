@@ -104,7 +104,10 @@ def time_stage(build: Path, pairs: pd.DataFrame, homes: int, workers: int, seed:
         keys = home_keys(scratch, work, settings.seeds)
         first = screened.iloc[0]
         warm = functools.partial(warm_up, build / "homes" / first["home"] / "home.json", first["task"], first["robot"])
-        warm() if client is None else client.run(warm)
+        if client is None:
+            warm()
+        else:
+            client.run(warm)
         t = time.perf_counter()
         rows = map_partitions(verify_homes_partition, list(work), scratch, work, [0], keys, client=client,
                               partition_size=HOMES_PER_PARTITION)

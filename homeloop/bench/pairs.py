@@ -53,6 +53,11 @@ class PairSelection:
     notes: list[str] = field(default_factory=list)
 
 
+def not_run(table: pd.DataFrame) -> pd.Series:
+    """Which rows of an applicability table the verify stage did not play (``not run: ...``)."""
+    return table["verify_reason"].str.startswith(NOT_RUN_PREFIX)
+
+
 def read_applicability(build_dir: str | Path) -> pd.DataFrame:
     """The build's applicability table, or one line saying how to get it."""
     path = Path(build_dir) / APPLICABILITY_FILE
@@ -155,9 +160,9 @@ def _verified(rows: pd.DataFrame, build: Path, robot: str) -> tuple[pd.DataFrame
     notes = []
     skipped = rows[~rows["verified"]]
     if len(skipped):
-        not_run = skipped["verify_reason"].str.startswith(NOT_RUN_PREFIX).sum()
-        notes.append(f"{len(skipped):,} screened pairs skipped as not verified ({len(skipped) - not_run:,} "
-                     f"failed the scripted reference agent, {not_run:,} not run by the build; see verify_reason "
+        unplayed = int(not_run(skipped).sum())
+        notes.append(f"{len(skipped):,} screened pairs skipped as not verified ({len(skipped) - unplayed:,} "
+                     f"failed the scripted reference agent, {unplayed:,} not run by the build; see verify_reason "
                      f"in {APPLICABILITY_FILE})")
     return kept, notes
 

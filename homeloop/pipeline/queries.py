@@ -100,7 +100,7 @@ def query_applicability(build_dir: str | Path, *, tasks: Iterable[str] | str | N
     table = _read_applicability(build_dir)
     from homeloop.sim.task import FAMILIES, TASK_IDS
 
-    task_list = [tasks] if isinstance(tasks, str) else list(tasks or [])
+    task_list = _task_list(tasks)
     _check("task", task_list, list(TASK_IDS) + sorted(set(table["task"]) - set(TASK_IDS)))
     if robot is not None:
         _check("robot", [robot], sorted(set(table["robot"])) or [robot])
@@ -128,6 +128,11 @@ def query_applicability(build_dir: str | Path, *, tasks: Iterable[str] | str | N
     return out[["home", "robot", *counts.columns, "matched", "selected"]]
 
 
+def _task_list(tasks: Iterable[str] | str | None) -> list[str]:
+    """The task ids a query names: one, several or none."""
+    return [tasks] if isinstance(tasks, str) else list(tasks or [])
+
+
 def _in_scope(table: pd.DataFrame, tasks: list[str], robot: str | None, family: str | None) -> pd.DataFrame:
     """The rows of the applicability table a query's filters read (every row where none is given)."""
     if robot is not None:
@@ -144,20 +149,20 @@ def verification_line(build_dir: str | Path, *, tasks: Iterable[str] | str | Non
     """What the verify stage made of the screened pairs a query reads (its filters as
     :func:`query_applicability` takes them): how many are verified, how many it played and
     failed, and how many it did not play and why. None for a build from before the stage."""
-    from homeloop.bench.pairs import NOT_RUN_PREFIX
+    from homeloop.bench.pairs import not_run
+    from homeloop.pipeline.verify_pairs import played_pairs
 
     table = _read_applicability(build_dir)
     if "verified" not in table.columns:
         return None
-    task_list = [tasks] if isinstance(tasks, str) else list(tasks or [])
-    screened = _in_scope(table, task_list, robot, family)
+    screened = _in_scope(table, _task_list(tasks), robot, family)
     screened = screened[screened["applicable"]]
-    not_run = screened["verify_reason"].str.startswith(NOT_RUN_PREFIX)
-    failed = int((~screened["verified"] & ~not_run).sum())
+    failed = int((~played_pairs(screened)["verified"]).sum())
     parts = [f"{int(screened['verified'].sum()):,} verified"]
     if failed:
         parts.append(f"{failed:,} failed (verify_reason says why)")
-    parts += [f"{n:,} {reason}" for reason, n in sorted(screened.loc[not_run, "verify_reason"].value_counts().items())]
+    left_out = screened.loc[not_run(screened), "verify_reason"].value_counts()
+    parts += [f"{n:,} {reason}" for reason, n in sorted(left_out.items())]
     return f"of the {len(screened):,} screened pairs these filters read: {', '.join(parts)}"
 
 

@@ -69,7 +69,7 @@ def _stats(series: pd.Series) -> list[Any]:
 def _verify_sections(build: Path, result: dict[str, Any]) -> list[str]:
     """Screened against verified pairs: per robot body, per task, and the commonest reasons
     a screened pair fails (the verify stage, docs/pipeline.md)."""
-    from homeloop.bench.pairs import NOT_RUN_PREFIX
+    from homeloop.pipeline.verify_pairs import played_pairs
 
     path = build / "applicability.parquet"
     if not path.exists():
@@ -81,7 +81,7 @@ def _verify_sections(build: Path, result: dict[str, Any]) -> list[str]:
     settings = result.get("settings")
     if not settings:
         return out + ["<p>Not verified: this build was made with <code>--no-verify</code>.</p>"]
-    played = table[table["applicable"] & ~table["verify_reason"].str.startswith(NOT_RUN_PREFIX)]
+    played = played_pairs(table)
     homes = "every home" if settings["homes"] is None else f"the house and a sample of {settings['homes']:,} homes"
     out.append(f"<p>The scripted reference agent played every pair screened applicable for "
                f"{html.escape(', '.join(settings['robots']))} at seed(s) {', '.join(map(str, settings['seeds']))}, in "

@@ -44,7 +44,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from homeloop.bench.pairs import HOUSE, NOT_RUN_HOME, NOT_RUN_NO_VERIFY, NOT_RUN_PREFIX, NOT_RUN_ROBOT, sample_homes
+from homeloop.bench.pairs import HOUSE, NOT_RUN_HOME, NOT_RUN_NO_VERIFY, NOT_RUN_ROBOT, not_run, sample_homes
 from homeloop.core.home import Home
 from homeloop.core.io import sha256_file, write_json
 from homeloop.core.visuals.library import VisualLibrary, library_folder, load_library
@@ -230,9 +230,14 @@ def _not_run(settings: VerifySettings, robot: str) -> str:
     return NOT_RUN_HOME
 
 
+def played_pairs(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the pairs the stage played: screened applicable, and not ``not run``."""
+    return table[table["applicable"] & ~not_run(table)]
+
+
 def verify_counts(table: pd.DataFrame) -> tuple[int, int, dict[str, int]]:
     """Pairs played (home × task × robot), pairs verified, and failures by kind of reason."""
-    played = table[table["applicable"] & ~table["verify_reason"].str.startswith(NOT_RUN_PREFIX)]
+    played = played_pairs(table)
     failed = played[~played["verified"]]
     kinds = failed["verify_reason"].map(reason_kind).value_counts().to_dict()
     return len(played), int(played["verified"].sum()), {str(k): int(v) for k, v in kinds.items()}
@@ -247,7 +252,7 @@ def task_gaps(table: pd.DataFrame) -> pd.DataFrame:
     """Per task (in table order), over the pairs played: screened (applicable and played), verified,
     gap (screened less verified), gap_share (of screened), over_goal (gap_share above
     :data:`GAP_GOAL`) and reason (the commonest first part of a failing pair's reason)."""
-    played = table[table["applicable"] & ~table["verify_reason"].str.startswith(NOT_RUN_PREFIX)]
+    played = played_pairs(table)
     rows = []
     for task, group in played.groupby("task", sort=False):
         failed = group[~group["verified"]]
