@@ -372,8 +372,11 @@ class World:
         Modules are found by name, so a stand-in registered under a class's name (a wrapper that
         times its module's steps and passes on the rest) answers for that class.
         """
-        found = next((m for m in self.modules if m.name == kind.name), None)
-        return cast(_Kind | None, found)
+        name = kind.name
+        for m in self.modules:  # a loop, not a generator: the devices ask this of every sensor
+            if m.name == name:
+                return cast(_Kind, m)
+        return None
 
     def add_module(self, module: Dynamics) -> None:
         if any(m.name == module.name for m in self.modules):

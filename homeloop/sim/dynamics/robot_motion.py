@@ -272,6 +272,8 @@ class _Rooms:
         for _, poly in self.polygons:
             shapely.prepare(poly)
         self.edges = {rid: _edges(poly) for rid, poly in self.polygons}
+        #: Each room's polygon with its bounds, which a point outside rules the room out without GEOS.
+        self.boxed = [(rid, poly, *poly.bounds) for rid, poly in self.polygons]
         self.disc: tuple[str, float, float, float] | None = None  # room, centre, radius
 
     def room_at(self, x: float, y: float, current: str) -> str:
@@ -285,7 +287,10 @@ class _Rooms:
             clear = _distance_to(self.edges[current], x, y) - ROOM_DISC_MARGIN_M
             self.disc = (current, x, y, clear) if clear > 0 else None
             return current
-        return next((rid for rid, poly in self.polygons if shapely.contains_xy(poly, x, y)), current)
+        for rid, poly, x0, y0, x1, y1 in self.boxed:
+            if x0 <= x <= x1 and y0 <= y <= y1 and shapely.contains_xy(poly, x, y):
+                return rid
+        return current
 
 
 def _edges(polygon: Polygon) -> list[tuple[float, float, float, float]]:

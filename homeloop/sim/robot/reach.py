@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import weakref
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import shapely
 import shapely.ops
@@ -36,9 +36,14 @@ from homeloop.sim.world import RobotState, World
 REACH_MARGIN = 0.03
 
 #: What :func:`stand_spot` works out from the home alone, per free floor (a home's, for a body width):
-#: the piece of floor joined to a point within a room, by the piece and the room, and where the body
-#: cannot stand for an opening, by the opening and the margin (docs/dynamics.md, "Kept ways").
-_shapes: "weakref.WeakKeyDictionary[FreeFloor, dict[tuple[object, ...], BaseGeometry]]" = weakref.WeakKeyDictionary()
+#: the piece of floor joined to a point within a room, by the piece and the room; where the body
+#: cannot stand for an opening, by the opening and the margin; and where on such a piece a hand
+#: reaches handles, by the piece, the room, the reach and the handles' shapes (docs/dynamics.md,
+#: "Kept ways").
+_shapes: "weakref.WeakKeyDictionary[FreeFloor, dict[tuple[object, ...], Any]]" = weakref.WeakKeyDictionary()
+
+
+_Shape = TypeVar("_Shape")
 
 
 class ReachError(SkillError):
@@ -125,9 +130,9 @@ def stand_spot(world: World, body: RobotEntry, target: Target, from_xy: tuple[fl
     if target.room is not None:
         room = target.room
         piece = _kept_shape(kept, ("room", idx, room), lambda: joined.intersection(world.home.room_polygon(room)))
-    handles = shapely.union_all([h.shape for h in ok])
     radius = reach_radius(body) - REACH_MARGIN
-    region = piece.intersection(handles.buffer(radius))
+    handles, region = _kept_shape(kept, ("reach", idx, target.room, radius, *shapely.to_wkb([h.shape for h in ok])),
+                                  lambda: _reached_from(piece, [h.shape for h in ok], radius))
     keep_clear = [Point(o.x, o.y).buffer(o.radius + width / 2 + OBSTACLE_MARGIN, quad_segs=4) for o in avoid]
     keep_clear += _closed_doorways(world, width, target, kept)
     if keep_clear:
@@ -142,6 +147,12 @@ def stand_spot(world: World, body: RobotEntry, target: Target, from_xy: tuple[fl
         return float(from_xy[0]), float(from_xy[1])
     spot = shapely.ops.nearest_points(region, handles)[0]
     return float(spot.x), float(spot.y)
+
+
+def _reached_from(piece: BaseGeometry, shapes: list[BaseGeometry], radius: float) -> tuple[BaseGeometry, BaseGeometry]:
+    """The handles as one shape, and the part of ``piece`` within ``radius`` of them."""
+    handles = shapely.union_all(shapes)
+    return handles, piece.intersection(handles.buffer(radius))
 
 
 def approach_spot(world: World, robot: RobotState, target: Target) -> tuple[float, float]:
@@ -169,8 +180,7 @@ def _around(opening: Opening, margin: float, kept: dict[tuple[object, ...], Base
                        lambda: polygon_from_rings(opening.polygon).buffer(margin))
 
 
-def _kept_shape(kept: dict[tuple[object, ...], BaseGeometry], key: tuple[object, ...],
-                make: Callable[[], BaseGeometry]) -> BaseGeometry:
+def _kept_shape(kept: dict[tuple[object, ...], Any], key: tuple[object, ...], make: Callable[[], _Shape]) -> _Shape:
     """``kept[key]``, made first when missing (a shape is never changed, so one is shared)."""
     shape = kept.get(key)
     if shape is None:

@@ -26,12 +26,13 @@ from typing import Iterable, Iterator, Sequence
 
 import shapely
 from shapely import LineString, Point
+from shapely.geometry.base import BaseGeometry
 
 from homeloop.core.home import polygon_from_rings
 from homeloop.core.navigation import APPROACH_MARGIN, PASSABLE_KINDS, SNAP_TOLERANCE, free_floor_of
 import homeloop.sim.robot.floor as floor_module
 from homeloop.sim.robot.floor import SNAP_DISTANCE, NoPath, point_words, room_name, room_of
-from homeloop.sim.robot.navmesh import XY, NavMesh, navmesh
+from homeloop.sim.robot.navmesh import XY, NavMesh, nav_floor, navmesh
 from homeloop.sim.robot.obstacles import OBSTACLE_MARGIN, Obstacle, closed_off, door_words, obstacles, why_closed
 from homeloop.sim.world import RobotState, World
 
@@ -253,7 +254,7 @@ def straight_run(world: World, robot: RobotState, distance: float,
     length = abs(distance)
     start = (robot.x, robot.y)
     line = LineString([start, (robot.x + ux * length, robot.y + uy * length)])
-    floor = navmesh(world.home, width, closed_off(world, through_closed_doors=False)).floor.buffer(1e-6)
+    floor = _covering(nav_floor(world.home, width, closed_off(world, through_closed_doors=False)))
     off_floor = not floor.covers(Point(start))
     allowed = length
     for part in shapely.get_parts(line.difference(floor)):
@@ -269,6 +270,22 @@ def straight_run(world: World, robot: RobotState, distance: float,
         if at is not None and at < allowed:
             allowed, what = at, o.label
     return max(allowed, 0.0), what
+
+
+#: Each floor :func:`straight_run` read lately, and it widened by a hair (so a line along its edge
+#: stays on it), by the floor's id.
+_widened: dict[int, tuple[BaseGeometry, BaseGeometry]] = {}
+WIDENED_KEPT = 32
+
+
+def _covering(floor: BaseGeometry) -> BaseGeometry:
+    found = _widened.get(id(floor))
+    if found is None or found[0] is not floor:
+        if len(_widened) >= WIDENED_KEPT:
+            _widened.pop(next(iter(_widened)))
+        found = _widened[id(floor)] = (floor, floor.buffer(1e-6))
+        shapely.prepare(found[1])
+    return found[1]
 
 
 def _disc_hit(start: XY, u: XY, o: Obstacle, radius: float) -> float | None:

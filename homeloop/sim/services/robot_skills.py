@@ -39,6 +39,7 @@ import shapely
 import shapely.ops
 from shapely import Point
 
+from homeloop.core.geometry import ShapeMemo
 from homeloop.core.home import Device, Furniture, polygon_from_rings
 from homeloop.sim import devices
 from homeloop.sim import robot as rb
@@ -502,18 +503,25 @@ def _footprint_radius(world: World, obj: ObjectState) -> float:
     return math.hypot(w, d) / 2
 
 
-def _room_floor(world: World, room: str) -> Any:
-    """The room's floor not covered by furniture or walls (where things can lie)."""
+#: Rooms' floors clear of furniture and walls, shrunk for a footprint, by the shapes (a home's never move).
+_FLOOR_SPACES = ShapeMemo(256)
+
+
+def _floor_space(world: World, room: str, shrink: float) -> Any:
+    """The room's floor not covered by furniture or walls (where things can lie), less ``shrink`` (m)
+    all round."""
     home = world.home
+    floor = home.room_polygon(room)
     taken = [polygon_from_rings(f.footprint) for f in home.furniture if f.room == room]
     taken += [polygon_from_rings(w.polygon) for w in home.walls]
-    return home.room_polygon(room).difference(shapely.union_all(taken)) if taken else home.room_polygon(room)
+    return _FLOOR_SPACES.get(([floor], taken), (shrink,), lambda: (
+        floor.difference(shapely.union_all(taken)) if taken else floor).buffer(-shrink))
 
 
 def _floor_point_near(world: World, robot: RobotState, obj: ObjectState, xy: tuple[float, float]) -> tuple[float, float] | None:
     """The floor point nearest ``xy`` where the object lies clear of furniture and walls."""
     room = robot.room if robot.room is not None else rb.room_of(world.home, *xy)
-    space = _room_floor(world, room).buffer(-_footprint_radius(world, obj) * 0.7)
+    space = _floor_space(world, room, _footprint_radius(world, obj) * 0.7)
     if space.is_empty:
         return None
     p = shapely.ops.nearest_points(space, Point(xy))[0]
