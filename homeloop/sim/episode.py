@@ -187,7 +187,8 @@ class Episode:
                     self.wake_time = event.time
                     return event
             start = len(events)
-            self.world.advance_until(lambda: len(events) > start, round((MAX_PREROLL_S - self.world.time) / STEP_S))
+            self.world.advance_until(lambda: len(events) > start, round((MAX_PREROLL_S - self.world.time) / STEP_S),
+                                     coasting=True)  # modules coasting bring no events
         raise EpisodeError(f"scenario {self.scenario.name!r} in home {self.home.home_id}: the wake event "
                            f"{kind!r} did not happen within {MAX_PREROLL_S:.0f} s")
 

@@ -30,6 +30,18 @@ step (the devices read again only the readings whose sources changed). The
 traces are the fixed step's to the last bit; :data:`SLEEPING` = False steps
 every module every step (the tests and benchmarks compare the two).
 
+**Coasting modules.** A module that evolves on its own (a pan cooling, smoke
+thinning out) steps every step, though nothing else reads what it changes and
+it reads nothing that changes. Such a module may offer
+``coast(world, steps, take)``: how many of the next ``steps`` steps it would
+take as its last one went (the same rest, changing nothing but its own state:
+no event, milestone or other state, and reading nothing another step could
+change), stopping before the first that would not; with ``take``, it takes
+that many at once (asked once the world's clock has moved past them), its
+state as after as many steps one by one. When every module due at the next
+step can coast, none of them changes what another reads, and nothing else is
+due, the world moves on by the steps they all can take in one go.
+
 :meth:`World.snapshot` gives the full ground truth as plain data (lists,
 dicts, numbers, strings): what checks, records and the reference agent read.
 """
@@ -292,13 +304,15 @@ class World:
         self._steps_for(max(int(math.ceil((until - self.time) / STEP_S)), 0) + 2, touched, stop, jumps=False)
         return owed
 
-    def advance_until(self, done: Callable[[], bool], steps: int) -> None:
+    def advance_until(self, done: Callable[[], bool], steps: int, *, coasting: bool = False) -> None:
         """Step the world until ``done()`` holds after a step, ``steps`` at most (the remainder
-        :meth:`advance` carries is left as it is). ``done`` must read only what steps change."""
-        self._steps_for(steps, True, done)
+        :meth:`advance` carries is left as it is). ``done`` must read only what steps change; with
+        ``coasting``, nothing a coasting module changes either (the events, say: see the module
+        docstring), so the steps modules coast through are not asked about one by one."""
+        self._steps_for(steps, True, done, coasting=coasting)
 
     def _steps_for(self, n: int, touched: bool, done: Callable[[], bool] | None = None, *,
-                   jumps: bool = True) -> None:
+                   jumps: bool = True, coasting: bool | None = None) -> None:
         if n <= 0:
             return
         if not SLEEPING:
@@ -317,7 +331,7 @@ class World:
             sleepers = self._sleepers = _Sleepers(self.modules)
         elif touched:
             sleepers.wake_all()
-        sleepers.run(self, self._steps + n, done, jumps)
+        sleepers.run(self, self._steps + n, done, jumps, done is None if coasting is None else coasting)
 
     def woken_by(self, aspects: frozenset[str]) -> bool:
         """Whether anything of ``aspects`` may have changed since the module stepping now last stepped
@@ -410,6 +424,15 @@ class World:
         }
 
 
+#: A module's ``coast(world, steps, take)`` (see the module docstring).
+Coast = Callable[["World", int, bool], int]
+#: Coasting fewer steps than this is left to the steps one by one (asking costs about a step).
+COAST_AT_LEAST = 2
+#: The most steps coasted at once: a module that could coast further works out no more than this
+#: before the others have their say.
+COAST_AT_MOST = 256
+
+
 class _Sleepers:
     """Which modules of a world sleep, and until when (see the module docstring): per module, what
     changed since its last step that it reads (``dirty``, bits of :func:`_bits`; 0: nothing), the
@@ -428,16 +451,23 @@ class _Sleepers:
         #: object spares working them out again).
         self.last: list[Rest | None] = [None] * len(modules)
         self.changed = [-1] * len(modules)
+        self.coasts: list[Coast | None] = [getattr(m, "coast", None) for m in modules]
+        self.refused = -1  # the module that last could not coast
 
     def wake_all(self) -> None:
         self.dirty[:] = [-1] * len(self.modules)
 
-    def run(self, world: World, last: int, done: Callable[[], bool] | None, jumps: bool = True) -> None:
+    def run(self, world: World, last: int, done: Callable[[], bool] | None, jumps: bool = True,
+            coasting: bool = True) -> None:
         """Step ``world`` up to step ``last``: skip to the next step where a module wakes (unless not
-        ``jumps``: ``done()`` is asked after every step), step the modules awake then; stop early
-        after a step where ``done()`` holds."""
+        ``jumps``: ``done()`` is asked after every step), step the modules awake then, or let them
+        coast (with ``jumps`` and ``coasting``: see the module docstring); stop early after a step
+        where ``done()`` holds."""
         dirty, until = self.dirty, self.until
+        coasting = coasting and jumps and any(self.coasts)
         while world._steps < last:
+            if coasting and not any(dirty) and self._coast(world, last):
+                continue
             if jumps and not any(dirty):
                 wake = min(until) - WAKE_EARLY_S
                 nxt = world._steps + 1
@@ -455,6 +485,63 @@ class _Sleepers:
             self.step(world)
             if done is not None and done():
                 return
+
+    def _coast(self, world: World, last: int) -> int:
+        """Let the modules due at the next step coast, if each can and none changes what another reads,
+        up to the step before another module is due (and ``last``, and :data:`COAST_AT_MOST` at once):
+        the steps they took. Each is asked first whether it can take :data:`COAST_AT_LEAST` (the one
+        that last could not, first), so one that can coast far works out its steps only where the
+        others can coast too."""
+        due = _step_time(world._steps + 1) + WAKE_EARLY_S
+        group: list[int] = []
+        for i, u in enumerate(self.until):
+            if u <= due:
+                if self.coasts[i] is None or u != -math.inf or self._wakes_another(i):
+                    return 0
+                group.append(i)
+        for i in sorted(group, key=lambda i: i != self.refused):
+            if cast(Coast, self.coasts[i])(world, COAST_AT_LEAST, False) < COAST_AT_LEAST:
+                self.refused = i
+                return 0
+        if not group:
+            return 0
+        coasts = [cast(Coast, self.coasts[i]) for i in group]
+        first = self._first_due(world, min((u for u in self.until if u > due), default=math.inf), last)
+        steps = min(first - 1, last, world._steps + COAST_AT_MOST) - world._steps
+        if steps < COAST_AT_LEAST:
+            return 0
+        for coast in coasts:
+            steps = min(steps, coast(world, steps, False))
+        world._jump_to(world._steps + steps)
+        for coast in coasts:
+            took = coast(world, steps, True)
+            if took != steps:
+                raise RuntimeError(f"a dynamics module coasted {took} steps of the {steps} it said it would")
+        return steps
+
+    def _wakes_another(self, i: int) -> bool:
+        """Whether what module ``i`` changed in its last step wakes any other module."""
+        changed = self.changed[i]
+        if changed == -1:
+            return True
+        if not changed:
+            return False
+        woken = self.readers.get(changed)
+        if woken is None:
+            woken = self.readers[changed] = [j for j, reads in enumerate(self.wakes_on) if reads & changed]
+        return any(j != i for j in woken)
+
+    @staticmethod
+    def _first_due(world: World, until: float, last: int) -> int:
+        """The first step after now at which a module asking to step at ``until`` is due (as
+        :meth:`step` tells), or ``last + 1`` if none up to ``last`` is."""
+        wake = until - WAKE_EARLY_S
+        if wake > _step_time(last):
+            return last + 1
+        nxt = max(world._steps + 1, int(math.floor(wake / STEP_S)))
+        while _step_time(nxt) < wake:
+            nxt += 1
+        return nxt
 
     def step(self, world: World) -> None:
         """One step of the modules awake, each one dirty or due, in order; what a step changes wakes
@@ -488,6 +575,7 @@ class _Sleepers:
                     dirty[j] |= changed
             dirty[i] = 0
         world._woken = -1
+
 
 
 #: The world's time after each step (``round(step * STEP_S, 6)``), worked out once for the first

@@ -346,3 +346,53 @@ def test_the_robots_room_is_the_room_whose_polygon_contains_it(house_home, room,
             expected = next((rid for rid, poly in polygons.items() if shapely.contains_xy(poly, x, y)), current)
         current = rooms.room_at(x, y, current)
         assert current == expected
+
+
+# --- coasting: a pan cooling and smoke thinning out, many steps at once --------------------------------
+
+
+def cooled_down(house_home: Any, on: bool, off_after: float, run: float, doors_open: bool) -> tuple[dict[str, Any], int]:
+    """The house's smoke alarm episode: the burner turned off ``off_after`` s after the wake, the doors
+    left as they are or all opened, then the world run ``run`` s on its own: its ground truth at the end,
+    and how many steps the smoke module stepped one by one meanwhile."""
+    with shortcuts(on):
+        ep = Episode(house_home, "handle_smoke_alarm", seed=0, images=False)
+        world = ep.world
+        world.advance(off_after)
+        pan = world.module(Cooking).pans()[0]
+        world.devices[pan.stove].values[pan.burner] = False
+        for opening in world.openings.values():
+            opening.open = opening.open or (doors_open and opening.kind == "door")
+        stepped, smoke = 0, world.module(Smoke)
+        step = smoke.step
+
+        def counted(w: World, dt: float) -> None:
+            nonlocal stepped
+            stepped += 1
+            step(w, dt)
+
+        smoke.step = counted  # type: ignore[method-assign]
+        world._sleepers = None  # the steps read again, the counted one among them
+        world.advance(run)
+        return world.snapshot(), stepped
+
+
+@settings(max_examples=8, deadline=None)
+@given(off_after=st.floats(0.0, 240.0), run=st.floats(30.0, 900.0), doors_open=st.booleans())
+def test_a_pan_cooling_and_smoke_thinning_coast_to_the_fixed_steps_ground_truth(house_home, off_after, run,
+                                                                             doors_open):
+    fixed, _ = cooled_down(house_home, False, off_after, run, doors_open)
+    fast, _ = cooled_down(house_home, True, off_after, run, doors_open)
+    assert fast == fixed
+
+
+def test_a_pan_cooling_and_smoke_thinning_take_few_steps_one_by_one(house_home):
+    run = 600.0
+    fixed, stepped_fixed = cooled_down(house_home, False, 60.0, run, True)
+    fast, stepped_fast = cooled_down(house_home, True, 60.0, run, True)
+    assert fast == fixed
+    pans = fixed["modules"]["cooking"]["pans"]
+    assert fixed["modules"]["smoke"]["active"] and not any(p["smoking"] for p in pans.values())
+    assert stepped_fixed == round(run / STEP_S)
+    # the smoke steps one by one until its source stops feeding it, then coasts while it thins out
+    assert stepped_fast < stepped_fixed / 4

@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from homeloop.sim.dynamics.climate import ROOM_TEMPERATURE_C, Climate
 from homeloop.sim.dynamics.smoke import SmokeSource, alarm_delay_s
-from homeloop.sim.world import NOTHING, ObjectState, Rest, World
+from homeloop.sim.world import NOTHING, STEP_S, ObjectState, Rest, World
 
 #: Time constant of the contents' temperature (s): docs/dynamics.md.
 TIME_CONSTANT_S = 250.0
@@ -147,6 +147,9 @@ class Cooking:
         self._climate: tuple[World, int, Climate | None] | None = None  # a world's climate, while its modules stay
         # what each pan heads for before burning holds it up, while nothing of READS changes (World.woken_by)
         self._targets: dict[str, float] = {}
+        # the pans' temperatures after each of the next steps, as far as :meth:`coast` has worked them
+        # out, and what they are worked out from (asked how far, then to coast, it works them out once)
+        self._ahead: tuple[list[tuple[float, float, bool, bool, float]] | None, list[_Course]] = (None, [])
 
     def add_pan(self, world: World, object_id: str, stove_device: str, burner_field: str, recipe: str) -> Pan:
         """Put the contents of ``recipe`` in the pan ``object_id``, on the burner that
@@ -195,6 +198,33 @@ class Cooking:
             elif pan.temperature != temperature and not self._changed:
                 self._changed = HEATING
 
+    def coast(self, world: World, steps: int, take: bool) -> int:
+        """Of the next ``steps`` steps, how many only heat or cool the pans as the last one did (with the
+        targets it read: none starts or stops smoking or ignites, and one at least still changes); with
+        ``take``, the pans' temperatures as after them (:mod:`homeloop.sim.world`, "Coasting modules")."""
+        if self._changed is not HEATING or self._gain_dt != STEP_S:
+            return 0
+        pans = list(self._pans.values())
+        targets = [self._targets.get(p.id) for p in pans]
+        if any(t is None for t in targets):
+            return 0
+        heads = [max(cast(float, t), p.recipe.ignition_c) if p.burning else cast(float, t)
+                 for p, t in zip(pans, targets)]
+        key = [(p.temperature, head, p.smoking, p.burning, self._gain) for p, head in zip(pans, heads)]
+        if self._ahead[0] != key:  # worked out for other pans: start again
+            self._ahead = (key, [_Course(p, head, self._gain) for p, head in zip(pans, heads)])
+        courses = self._ahead[1]
+        for course in courses:
+            course.extend(steps)
+        # up to the first step a pan would cross at, and while one pan at least still changes
+        taken = min(steps, *(len(c.temperatures) for c in courses if not c.settled),
+                    max(len(c.temperatures) for c in courses))
+        if take and taken:
+            for p, course in zip(pans, courses):
+                p.temperature = course.after(taken)
+            self._ahead = (None, [])
+        return taken
+
     def rest(self, world: World) -> Rest:
         """Heating or cooling: the next step. Settled (every pan at what it heads for): asleep until
         what it reads changes (where a pan is, the burners, the rooms' temperatures)."""
@@ -222,10 +252,7 @@ class Cooking:
     def _step_pan(self, world: World, pan: Pan, target: float) -> None:
         if pan.burning:
             target = max(target, pan.recipe.ignition_c)
-        if pan.temperature != target:
-            pan.temperature += (target - pan.temperature) * self._gain
-            if abs(target - pan.temperature) < 1e-9:
-                pan.temperature = target
+        pan.temperature = _heated(pan.temperature, target, self._gain)
         smoking = pan.temperature >= pan.recipe.smoke_point_c
         if smoking and not pan.smoking:
             pan.smoke_started_at = pan.smoke_started_at if pan.smoke_started_at is not None else world.time
@@ -274,6 +301,50 @@ class Cooking:
 
 
 # --- helpers ----------------------------------------------------------------------------------------
+
+
+def _heated(temperature: float, target: float, gain: float) -> float:
+    """A pan's temperature after one step of the lag toward ``target`` (at ``target`` once within a
+    billionth of a degree of it)."""
+    if temperature == target:
+        return temperature
+    temperature += (target - temperature) * gain
+    return target if abs(target - temperature) < 1e-9 else temperature
+
+
+class _Course:
+    """A pan's temperatures after each of the next steps toward ``head``, worked out as far as asked:
+    up to the step before it would cross (:func:`_crosses`), or until it stops changing (``settled``:
+    it then stays as it is)."""
+
+    def __init__(self, pan: Pan, head: float, gain: float):
+        self.pan, self.head, self.gain = pan, head, gain
+        self.temperatures: list[float] = []
+        self.settled = self.ended = False
+
+    def extend(self, steps: int) -> None:
+        temperatures, head, gain, pan = self.temperatures, self.head, self.gain, self.pan
+        t = temperatures[-1] if temperatures else pan.temperature
+        while not self.ended and len(temperatures) < steps:
+            after = _heated(t, head, gain)
+            if after == t or _crosses(pan, after):
+                self.settled, self.ended = after == t, True
+                break
+            temperatures.append(after)
+            t = after
+
+    def after(self, steps: int) -> float:
+        """The temperature after ``steps`` steps (those past its end: as it ended)."""
+        if steps <= len(self.temperatures):
+            return self.temperatures[steps - 1]
+        return self.temperatures[-1] if self.temperatures else self.pan.temperature
+
+
+def _crosses(pan: Pan, temperature: float) -> bool:
+    """Whether a pan at ``temperature`` would start or stop smoking, or ignite (what a step tells the
+    smoke and notes as a milestone)."""
+    recipe = pan.recipe
+    return (temperature >= recipe.smoke_point_c) != pan.smoking or (not pan.burning and temperature >= recipe.ignition_c)
 
 
 def _burner_xy(world: World, stove_device: str, burner: str, fallback: tuple[float, float]) -> tuple[float, float]:

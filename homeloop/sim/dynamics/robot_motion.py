@@ -273,7 +273,8 @@ class _Rooms:
             shapely.prepare(poly)
         self.edges = {rid: _edges(poly) for rid, poly in self.polygons}
         #: Each room's polygon with its bounds, which a point outside rules the room out without GEOS.
-        self.boxed = [(rid, poly, *poly.bounds) for rid, poly in self.polygons]
+        self.boxed: list[tuple[str, Polygon, float, float, float, float]] = [
+            (rid, poly, *poly.bounds) for rid, poly in self.polygons]
         self.disc: tuple[str, float, float, float] | None = None  # room, centre, radius
 
     def room_at(self, x: float, y: float, current: str) -> str:

@@ -61,7 +61,7 @@ from homeloop.core.check import open_passages
 from homeloop.core.home import Home, polygon_from_rings
 from homeloop.core.geometry import OPENING_CONTACT_TOLERANCE
 from homeloop.sim.dynamics.air_devices import purifier_rate_per_s
-from homeloop.sim.world import EVERYTHING, NOTHING, Rest, World
+from homeloop.sim.world import EVERYTHING, NOTHING, STEP_S, Rest, World
 
 #: The device type that clears smoke from its room's layer (the optional air devices).
 PURIFIER = "air_purifier"
@@ -176,6 +176,9 @@ class Smoke:
         self._stepped = False  # whether the last step went past the idle check
         self._sensed = True  # whether the last step may have changed a smoke sensor's reading
         self._still = False  # whether the last step left the layers as they were, and every further one would
+        # the layers after each of the next steps, as far as :meth:`coast` has worked them out, and the
+        # layers they start from (asked how far it can coast, then to coast, it works them out once)
+        self._ahead: tuple[list[float] | None, list[list[float]]] = (None, [])
         # what the sensors' readings follow from (density_at against the alarm density), after the last
         # step: active, which rooms are denser than a sensor trips at, the fronts, one still spreading
         self._sensing: tuple[bool, list[bool], int, bool] | None = None
@@ -221,6 +224,8 @@ class Smoke:
     def step(self, world: World, dt: float) -> None:
         if self._world is not world:
             self._set_up(world)
+        if self._ahead[0] is not None:  # a step changes the layers in place
+            self._ahead = (None, [])
         if not self._active and not any(_smoking(p) for p in self._providers):
             self._stepped = False
             self._open = None  # asleep, it is not told of the openings
@@ -284,32 +289,48 @@ class Smoke:
         return feeding
 
     def _exchange(self, world: World, dt: float) -> None:
-        """One explicit step of the exchange through every open path (all flows from the
-        densities before the step; clamped to [0, DENSITY_CAP] as :meth:`_step_sources` clamps).
-        The open paths are kept while no opening changes (:meth:`World.woken_by`)."""
-        rho = self._rho
+        """One explicit step of the exchange through every open path (:func:`_exchanged`). The open
+        paths are kept while no opening changes (:meth:`World.woken_by`)."""
         paths = self._open
         if paths is None or world.woken_by(STILL_READS):
             openings = world.openings
             paths = self._open = [p for p in self._paths if p[4] is None or openings[p[4]].open]
-        flows = []
-        for a, b, rate_a, rate_b, _ in paths:
-            diff = (0.0 if b is None else rho[b]) - rho[a]
-            if diff != 0.0:
-                flows.append((a, b, rate_a, rate_b, diff * dt))
-        for a, b, rate_a, rate_b, amount in flows:
-            d = rho[a] + rate_a * amount
-            d = 0.0 if 0.0 > d else d
-            rho[a] = DENSITY_CAP if DENSITY_CAP < d else d
-            if b is not None:
-                d = rho[b] - rate_b * amount
-                d = 0.0 if 0.0 > d else d
-                rho[b] = DENSITY_CAP if DENSITY_CAP < d else d
+        _exchanged(self._rho, paths, dt)
 
-    def _purify(self, dt: float) -> None:
-        """Each running air purifier clears its room's layer at its clean-air rate over the room's
-        volume (exact exponential decay, :func:`~homeloop.sim.dynamics.air_devices.purifier_rate_per_s`)."""
-        rho = self._rho
+    def coast(self, world: World, steps: int, take: bool) -> int:
+        """Of the next ``steps`` steps, how many only thin the layers out as the last one did (no source
+        feeds a room, no front spreads, no sensor's reading can change, the smoke neither clears nor
+        holds still); with ``take``, the layers as after them (:mod:`homeloop.sim.world`, "Coasting
+        modules")."""
+        sensing = self._sensing
+        if (not (self._active and self._quiet and self._stepped) or self._still or self._sensed or sensing is None
+                or sensing[3] or self._open is None):
+            return 0
+        start, ahead = self._ahead
+        if start is not self._rho:  # worked out from other layers: start again
+            start, ahead = self._ahead = (self._rho, [])
+        rho = ahead[-1] if ahead else start
+        while len(ahead) < steps:
+            after = rho[:]
+            _exchanged(after, self._open, STEP_S)
+            if self._purifiers:
+                self._purify(STEP_S, after)
+            if (max(after) < CLEAR_DENSITY or after == rho
+                    or [d > SMOKE_ALARM_DENSITY for d in after] != sensing[1]):
+                break
+            ahead.append(after)
+            rho = after
+        taken = min(steps, len(ahead))
+        if take and taken:
+            self._rho, self._time = ahead[taken - 1], world.time
+            self._ahead = (None, [])
+        return taken
+
+    def _purify(self, dt: float, rho: list[float] | None = None) -> None:
+        """Each running air purifier clears its room's layer (of ``rho``: the module's own by default) at
+        its clean-air rate over the room's volume (exact exponential decay,
+        :func:`~homeloop.sim.dynamics.air_devices.purifier_rate_per_s`)."""
+        rho = self._rho if rho is None else rho
         for i, values, volume in self._purifiers:
             rate = purifier_rate_per_s(values, volume)
             if rate > 0.0 and rho[i] > 0.0:
@@ -383,6 +404,25 @@ class Smoke:
             "fronts": {rid: {"x": f.x, "y": f.y, "started": f.started, "covered": f.covered}
                        for rid, f in sorted(self._fronts.items())},
         }
+
+
+def _exchanged(rho: list[float], paths: list[tuple[int, int | None, float, float, str | None]], dt: float) -> None:
+    """One explicit step of the exchange through ``paths`` on the layers ``rho``, in place (all flows
+    from the densities before the step; clamped to [0, DENSITY_CAP] as :meth:`Smoke._step_sources`
+    clamps)."""
+    flows = []
+    for a, b, rate_a, rate_b, _ in paths:
+        diff = (0.0 if b is None else rho[b]) - rho[a]
+        if diff != 0.0:
+            flows.append((a, b, rate_a, rate_b, diff * dt))
+    for a, b, rate_a, rate_b, amount in flows:
+        d = rho[a] + rate_a * amount
+        d = 0.0 if 0.0 > d else d
+        rho[a] = DENSITY_CAP if DENSITY_CAP < d else d
+        if b is not None:
+            d = rho[b] - rate_b * amount
+            d = 0.0 if 0.0 > d else d
+            rho[b] = DENSITY_CAP if DENSITY_CAP < d else d
 
 
 def _smoking(provider: SmokeProvider) -> bool:

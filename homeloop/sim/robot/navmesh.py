@@ -266,7 +266,7 @@ def nav_floor(home: Home, width: float, closed: frozenset[str] = frozenset(),
     ``avoid`` removed: what :func:`navmesh` triangulates (cached; a caller that needs only the floor
     does without the triangles)."""
     key = _mesh_key(home, width, closed, avoid)
-    floor = _kept(_floors, key, home)
+    floor: BaseGeometry | None = _kept(_floors, key, home)
     if floor is not None:
         return floor
     radius = width / 2
@@ -283,7 +283,7 @@ def navmesh(home: Home, width: float, closed: frozenset[str] = frozenset(),
             avoid: Sequence[Obstacle] = ()) -> NavMesh:
     """The mesh of :func:`nav_floor` (cached)."""
     key = _mesh_key(home, width, closed, avoid)
-    mesh = _kept(_meshes, key, home)
+    mesh: NavMesh | None = _kept(_meshes, key, home)
     if mesh is None:
         mesh = NavMesh(nav_floor(home, width, closed, avoid))
         _keep(_meshes, key, home, mesh)
