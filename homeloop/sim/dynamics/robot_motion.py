@@ -30,6 +30,7 @@ import shapely
 from shapely import Polygon
 
 from homeloop.core.catalog import RobotEntry
+from homeloop.core.geometry import ShapeMemo
 from homeloop.core.home import Home, polygon_from_rings
 from homeloop.sim import robot as body_rules
 from homeloop.sim.robot.floor import NoPath
@@ -269,12 +270,8 @@ class _Rooms:
     def __init__(self, home: Home):
         self.home = home
         self.polygons = [(r.id, polygon_from_rings(r.polygon)) for r in home.rooms]
-        for _, poly in self.polygons:
-            shapely.prepare(poly)
-        self.edges = {rid: _edges(poly) for rid, poly in self.polygons}
-        #: Each room's polygon with its bounds, which a point outside rules the room out without GEOS.
-        self.boxed: list[tuple[str, Polygon, float, float, float, float]] = [
-            (rid, poly, *poly.bounds) for rid, poly in self.polygons]
+        shapes, ids = [poly for _, poly in self.polygons], tuple(rid for rid, _ in self.polygons)
+        self.edges, self.boxed = _OUTLINES.get([shapes], ids, lambda: _outlines(self.polygons))
         self.disc: tuple[str, float, float, float] | None = None  # room, centre, radius
 
     def room_at(self, x: float, y: float, current: str) -> str:
@@ -292,6 +289,19 @@ class _Rooms:
             if x0 <= x <= x1 and y0 <= y <= y1 and shapely.contains_xy(poly, x, y):
                 return rid
         return current
+
+
+#: Rooms' outlines by their shapes: every episode in a home drives through the same rooms.
+_OUTLINES = ShapeMemo(16)
+
+
+def _outlines(polygons: list[tuple[str, Polygon]]) -> tuple[dict[str, list[tuple[float, float, float, float]]],
+                                                            list[tuple[str, Polygon, float, float, float, float]]]:
+    """Each room's edges, and each room's polygon (prepared) with its bounds, which a point outside
+    rules the room out without GEOS."""
+    for _, poly in polygons:
+        shapely.prepare(poly)
+    return {rid: _edges(poly) for rid, poly in polygons}, [(rid, poly, *poly.bounds) for rid, poly in polygons]
 
 
 def _edges(polygon: Polygon) -> list[tuple[float, float, float, float]]:
