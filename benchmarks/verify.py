@@ -120,6 +120,17 @@ def warm_up(home_file: Path, task: str, robot: str) -> None:
     verify_pair(Home.read(home_file), task, robot, 0)
 
 
+def report_episodes(timed: pd.DataFrame, total: int, workers: int) -> None:
+    """Print part 1's figures: per episode, and the build's pairs extrapolated from the mean."""
+    print(f"per episode, one core, {len(timed):,} episodes in {timed['home'].nunique()} homes: "
+          f"wall median {ms(timed['wall_s'], 50)}, p90 {ms(timed['wall_s'], 90)}; "
+          f"CPU median {ms(timed['cpu_s'], 50)}, p90 {ms(timed['cpu_s'], 90)}; passed {timed['passed'].mean():.0%}")
+    for label, column in (("wall", "wall_s"), ("CPU", "cpu_s")):
+        core_s = timed[column].mean() * total
+        print(f"  all {total:,} pairs from the mean {label} time: {core_s / 60:,.1f} min on one core, "
+              f"{core_s / 60 / workers:,.1f} min on {workers}")
+
+
 def ms(values: pd.Series, q: float) -> str:
     return f"{np.percentile(values, q) * 1000:,.0f} ms"
 
@@ -128,7 +139,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", type=Path, default=Path("outputs/default"))
     parser.add_argument("--robot", default=DEFAULT_ROBOT)
-    parser.add_argument("--pairs", type=int, default=1000, help="pairs timed one by one (whole homes)")
+    parser.add_argument("--pairs", type=int, default=1000, help="pairs timed one by one (whole homes; 0: skip)")
     parser.add_argument("--stage-homes", type=int, default=100, help="homes the whole stage is timed over (0: skip)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--scaling", action="store_true",
@@ -149,14 +160,8 @@ def main() -> int:
     pairs = screened_pairs(args.build, args.robot)
     total = len(pairs)
     print(f"{args.build}: {total:,} screened pairs for {args.robot} in {pairs['home'].nunique():,} homes")
-    timed = time_episodes(args.build, pairs, args.pairs, args.seed)
-    print(f"per episode, one core, {len(timed):,} episodes in {timed['home'].nunique()} homes: "
-          f"wall median {ms(timed['wall_s'], 50)}, p90 {ms(timed['wall_s'], 90)}; "
-          f"CPU median {ms(timed['cpu_s'], 50)}, p90 {ms(timed['cpu_s'], 90)}; passed {timed['passed'].mean():.0%}")
-    for label, column in (("wall", "wall_s"), ("CPU", "cpu_s")):
-        core_s = timed[column].mean() * total
-        print(f"  all {total:,} pairs from the mean {label} time: {core_s / 60:,.1f} min on one core, "
-              f"{core_s / 60 / args.workers:,.1f} min on {args.workers}")
+    if args.pairs > 0:
+        report_episodes(time_episodes(args.build, pairs, args.pairs, args.seed), total, args.workers)
     if args.stage_homes:
         alone = time_stage(args.build, pairs, args.stage_homes, 1, args.seed) if args.scaling else None
         wall, played = time_stage(args.build, pairs, args.stage_homes, args.workers, args.seed)
