@@ -312,7 +312,7 @@ class World:
         self._steps_for(steps, True, done, coasting=coasting)
 
     def _steps_for(self, n: int, touched: bool, done: Callable[[], bool] | None = None, *,
-                   jumps: bool = True, coasting: bool | None = None) -> None:
+                   jumps: bool = True, coasting: bool = True) -> None:
         if n <= 0:
             return
         if not SLEEPING:
@@ -331,7 +331,7 @@ class World:
             sleepers = self._sleepers = _Sleepers(self.modules)
         elif touched:
             sleepers.wake_all()
-        sleepers.run(self, self._steps + n, done, jumps, done is None if coasting is None else coasting)
+        sleepers.run(self, self._steps + n, done, jumps, coasting)
 
     def woken_by(self, aspects: frozenset[str]) -> bool:
         """Whether anything of ``aspects`` may have changed since the module stepping now last stepped
@@ -499,12 +499,12 @@ class _Sleepers:
                 if self.coasts[i] is None or u != -math.inf or self._wakes_another(i):
                     return 0
                 group.append(i)
+        if not group:
+            return 0
         for i in sorted(group, key=lambda i: i != self.refused):
             if cast(Coast, self.coasts[i])(world, COAST_AT_LEAST, False) < COAST_AT_LEAST:
                 self.refused = i
                 return 0
-        if not group:
-            return 0
         coasts = [cast(Coast, self.coasts[i]) for i in group]
         first = self._first_due(world, min((u for u in self.until if u > due), default=math.inf), last)
         steps = min(first - 1, last, world._steps + COAST_AT_MOST) - world._steps
@@ -527,9 +527,12 @@ class _Sleepers:
         if not changed:
             return False
         woken = self.readers.get(changed)
-        if woken is None:
-            woken = self.readers[changed] = [j for j, reads in enumerate(self.wakes_on) if reads & changed]
-        return any(j != i for j in woken)
+        return any(j != i for j in (self._readers_of(changed) if woken is None else woken))
+
+    def _readers_of(self, changed: int) -> list[int]:
+        """The modules that read a change of ``changed`` (bits), kept in :attr:`readers`."""
+        woken = self.readers[changed] = [j for j, reads in enumerate(self.wakes_on) if reads & changed]
+        return woken
 
     @staticmethod
     def _first_due(world: World, until: float, last: int) -> int:
@@ -570,12 +573,11 @@ class _Sleepers:
             elif changed:
                 woken = readers.get(changed)
                 if woken is None:
-                    woken = readers[changed] = [j for j, reads in enumerate(wakes_on) if reads & changed]
+                    woken = self._readers_of(changed)
                 for j in woken:
                     dirty[j] |= changed
             dirty[i] = 0
         world._woken = -1
-
 
 
 #: The world's time after each step (``round(step * STEP_S, 6)``), worked out once for the first

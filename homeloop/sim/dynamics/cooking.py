@@ -344,7 +344,8 @@ def _crosses(pan: Pan, temperature: float) -> bool:
     """Whether a pan at ``temperature`` would start or stop smoking, or ignite (what a step tells the
     smoke and notes as a milestone)."""
     recipe = pan.recipe
-    return (temperature >= recipe.smoke_point_c) != pan.smoking or (not pan.burning and temperature >= recipe.ignition_c)
+    ignites = not pan.burning and temperature >= recipe.ignition_c
+    return (temperature >= recipe.smoke_point_c) != pan.smoking or ignites
 
 
 def _burner_xy(world: World, stove_device: str, burner: str, fallback: tuple[float, float]) -> tuple[float, float]:
