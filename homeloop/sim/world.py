@@ -466,9 +466,10 @@ class _Sleepers:
         dirty, until = self.dirty, self.until
         coasting = coasting and jumps and any(self.coasts)
         while world._steps < last:
-            if coasting and not any(dirty) and self._coast(world, last):
+            settled = jumps and not any(dirty)  # nothing woken: the modules may jump or coast
+            if settled and coasting and self._coast(world, last):
                 continue
-            if jumps and not any(dirty):
+            if settled:
                 wake = min(until) - WAKE_EARLY_S
                 nxt = world._steps + 1
                 # (a step's time is past the last one's: a wake not past it is no later than the next)

@@ -131,8 +131,9 @@ def stand_spot(world: World, body: RobotEntry, target: Target, from_xy: tuple[fl
         room = target.room
         piece = _kept_shape(kept, ("room", idx, room), lambda: joined.intersection(world.home.room_polygon(room)))
     radius = reach_radius(body) - REACH_MARGIN
-    handles, region = _kept_shape(kept, ("reach", idx, target.room, radius, *shapely.to_wkb([h.shape for h in ok])),
-                                  lambda: _reached_from(piece, [h.shape for h in ok], radius))
+    shapes = [h.shape for h in ok]
+    handles, region = _kept_shape(kept, ("reach", idx, target.room, radius, *shapely.to_wkb(shapes)),
+                                  lambda: _reached_from(piece, shapes, radius))
     keep_clear = [Point(o.x, o.y).buffer(o.radius + width / 2 + OBSTACLE_MARGIN, quad_segs=4) for o in avoid]
     keep_clear += _closed_doorways(world, width, target, kept)
     if keep_clear:

@@ -28,6 +28,7 @@ import shapely
 from shapely import LineString, Point
 from shapely.geometry.base import BaseGeometry
 
+from homeloop.core.geometry import ShapeMemo
 from homeloop.core.home import polygon_from_rings
 from homeloop.core.navigation import APPROACH_MARGIN, PASSABLE_KINDS, SNAP_TOLERANCE, free_floor_of
 import homeloop.sim.robot.floor as floor_module
@@ -272,20 +273,17 @@ def straight_run(world: World, robot: RobotState, distance: float,
     return max(allowed, 0.0), what
 
 
-#: Each floor :func:`straight_run` read lately, and it widened by a hair (so a line along its edge
-#: stays on it), by the floor's id.
-_widened: dict[int, tuple[BaseGeometry, BaseGeometry]] = {}
-WIDENED_KEPT = 32
+#: Each floor :func:`straight_run` read lately, widened by a hair (so a line along its edge stays on it).
+_WIDENED = ShapeMemo(32)
 
 
 def _covering(floor: BaseGeometry) -> BaseGeometry:
-    found = _widened.get(id(floor))
-    if found is None or found[0] is not floor:
-        if len(_widened) >= WIDENED_KEPT:
-            _widened.pop(next(iter(_widened)))
-        found = _widened[id(floor)] = (floor, floor.buffer(1e-6))
-        shapely.prepare(found[1])
-    return found[1]
+    return _WIDENED.get([[floor]], (), lambda: _prepared(floor.buffer(1e-6)))
+
+
+def _prepared(shape: BaseGeometry) -> BaseGeometry:
+    shapely.prepare(shape)
+    return shape
 
 
 def _disc_hit(start: XY, u: XY, o: Obstacle, radius: float) -> float | None:
