@@ -115,19 +115,29 @@ def _furniture_signature(home: Home) -> list[tuple]:
     return [(f.id, f.pose.x, f.pose.y, f.pose.yaw, f.catalog_id) for f in home.furniture]
 
 
-# Caches keyed by id(home); an entry is dropped when its home is garbage
+# Caches keyed by id(home); an entry is dropped once its home is garbage
 # collected (so a new home at the same address never meets a stale entry) and
 # checked against the home's content signature (so edits are seen).
 _fixed_geometries: OrderedDict[int, tuple[tuple, _FixedGeometry]] = OrderedDict()
 _free: OrderedDict[tuple[int, float], tuple[tuple, "FreeFloor"]] = OrderedDict()
 _watched: set[int] = set()
+#: Homes collected since the caches were last read. A collection may run while a cache is being
+#: changed (an OrderedDict halfway through a move), so the finalizer only notes the home and the
+#: next read of a cache drops its entries (:func:`_drop_collected`).
+_collected: list[int] = []
 
 
 def _forget(key: int) -> None:
     _watched.discard(key)
-    _fixed_geometries.pop(key, None)
-    for k in [k for k in _free if k[0] == key]:
-        del _free[k]
+    _collected.append(key)
+
+
+def _drop_collected() -> None:
+    while _collected:
+        key = _collected.pop()
+        _fixed_geometries.pop(key, None)
+        for k in [k for k in _free if k[0] == key]:
+            del _free[k]
 
 
 def _watch(home: Home) -> None:
@@ -138,6 +148,7 @@ def _watch(home: Home) -> None:
 
 
 def _fixed_geometry(home: Home) -> _FixedGeometry:
+    _drop_collected()
     sig = _fixed_signature(home)
     hit = _fixed_geometries.get(id(home))
     if hit is not None and hit[0] == sig:
@@ -184,6 +195,7 @@ class FreeFloor:
 
 def free_floor_of(home: Home, body_width: float) -> FreeFloor:
     """The free floor with its connected pieces (cached per home and body width)."""
+    _drop_collected()
     key = (id(home), round(float(body_width), 6))
     sig = (_fixed_signature(home), _furniture_signature(home))
     hit = _free.get(key)
@@ -366,6 +378,7 @@ def clear_cache() -> None:
     """Forget cached fixed geometries and free floors."""
     _fixed_geometries.clear()
     _free.clear()
+    _collected.clear()
 
 
 __all__ = [
