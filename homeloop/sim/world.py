@@ -40,7 +40,10 @@ change), stopping before the first that would not; with ``take``, it takes
 that many at once (asked once the world's clock has moved past them), its
 state as after as many steps one by one. When every module due at the next
 step can coast, none of them changes what another reads, and nothing else is
-due, the world moves on by the steps they all can take in one go.
+due, the world moves on by the steps they all can take in one go. While
+:meth:`World.advance_while` steps (a robot's motion), a coasting module must
+keep what ``going`` reads as it is; the world works out for the coasted steps
+what asking after each would have given (:class:`_WhileGoing`).
 
 :meth:`World.snapshot` gives the full ground truth as plain data (lists,
 dicts, numbers, strings): what checks, records and the reference agent read.
@@ -263,9 +266,7 @@ class World:
 
     def _owe(self, seconds: float) -> int:
         """The whole steps :meth:`advance` takes for ``seconds`` more; the remainder is carried."""
-        owed = self._owed_s + max(seconds, 0.0)
-        n = int(math.floor(owed / STEP_S + 1e-9))
-        self._owed_s = max(owed - n * STEP_S, 0.0)
+        n, self._owed_s = _owing(self._owed_s, seconds)
         return n
 
     def advance_while(self, going: Callable[[], bool], until: float) -> None:
@@ -289,20 +290,11 @@ class World:
     def _steps_while(self, going: Callable[[], bool], until: float, touched: bool) -> int:
         """The steps of :meth:`advance_while` while each is a call's one step; after the last, -1 where
         ``going()`` no longer holds, else the steps the call after it owes (0, or 2 on a remainder)."""
-        owed = -1
-
-        def stop() -> bool:
-            nonlocal owed
-            if not going():
-                owed = -1
-                return True
-            owed = self._owe(min(STEP_S, max(until - self.time, 0.0)))
-            return owed != 1
-
+        stop = _WhileGoing(self, going, until)
         # at most every step up to ``until`` and one more: each owes one step, then a call owes none;
         # no step is skipped over unasked (each owes its share of the remainder)
         self._steps_for(max(int(math.ceil((until - self.time) / STEP_S)), 0) + 2, touched, stop, jumps=False)
-        return owed
+        return stop.owed
 
     def advance_until(self, done: Callable[[], bool], steps: int, *, coasting: bool = False) -> None:
         """Step the world until ``done()`` holds after a step, ``steps`` at most (the remainder
@@ -461,15 +453,16 @@ class _Sleepers:
             coasting: bool = True) -> None:
         """Step ``world`` up to step ``last``: skip to the next step where a module wakes (unless not
         ``jumps``: ``done()`` is asked after every step), step the modules awake then, or let them
-        coast (with ``jumps`` and ``coasting``: see the module docstring); stop early after a step
-        where ``done()`` holds."""
+        coast (with ``coasting``, and ``jumps`` or a ``done`` that says how many steps go by without a
+        stop: see the module docstring); stop early after a step where ``done()`` holds."""
         dirty, until = self.dirty, self.until
-        coasting = coasting and jumps and any(self.coasts)
+        steady = done if isinstance(done, _WhileGoing) else None
+        coasting = coasting and (jumps or steady is not None) and any(self.coasts)
         while world._steps < last:
-            settled = jumps and not any(dirty)  # nothing woken: the modules may jump or coast
-            if settled and coasting and self._coast(world, last):
+            settled = (jumps or coasting) and not any(dirty)  # nothing woken: the modules may jump or coast
+            if settled and coasting and self._coast(world, last, steady):
                 continue
-            if settled:
+            if settled and jumps:
                 wake = min(until) - WAKE_EARLY_S
                 nxt = world._steps + 1
                 # (a step's time is past the last one's: a wake not past it is no later than the next)
@@ -487,12 +480,12 @@ class _Sleepers:
             if done is not None and done():
                 return
 
-    def _coast(self, world: World, last: int) -> int:
+    def _coast(self, world: World, last: int, steady: _WhileGoing | None = None) -> int:
         """Let the modules due at the next step coast, if each can and none changes what another reads,
-        up to the step before another module is due (and ``last``, and :data:`COAST_AT_MOST` at once):
-        the steps they took. Each is asked first whether it can take :data:`COAST_AT_LEAST` (the one
-        that last could not, first), so one that can coast far works out its steps only where the
-        others can coast too."""
+        up to the step before another module is due (and ``last``, and :data:`COAST_AT_MOST` at once,
+        and the steps ``steady`` lets go by): the steps they took. Each is asked first whether it can
+        take :data:`COAST_AT_LEAST` (the one that last could not, first), so one that can coast far
+        works out its steps only where the others can coast too."""
         due = _step_time(world._steps + 1) + WAKE_EARLY_S
         group: list[int] = []
         for i, u in enumerate(self.until):
@@ -509,6 +502,8 @@ class _Sleepers:
         coasts = [cast(Coast, self.coasts[i]) for i in group]
         first = self._first_due(world, min((u for u in self.until if u > due), default=math.inf), last)
         steps = min(first - 1, last, world._steps + COAST_AT_MOST) - world._steps
+        if steady is not None and steps >= COAST_AT_LEAST:
+            steps = steady.steady(steps)
         if steps < COAST_AT_LEAST:
             return 0
         for coast in coasts:
@@ -518,6 +513,8 @@ class _Sleepers:
             took = coast(world, steps, True)
             if took != steps:
                 raise RuntimeError(f"a dynamics module coasted {took} steps of the {steps} it said it would")
+        if steady is not None:
+            steady.coasted(steps)
         return steps
 
     def _wakes_another(self, i: int) -> bool:
@@ -579,6 +576,59 @@ class _Sleepers:
                     dirty[j] |= changed
             dirty[i] = 0
         world._woken = -1
+
+
+def _owing(owed_s: float, seconds: float) -> tuple[int, float]:
+    """The whole steps ``seconds`` more come to with ``owed_s`` carried, and what is carried after."""
+    owed = owed_s + max(seconds, 0.0)
+    n = int(math.floor(owed / STEP_S + 1e-9))
+    return n, max(owed - n * STEP_S, 0.0)
+
+
+class _WhileGoing:
+    """What :meth:`World._steps_while` asks after each step: whether to stop, because ``going()`` no
+    longer holds or the call after this one owes other than one step (:attr:`owed`: -1 where ``going()``
+    stopped). A step that moves the clock only by coasting (see the module docstring) changes nothing
+    ``going()`` reads, so of the steps the modules could coast, :meth:`steady` says how many go by
+    without a stop, and :meth:`coasted` carries the remainder as asking after each would have."""
+
+    def __init__(self, world: World, going: Callable[[], bool], until: float):
+        self.world, self.going, self.until = world, going, until
+        self.owed = -1
+
+    def __call__(self) -> bool:
+        if not self.going():
+            self.owed = -1
+            return True
+        world = self.world
+        self.owed = world._owe(min(STEP_S, max(self.until - world.time, 0.0)))
+        return self.owed != 1
+
+    def steady(self, steps: int) -> int:
+        """Of the next ``steps`` steps, how many in a row each owe the next call one step."""
+        return self._owing_one(self.world._steps, steps)[0]
+
+    def coasted(self, steps: int) -> None:
+        """The world's clock moved on by ``steps`` (each owing one step, :meth:`steady`): carry their
+        remainder."""
+        world = self.world
+        world._owed_s = self._owing_one(world._steps - steps, steps)[1]
+        self.owed = 1
+
+    def _owing_one(self, now: int, steps: int) -> tuple[int, float]:
+        """How many of the ``steps`` steps after step ``now`` in a row each owe one step, and the
+        remainder carried after them. A remainder that comes back unchanged from a whole step comes back
+        so from every one after it, as long as the call's time left holds a whole step."""
+        owed_s, until = self.world._owed_s, self.until
+        for k in range(1, steps + 1):
+            seconds = min(STEP_S, max(until - _step_time(now + k), 0.0))
+            n, after = _owing(owed_s, seconds)
+            if n != 1:
+                return k - 1, owed_s
+            if after == owed_s and seconds == STEP_S and until - _step_time(now + steps) >= STEP_S:
+                return steps, owed_s
+            owed_s = after
+        return steps, owed_s
 
 
 #: The world's time after each step (``round(step * STEP_S, 6)``), worked out once for the first

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 import pytest
 import shapely
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from homeloop.bench import monitor, runner
@@ -31,6 +31,7 @@ from homeloop.sim.dynamics.cooking import Cooking
 from homeloop.sim.dynamics.robot_motion import _Rooms
 from homeloop.sim.dynamics.smoke import Smoke
 from homeloop.sim.robot import floor
+from homeloop.sim.robot.hands import hold
 from homeloop.sim.episode import DEFAULT_ROBOT, Episode
 from homeloop.sim.task import load_tasks
 from homeloop.sim.visibility import GeometricVisibility, Viewpoint
@@ -206,6 +207,26 @@ class Counter:
         return {}
 
 
+class Coaster(Counter):
+    """A counter that coasts (the world's "Coasting modules") up to the step before its ``stops``-th,
+    after which ``going`` reads its count: what a robot's motion does before its last phase ends."""
+
+    name = "coaster"
+
+    def __init__(self, stops: int) -> None:
+        super().__init__()
+        self.stops = stops
+
+    def rest(self, world: World) -> Rest:
+        return Rest(frozenset({"coaster"}), -math.inf)
+
+    def coast(self, world: World, steps: int, take: bool) -> int:
+        steps = max(min(steps, self.stops - len(self.steps) - 1), 0)
+        if take:  # the clock has moved past them: their times, as each step would have read it
+            self.steps += [round((world._steps - steps + k) * STEP_S, 6) for k in range(1, steps + 1)]
+        return steps
+
+
 def advance_a_step_at_a_time(world: World, going: Any, until: float) -> None:
     """What a skill's motion did before :meth:`World.advance_while`: a call of ``advance`` for a step
     while ``going()`` holds, never past ``until``, the first call touched."""
@@ -218,18 +239,21 @@ def advance_a_step_at_a_time(world: World, going: Any, until: float) -> None:
         touched = False
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
+# coasting through the call's last step, whose part of a step leaves a new remainder
+@example(owed=0.17, horizon=20.05, stop_at=500, every=7.0, counting=Coaster, sleeping=True)
 @given(owed=st.floats(0.0, 0.3), horizon=st.floats(0.0, 40.0), stop_at=st.integers(0, 500),
-       every=st.floats(0.1, 30.0), counting=st.booleans(), sleeping=st.booleans())
+       every=st.floats(0.1, 30.0), counting=st.sampled_from([None, Counter, Coaster]), sleeping=st.booleans())
 def test_advance_while_takes_the_steps_of_a_call_per_step(house_home, catalog, owed, horizon, stop_at, every,
                                                          counting, sleeping):
     """Stepping while a motion goes on in one call gives the world the steps, the time and the remainder
-    carried that a call per step gave it, whether what ``going`` reads steps every step or sleeps
-    (a ticker), up to a horizon or not."""
+    carried that a call per step gave it, whether what ``going`` reads steps every step, coasts (many
+    steps at once, until the step after which ``going`` stops) or sleeps (a ticker), up to a horizon
+    or not."""
     outcomes = []
     for one_call in (False, True):
         world = World(house_home, catalog, seed=0)
-        ticker, counter = Ticker(every), Counter()
+        ticker, counter = Ticker(every), Coaster(stop_at) if counting is Coaster else Counter()
         world.add_module(ticker)
         if counting:
             world.add_module(counter)
@@ -395,4 +419,42 @@ def test_a_pan_cooling_and_smoke_thinning_take_few_steps_one_by_one(house_home):
     assert fixed["modules"]["smoke"]["active"] and not any(p["smoking"] for p in pans.values())
     assert stepped_fixed == round(run / STEP_S)
     # the smoke steps one by one until its source stops feeding it, then coasts while it thins out
+    assert stepped_fast < stepped_fixed / 4
+
+
+# --- coasting: the robot driving a phase, many steps at once -------------------------------------------
+
+
+def driven_round(house_home: Any, on: bool, carry: bool) -> tuple[list[dict[str, Any]], dict[str, Any], int]:
+    """The house's delivery episode, the robot driven to every room in turn (holding the parcel, with
+    ``carry``): each call's result, the ground truth at the end, and how many steps the robot's motion
+    stepped one by one."""
+    with shortcuts(on):
+        ep = Episode(house_home, "bring_in_package", seed=0, images=False)
+        motion = ep.world.module("robot_motion")
+        stepped, step = 0, motion.step
+
+        def counted(w: World, dt: float) -> None:
+            nonlocal stepped
+            stepped += 1
+            step(w, dt)
+
+        motion.step = counted  # type: ignore[method-assign]
+        ep.world._sleepers = None  # the steps read again, the counted one among them
+        if carry:
+            robot, parcel = ep.world.robot, next(iter(ep.world.objects.values()))
+            assert robot is not None
+            hold(ep.world, robot, parcel, list(robot.held)[:1])
+        results = [ep.call("robot_navigate_to", room=r.id).to_dict() for r in house_home.rooms if not r.outdoor]
+        return results, ep.world.snapshot(), stepped
+
+
+@pytest.mark.parametrize("carry", [False, True])
+def test_the_robot_driving_coasts_to_the_fixed_steps_calls_and_ground_truth(house_home, carry):
+    fixed_calls, fixed, stepped_fixed = driven_round(house_home, False, carry)
+    fast_calls, fast, stepped_fast = driven_round(house_home, True, carry)
+    assert fast_calls == fixed_calls and fast == fixed
+    assert sum(c["error"] is None for c in fixed_calls) >= 3  # the robot drove
+    assert fixed["modules"]["robot_motion"]["driven_m"] > 10.0
+    # a drive steps one by one where a phase ends or something comes in the way; it coasts between
     assert stepped_fast < stepped_fixed / 4

@@ -17,7 +17,9 @@ On the way:
 
 The outcome (:class:`Motion`: done or blocked, why, metres driven) is what the
 skill reports. With no motion under way a step does nothing, and the module
-sleeps (:class:`~homeloop.sim.world.Rest`) until a skill starts one.
+sleeps (:class:`~homeloop.sim.world.Rest`) until a skill starts one. While no
+other module is due, the body coasts along a phase, many steps at once
+(:meth:`RobotMotion.coast`; docs/dynamics.md, "Coasting").
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from homeloop.sim import robot as body_rules
 from homeloop.sim.robot.floor import NoPath
 from homeloop.sim.robot.kinematics import Phase
 from homeloop.sim.robot.obstacles import Obstacle
-from homeloop.sim.world import NOTHING, Rest, RobotState, World
+from homeloop.sim.world import NOTHING, STEP_S, Rest, RobotState, World
 
 #: How far ahead (seconds of driving) the body watches for people and objects in its way.
 LOOKAHEAD_S = 0.8
@@ -62,6 +64,12 @@ _STEP_CHANGES = {(holding, door): MOVING | (HOLDING if holding else NOTHING) | (
                  for holding in (False, True) for door in (False, True)}
 _RESTS = {(changed, moving): Rest(changed, -math.inf if moving else math.inf)
           for changed in (NOTHING, *_STEP_CHANGES.values()) for moving in (False, True)}
+
+
+#: A body coasting along a phase after a step (:meth:`RobotMotion.coast`): the motion's steps and time
+#: in the phase, the body's x, y, yaw and room, the metres the motion and the body drove, the seconds
+#: driven, and the objects on the floor it watches.
+_Coasted = tuple[int, float, float, float, float, str, float, float, float, list[Obstacle]]
 
 
 @dataclass
@@ -101,6 +109,9 @@ class RobotMotion:
         self._figures: tuple[RobotEntry, float, float] | None = None
         self._people: tuple[tuple[object, ...], list[Obstacle]] | None = None
         self._changed: frozenset[str] = NOTHING  # what the last step changed
+        # the states after each of the next steps, as far as :meth:`coast` has worked them out, and the
+        # motion and its steps they start from (a step of its own moves on from both)
+        self._ahead: tuple[tuple[Motion | None, int], list[_Coasted]] = ((None, -1), [])
 
     # --- control ------------------------------------------------------------------------------------
 
@@ -148,6 +159,70 @@ class RobotMotion:
         """Moving: the next step; else asleep until a skill starts a motion (from outside the steps)."""
         m = self.motion
         return _RESTS[self._changed, m is not None and m.active]
+
+    def coast(self, world: World, steps: int, take: bool) -> int:
+        """Of the next ``steps`` steps, how many only move the body along the phase under way as the
+        last one did (no phase ends, nothing comes in the way, no door opens); with ``take``, the body,
+        what it holds and the distances as after them (:mod:`homeloop.sim.world`, "Coasting modules").
+        Nothing else steps meanwhile, so the people and the objects on the floor stay where they are."""
+        m = self.motion
+        if m is None or not m.active:
+            return 0
+        holding = any(o is not None for o in _robot(world).held.values())
+        if self._changed is not _STEP_CHANGES[holding, False]:  # the last step opened a door
+            return 0
+        (motion, at), ahead = self._ahead
+        if motion is not m or at != m._steps:  # worked out from another state: start again
+            ahead = []
+            self._ahead = ((m, m._steps), ahead)
+        if len(ahead) < steps:
+            self._work_out(world, m, ahead, steps)
+        taken = min(steps, len(ahead))
+        if take and taken:
+            self._take(world, m, ahead[taken - 1])
+            self._ahead = ((None, -1), [])
+        return taken
+
+    def _work_out(self, world: World, m: Motion, ahead: list[_Coasted], steps: int) -> None:
+        """Extend ``ahead`` (the states after each step coasted so far) towards ``steps`` steps, as
+        :meth:`step` would take them, stopping before one that ends the phase or finds something in the way."""
+        robot, phase = _robot(world), m.phases[m.index]
+        n, t, x, y, yaw, room, moved, driven, driving, floor = ahead[-1] if ahead else (
+            m._steps, m.t_in_phase, robot.x, robot.y, robot.yaw, robot.room, m.moved_m, self.driven_m,
+            self.driving_s, m._floor_objects)
+        drive, end = phase.kind == "drive", phase.seconds - 1e-9
+        if drive:
+            lookahead, radius = self._body_figures(robot)
+            ux, uy = (phase.x1 - phase.x0) / phase.length, (phase.y1 - phase.y0) / phase.length
+            people = self._people_in_the_way(world, m.avoid_exclude) if world.people else []
+        while len(ahead) < steps:
+            n, t = n + 1, t + STEP_S
+            if t >= end:
+                return
+            f = min(max(t / phase.seconds, 0.0), 1.0)
+            nx, ny = phase.x0 + (phase.x1 - phase.x0) * f, phase.y0 + (phase.y1 - phase.y0) * f
+            step = math.hypot(nx - x, ny - y)
+            moved, driven = moved + step, driven + step
+            yaw = body_rules.wrap_angle(phase.yaw0 + (phase.yaw1 - phase.yaw0) * f)
+            x, y = nx, ny
+            if step > 0:
+                room = self._room_at(world, x, y, room)
+            if drive:
+                driving += STEP_S
+                if n % OBJECT_REFRESH_STEPS == 0 and floor is m._floor_objects:
+                    floor = body_rules.floor_object_obstacles(world, m.avoid_exclude)
+                near = min(lookahead, math.hypot(phase.x1 - x, phase.y1 - y))
+                if near > 1e-6 and any(_in_the_way(x, y, ux, uy, near, o, radius) for o in people + floor):
+                    return
+            ahead.append((n, t, x, y, yaw, room, moved, driven, driving, floor))
+
+    def _take(self, world: World, m: Motion, state: _Coasted) -> None:
+        """Put the body, its motion and what it holds as :meth:`_work_out` left them."""
+        robot = _robot(world)
+        (m._steps, m.t_in_phase, robot.x, robot.y, robot.yaw, robot.room, m.moved_m, self.driven_m, self.driving_s,
+         m._floor_objects) = state
+        if any(o is not None for o in robot.held.values()):
+            body_rules.move_held(robot, world.objects)
 
     def _enter(self, world: World, m: Motion) -> None:
         """Start the phase at ``m.index`` (or finish the motion). A door found open costs nothing, a
