@@ -487,6 +487,10 @@ class _Sleepers:
         take :data:`COAST_AT_LEAST` (the one that last could not, first), so one that can coast far
         works out its steps only where the others can coast too."""
         due = _step_time(world._steps + 1) + WAKE_EARLY_S
+        refused = self.refused  # most often it refuses again: asked before anything else is looked at
+        if refused >= 0 and self.until[refused] <= due and \
+                cast(Coast, self.coasts[refused])(world, COAST_AT_LEAST, False) < COAST_AT_LEAST:
+            return 0
         group: list[int] = []
         for i, u in enumerate(self.until):
             if u <= due:
@@ -495,8 +499,8 @@ class _Sleepers:
                 group.append(i)
         if not group:
             return 0
-        for i in sorted(group, key=lambda i: i != self.refused):
-            if cast(Coast, self.coasts[i])(world, COAST_AT_LEAST, False) < COAST_AT_LEAST:
+        for i in group:
+            if i != refused and cast(Coast, self.coasts[i])(world, COAST_AT_LEAST, False) < COAST_AT_LEAST:
                 self.refused = i
                 return 0
         coasts = [cast(Coast, self.coasts[i]) for i in group]
