@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gc
 import tempfile
 import time
 from pathlib import Path
@@ -64,14 +63,10 @@ def screened_pairs(build: Path, robot: str) -> pd.DataFrame:
 def time_episodes(build: Path, pairs: pd.DataFrame, wanted: int, seed: int) -> pd.DataFrame:
     """Play the pairs of homes in seeded order until ``wanted``; wall and CPU seconds per episode
     (with the collector set as a partition of the stage sets it)."""
-    from homeloop.pipeline.parallel import PARTITION_GC_THRESHOLD
+    from homeloop.pipeline.parallel import partition_collector
 
-    before = gc.get_threshold()
-    gc.set_threshold(PARTITION_GC_THRESHOLD, *before[1:])
-    try:
+    with partition_collector():
         return _time_episodes(build, pairs, wanted, seed)
-    finally:
-        gc.set_threshold(*before)
 
 
 def _time_episodes(build: Path, pairs: pd.DataFrame, wanted: int, seed: int) -> pd.DataFrame:

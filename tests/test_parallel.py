@@ -22,7 +22,7 @@ from homeloop.pipeline.parallel import (
 
 
 def _thresholds_seen(part: list[int]) -> list[tuple[int, int]]:
-    return [(item, gc.get_threshold()[0]) for item in part]
+    return [(item, gc.get_threshold()[0], gc.get_freeze_count()) for item in part]
 
 
 def test_partitions_come_back_in_item_order_whatever_their_size():
@@ -30,15 +30,22 @@ def test_partitions_come_back_in_item_order_whatever_their_size():
     for size in (1, 5, 23, 100):
         seen = []
         out = map_partitions(_thresholds_seen, items, partition_size=size, progress=seen.append)
-        assert [item for item, _ in out] == items
+        assert [item for item, *_ in out] == items
         assert sum(seen) == len(items)
 
 
 def test_a_partition_runs_with_the_higher_threshold_and_the_process_keeps_its_own():
     before = gc.get_threshold()
     out = map_partitions(_thresholds_seen, [1, 2, 3], partition_size=2)
-    assert {threshold for _, threshold in out} == {PARTITION_GC_THRESHOLD}
+    assert {threshold for _, threshold, _ in out} == {PARTITION_GC_THRESHOLD}
     assert gc.get_threshold() == before
+
+
+def test_a_partition_leaves_what_the_process_held_before_out_of_the_collectors_passes():
+    held = [[n] for n in range(1000)]  # tracked objects made before the partition
+    out = map_partitions(_thresholds_seen, [1, 2], partition_size=2)
+    assert all(frozen >= len(held) for _, _, frozen in out)
+    assert gc.get_freeze_count() == 0  # and given back to it after
 
 
 def test_a_failing_partition_still_restores_the_threshold():
@@ -49,7 +56,7 @@ def test_a_failing_partition_still_restores_the_threshold():
 
     with pytest.raises(ValueError, match="bad plan"):
         run_partition(fails, [1])
-    assert gc.get_threshold() == before
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
 
 
 def _heartbeat_running(dask_worker) -> bool:
@@ -141,12 +148,12 @@ def test_work_stops_within_a_partition_past_the_items_needed(tmp_path, workers):
         out = map_partitions_until(_mark_and_keep_odd, items, str(tmp_path), wanted=lambda r: r[1],
                                    count=count, client=client, partition_size=size, progress=seen.append)
     # A prefix of the items, in order, holding at least the wanted results asked for.
-    assert [item for item, _ in out] == items[: len(out)]
+    assert [item for item, *_ in out] == items[: len(out)]
     assert sum(kept for _, kept in out) >= count
     # Half the items are kept: the count is complete at item 2 * count - 1, in its partition.
     assert len(out) <= 2 * count + size
     # Every partition handed out had finished: its files are all there, and no others.
-    assert sorted(int(p.stem) for p in tmp_path.glob("*.done")) == [item for item, _ in out]
+    assert sorted(int(p.stem) for p in tmp_path.glob("*.done")) == [item for item, *_ in out]
     assert sum(seen) == count
 
 
@@ -164,7 +171,7 @@ def test_near_the_end_each_worker_gets_a_share_of_what_is_still_needed(tmp_path,
         out = map_partitions_until(_mark_partition_and_keep_all, items, str(tmp_path), wanted=lambda r: r[1],
                                    count=count, client=client, partition_size=size)
     # Every item is wanted, so no item past the last one needed is worked.
-    assert [item for item, _ in out] == items[:count]
+    assert [item for item, *_ in out] == items[:count]
     parts = sorted((int(p.name.split("-")[1]), int(p.name.split("-")[2])) for p in tmp_path.glob("part-*"))
     assert sum(n for _, n in parts) == count and max(n for _, n in parts) <= size
     # With two workers the 12 are shared out from the first hand-out, not 10 then 2.
@@ -195,11 +202,11 @@ def test_two_workers_share_the_last_items_of_a_mapping(tmp_path):
     items = list(range(30))
     with dask_client(workers=2) as client:
         out = map_partitions(_mark_partition_and_keep_all, items, str(tmp_path), client=client, partition_size=10)
-    assert [item for item, _ in out] == items
+    assert [item for item, *_ in out] == items
     parts = sorted((int(p.name.split("-")[1]), int(p.name.split("-")[2])) for p in tmp_path.glob("part-*"))
     assert parts == [(0, 10), (10, 10), (20, 5), (25, 3), (28, 1), (29, 1)]
 
 
 def test_all_items_are_worked_when_too_few_are_wanted():
     out = map_partitions_until(_thresholds_seen, [1, 2, 3, 4, 5], wanted=lambda r: r[0] == 5, count=3, partition_size=2)
-    assert [item for item, _ in out] == [1, 2, 3, 4, 5]
+    assert [item for item, *_ in out] == [1, 2, 3, 4, 5]
