@@ -47,7 +47,7 @@ from shapely.geometry.base import BaseGeometry
 
 from homeloop.core import navigation
 from homeloop.core.errors import HomeLoopError
-from homeloop.core.geometry import face_point, opening_axes
+from homeloop.core.geometry import ShapeMemo, face_point, opening_axes
 from homeloop.core.home import Burner, Device, Furniture, Home, HomeObject, NamedPoint, Opening, polygon_from_rings
 from homeloop.sim.task import OPENING_ROLES, ROOM_ROLES, RoomMatch, RoomRole
 
@@ -316,10 +316,8 @@ class Roles:
     def _reach_gap(self, opening: Opening) -> float:
         """How far (m, to the centimetre) an opening lies from the free floor of the rooms it joins."""
         rooms = [self._polys[r] for r in opening.connects if r in self._polys]
-        floor = self.free_floor().intersection(shapely.union_all(rooms)) if rooms else shapely.Polygon()
-        if floor.is_empty:
-            return math.inf
-        return round(float(polygon_from_rings(opening.polygon).distance(floor)), 2)
+        free, shape = self.free_floor(), polygon_from_rings(opening.polygon)
+        return _REACH_GAPS.get(([free, shape], rooms), (), lambda: _gap_to_floor(free, shape, rooms))
 
     # --- devices ----------------------------------------------------------------------------
 
@@ -483,7 +481,8 @@ class Roles:
     def floor_spot(self, room_id: str, near: tuple[float, float] | None = None) -> Spot:
         """A point of the room's free floor: nearest ``near``, else nearest the room's middle."""
         room_poly = self._polys[room_id]
-        floor = self.free_floor().intersection(room_poly)
+        free = self.free_floor()
+        floor = _ROOM_FLOORS.get(([free, room_poly],), (), lambda: free.intersection(room_poly))
         if floor.is_empty:
             floor = room_poly
         target = Point(near) if near is not None else room_poly.centroid
@@ -499,6 +498,19 @@ class Roles:
         y = furniture.pose.y + math.sin(yaw) * (half_depth + gap)
         spot = self.floor_spot(furniture.room, (x, y))
         return Spot(spot.room, spot.x, spot.y, 0.0, _wrap(yaw + math.pi))
+
+
+#: Rooms' free floor and openings' gaps to it, by the shapes (a home's never move): every scenario
+#: set up in a home asks for the same rooms and windows.
+_ROOM_FLOORS = ShapeMemo(256)
+_REACH_GAPS = ShapeMemo(256)
+
+
+def _gap_to_floor(free: BaseGeometry, opening: BaseGeometry, rooms: list[Polygon]) -> float:
+    floor = free.intersection(shapely.union_all(rooms)) if rooms else shapely.Polygon()
+    if floor.is_empty:
+        return math.inf
+    return round(float(opening.distance(floor)), 2)
 
 
 @dataclass(frozen=True)

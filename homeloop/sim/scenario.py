@@ -67,11 +67,13 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import numpy as np
 import shapely
+from shapely import Polygon
 from shapely.geometry.base import BaseGeometry
 from pydantic import Field
 
 from homeloop.core.catalog import Catalog
-from homeloop.core.home import Furniture, HomeObject, polygon_from_rings
+from homeloop.core.geometry import ShapeMemo
+from homeloop.core.home import Furniture, Home, HomeObject, polygon_from_rings
 from homeloop.core.io import read_yaml_file
 from homeloop.sim.dynamics.appliances import Appliances
 from homeloop.sim.dynamics.cooking import Cooking
@@ -386,28 +388,17 @@ class _Setup:
         surface = next((s for s in host.surfaces if s.name == "top"), host.surfaces[0] if host.surfaces else None)
         if surface is None:
             raise self.roles.missing(host.semantic_class, f"{host.id} has no surface")
-        area = polygon_from_rings(surface.polygon).buffer(-(max(home_obj.size[:2]) / 2 + SURFACE_MARGIN))
-        others = [shapely.Point(o.x, o.y).buffer(max(home_obj.size[:2]) + SURFACE_MARGIN)
-                  for o in self.world.objects.values()
-                  if o.placement.furniture == host.id and o.id != home_obj.id]
+        top = polygon_from_rings(surface.polygon)
         blockers = [polygon_from_rings(f.footprint) for f in self.home.furniture if f.id != host.id]
-        free = area.difference(shapely.union_all(others)) if others else area
-        if free.is_empty:
-            free = area
-        c, s = math.cos(host.pose.yaw), math.sin(host.pose.yaw)
-        grid = _grid(free, 0.04)
-        xy = np.array(grid).reshape(-1, 2)
-        ahead_x, ahead_y = xy[:, 0] + c * REACH_APPROACH, xy[:, 1] + s * REACH_APPROACH
-        taken = np.zeros(len(xy), dtype=bool)
-        for b in blockers:  # every spot at once, as containing a point of each one by one would
-            taken |= shapely.contains_xy(b, ahead_x, ahead_y) | shapely.contains_xy(b, xy[:, 0], xy[:, 1])
-        best = None
-        for (x, y), blocked in zip(grid, taken.tolist()):
-            score = (blocked, -round(c * (x - host.pose.x) + s * (y - host.pose.y), 3), round(x, 3), round(y, 3))
-            best = min(best, (score, x, y)) if best else (score, x, y)
-        if best is None:
+        size = max(home_obj.size[:2])
+        others = tuple((o.x, o.y) for o in self.world.objects.values()
+                       if o.placement.furniture == host.id and o.id != home_obj.id)
+        front = (host.pose.x, host.pose.y, host.pose.yaw)
+        spot = _SURFACE_SPOTS.get(([top], blockers), (front, size, others),
+                                  lambda: _surface_spot(top, blockers, front, size, others))
+        if spot is None:
             raise self.roles.missing(host.semantic_class, f"no room for {home_obj.id} on {host.id}")
-        return round(best[1], 3), round(best[2], 3), surface.height, surface.name
+        return spot[0], spot[1], surface.height, surface.name
 
     # --- faults, the timeline and the robot --------------------------------------------------------
 
@@ -519,21 +510,32 @@ ACTIONS: dict[str, Callable[[_Setup, TimelineSpec], dict[str, Any]]] = {
 }
 
 
+#: Front doors' ways in and out, by the door's and the rooms' shapes (a home's never move): every
+#: scenario with a visitor in a home asks for the same door.
+_DOORWAYS = ShapeMemo(64)
+
+
 def _doorway(roles: Roles) -> DoorWay:
     """Points before the front door inside and outside, and the street point visitors come from."""
+    home = roles.home
+    door = roles.opening("front_door")
+    inside = next((r for r in door.connects if home.room(r).indoor), door.connects[0])
+    poly, rooms = polygon_from_rings(door.polygon), home.room_polygons()  # what the points are found from
+    return _DOORWAYS.get(([poly], list(rooms.values())), (door.id, inside, tuple(rooms)),
+                         lambda: _find_doorway(home, door.id, poly, inside))
+
+
+def _find_doorway(home: Home, door: str, poly: BaseGeometry, inside: str) -> DoorWay:
     from homeloop.core import navigation
     from homeloop.core.geometry import face_point
     from homeloop.sim.dynamics.people import PATH_WIDTH
 
-    door = roles.opening("front_door")
-    inside = next((r for r in door.connects if roles.home.room(r).indoor), door.connects[0])
-    poly, room_poly = polygon_from_rings(door.polygon), roles.home.room_polygon(inside)
+    room_poly = home.room_polygon(inside)
     depth = PATH_WIDTH / 2 + navigation.APPROACH_MARGIN
     (ix, iy), _ = face_point(poly, room_poly, depth)
     (ox, oy), _ = face_point(poly, room_poly, depth, far_side=True)
     (sx, sy), _ = face_point(poly, room_poly, STREET_DISTANCE, far_side=True)
-    home = roles.home
-    return DoorWay(door.id, (float(ix), float(iy)), inside, (float(ox), float(oy)), home.room_at(float(ox), float(oy)),
+    return DoorWay(door, (float(ix), float(iy)), inside, (float(ox), float(oy)), home.room_at(float(ox), float(oy)),
                    (float(sx), float(sy)), home.room_at(float(sx), float(sy)))
 
 
@@ -595,6 +597,35 @@ def _in_a_room(setup: _Setup, spot: Spot, what: str) -> str:
 
 
 # --- geometry helpers ------------------------------------------------------------------------------
+
+
+#: Spots found on surfaces, by the surface's and the other furniture's shapes (a home's never move),
+#: the host's pose, the object's size and where the objects already on it lie.
+_SURFACE_SPOTS = ShapeMemo(256)
+
+
+def _surface_spot(top: Polygon, blockers: list[Polygon], front: tuple[float, float, float], size: float,
+                  others: tuple[tuple[float, float], ...]) -> tuple[float, float] | None:
+    """:meth:`_Setup.surface_spot` on the surface ``top``, for the host standing at ``front`` (x, y,
+    yaw); None where no spot is found."""
+    area = top.buffer(-(size / 2 + SURFACE_MARGIN))
+    taken = [shapely.Point(x, y).buffer(size + SURFACE_MARGIN) for x, y in others]
+    free = area.difference(shapely.union_all(taken)) if taken else area
+    if free.is_empty:
+        free = area
+    hx, hy, yaw = front
+    c, s = math.cos(yaw), math.sin(yaw)
+    grid = _grid(free, 0.04)
+    xy = np.array(grid).reshape(-1, 2)
+    ahead_x, ahead_y = xy[:, 0] + c * REACH_APPROACH, xy[:, 1] + s * REACH_APPROACH
+    blocked = np.zeros(len(xy), dtype=bool)
+    for b in blockers:  # every spot at once, as containing a point of each one by one would
+        blocked |= shapely.contains_xy(b, ahead_x, ahead_y) | shapely.contains_xy(b, xy[:, 0], xy[:, 1])
+    best = None
+    for (x, y), in_way in zip(grid, blocked.tolist()):
+        score = (in_way, -round(c * (x - hx) + s * (y - hy), 3), round(x, 3), round(y, 3))
+        best = min(best, (score, x, y)) if best else (score, x, y)
+    return (round(best[1], 3), round(best[2], 3)) if best is not None else None
 
 
 def _surface_centre(f: Furniture, head_to_back: bool = False) -> Spot:

@@ -32,7 +32,9 @@ from typing import Any
 
 import numpy as np
 import shapely
+from shapely import Polygon
 
+from homeloop.core.geometry import ShapeMemo
 from homeloop.sim.world import NOTHING, Rest, World
 
 #: Flow of a burst supply hose while the main is open (L/min): docs/dynamics.md.
@@ -65,8 +67,8 @@ class WaterSource:
     litres: float = 0.0
     started_at: float | None = None
     radius: float = 0.0
-    _radii: list[float] = field(default_factory=list, repr=False)
-    _areas: list[float] = field(default_factory=list, repr=False)
+    _radii: tuple[float, ...] = field(default=(), repr=False)
+    _areas: tuple[float, ...] = field(default=(), repr=False)
 
     @property
     def wetted_area_m2(self) -> float:
@@ -186,14 +188,23 @@ class Water:
                 "sources": {n: s.state() for n, s in sorted(self._sources.items())}}
 
 
-def _area_table(world: World, room: str, x: float, y: float) -> tuple[list[float], list[float]]:
+#: The wetted areas around points of a room, by the room's shape (a home's never move): a scenario's
+#: leak or spill starts at the same spot in every episode of a home.
+_AREA_TABLES = ShapeMemo(64)
+
+
+def _area_table(world: World, room: str, x: float, y: float) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """Wetted floor area inside ``room`` of discs around (x, y), at radii up to the room's
     farthest corner (the last area is the whole floor)."""
     floor = world.home.room_polygon(room)
+    return _AREA_TABLES.get(([floor],), (x, y), lambda: _wetted_areas(floor, x, y))
+
+
+def _wetted_areas(floor: Polygon, x: float, y: float) -> tuple[tuple[float, ...], tuple[float, ...]]:
     corners = np.asarray(floor.exterior.coords)
     reach = float(np.hypot(corners[:, 0] - x, corners[:, 1] - y).max())
     radii = np.linspace(0.0, reach, RADIUS_SAMPLES)
     discs = shapely.buffer(shapely.points(np.full(len(radii), x), np.full(len(radii), y)), radii, quad_segs=16)
     areas = shapely.area(shapely.intersection(discs, floor))
     areas[-1] = floor.area
-    return radii.tolist(), np.maximum.accumulate(areas).tolist()
+    return tuple(radii.tolist()), tuple(np.maximum.accumulate(areas).tolist())
