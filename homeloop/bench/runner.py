@@ -67,10 +67,12 @@ class SettingsWatch:
 
     def __init__(self, episode: Episode, then: Callable[[], None] | None = None):
         self.episode, self.then = episode, then
+        # the world's devices are those of its home: the ones watched are found once
+        self._watched = [d for d in episode.world.devices.values() if d.type in INTERVENTIONS]
         self.before: list[dict[str, dict[str, Any]]] = [self._now()]
 
     def _now(self) -> dict[str, dict[str, Any]]:
-        return {d.id: dict(d.values) for d in self.episode.world.devices.values() if d.type in INTERVENTIONS}
+        return {d.id: dict(d.values) for d in self._watched}
 
     def __call__(self) -> None:
         if self.then is not None:
