@@ -70,7 +70,11 @@ class Result:
 
     def to_dict(self) -> dict[str, Any]:
         """As :func:`dataclasses.asdict` gives it (a copy the agent may change), made faster."""
-        return {f.name: plain_copy(getattr(self, f.name)) for f in fields(self)}
+        return {name: plain_copy(getattr(self, name)) for name in _RESULT_FIELDS}
+
+
+#: The fields of :class:`Result`, in order (:func:`dataclasses.fields` works them out at every call).
+_RESULT_FIELDS = tuple(f.name for f in fields(Result))
 
 
 @dataclass

@@ -704,8 +704,10 @@ def plain_copy(value: Any) -> Any:
     turned into dicts, anything else deep-copied; plain values, dicts and lists take a short cut."""
     kind = type(value)
     if kind is dict:
-        return {k if type(k) in _ATOMS else plain_copy(k): v if type(v) in _ATOMS else plain_copy(v)
-                for k, v in value.items()}
+        out = {}  # a loop, not a comprehension: most dicts copied are small, and a comprehension is a call
+        for k, v in value.items():
+            out[k if type(k) in _ATOMS else plain_copy(k)] = v if type(v) in _ATOMS else plain_copy(v)
+        return out
     if kind is list:
         return [v if type(v) in _ATOMS else plain_copy(v) for v in value]
     if kind in _ATOMS:
