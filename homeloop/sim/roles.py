@@ -419,13 +419,18 @@ class Roles:
         if not inside:
             raise self.missing(role, f"entrance door {door.id} joins no room")
         poly = polygon_from_rings(door.polygon)
-        outdoor = [r for r in door.connects if r not in inside]
+        outdoor = bool([r for r in door.connects if r not in inside])
+        return _PARCEL_SPOTS.get(([poly], list(self._polys.values())), (tuple(inside), outdoor, tuple(self._polys)),
+                                 lambda: self._parcel_spot(poly, inside, outdoor))
+
+    def _parcel_spot(self, door: Polygon, inside: list[str], outdoor: bool) -> Spot:
+        """Outside the entrance door ``door``: aside on the outdoor space, or on the doormat."""
         if outdoor:
-            width = opening_axes(poly)[3]
-            (x, y), _ = face_point(poly, self._polys[inside[0]], PARCEL_SPOT_OUT, along=width / 2 + PARCEL_SPOT_ASIDE,
+            width = opening_axes(door)[3]
+            (x, y), _ = face_point(door, self._polys[inside[0]], PARCEL_SPOT_OUT, along=width / 2 + PARCEL_SPOT_ASIDE,
                                    far_side=True)
         else:
-            (x, y), _ = face_point(poly, self._polys[inside[0]], DOORMAT_OUT, far_side=True)
+            (x, y), _ = face_point(door, self._polys[inside[0]], DOORMAT_OUT, far_side=True)
         room = self.home.room_at(float(x), float(y))
         return Spot(None if room in inside else room, round(float(x), 3), round(float(y), 3))
 
@@ -500,10 +505,11 @@ class Roles:
         return Spot(spot.room, spot.x, spot.y, 0.0, _wrap(yaw + math.pi))
 
 
-#: Rooms' free floor and openings' gaps to it, by the shapes (a home's never move): every scenario
-#: set up in a home asks for the same rooms and windows.
+#: Rooms' free floor, openings' gaps to it and computed parcel spots, by the shapes (a home's never
+#: move): every scenario set up in a home asks for the same rooms, windows and door.
 _ROOM_FLOORS = ShapeMemo(256)
 _REACH_GAPS = ShapeMemo(256)
+_PARCEL_SPOTS = ShapeMemo(64)
 
 
 def _gap_to_floor(free: BaseGeometry, opening: BaseGeometry, rooms: list[Polygon]) -> float:
