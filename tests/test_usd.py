@@ -15,7 +15,7 @@ import pytest
 import shapely
 from hypothesis import given
 from hypothesis import strategies as st
-from pxr import Gf, Sdf, Usd, UsdGeom, UsdLux, UsdPhysics, UsdShade
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdLux, UsdPhysics, UsdShade, UsdValidation
 from shapely.geometry import Polygon, box
 
 from homeloop.core.catalog import load_catalog
@@ -55,6 +55,7 @@ from homeloop.pipeline.usd import (
     write_catalog_assets,
 )
 from homeloop.pipeline.usd.author import MeshData, Triangulation, prism
+from homeloop.pipeline.usd.validate import STAGE_VALIDATORS, _message
 
 #: Camera poses of the test home: (yaw, pitch) in radians.
 CAMERA_POSES = [(-2.5, -0.6), (0.0, 0.0), (math.pi / 2, -math.pi / 4), (math.pi, 0.3), (1.0, -math.pi / 2)]
@@ -391,6 +392,8 @@ def test_broken_stages_are_caught(build, tmp_path):
     ghost.GetReferences().AddReference("../../assets/no_such_item.usdc")
     nested = UsdGeom.Cube.Define(stage, "/Home/Rooms/room_1/floor/inside")  # a gprim inside a gprim
     assert nested
+    # the same below a mesh of a referenced asset: the home's layer authors it there
+    assert UsdGeom.Cube.Define(stage, "/Home/Furniture/sofa_1/visual/base/inside")
     joint = UsdPhysics.RevoluteJoint.Define(stage, "/Home/Openings/door_1/bad_joint")
     joint.CreateBody1Rel().SetTargets(["/Home/Nowhere"])
     stage.GetRootLayer().Save()
@@ -399,8 +402,53 @@ def test_broken_stages_are_caught(build, tmp_path):
     assert "no_such_item.usdc" in text  # unresolvable reference
     assert "MissingReferenceValidator" in text and "CompositionErrorTest" in text
     assert "EncapsulationChecker" in text and "/Home/Rooms/room_1/floor/inside" in text
+    assert "/Home/Furniture/sofa_1/visual/base/inside" in text
     assert "PhysicsJointChecker" in text
     assert validate_stage(broken) == report.errors
+    # every message but those the asset checks add is the whole stage's, checked prim by prim
+    stage = _open(broken)
+    whole = UsdValidation.ValidationContext(validators_for(stage)).Validate(stage)
+    assert report.errors == sorted(_message(e) for e in whole if e.GetType() == UsdValidation.ValidationErrorType.Error)
+
+
+def test_a_broken_asset_is_reported_by_the_homes_that_reference_it(build, tmp_path):
+    """An asset is checked as a stage of its own, once while the assets are held open: its errors
+    reach every home referencing it, naming the asset's file."""
+    _, assets, _ = build
+    folder = tmp_path / "assets"
+    shutil.copytree(assets["sofa"].parent, folder)
+    copied = {k: folder / v.relative_to(assets["sofa"].parent) for k, v in assets.items()}
+    sofa = _open(copied["sofa"])
+    mesh = next(p for p in sofa.Traverse() if p.IsA(UsdGeom.Gprim))
+    assert UsdGeom.Cube.Define(sofa, mesh.GetPath().AppendChild("inside"))  # a gprim inside a gprim
+    sofa.GetRootLayer().Save()
+    exported = export_home(small_home(), load_catalog(), tmp_path / "homes" / "h" / "home.usdc", assets=copied)
+    named = [e for e in exported.errors if e.endswith(f" in {copied['sofa'].name}")]
+    assert not exported.valid and named and all("EncapsulationChecker" in e for e in named), exported.errors
+    with assets_held_open(copied.values()):
+        held = [validate_stage_report(exported.path) for _ in range(2)]
+    assert held[0] == held[1] == validate_stage_report(exported.path)
+    assert held[0].errors == exported.errors
+
+
+def test_every_registered_validator_looks_at_the_stage_or_at_prims():
+    """A validator of the stage runs on each home's stage, one of prims on the prims a home authors and
+    on its assets: a usd-core that registers a validator this list does not know fails here, until
+    it is put on the side its checks are on (homeloop/pipeline/usd/validate.py)."""
+    prim_validators = {
+        "usdValidation:AttributeTypeMismatch", "usdGeomValidators:SubsetParentIsImageable",
+        "usdGeomValidators:SubsetFamilies", "usdGeomValidators:EncapsulationChecker",
+        "usdShadeValidators:EncapsulationMaterialValidator", "usdShadeValidators:EncapsulationRulesValidator",
+        "usdShadeValidators:MaterialBindingApiAppliedValidator", "usdShadeValidators:MaterialBindingRelationships",
+        "usdShadeValidators:MaterialBindingCollectionValidator", "usdShadeValidators:NormalMapTextureValidator",
+        "usdShadeValidators:ShaderSdrCompliance", "usdShadeValidators:SubsetMaterialBindFamilyName",
+        "usdShadeValidators:SubsetsMaterialBindFamily", "usdLuxValidators:EncapsulationRulesValidator",
+        "usdPhysicsValidators:ArticulationChecker", "usdPhysicsValidators:ColliderChecker",
+        "usdPhysicsValidators:PhysicsJointChecker", "usdPhysicsValidators:RigidBodyChecker",
+        "usdSkelValidators:SkelBindingApiAppliedValidator", "usdSkelValidators:SkelBindingApiValidator",
+        "usdMediaValidators:AuthorshipInputsPaired", "usdMediaValidators:ShadowedOrDuplicateAuthorship",
+    }
+    assert {v.GetMetadata().name for v in validators()} == STAGE_VALIDATORS | prim_validators
 
 
 def test_export_is_byte_stable(build, tmp_path):

@@ -95,36 +95,103 @@ def _message(error: Any) -> str:
     return f"[{name}] {error.GetMessage()}{where}"
 
 
+#: The validators that look at a stage as a whole (its metadata, its composition, every file it
+#: depends on, its usdz packages); every other registered validator looks at prims
+#: (``tests/test_usd.py`` names each one, so a usd-core that registers a new one is seen).
+STAGE_VALIDATORS = frozenset({
+    "usdValidation:CompositionErrorTest", "usdValidation:StageMetadataChecker",
+    "usdGeomValidators:StageMetadataChecker", "usdUtilsValidators:MissingReferenceValidator",
+    "usdUtilsValidators:FileExtensionValidator", "usdUtilsValidators:RootPackageValidator",
+    "usdUtilsValidators:UsdzPackageValidator", "usdUtilsValidators:PackageEncapsulationValidator",
+})
+
+#: Each asset layer's report while :func:`assets_held_open` holds the assets (by the layer's
+#: identifier): a batch of homes references the same few dozen assets.
+_ASSET_REPORTS: dict[str, "ValidationReport"] | None = None
+
+
 @contextlib.contextmanager
 def assets_held_open(paths: Iterable[str | os.PathLike[str]]) -> Iterator[None]:
-    """Keep the catalog asset layers open while homes that reference them are validated:
-    each home's stage would otherwise read them from disk again. Held
-    for one batch of homes only, so a long-lived worker never sees assets older than the
-    files; a missing asset stays missing for the validators to report."""
+    """Keep the catalog asset layers open while homes that reference them are validated, and each
+    asset's report once made: each home's stage would otherwise read them from disk again, and its
+    validation check them again. Held for one batch of homes only, so a long-lived worker never sees
+    assets older than the files; a missing asset stays missing for the validators to report."""
+    global _ASSET_REPORTS
     layers = [Sdf.Layer.FindOrOpen(str(p)) for p in paths if Path(p).is_file()]
+    before, _ASSET_REPORTS = _ASSET_REPORTS, {}
     try:
         yield
     finally:
+        _ASSET_REPORTS = before
         del layers
 
 
 def validate_stage_report(path: str | os.PathLike[str] | Usd.Stage) -> ValidationReport:
     """Run the registered usd-core validators on the stage at ``path`` (or an open stage): every
-    one, those of usdz packages only where the stage has one (:func:`validators_for`)."""
+    one, those of usdz packages only where the stage has one (:func:`validators_for`).
+
+    The prim validators look at the prims the stage's own layers author (a ``def`` or an ``over``:
+    a thing referencing an asset, what a home authors below it); each asset a prim references is
+    checked as a stage of its own, once while :func:`assets_held_open` holds the assets, and its
+    messages name it. A home's thousands of prims are mostly its assets' meshes, so this spares
+    checking every asset again under every thing that references it."""
     stage = path if isinstance(path, Usd.Stage) else Usd.Stage.Open(str(path))
     if stage is None:
         return ValidationReport(errors=[f"cannot open {path}"])
-    context = UsdValidation.ValidationContext(validators_for(stage))
+    own = stage.GetLayerStack(includeSessionLayers=False)
+    checks = validators_for(stage)
+    report = _report(UsdValidation.ValidationContext([v for v in checks if v.GetMetadata().name in STAGE_VALIDATORS])
+                     .Validate(stage))
+    prims = _authored_prims(stage, own)
+    _add(report, _report(UsdValidation.ValidationContext(
+        [v for v in checks if v.GetMetadata().name not in STAGE_VALIDATORS]).Validate(prims)))
+    for layer in stage.GetUsedLayers():
+        if layer not in own and not layer.anonymous:
+            _add(report, _asset_report(layer), f" in {Path(layer.realPath).name}")
+    report.errors.sort()
+    report.warnings.sort()
+    return report
+
+
+def _authored_prims(stage: Usd.Stage, layers: Iterable[Sdf.Layer]) -> list[Usd.Prim]:
+    """The prims of ``stage`` that ``layers`` author a spec of and a traversal of the stage visits
+    (active, loaded, defined, not abstract, not an instance proxy: each of these holds of a prim only
+    where it holds of its ancestors), in path order."""
+    paths: set[Sdf.Path] = set()
+    for layer in layers:
+        specs = [layer.pseudoRoot]
+        while specs:
+            for child in specs.pop().nameChildren:
+                paths.add(child.path)
+                specs.append(child)
+    prims = (stage.GetPrimAtPath(path) for path in sorted(paths))
+    return [p for p in prims if p and Usd.PrimDefaultPredicate(p) and not p.IsInstanceProxy()]
+
+
+def _asset_report(layer: Sdf.Layer) -> ValidationReport:
+    """Every validator's messages on an asset layer opened as a stage (kept while the assets are held)."""
+    kept = _ASSET_REPORTS if _ASSET_REPORTS is not None else {}
+    report = kept.get(layer.identifier)
+    if report is None:
+        stage = Usd.Stage.Open(layer)
+        report = kept[layer.identifier] = _report(UsdValidation.ValidationContext(validators_for(stage)).Validate(stage))
+    return report
+
+
+def _report(errors: Iterable[Any]) -> ValidationReport:
     report = ValidationReport()
-    for error in context.Validate(stage):
+    for error in errors:
         kind = error.GetType()
         if kind == UsdValidation.ValidationErrorType.Error:
             report.errors.append(_message(error))
         elif kind == UsdValidation.ValidationErrorType.Warn:
             report.warnings.append(_message(error))
-    report.errors.sort()
-    report.warnings.sort()
     return report
+
+
+def _add(report: ValidationReport, more: ValidationReport, where: str = "") -> None:
+    report.errors.extend(m + where for m in more.errors)
+    report.warnings.extend(m + where for m in more.warnings)
 
 
 def validate_stage(path: str | os.PathLike[str] | Usd.Stage) -> list[str]:
