@@ -21,6 +21,7 @@ sector beside and the reach to spare are far wider than any rounding.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Iterable, Protocol, Sequence
@@ -33,6 +34,8 @@ RAY_END_SLACK_M = 0.02
 
 #: Directions around a camera are sorted into this many sectors.
 SECTORS = 256
+#: The smallest integer type holding a sector.
+SECTOR_TYPE = np.min_scalar_type(SECTORS - 1)
 #: An occluder this close to the camera (m), or spanning this close to half a turn (rad), lies in every sector.
 EVERY_SECTOR_NEAR_M = 0.05
 EVERY_SECTOR_SPAN = math.pi - 0.1
@@ -69,6 +72,19 @@ class Faces:
     z0: np.ndarray
     z1: np.ndarray
     owner: np.ndarray  # owner code per segment (-1: a wall)
+
+    # Faces never change once made: what every camera reads of them is worked out once.
+
+    @functools.cached_property
+    def span(self) -> np.ndarray:
+        """Each face's segment, ``b - a``."""
+        span: np.ndarray = self.b - self.a
+        return span
+
+    @functools.cached_property
+    def ends(self) -> np.ndarray:
+        """Every face's ``a``, then every face's ``b`` (2F, 2)."""
+        return np.concatenate([self.a, self.b])
 
     @classmethod
     def empty(cls) -> "Faces":
@@ -171,35 +187,41 @@ class Occlusion:
     def __init__(self, origin: np.ndarray, faces: Faces, prisms: Prisms):
         self.origin, self.faces, self.prisms = np.asarray(origin, dtype=float), faces, prisms
         o = self.origin[:2]
-        self._face_e = faces.b - faces.a
-        self._face_w = faces.a - o
-        e, w = self._face_e, self._face_w
-        self._face_tnum = w[:, 0] * e[:, 1] - w[:, 1] * e[:, 0]
-        self._face_sectors, self._face_near = _face_sectors(o, faces)
-        self._prism_num = prisms.offset - np.einsum("qej,j->qe", prisms.normal, o)  # (Q, E)
-        self._prism_sectors, self._prism_near = _prism_sectors(o, prisms)
+        if len(faces.z0):  # a frame's changing occluders often hold no face (no door shut), or no prism
+            ends = faces.ends - o
+            self._face_e, self._face_w = faces.span, ends[:len(faces.z0)]
+            e, w = self._face_e, self._face_w
+            self._face_tnum = w[:, 0] * e[:, 1] - w[:, 1] * e[:, 0]
+            self._face_sectors, self._face_near = _face_sectors(ends)
+        if len(prisms.z0):
+            self._prism_num = prisms.offset - np.einsum("qej,j->qe", prisms.normal, o)  # (Q, E)
+            self._prism_sectors, self._prism_near = _prism_sectors(o, prisms, self._prism_num)
 
     def blocked(self, targets: np.ndarray, ex: np.ndarray) -> np.ndarray:
         """Whether each ray to a target (M, 3) is blocked; ``ex`` (M, X): the owners each ray ignores."""
-        length = np.linalg.norm(targets - self.origin, axis=1)
-        slack = np.minimum(RAY_END_SLACK_M / np.maximum(length, 1e-9), 0.49)
-        sector = _ray_sectors(targets[:, :2] - self.origin[:2])
-        reach = REACH_SHARE * length + REACH_SPARE_M
         out = np.zeros(len(targets), dtype=bool)
+        if not len(self.faces.z0) and not len(self.prisms.z0):
+            return out
+        rays = targets - self.origin
+        length = np.sqrt(np.add.reduce(rays * rays, axis=1))  # np.linalg.norm's arithmetic, without its checks
+        slack = np.minimum(RAY_END_SLACK_M / np.maximum(length, 1e-9), 0.49)
+        sector = _ray_sectors(rays)
+        reach = REACH_SHARE * length + REACH_SPARE_M
         if len(self.faces.z0):
-            self._faces_block(out, targets, slack, ex, sector, reach)
+            self._faces_block(out, rays, slack, ex, sector, reach)
         if len(self.prisms.z0):
-            self._prisms_block(out, targets, slack, ex, sector, reach)
+            self._prisms_block(out, rays, slack, ex, sector, reach)
         return out
 
-    def _faces_block(self, out: np.ndarray, targets: np.ndarray, slack: np.ndarray, ex: np.ndarray,
+    def _faces_block(self, out: np.ndarray, rays: np.ndarray, slack: np.ndarray, ex: np.ndarray,
                      sector: np.ndarray, reach: np.ndarray) -> None:
-        """Rays blocked by a vertical face: the 2-D crossing lies within the face's heights."""
+        """Rays (camera to target, (M, 3)) blocked by a vertical face: the 2-D crossing lies within the
+        face's heights."""
         m, k = _pairs(self._face_sectors, sector)
         near = self._face_near[k] <= reach[m]
         m, k = m[near], k[near]
         faces, origin = self.faces, self.origin
-        d = (targets[:, :2] - origin[:2])[m]
+        d = rays[m]
         e, w = self._face_e[k], self._face_w[k]
         den = d[:, 0] * e[:, 1] - d[:, 1] * e[:, 0]
         with np.errstate(divide="ignore", invalid="ignore"):  # parallel faces give inf/nan, masked
@@ -207,22 +229,23 @@ class Occlusion:
         crossing = (np.abs(den) > 1e-12) & (s >= 0) & (s <= 1)  # the ray's line crosses the face
         m, k, den = m[crossing], k[crossing], den[crossing]
         t = self._face_tnum[k] / den
-        z = origin[2] + t * (targets[m, 2] - origin[2])
+        z = origin[2] + t * rays[m, 2]
         hit = (t > slack[m]) & (t < 1 - slack[m]) & (z >= faces.z0[k]) & (z <= faces.z1[k])
         hit &= ~(faces.owner[k, None] == ex[m]).any(axis=1)
         out[m[hit]] = True
 
-    def _prisms_block(self, out: np.ndarray, targets: np.ndarray, slack: np.ndarray, ex: np.ndarray,
+    def _prisms_block(self, out: np.ndarray, rays: np.ndarray, slack: np.ndarray, ex: np.ndarray,
                       sector: np.ndarray, reach: np.ndarray) -> None:
-        """Rays blocked by a convex prism (Cyrus-Beck: the ray's parameter interval inside every
-        half-plane and inside the height range is not empty); rays already blocked are not tested."""
+        """Rays (camera to target, (M, 3)) blocked by a convex prism (Cyrus-Beck: the ray's parameter
+        interval inside every half-plane and inside the height range is not empty); rays already
+        blocked are not tested."""
         open_rays = np.flatnonzero(~out)
         j, q = _pairs(self._prism_sectors, sector[open_rays])
         m = open_rays[j]
         near = self._prism_near[q] <= reach[m]
         m, q = m[near], q[near]
         prisms, origin = self.prisms, self.origin
-        d = (targets - origin)[m]
+        d = rays[m]
         normal, num = prisms.normal[q], self._prism_num[q]  # (P, E, 2), (P, E)
         den = normal[:, :, 0] * d[:, 0, None] + normal[:, :, 1] * d[:, 1, None]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -261,8 +284,8 @@ def _pairs(table: SectorTable, sector: np.ndarray) -> tuple[np.ndarray, np.ndarr
     start = ptr[sector]
     count = ptr[sector + 1] - start
     rays = np.repeat(np.arange(len(sector)), count)
-    within = np.arange(len(rays)) - np.repeat(np.cumsum(count) - count, count)
-    return rays, idx[np.repeat(start, count) + within]
+    # a pair's place in idx: its sector's start, plus how far into its ray's run the pair lies
+    return rays, idx[np.repeat(start - (np.cumsum(count) - count), count) + np.arange(len(rays))]
 
 
 def _sector_table(low: np.ndarray, span: np.ndarray, everywhere: np.ndarray) -> SectorTable:
@@ -276,17 +299,20 @@ def _sector_table(low: np.ndarray, span: np.ndarray, everywhere: np.ndarray) -> 
     first, count = np.where(everywhere | (count >= SECTORS), 0, first), np.minimum(count, SECTORS)
     count[everywhere] = SECTORS
     occluder = np.repeat(np.arange(len(low)), count)
-    within = np.arange(len(occluder)) - np.repeat(np.cumsum(count) - count, count)
-    sector = (np.repeat(first, count) + within) % SECTORS
-    order = np.argsort(sector, kind="stable")
+    # an entry's sector: its occluder's first, plus how far into the occluder's run the entry lies
+    sector = (np.repeat(first - (np.cumsum(count) - count), count) + np.arange(len(occluder))) % SECTORS
+    order = np.argsort(sector.astype(SECTOR_TYPE), kind="stable")  # a small integer type sorts by radix
     ptr = np.concatenate([[0], np.cumsum(np.bincount(sector, minlength=SECTORS))])
     return ptr, occluder[order]
 
 
-def _face_sectors(o: np.ndarray, faces: Faces) -> tuple[SectorTable, np.ndarray]:
-    """Each face's sectors, and its distance from the camera (m, in plan)."""
-    a, b = faces.a - o, faces.b - o
-    ang_a, ang_b = np.arctan2(a[:, 1], a[:, 0]), np.arctan2(b[:, 1], b[:, 0])
+def _face_sectors(ends: np.ndarray) -> tuple[SectorTable, np.ndarray]:
+    """Each face's sectors, and its distance from the camera (m, in plan), from :attr:`Faces.ends`
+    seen from the camera."""
+    n = len(ends) // 2
+    a, b = ends[:n], ends[n:]
+    angle = np.arctan2(ends[:, 1], ends[:, 0])
+    ang_a, ang_b = angle[:n], angle[n:]
     turn = (ang_b - ang_a + math.pi) % (2 * math.pi) - math.pi
     low, span = np.where(turn >= 0, ang_a, ang_b), np.abs(turn)
     e = b - a
@@ -298,21 +324,24 @@ def _face_sectors(o: np.ndarray, faces: Faces) -> tuple[SectorTable, np.ndarray]
     return _sector_table(low, span, everywhere), near
 
 
-def _prism_sectors(o: np.ndarray, prisms: Prisms) -> tuple[SectorTable, np.ndarray]:
-    """Each prism's sectors, and a lower bound of its distance from the camera (m, in plan)."""
+def _prism_sectors(o: np.ndarray, prisms: Prisms, num: np.ndarray) -> tuple[SectorTable, np.ndarray]:
+    """Each prism's sectors, and a lower bound of its distance from the camera (m, in plan); ``num``:
+    each half-plane's offset less its normal's reach to the camera."""
     if prisms.corners is None:
         n = len(prisms.z0)
         return _sector_table(np.zeros(n), np.zeros(n), np.ones(n, dtype=bool)), np.zeros(n)
     rel = prisms.corners - o  # (Q, E, 2)
-    centre = rel.mean(axis=1)  # inside the footprint (the padding repeats a corner)
+    # the mean, as np.mean works it out: inside the footprint (the padding repeats a corner)
+    centre = np.add.reduce(rel, axis=1) / rel.shape[1]
     towards = np.arctan2(centre[:, 1], centre[:, 0])
     angles = np.arctan2(rel[..., 1], rel[..., 0])
     turn = (angles - towards[:, None] + math.pi) % (2 * math.pi) - math.pi
-    low, span = towards + turn.min(axis=1), turn.max(axis=1) - turn.min(axis=1)
+    least = turn.min(axis=1)
+    low, span = towards + least, turn.max(axis=1) - least
     radius = np.hypot(*(rel - centre[:, None, :]).transpose(2, 0, 1)).max(axis=1)
     near = np.maximum(np.hypot(centre[:, 0], centre[:, 1]) - radius, 0.0)
     norm = np.hypot(prisms.normal[..., 0], prisms.normal[..., 1])
     with np.errstate(divide="ignore", invalid="ignore"):
-        outside = np.where(norm > 0, -(prisms.offset - np.einsum("qej,j->qe", prisms.normal, o)) / norm, -np.inf)
+        outside = np.where(norm > 0, -num / norm, -np.inf)
     everywhere = (outside.max(axis=1) < EVERY_SECTOR_NEAR_M) | (span > EVERY_SECTOR_SPAN)
     return _sector_table(low, span, everywhere), near
