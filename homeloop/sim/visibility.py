@@ -40,6 +40,7 @@ camera, and its frames test only what moves
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections import OrderedDict
@@ -148,22 +149,28 @@ class Viewpoint:
 
     def _axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         cy, sy, cp, sp = math.cos(self.yaw), math.sin(self.yaw), math.cos(self.pitch), math.sin(self.pitch)
-        forward = np.array([cy * cp, sy * cp, sp])
-        right = np.array([sy, -cy, 0.0])
-        return _frozen(forward, right, np.cross(right, forward))
+        f0, f1, f2 = forward = (cy * cp, sy * cp, sp)
+        r0, r1, r2 = right = (sy, -cy, 0.0)
+        up = (r1 * f2 - r2 * f1, r2 * f0 - r0 * f2, r0 * f1 - r1 * f0)  # right x forward, as np.cross works it
+        return _frozen(np.array(forward), np.array(right), np.array(up))
 
     def camera_coords(self, points: np.ndarray) -> np.ndarray:
         """(right, up, depth) of home points (N, 3), or of stacks of them (K, N, 3): each (N, 3)
         stack comes out as it would alone."""
+        return np.stack(self.camera_axes(points), axis=-1)
+
+    def camera_axes(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`camera_coords` as three arrays (right, up, depth), each of the points' shape but
+        the last. A stack is read as one (K * N, 3) array: each row is worked out alone, as each
+        stack is (N > 1)."""
         forward, right, up = self.axes()
-        rel = points - self.origin
-        return np.stack([rel @ right, rel @ up, rel @ forward], axis=-1)
+        rel = (points - self.origin).reshape(-1, 3)
+        shape = points.shape[:-1]
+        return (rel @ right).reshape(shape), (rel @ up).reshape(shape), (rel @ forward).reshape(shape)
 
     def to_pixels(self, cam: np.ndarray) -> np.ndarray:
         """Pixel (u, v) of camera coordinates with depth > 0 (v grows downwards)."""
-        f = self.focal_px
-        return np.stack([self.width / 2 + f * cam[:, 0] / cam[:, 2], self.height / 2 - f * cam[:, 1] / cam[:, 2]],
-                        axis=-1)
+        return np.stack(_pixels(self, cam[:, 0], cam[:, 1], cam[:, 2]), axis=-1)
 
     def to_dict(self) -> dict[str, Any]:
         return {"x": round(self.x, 4), "y": round(self.y, 4), "z": round(self.z, 4), "yaw": round(self.yaw, 5),
@@ -584,6 +591,8 @@ class GeometricVisibility:
         # the solids of what moves, kept while it stays put: id -> (where it is, solids)
         self._object_solids: dict[str, tuple[tuple[object, ...], Solid]] = {}
         self._person_solids: dict[str, tuple[tuple[object, ...], tuple[Solid, Solid, str | None]]] = {}
+        # the stacks projecting what moves, alone (False) or after the static entities (True), and their solids
+        self._kept_stacks: dict[bool, tuple[list[Solid], list[Stack]]] = {}
 
     def code(self, entity_id: str) -> int:
         """A small integer naming a solid (occluder owners are compared as integers)."""
@@ -682,17 +691,31 @@ class GeometricVisibility:
         moving = [*self._object_entities(world), *self._person_entities(world)]
         if static_visibility.CACHED and view in self._prepared.camera_views:
             static = self._prepared.static_frame(view, frozenset(hidden))
-            projection = _Projection(view, [e.solid for e in moving])
+            solids = [e.solid for e in moving]
+            projection = _Projection(view, solids, self._stacks(solids, after_static=False))
             boxed = [(e, box) for e, box in zip(moving, projection.boxes) if box is not None and e.id not in hidden]
             shut, movable = self._changing(world, moving, projection.ahead, hidden)
             changing = Occlusion(view.origin, Faces.concat([self.leaves[o] for o in shut]), movable)
             return self._look(world, view, boxed, Either(static.view.occlusion, changing), static.seen_now(changing))
         entities = [*self.static_entities, *moving]
-        stacks = self._prepared.static_stacks + stacks_of([e.solid for e in moving], len(self.static_entities))
+        stacks = self._stacks([e.solid for e in moving], after_static=True)
         projection = _Projection(view, [e.solid for e in entities], stacks)
         boxed = [(e, box) for e, box in zip(entities, projection.boxes) if box is not None and e.id not in hidden]
         occlusion = Occlusion(view.origin, *self._occluders(world, view, entities, hidden, projection))
         return self._look(world, view, boxed, occlusion)
+
+    def _stacks(self, solids: list[Solid], after_static: bool) -> "list[Stack]":
+        """The stacks projecting ``solids`` (what moves), indexed after the static entities' (and joined
+        to their stacks) when ``after_static``: kept while they are the same solids (in most frames
+        nothing has moved since the last)."""
+        kept = self._kept_stacks.get(after_static)
+        if kept is None or len(kept[0]) != len(solids) or any(a is not b for a, b in zip(kept[0], solids)):
+            if after_static:
+                stacks = _joined(self._prepared.static_stacks + stacks_of(solids, len(self.static_entities)))
+            else:
+                stacks = stacks_of(solids)
+            kept = self._kept_stacks[after_static] = (solids, stacks)
+        return kept[1]
 
     def _changing(self, world: World, moving: list[Entity], ahead: np.ndarray,
                   hidden: set[str]) -> tuple[tuple[str, ...], Prisms]:
@@ -799,28 +822,36 @@ class _Projection:
             self._project(view, members, corners, edges)
 
     def _project(self, view: Viewpoint, members: list[int], corners: np.ndarray, edges: np.ndarray) -> None:
-        cam = view.camera_coords(corners)  # (K, corners, 3)
-        depth = cam[..., 2]
+        x, y, depth = view.camera_axes(corners)  # each (K, corners)
         self.ahead[members] = (depth > 0).any(axis=1)
         front = depth >= NEAR_M
-        a, b = cam[:, edges[:, 0]], cam[:, edges[:, 1]]
+        with np.errstate(divide="ignore", invalid="ignore"):  # read only where front
+            u, v = _pixels(view, x, y, depth)
+        bounds = [np.where(front, u, np.inf).min(axis=1), np.where(front, v, np.inf).min(axis=1),
+                  np.where(front, u, -np.inf).max(axis=1), np.where(front, v, -np.inf).max(axis=1)]
         cross = front[:, edges[:, 0]] != front[:, edges[:, 1]]  # edges the near plane cuts
-        with np.errstate(divide="ignore", invalid="ignore"):  # read only where the masks hold
-            t = (NEAR_M - a[..., 2]) / (b[..., 2] - a[..., 2])
-            cut = a + t[..., None] * (b - a)
-            u, v = _pixels(view, cam)
-            cut_u, cut_v = _pixels(view, cut)
-        lo = [np.minimum(np.where(front, c, np.inf).min(axis=1), np.where(cross, k, np.inf).min(axis=1))
-              for c, k in ((u, cut_u), (v, cut_v))]
-        hi = [np.maximum(np.where(front, c, -np.inf).max(axis=1), np.where(cross, k, -np.inf).max(axis=1))
-              for c, k in ((u, cut_u), (v, cut_v))]
-        some = np.asarray(front.any(axis=1))
-        x0, y0, x1, y1 = (rounding(np.where(some, np.clip(e, 0, size), 0.0)).astype(np.int64).tolist()
-                          for e, size, rounding in ((lo[0], view.width, np.floor), (lo[1], view.height, np.floor),
-                                                    (hi[0], view.width, np.ceil), (hi[1], view.height, np.ceil)))
-        for k, i in enumerate(members):
-            if some[k] and x1[k] > x0[k] and y1[k] > y0[k]:
-                self.boxes[i] = (x0[k], y0[k], x1[k], y1[k])
+        if cross.any():
+            _widen_by_cuts(view, bounds, (x, y, depth), edges, cross)
+        size = np.array([[view.width], [view.height]])
+        low = np.floor(np.clip(np.array(bounds[:2]), 0, size)).astype(np.int64)  # (2, K); a solid with no
+        high = np.ceil(np.clip(np.array(bounds[2:]), 0, size)).astype(np.int64)  # corner in front has no box
+        boxed = front.any(axis=1) & (high > low).all(axis=0)
+        for k, (x0, y0, x1, y1) in zip(np.flatnonzero(boxed).tolist(), np.vstack([low, high])[:, boxed].T.tolist()):
+            self.boxes[members[k]] = (x0, y0, x1, y1)
+
+
+def _widen_by_cuts(view: Viewpoint, bounds: list[np.ndarray], cam: tuple[np.ndarray, np.ndarray, np.ndarray],
+                   edges: np.ndarray, cross: np.ndarray) -> None:
+    """Widen solids' pixel bounds (u and v least, then most, per solid) to the points where the near
+    plane cuts their edges (``cross``: solid x edge), each worked out as :func:`_box_of` does."""
+    k, j = np.nonzero(cross)
+    a, b = edges[j, 0], edges[j, 1]
+    x, y, depth = cam
+    t = (NEAR_M - depth[k, a]) / (depth[k, b] - depth[k, a])
+    cut = [c[k, a] + t * (c[k, b] - c[k, a]) for c in (x, y, depth)]
+    u, v = _pixels(view, *cut)
+    for bound, values, at in zip(bounds, (u, v, u, v), (np.minimum.at, np.minimum.at, np.maximum.at, np.maximum.at)):
+        at(bound, k, values)
 
 
 #: Solids stacked for :class:`_Projection`: their indices, their corners (K, corners, 3) and the edges
@@ -835,24 +866,40 @@ def stacks_of(solids: list[Solid], first: int = 0) -> list[Stack]:
     if not solids:
         return []
     most = max(len(s.ring) for s in solids)
-    corners = np.empty((len(solids), 2 * most, 3))
-    for k, s in enumerate(solids):
-        n, own = len(s.ring), s.corners()
-        corners[k, :n], corners[k, n:most] = own[:n], own[n - 1]
-        corners[k, most:most + n], corners[k, most + n:] = own[n:], own[2 * n - 1]
+    corners = np.stack([_padded_corners(s, most) for s in solids])
     return [(list(range(first, first + len(solids))), corners, _edge_index(most))]
 
 
+def _padded_corners(solid: Solid, most: int) -> np.ndarray:
+    """A solid's corners as :func:`stacks_of` pads them to ``most`` footprint corners."""
+    n, own = len(solid.ring), solid.corners()
+    if n == most:
+        return own
+    return np.concatenate([own[:n], np.repeat(own[n - 1:n], most - n, axis=0),
+                           own[n:], np.repeat(own[2 * n - 1:], most - n, axis=0)])
+
+
+def _joined(stacks: list[Stack]) -> list[Stack]:
+    """The stacks with those of one width made one (fewer, larger arrays to project)."""
+    by_width: dict[int, list[Stack]] = {}
+    for stack in stacks:
+        by_width.setdefault(stack[1].shape[1], []).append(stack)
+    return [same[0] if len(same) == 1 else
+            ([i for members, _, _ in same for i in members], np.concatenate([c for _, c, _ in same]), same[0][2])
+            for same in by_width.values()]
+
+
+@functools.lru_cache(maxsize=None)
 def _edge_index(n: int) -> np.ndarray:
-    """:meth:`Solid.edge_index` of every solid with ``n`` footprint corners."""
-    return np.array([(i, (i + 1) % n) for i in range(n)] + [(n + i, n + (i + 1) % n) for i in range(n)] +
-                    [(i, n + i) for i in range(n)])
+    """:meth:`Solid.edge_index` of every solid with ``n`` footprint corners (read-only: shared)."""
+    return _frozen(np.array([(i, (i + 1) % n) for i in range(n)] + [(n + i, n + (i + 1) % n) for i in range(n)] +
+                    [(i, n + i) for i in range(n)]))
 
 
-def _pixels(view: Viewpoint, cam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:meth:`Viewpoint.to_pixels` of camera coordinates of any shape (..., 3): u and v apart."""
+def _pixels(view: Viewpoint, x: np.ndarray, y: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel u and v of camera coordinates (:meth:`Viewpoint.camera_axes`) with depth > 0."""
     f = view.focal_px
-    return view.width / 2 + f * cam[..., 0] / cam[..., 2], view.height / 2 - f * cam[..., 1] / cam[..., 2]
+    return view.width / 2 + f * x / depth, view.height / 2 - f * y / depth
 
 
 #: The mat at the entrance door's parcel spot (m: length, width, height): what "the porch mat" is.
@@ -875,11 +922,12 @@ def _doormat_entities(home: Home) -> list[Entity]:
 
 def in_frame(view: Viewpoint, points: np.ndarray) -> np.ndarray:
     """Whether each point lies in front of the camera and inside the image."""
-    cam = view.camera_coords(points)
-    ok = cam[:, 2] >= NEAR_M
-    uv = np.full((len(points), 2), -1.0)
-    uv[ok] = view.to_pixels(cam[ok])
-    return ok & (uv[:, 0] >= 0) & (uv[:, 0] < view.width) & (uv[:, 1] >= 0) & (uv[:, 1] < view.height)
+    x, y, depth = view.camera_axes(points)
+    ok = depth >= NEAR_M
+    with np.errstate(divide="ignore", invalid="ignore"):  # read only where ok
+        u, v = _pixels(view, x, y, depth)
+    inside: np.ndarray = ok & (u >= 0) & (u < view.width) & (v >= 0) & (v < view.height)
+    return inside
 
 
 def pixel_box(view: Viewpoint, solid: Solid) -> tuple[int, int, int, int] | None:
