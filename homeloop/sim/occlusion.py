@@ -33,7 +33,7 @@ from shapely.geometry.base import BaseGeometry
 RAY_END_SLACK_M = 0.02
 
 #: Directions around a camera are sorted into this many sectors.
-SECTORS = 256
+SECTORS = 512
 #: The smallest integer type holding a sector.
 SECTOR_TYPE = np.min_scalar_type(SECTORS - 1)
 #: An occluder this close to the camera (m), or spanning this close to half a turn (rad), lies in every sector.
@@ -194,8 +194,11 @@ class Occlusion:
             self._face_tnum = w[:, 0] * e[:, 1] - w[:, 1] * e[:, 0]
             self._face_sectors, self._face_near = _face_sectors(ends)
         if len(prisms.z0):
-            self._prism_num = prisms.offset - np.einsum("qej,j->qe", prisms.normal, o)  # (Q, E)
-            self._prism_sectors, self._prism_near = _prism_sectors(o, prisms, self._prism_num)
+            num = prisms.offset - np.einsum("qej,j->qe", prisms.normal, o)  # (Q, E)
+            self._prism_sectors, self._prism_near = _prism_sectors(o, prisms, num)
+            # per edge, every prism's normal (its two parts) and numerator: (E, Q), so a test's arrays
+            # run along the pairs
+            self._prism_edges = (prisms.normal[..., 0].T.copy(), prisms.normal[..., 1].T.copy(), num.T.copy())
 
     def blocked(self, targets: np.ndarray, ex: np.ndarray) -> np.ndarray:
         """Whether each ray to a target (M, 3) is blocked; ``ex`` (M, X): the owners each ray ignores."""
@@ -230,9 +233,9 @@ class Occlusion:
         m, k, den = m[crossing], k[crossing], den[crossing]
         t = self._face_tnum[k] / den
         z = origin[2] + t * rays[m, 2]
-        hit = (t > slack[m]) & (t < 1 - slack[m]) & (z >= faces.z0[k]) & (z <= faces.z1[k])
-        hit &= ~(faces.owner[k, None] == ex[m]).any(axis=1)
-        out[m[hit]] = True
+        spare = slack[m]
+        hit = (t > spare) & (t < 1 - spare) & (z >= faces.z0[k]) & (z <= faces.z1[k])
+        _block_unless_ignored(out, m[hit], faces.owner[k[hit]], ex)
 
     def _prisms_block(self, out: np.ndarray, rays: np.ndarray, slack: np.ndarray, ex: np.ndarray,
                       sector: np.ndarray, reach: np.ndarray) -> None:
@@ -246,13 +249,13 @@ class Occlusion:
         m, q = m[near], q[near]
         prisms, origin = self.prisms, self.origin
         d = rays[m]
-        normal, num = prisms.normal[q], self._prism_num[q]  # (P, E, 2), (P, E)
-        den = normal[:, :, 0] * d[:, 0, None] + normal[:, :, 1] * d[:, 1, None]
+        normal_x, normal_y, num = (a[:, q] for a in self._prism_edges)  # (E, P) each
+        den = normal_x * d[:, 0] + normal_y * d[:, 1]
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = num / den
-        lower = np.where(den < 0, ratio, -np.inf).max(axis=1)
-        upper = np.where(den > 0, ratio, np.inf).min(axis=1)
-        never = ((den == 0) & (num < 0)).any(axis=1)
+        lower = np.where(den < 0, ratio, -np.inf).max(axis=0)
+        upper = np.where(den > 0, ratio, np.inf).min(axis=0)
+        never = ((den == 0) & (num < 0)).any(axis=0)
         dz, z0, z1 = d[:, 2], prisms.z0[q], prisms.z1[q]
         with np.errstate(divide="ignore", invalid="ignore"):
             za = (z0 - origin[2]) / dz
@@ -261,10 +264,17 @@ class Occlusion:
         inside_z = (z0 <= origin[2]) & (origin[2] <= z1)
         lower = np.maximum(lower, np.where(flat, np.where(inside_z, -np.inf, np.inf), np.minimum(za, zb)))
         upper = np.minimum(upper, np.where(flat, np.inf, np.maximum(za, zb)))
-        lower = np.maximum(lower, slack[m])
-        upper = np.minimum(upper, 1 - slack[m])
-        hit = (lower < upper) & ~never & ~(prisms.owner[q, None] == ex[m]).any(axis=1)
-        out[m[hit]] = True
+        spare = slack[m]
+        lower = np.maximum(lower, spare)
+        upper = np.minimum(upper, 1 - spare)
+        hit = (lower < upper) & ~never
+        _block_unless_ignored(out, m[hit], prisms.owner[q[hit]], ex)
+
+
+def _block_unless_ignored(out: np.ndarray, rays: np.ndarray, owners: np.ndarray, ex: np.ndarray) -> None:
+    """Mark ``rays`` blocked, each by the occluder of ``owners`` that hits it, unless the ray ignores it."""
+    ignored = (owners[:, None] == ex[rays]).any(axis=1)
+    out[rays[~ignored]] = True
 
 
 # --- sectors --------------------------------------------------------------------------------------------
