@@ -275,7 +275,7 @@ class World:
         not): the same steps and the same remainder carried, without a call per step."""
         touched = True
         while going():
-            n = self._owe(min(STEP_S, max(until - self.time, 0.0)))
+            n = self._owe(_step_asked(self.time, until))
             if n == 1:
                 n = self._steps_while(going, until, touched)
                 if n < 0:
@@ -589,6 +589,11 @@ def _owing(owed_s: float, seconds: float) -> tuple[int, float]:
     return n, max(owed - n * STEP_S, 0.0)
 
 
+def _step_asked(time: float, until: float) -> float:
+    """The seconds a call for one step asks for at ``time``: a step, less where ``until`` comes first."""
+    return min(STEP_S, max(until - time, 0.0))
+
+
 class _WhileGoing:
     """What :meth:`World._steps_while` asks after each step: whether to stop, because ``going()`` no
     longer holds or the call after this one owes other than one step (:attr:`owed`: -1 where ``going()``
@@ -605,7 +610,7 @@ class _WhileGoing:
             self.owed = -1
             return True
         world = self.world
-        self.owed = world._owe(min(STEP_S, max(self.until - world.time, 0.0)))
+        self.owed = world._owe(_step_asked(world.time, self.until))
         return self.owed != 1
 
     def steady(self, steps: int) -> int:
@@ -625,7 +630,7 @@ class _WhileGoing:
         so from every one after it, as long as the call's time left holds a whole step."""
         owed_s, until = self.world._owed_s, self.until
         for k in range(1, steps + 1):
-            seconds = min(STEP_S, max(until - _step_time(now + k), 0.0))
+            seconds = _step_asked(_step_time(now + k), until)
             n, after = _owing(owed_s, seconds)
             if n != 1:
                 return k - 1, owed_s

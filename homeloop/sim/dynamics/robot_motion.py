@@ -193,17 +193,14 @@ class RobotMotion:
         drive, end = phase.kind == "drive", phase.seconds - 1e-9
         if drive:
             lookahead, radius = self._body_figures(robot)
-            ux, uy = (phase.x1 - phase.x0) / phase.length, (phase.y1 - phase.y0) / phase.length
             people = self._people_in_the_way(world, m.avoid_exclude) if world.people else []
         while len(ahead) < steps:
             n, t = n + 1, t + STEP_S
             if t >= end:
                 return
-            f = min(max(t / phase.seconds, 0.0), 1.0)
-            nx, ny = phase.x0 + (phase.x1 - phase.x0) * f, phase.y0 + (phase.y1 - phase.y0) * f
+            nx, ny, yaw = _along(phase, t / phase.seconds)
             step = math.hypot(nx - x, ny - y)
             moved, driven = moved + step, driven + step
-            yaw = body_rules.wrap_angle(phase.yaw0 + (phase.yaw1 - phase.yaw0) * f)
             x, y = nx, ny
             if step > 0:
                 room = self._room_at(world, x, y, room)
@@ -211,8 +208,7 @@ class RobotMotion:
                 driving += STEP_S
                 if n % OBJECT_REFRESH_STEPS == 0 and floor is m._floor_objects:
                     floor = body_rules.floor_object_obstacles(world, m.avoid_exclude)
-                near = min(lookahead, math.hypot(phase.x1 - x, phase.y1 - y))
-                if near > 1e-6 and any(_in_the_way(x, y, ux, uy, near, o, radius) for o in people + floor):
+                if _blocker(phase, x, y, lookahead, radius, people + floor) is not None:
                     return
             ahead.append((n, t, x, y, yaw, room, moved, driven, driving, floor))
 
@@ -254,14 +250,11 @@ class RobotMotion:
 
     def _pose(self, world: World, phase: Phase, f: float, m: Motion) -> None:
         robot = _robot(world)
-        f = min(max(f, 0.0), 1.0)
-        x = phase.x0 + (phase.x1 - phase.x0) * f
-        y = phase.y0 + (phase.y1 - phase.y0) * f
+        x, y, yaw = _along(phase, f)
         step = math.hypot(x - robot.x, y - robot.y)
         m.moved_m += step
         self.driven_m += step
-        robot.x, robot.y = x, y
-        robot.yaw = body_rules.wrap_angle(phase.yaw0 + (phase.yaw1 - phase.yaw0) * f)
+        robot.x, robot.y, robot.yaw = x, y, yaw
         if step > 0:
             robot.room = self._room_at(world, x, y, robot.room)
 
@@ -279,15 +272,10 @@ class RobotMotion:
         if m._steps % OBJECT_REFRESH_STEPS == 0:
             m._floor_objects = body_rules.floor_object_obstacles(world, m.avoid_exclude)
         lookahead, radius = self._body_figures(robot)
-        ahead = min(lookahead, math.hypot(phase.x1 - robot.x, phase.y1 - robot.y))
-        if ahead <= 1e-6:
-            return
-        ux, uy = (phase.x1 - phase.x0) / phase.length, (phase.y1 - phase.y0) / phase.length
         people = self._people_in_the_way(world, m.avoid_exclude) if world.people else []
-        for o in people + m._floor_objects:
-            if _in_the_way(robot.x, robot.y, ux, uy, ahead, o, radius):
-                self._blocked(world, m, f"blocked by {o.label} at {body_rules.point_words((o.x, o.y))}")
-                return
+        o = _blocker(phase, robot.x, robot.y, lookahead, radius, people + m._floor_objects)
+        if o is not None:
+            self._blocked(world, m, f"blocked by {o.label} at {body_rules.point_words((o.x, o.y))}")
 
     def _body_figures(self, robot: RobotState) -> tuple[float, float]:
         """How far ahead the body watches (m) and half its clearance width, for its body."""
@@ -412,6 +400,26 @@ def _door(phase: Phase) -> str:
     if phase.door is None:
         raise ValueError(f"a {phase.kind} phase names no door")
     return phase.door
+
+
+def _along(phase: Phase, f: float) -> tuple[float, float, float]:
+    """The body's x, y and yaw a share ``f`` (clamped to 0-1) of the way through ``phase``: what a step
+    and a coast both read."""
+    f = min(max(f, 0.0), 1.0)
+    x = phase.x0 + (phase.x1 - phase.x0) * f
+    y = phase.y0 + (phase.y1 - phase.y0) * f
+    return x, y, body_rules.wrap_angle(phase.yaw0 + (phase.yaw1 - phase.yaw0) * f)
+
+
+def _blocker(phase: Phase, x: float, y: float, lookahead: float, radius: float,
+             obstacles: list[Obstacle]) -> Obstacle | None:
+    """The first of ``obstacles`` in the way of the body at (x, y) driving ``phase``, within
+    ``lookahead`` metres and the rest of the phase, or None: what a step and a coast both read."""
+    ahead = min(lookahead, math.hypot(phase.x1 - x, phase.y1 - y))
+    if ahead <= 1e-6:
+        return None
+    ux, uy = (phase.x1 - phase.x0) / phase.length, (phase.y1 - phase.y0) / phase.length
+    return next((o for o in obstacles if _in_the_way(x, y, ux, uy, ahead, o, radius)), None)
 
 
 def _in_the_way(x: float, y: float, ux: float, uy: float, ahead: float, o: Obstacle, radius: float) -> bool:
