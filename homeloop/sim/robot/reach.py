@@ -136,6 +136,7 @@ def stand_spot(world: World, body: RobotEntry, target: Target, from_xy: tuple[fl
                                   lambda: _reached_from(piece, shapes, radius))
     keep_clear = [Point(o.x, o.y).buffer(o.radius + width / 2 + OBSTACLE_MARGIN, quad_segs=4) for o in avoid]
     keep_clear += _closed_doorways(world, width, target, kept)
+    keep_clear = _touching(keep_clear, region)
     if keep_clear:
         region = region.difference(shapely.union_all(keep_clear))
     if region.is_empty:
@@ -148,6 +149,17 @@ def stand_spot(world: World, body: RobotEntry, target: Target, from_xy: tuple[fl
         return float(from_xy[0]), float(from_xy[1])
     spot = shapely.ops.nearest_points(region, handles)[0]
     return float(spot.x), float(spot.y)
+
+
+def _touching(shapes: list[BaseGeometry], region: BaseGeometry) -> list[BaseGeometry]:
+    """The ``shapes`` whose bounding boxes meet ``region``'s, in order: a shape clear of the region
+    takes nothing from it."""
+    if not shapes:
+        return shapes
+    x0, y0, x1, y1 = region.bounds
+    b = shapely.bounds(shapes)
+    near = (b[:, 0] <= x1) & (b[:, 2] >= x0) & (b[:, 1] <= y1) & (b[:, 3] >= y0)
+    return [s for s, n in zip(shapes, near.tolist()) if n]
 
 
 def _reached_from(piece: BaseGeometry, shapes: list[BaseGeometry], radius: float) -> tuple[BaseGeometry, BaseGeometry]:
