@@ -155,17 +155,21 @@ def validate_stage_report(path: str | os.PathLike[str] | Usd.Stage) -> Validatio
 
 def _authored_prims(stage: Usd.Stage, layers: Iterable[Sdf.Layer]) -> list[Usd.Prim]:
     """The prims of ``stage`` that ``layers`` author a spec of and a traversal of the stage visits
-    (active, loaded, defined, not abstract, not an instance proxy: each of these holds of a prim only
-    where it holds of its ancestors), in path order."""
-    paths: set[Sdf.Path] = set()
-    for layer in layers:
-        specs = [layer.pseudoRoot]
-        while specs:
-            for child in specs.pop().nameChildren:
-                paths.add(child.path)
-                specs.append(child)
-    prims = (stage.GetPrimAtPath(path) for path in sorted(paths))
-    return [p for p in prims if p and Usd.PrimDefaultPredicate(p) and not p.IsInstanceProxy()]
+    (active, loaded, defined, not abstract, not an instance proxy), in the traversal's order. A layer
+    holds a spec for every ancestor of a spec it holds, so the traversal skips whatever lies below a
+    prim none of ``layers`` authors (the prims of a referenced asset)."""
+    layers = list(layers)
+    prims = []
+    walk = iter(Usd.PrimRange(stage.GetPseudoRoot()))
+    for prim in walk:
+        path = prim.GetPath()
+        if path == Sdf.Path.absoluteRootPath:
+            continue
+        if any(layer.GetPrimAtPath(path) for layer in layers):
+            prims.append(prim)
+        else:
+            walk.PruneChildren()
+    return prims
 
 
 def _asset_report(layer: Sdf.Layer) -> ValidationReport:
