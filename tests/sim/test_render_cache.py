@@ -1,7 +1,8 @@
 """What the renderer keeps between frames (homeloop/sim/render): a kept frame is the frame a fresh
 renderer draws, and whatever moved is drawn where it now is.
 
-A dome camera's frames reuse its static rays, its movers' pixel boxes, its light samples and its
+A scene starts from the part of it kept from an earlier scene of the same home; the scenes of a
+second episode there are held to scenes built from nothing. A dome camera's frames reuse its static rays, its movers' pixel boxes, its light samples and its
 surface colours; these tests hold every such frame to the one a renderer made for it alone draws,
 pixel for pixel, as people move and doors open. The pieces the caches rest on (the pixel boxes of
 a mesh's parts at once, the PNG writer, each light source's share) are held to their definitions.
@@ -21,6 +22,7 @@ from PIL import Image
 from homeloop.sim.dynamics.light import Light
 from homeloop.sim.episode import Episode
 from homeloop.sim.render import raycast
+from homeloop.sim.render import scene as scene_module
 from homeloop.sim.render.lighting import _spread
 from homeloop.sim.render.raycast import Parts, camera_bounds, part_boxes
 from homeloop.sim.render.renderer import Renderer
@@ -41,8 +43,17 @@ def draw(renderer: Renderer, ep: Episode, view: Viewpoint, camera_id: str) -> np
     return renderer.image(ep.world, view, {"camera": camera_id, "privacy": "none"})
 
 
+def from_nothing(world) -> Renderer:
+    """A renderer whose scene is built from nothing: no part of it kept from an earlier one."""
+    kept, scene_module.KEPT = scene_module.KEPT, False
+    try:
+        return Renderer(world)
+    finally:
+        scene_module.KEPT = kept
+
+
 def fresh(ep: Episode, view: Viewpoint, camera_id: str) -> np.ndarray:
-    return draw(Renderer(ep.world), ep, view, camera_id)
+    return draw(from_nothing(ep.world), ep, view, camera_id)
 
 
 def codes_of(renderer: Renderer, entity: str, part: str | None = None) -> list[int]:
@@ -127,6 +138,31 @@ def test_a_person_who_moved_is_drawn_where_they_now_are(episode):
     assert np.array_equal(moved, fresh(ep, view, camera.id))
     after = person_pixels()
     assert after != before and len(after) > len(before)
+
+
+def test_a_second_episode_s_scene_begun_from_the_home_s_kept_part_draws_what_one_built_from_nothing_draws(
+        house_home):
+    """The first episode's scene keeps the home's part (its triangles, codes, doors and parts unposed),
+    then poses its own copies (a door swung, a resident in view); the next episode's scene begins from
+    that part, numbers its codes as a scene built from nothing, and draws each camera's frame alike."""
+    first = Episode(house_home, "handle_smoke_alarm", seed=0, images=False)
+    kept = Renderer(first.world)
+    door = next(o.id for o in house_home.openings if o.kind == "door")
+    first.world.openings[door].open = not first.world.openings[door].open
+    cameras = [c for c in house_home.cameras if c.agent_visible]
+    for camera in cameras:
+        draw(kept, first, sized(camera), camera.id)
+    second = Episode(house_home, "bring_in_package", seed=1, images=False)
+    renderer, alone = Renderer(second.world), from_nothing(second.world)
+    assert renderer.scene.static is kept.scene.static and alone.scene.static is not kept.scene.static
+    assert renderer.scene.codes == alone.scene.codes and list(renderer.scene.movers) == list(alone.scene.movers)
+    assert second.world.openings[door].open != first.world.openings[door].open
+    for camera in cameras:
+        view = sized(camera)
+        assert np.array_equal(draw(renderer, second, view, camera.id), draw(alone, second, view, camera.id)), camera.id
+    edited = house_home.model_copy(deep=True)  # a home edited between episodes is built anew
+    edited.furniture[0].pose.x += 0.2
+    assert Renderer(Episode(edited, "bring_in_package", seed=1, images=False).world).scene.static is not kept.scene.static
 
 
 def test_rays_cast_first_within_the_camera_s_room_meet_what_rays_cast_through_the_home_meet(episode):

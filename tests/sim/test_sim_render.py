@@ -283,6 +283,7 @@ def test_a_visual_that_fails_is_drawn_as_its_solid_or_its_box_with_one_warning(h
 
     monkeypatch.setattr(scene_module, "furniture_visual", furniture_visual)
     monkeypatch.setattr(scene_module, "mesh_for", mesh_for)
+    monkeypatch.setattr(scene_module, "KEPT", False)  # built from nothing, with the broken builders
     with caplog.at_level(logging.WARNING, logger="homeloop.sim.render.scene"):
         renderer = Renderer(ep.world)
     warnings = [r.getMessage() for r in caplog.records if broken in r.getMessage()]

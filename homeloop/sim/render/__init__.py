@@ -22,7 +22,9 @@ water show only in the pixels. This package draws them:
 
 :func:`~homeloop.sim.render.rendering.attach` gives an episode with images on its renderer (an
 episode with images off renders nothing). It is built at the first capture, so
-an episode that never looks pays nothing. The renderer draws pixels only: what
+an episode that never looks pays nothing; what it works out from the home alone (the
+static triangles, their Embree scenes, the static rays a camera pose cast) is kept for the next
+episode in the same home, which draws the same pixels from it. The renderer draws pixels only: what
 a frame shows, and so what perception reports, comes from the geometric
 backend with images on or off (docs/episodes.md). The id-buffer backend
 reads the same question from the pixels; tests and benchmarks hold the two

@@ -34,6 +34,11 @@ costs less than having Embree write out its full hit record.
 :class:`PoseCache` keeps what later stages work out per camera pose (light,
 surface colours) for the next frame from that pose.
 
+What a caster works out from the home alone is kept with the scene's home part
+(:class:`_HomeCasts`): the static scene per state of the doors and parts, the
+static hits by that state and the camera pose, the rays and the panes' pixels.
+The next episode in the home starts with them.
+
 The caster also answers the questions shading asks of the scene: whether
 anything opaque lies along a segment (:meth:`Geometry.occluded` of the
 static and the moving scenes, shadow rays) and what a ray from a surface sees
@@ -54,7 +59,7 @@ from embreex import rtcore, rtcore_scene
 from embreex.mesh_construction import TriangleMesh
 
 from homeloop.core.home import polygon_from_rings
-from homeloop.sim.render.scene import Mesh, Scene
+from homeloop.sim.render.scene import KEPT_HOMES, Mesh, Scene
 from homeloop.sim.visibility import NEAR_M, Viewpoint
 
 #: An Embree device and scene: embreex ships no type information.
@@ -63,6 +68,8 @@ EmbreeScene = Any
 
 #: Cached static hits: one per camera pose (the dome cameras an episode captures from).
 STATIC_CACHE_SIZE = 4
+#: Static scenes kept per home part: one per state of the doors and parts met lately.
+STATIC_SCENES_KEPT = 4
 #: Cached ray directions: one per camera orientation and optics.
 RAY_CACHE_SIZE = 8
 #: How far past its walls' lines (m) the box around a camera's room reaches: the walls themselves,
@@ -352,23 +359,65 @@ class Geometry:
         return blocked
 
 
+class _HomeCasts:
+    """What casters work out from a scene's home part alone (:class:`homeloop.sim.render.scene.Scene`
+    begins every scene of a home from the same part), shared by every caster of that part: the Embree
+    device, the glass, the static scene per state of the doors and parts, the static rays' hits by that
+    state and the view, the rays of each orientation and the panes' pixels of each view. The second
+    episode in a home casts nothing its first cast already."""
+
+    def __init__(self, glass: Mesh):
+        self.device = new_device()
+        self.glass = Geometry(self.device, glass)
+        self.panes = [(glass, _parts(glass))]  # one part per pane
+        self.rays: OrderedDict[tuple[float, float, float, int, int], tuple[np.ndarray, ...]] = OrderedDict()
+        self.hits: OrderedDict[tuple[Hashable, Viewpoint], tuple[np.ndarray, ...]] = OrderedDict()
+        self.pane_pixels: PoseCache[np.ndarray] = PoseCache()
+        self._static: OrderedDict[Hashable, Geometry] = OrderedDict()
+
+    def static(self, state: Hashable, scene: Scene) -> Geometry:
+        """The Embree scene of the static triangles with the doors and parts in ``state`` (the scene's now)."""
+        geometry = _lru_get(self._static, state)
+        if geometry is None:
+            geometry = Geometry(self.device, scene.opaque())
+            _lru_put(self._static, state, geometry, STATIC_SCENES_KEPT)
+        return geometry
+
+
+#: The casts kept per home part, as many as the scene keeps parts (each entry holds its part, so
+#: the part's id is not reused while it is kept).
+_CASTS: "OrderedDict[int, tuple[object, _HomeCasts]]" = OrderedDict()
+
+
+def _home_casts(scene: Scene) -> _HomeCasts:
+    part = scene.part
+    hit = _CASTS.get(id(part))
+    if hit is not None and hit[0] is part:
+        _CASTS.move_to_end(id(part))
+        return hit[1]
+    casts = _HomeCasts(scene.glass)
+    _CASTS[id(part)] = (part, casts)
+    while len(_CASTS) > KEPT_HOMES:
+        _CASTS.popitem(last=False)
+    return casts
+
+
 class Caster:
     """Embree scenes of one :class:`Scene`, and the caches of the module docstring."""
 
     def __init__(self, scene: Scene):
         self.scene = scene
-        self.device = new_device()
-        self.static = Geometry(self.device, scene.opaque())
+        kept = self._kept = _home_casts(scene)
+        self.device, self.glass, self._panes = kept.device, kept.glass, kept.panes
         self._settled = scene.settled_version
-        self.glass = Geometry(self.device, scene.glass)
-        self._panes = [(scene.glass, _parts(scene.glass))]  # one part per pane
+        self._state = scene.settled_state()
+        self.static = kept.static(self._state, scene)
         self._dynamic: tuple[Hashable, Geometry] | None = None
-        self._rays: OrderedDict[tuple[float, float, float, int, int], tuple[np.ndarray, ...]] = OrderedDict()
-        self._static_hits: OrderedDict[Viewpoint, tuple[np.ndarray, ...]] = OrderedDict()
+        self._rays = kept.rays
         self._alone: dict[tuple[str, str | None], tuple[tuple[object, ...], Geometry]] = {}
         self._frame_faces: tuple[Geometry, Geometry, Faces] | None = None
         self._mesh_parts: tuple[Mesh, Parts] | None = None
-        self._pane_pixels: PoseCache[np.ndarray] = PoseCache()
+        self._pane_pixels = kept.pane_pixels
         self._last_pixels: tuple[Viewpoint, Mesh, np.ndarray] | None = None
         self._room_boxes: list[tuple[shapely.Polygon, np.ndarray, np.ndarray]] | None = None
 
@@ -396,14 +445,13 @@ class Caster:
     def hits(self, view: Viewpoint, hide: Iterable[str] = ()) -> Hits:
         """What every pixel of ``view`` sees now (the scene must be up to date)."""
         rays, near, start = self._rays_of(view)
-        if self._settled != self.scene.settled_version:  # a door or a part moved: the static rays are stale
-            self.static = Geometry(self.device, self.scene.opaque())
-            self._settled = self.scene.settled_version
-            self._static_hits.clear()
-        static = _lru_get(self._static_hits, view)
+        if self._settled != self.scene.settled_version:  # a door or a part moved: the static rays are others
+            self._settled, self._state = self.scene.settled_version, self.scene.settled_state()
+            self.static = self._kept.static(self._state, self.scene)
+        static = _lru_get(self._kept.hits, (self._state, view))
         if static is None:
             static = self._static(view, rays, near, start)
-            _lru_put(self._static_hits, view, static, STATIC_CACHE_SIZE)
+            _lru_put(self._kept.hits, (self._state, view), static, STATIC_CACHE_SIZE)
         depth, code, facing, face, surface = (a.copy() for a in static)
         dynamic = self._moving(hide)
         faces = self._faces(dynamic)

@@ -1,8 +1,14 @@
 """The home as triangles, for the renderer (docs/skills.md, "Captures and perception").
 
-A :class:`Scene` is built once per episode from the world and kept up to
-date as things move. Its triangles come from the same geometry as the USD
-export (homeloop/pipeline/usd/):
+A :class:`Scene` is made once per episode from the world and kept up to
+date as things move. What it builds from the home alone (the static and glass
+triangles, the codes given to them, the doors' and parts' movers unposed) is
+kept per home, catalog and visuals (:class:`_HomePart`), and the next episode's
+scene in the same home begins from it: its codes are numbered and its movers
+ordered as a scene built from nothing, so it draws the same pixels.
+
+Its triangles come from the same geometry as the USD export
+(homeloop/pipeline/usd/):
 
 - **architecture** (static): each room's floor, the ceilings of indoor
   rooms, walls extruded from their footprints less the openings, the wall
@@ -49,9 +55,11 @@ moving one bumps :attr:`Scene.settled_version` instead.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Generic, Iterable, TypeVar
 
 import numpy as np
@@ -253,6 +261,56 @@ class OpeningFrame:
         return self.centre - self.along * self.width / 2
 
 
+#: Whether a scene starts from its home's part kept from an earlier scene of the same home
+#: (:func:`_kept_home`); False builds every scene from nothing, for the tests that compare the two.
+KEPT = True
+#: Homes whose part is kept: a worker plays a home's episodes one after another.
+KEPT_HOMES = 2
+
+
+@dataclass(frozen=True)
+class _HomePart:
+    """What a scene builds from its home alone, before anything in the world is posed: the codes
+    given so far, the static and glass triangles, each entity's faces among them, the movers of the
+    doors, parts and camera housings (unposed) and the assets warned of. Every scene of the home
+    starts from it, so they number their codes and order their movers as a scene built from nothing."""
+
+    codes: tuple[Code, ...]
+    static: Mesh
+    glass: Mesh
+    entity_faces: dict[str, dict[str, np.ndarray]]
+    movers: tuple[tuple[str, Mover[Any]], ...]
+    warned: frozenset[str]
+
+
+#: The kept home parts, by what they were built from: the home's content (its file's JSON), the
+#: catalog and the build's own visuals (none: the built-in ones). Each entry holds the catalog and the
+#: visuals, so their ids are not reused while it is kept; a home edited between episodes reads otherwise.
+_HOMES: "OrderedDict[tuple[str, int, int], tuple[object, object, _HomePart]]" = OrderedDict()
+
+
+def _home_key(world: World) -> tuple[tuple[str, int, int], object]:
+    visuals = world.visuals if world.visuals else None
+    content = hashlib.sha256(world.home.model_dump_json().encode()).hexdigest()
+    return (content, id(world.catalog), id(visuals)), visuals
+
+
+def _kept_home(world: World) -> "_HomePart | None":
+    key, visuals = _home_key(world)
+    hit = _HOMES.get(key)
+    if hit is None or hit[0] is not world.catalog or hit[1] is not visuals:
+        return None
+    _HOMES.move_to_end(key)
+    return hit[2]
+
+
+def _keep_home(world: World, part: _HomePart) -> None:
+    key, visuals = _home_key(world)
+    _HOMES[key] = (world.catalog, visuals, part)
+    while len(_HOMES) > KEPT_HOMES:
+        _HOMES.popitem(last=False)
+
+
 class Scene:
     """The home's triangles, static and moving (see the module docstring)."""
 
@@ -260,23 +318,40 @@ class Scene:
         home: Home = world.home
         self.home, self.catalog = home, world.catalog
         self.visuals = world.visuals  # a build's own assets, drawn instead of built-in visuals
-        self.codes: list[Code] = []
-        self._code_index: dict[Code, int] = {}
-        self._warned: set[str] = set()
         self.rooms = {r.id: r for r in home.rooms}
         self.cameras = {c.id for c in home.cameras}
-        self.movers: dict[str, Mover[Any]] = {}  # each mover has a state of its own kind
+        built = _kept_home(world) if KEPT else None
+        if built is None:
+            built = self._build(entities)
+            if KEPT:
+                _keep_home(world, built)
+        #: The home's part this scene began from (the caster keeps what it casts of it with it).
+        self.part = built
+        self.static, self.glass, self.entity_faces = built.static, built.glass, built.entity_faces
+        self.codes: list[Code] = list(built.codes)
+        self._code_index: dict[Code, int] = {c: i for i, c in enumerate(self.codes)}
+        self._warned: set[str] = set(built.warned)
+        # each mover has a state of its own kind; a copy unposed, as the home part keeps them unposed
+        self.movers: dict[str, Mover[Any]] = {n: replace(m, key=None, world=None) for n, m in built.movers}
+        self.version = 0  # bumped when a mover that is not settled moves
+        self.settled_version = 0  # bumped when a door or a part moves
+        self._dynamic: tuple[tuple[int, frozenset[str]], Mesh] | None = None
+        self.update(world, {})
+
+    def _build(self, entities: Iterable[Entity]) -> "_HomePart":
+        """The home's part of the scene (what :class:`_HomePart` holds), worked out from nothing."""
+        home = self.home
+        self.codes, self._code_index, self._warned = [], {}, set()
+        self.movers = {}
         panes: list[Mesh] = []
         static = [*self._architecture(home), *self._openings(home, panes), *self._fixtures(home),
                   *self._furniture(home), *self._solids(entities)]
         self.static = Mesh.concat(static)
         self.glass = Mesh.concat(panes)
-        self.entity_faces = {name: _faces_by_entity(self, mesh) for name, mesh in
-                              (("static", self.static), ("glass", self.glass))}
-        self.version = 0  # bumped when a mover that is not settled moves
-        self.settled_version = 0  # bumped when a door or a part moves
-        self._dynamic: tuple[tuple[int, frozenset[str]], Mesh] | None = None
-        self.update(world, {})
+        entity_faces = {name: _faces_by_entity(self, mesh) for name, mesh in
+                        (("static", self.static), ("glass", self.glass))}
+        return _HomePart(tuple(self.codes), self.static, self.glass, entity_faces, tuple(self.movers.items()),
+                         frozenset(self._warned))
 
     # -- codes
 
@@ -513,6 +588,11 @@ class Scene:
     def opaque(self) -> Mesh:
         """The static triangles with the settled movers (doors, parts) as they stand now."""
         return Mesh.concat([self.static, *(m.mesh() for m in self.movers.values() if m.settled)])
+
+    def settled_state(self) -> tuple[tuple[str, object], ...]:
+        """Where each settled mover (a door, a part) stands now: what :meth:`opaque` is made of
+        besides the static triangles."""
+        return tuple((name, m.key) for name, m in self.movers.items() if m.settled)
 
     def dynamic(self, hide: Iterable[str] = ()) -> Mesh:
         """The other movers' triangles now, less those ``hide`` names (cached per version and hide set)."""
