@@ -322,7 +322,7 @@ class Scene:
         self.cameras = {c.id for c in home.cameras}
         built = _kept_home(world) if KEPT else None
         if built is None:
-            built = self._build(entities)
+            built = _HomeBuild(self).part(entities)
             if KEPT:
                 _keep_home(world, built)
         #: The home's part this scene began from (the caster keeps what it casts of it with it).
@@ -337,21 +337,6 @@ class Scene:
         self.settled_version = 0  # bumped when a door or a part moves
         self._dynamic: tuple[tuple[int, frozenset[str]], Mesh] | None = None
         self.update(world, {})
-
-    def _build(self, entities: Iterable[Entity]) -> "_HomePart":
-        """The home's part of the scene (what :class:`_HomePart` holds), worked out from nothing."""
-        home = self.home
-        self.codes, self._code_index, self._warned = [], {}, set()
-        self.movers = {}
-        panes: list[Mesh] = []
-        static = [*self._architecture(home), *self._openings(home, panes), *self._fixtures(home),
-                  *self._furniture(home), *self._solids(entities)]
-        self.static = Mesh.concat(static)
-        self.glass = Mesh.concat(panes)
-        entity_faces = {name: _faces_by_entity(self, mesh) for name, mesh in
-                        (("static", self.static), ("glass", self.glass))}
-        return _HomePart(tuple(self.codes), self.static, self.glass, entity_faces, tuple(self.movers.items()),
-                         frozenset(self._warned))
 
     # -- codes
 
@@ -374,145 +359,6 @@ class Scene:
         """The code of a part of a visual: its role's material in the palette, this home's choice."""
         material = material_of(self.catalog, palette, role, variant)
         return self.code(entity, kind, part, material.albedo, texture=material.texture)
-
-    # -- architecture
-
-    def _floor_z(self, room_ids: Iterable[str]) -> float:
-        zs = [self.rooms[r].floor_height for r in room_ids if r in self.rooms]
-        return min(zs) if zs else 0.0
-
-    def _floor_colour(self, room_id: str) -> RGB:
-        return materials.ARCHITECTURE["outdoor_floor" if self.rooms[room_id].outdoor else "floor"]
-
-    def _architecture(self, home: Home) -> list[Mesh]:
-        out: list[Mesh] = []
-        for room in home.rooms:
-            for poly in _polygons(polygon_from_rings(room.polygon).buffer(0)):
-                floor = self.code(None, "floor", room.id, self._floor_colour(room.id), room.id,
-                                  textures.floor_texture(room.type, room.outdoor))
-                out.append(_mesh(flat(poly, room.floor_height), floor))
-                if room.space_class in ("indoor", "ancillary"):
-                    top = room.floor_height + room.ceiling_height
-                    out.append(_mesh(flat(poly, top), self.code(None, "ceiling", room.id,
-                                                                 materials.ARCHITECTURE["ceiling"], room.id)))
-        openings = [polygon_from_rings(o.polygon).buffer(0) for o in home.openings]
-        holes = shapely.union_all(openings) if openings else None
-        base = self._floor_z(self.rooms)
-        wall = self.code(None, "wall", "wall", materials.ARCHITECTURE["wall"])
-        for w in home.walls:
-            poly = polygon_from_rings(w.polygon).buffer(0)
-            solid = poly.difference(holes) if holes is not None else poly
-            out.extend(_mesh(prism(p, base, base + w.height), wall) for p in _polygons(solid))
-        x0, y0, x1, y1 = shapely.union_all([polygon_from_rings(r.polygon) for r in home.rooms]).bounds
-        m = GROUND_MARGIN_M
-        ground = flat(shapely.box(x0 - m, y0 - m, x1 + m, y1 + m), base - GROUND_DROP_M)
-        out.append(_mesh(ground, self.code(None, "ground", "ground", materials.ARCHITECTURE["ground"])))
-        return out
-
-    def _openings(self, home: Home, panes: list[Mesh]) -> list[Mesh]:
-        out: list[Mesh] = []
-        walls = [(polygon_from_rings(w.polygon).buffer(0), w) for w in home.walls]
-        wall_code = self.code(None, "wall", "wall", materials.ARCHITECTURE["wall"])
-        for o in home.openings:
-            poly = polygon_from_rings(o.polygon).buffer(0)
-            frame, base = OpeningFrame.of(poly), self._floor_z(o.connects)
-            tops = [w.height for p, w in walls if w.kind == "WALL" and p.intersects(poly)]
-            wall_top = max(tops, default=0.0) or max(
-                (self.rooms[r].ceiling_height for r in o.connects if r in self.rooms), default=2.6)
-            head = o.sill + o.height
-            low = min(o.connects, key=lambda r: self.rooms[r].floor_height if r in self.rooms else 0.0,
-                      default=None)
-            floor = self.code(None, "floor", low, self._floor_colour(low), low) if low in self.rooms else None
-            for p in _polygons(poly):  # the wall over the head and under the sill, the floor across
-                out.append(_mesh(prism(p, base + head, base + wall_top), wall_code))
-                out.append(_mesh(prism(p, base, base + o.sill), wall_code))
-                if o.sill <= 1e-6 and floor is not None:
-                    out.append(_mesh(flat(p, base), floor))
-            place = pose_matrix(frame.centre[0], frame.centre[1], base, frame.yaw)
-            trim = self.code(o.id, "opening", "frame", materials.ARCHITECTURE["door_frame"])
-            out.extend(_placed(m, place, trim) for m in _frame_pieces(frame, o.sill, head, o.kind == "window"))
-            if o.kind == "window":
-                pane = box_mesh(-frame.width / 2, -WINDOW_PANE_THICKNESS_M / 2, o.sill, frame.width / 2,
-                            WINDOW_PANE_THICKNESS_M / 2, head)
-                panes.append(_placed(pane, place, self.code(o.id, "opening", "pane", materials.ARCHITECTURE["glass"])))
-            elif o.kind in LEAF_KINDS:
-                self._leaf(o, frame, base)
-        return out
-
-    def _leaf(self, o: Opening, frame: OpeningFrame, base: float) -> None:
-        """A door leaf: a mover hinged at one end of the opening (it swings or lifts when open)."""
-        gap, half = DOOR_LEAF_GAP_M, DOOR_LEAF_THICKNESS_M / 2
-        leaf = box_mesh(gap, -half, o.sill + gap, frame.width - gap, half, o.sill + o.height - gap)
-        colour = materials.ARCHITECTURE["garage_door" if o.kind == "garage_door" else "door"]
-        code = self.code(o.id, "opening", "leaf", colour)
-        faces = np.asarray(leaf.faces, dtype=np.int64)
-        hinge = frame.hinge()
-        at = pose_matrix(hinge[0], hinge[1], base, frame.yaw)
-        opened = _translation(0, 0, o.height) if o.kind == "garage_door" else _axis_rotation("z", math.pi / 2)
-        self.movers[f"leaf:{o.id}"] = Mover(
-            o.id, np.asarray(leaf.vertices, dtype=float), faces, np.full(len(faces), code),
-            state=lambda world: world.openings[o.id].open,
-            pose=lambda is_open: at @ opened if is_open else at, settled=True)
-
-    def _fixtures(self, home: Home) -> list[Mesh]:
-        """Fixtures as their visuals (:func:`homeloop.core.visuals.fixtures.fixture_visuals`), drawn
-        inside the prisms of :func:`homeloop.core.navigation.fixture_solids` that the geometric
-        backend holds, each part in its role's material as the home picks it."""
-        out: list[Mesh] = []
-        for x, parts in fixture_visuals(home):
-            lift = np.eye(4)
-            lift[2, 3] = self._floor_z([x.room])
-            variant = variant_of(home.home_id, x.id)
-            for part in parts:
-                m = material_of(self.catalog, x.kind, part.role, variant)
-                out.append(_placed(part.mesh, lift, self.code(None, "fixture", x.kind, m.albedo, texture=m.texture)))
-        return out
-
-    def _furniture(self, home: Home) -> list[Mesh]:
-        """Each item's visual parts at its pose; the parts that move with a catalog joint become
-        that joint's mover (its panel where the visual has none of them)."""
-        out: list[Mesh] = []
-        for f in home.furniture:
-            entry = self.catalog.furniture.get(f.catalog_id)
-            variant = variant_of(home.home_id, f.id)
-            if entry is None:
-                body = self._part_code(f.id, "furniture", f.semantic_class, "body", "body", variant)
-                out.extend(_mesh(prism(p, f.pose.z, f.pose.z + f.height), body)
-                           for p in _polygons(polygon_from_rings(f.footprint)))
-                continue
-            place = pose_matrix(f.pose.x, f.pose.y, f.pose.z, f.pose.yaw)
-            joints = {p.name for p in entry.parts}
-            moving: dict[str, list[Mesh]] = {}
-            for part in _visual(self, entry):
-                code = self._part_code(f.id, "furniture", entry.semantic_class, part.name, part.role, variant)
-                if part.joint in joints:
-                    moving.setdefault(part.joint, []).append(Mesh.of(part.mesh, code))
-                else:
-                    out.append(_placed(part.mesh, place, code))
-            for joint in entry.parts:
-                shown = moving.get(joint.name) or [_part_panel(self, f, entry, joint, variant)]
-                self.movers[f"part:{f.id}/{joint.name}"] = _part_mover(f, joint, place, Mesh.concat(shown))
-        return out
-
-    def _solids(self, entities: Iterable[Entity]) -> list[Mesh]:
-        """Devices as their visuals in their bodies' frames (the geometric backend's solid where a
-        device has no body or its visual fails), places as their solids; camera housings move with
-        nothing but are movers, so a camera can leave its own out."""
-        out: list[Mesh] = []
-        devices = {d.id: d for d in self.home.devices}
-        for e in entities:
-            if e.kind not in ("device", "place"):
-                continue
-            mesh = _device_mesh(self, devices[e.id]) if e.kind == "device" and e.id in devices else None
-            if mesh is None:
-                colour = materials.ARCHITECTURE["doormat" if e.kind == "place" else "device"]
-                mesh = _mesh(solid_mesh(e.solid), self.code(e.id, e.kind, "body", colour))
-            if e.id in self.cameras:
-                self.movers[f"device:{e.id}"] = Mover(e.id, mesh.vertices, mesh.faces, mesh.codes,
-                                                      state=lambda world: None, pose=lambda _: np.eye(4))
-            else:
-                out.append(mesh)
-        return out
 
     # -- what moves
 
@@ -617,6 +463,167 @@ class Scene:
     def entity_key(self, entity: str) -> tuple[object, ...]:
         """What an entity's triangles depend on (changes when it moves)."""
         return tuple((n, m.key, id(m)) for n, m in self.movers.items() if m.hide_as == entity)
+
+
+class _HomeBuild:
+    """Builds a scene's home part (:class:`_HomePart`) from nothing: the architecture, the openings
+    (their leaves as movers), the fixtures, the furniture (its moving parts as movers) and the
+    devices and places, each triangle given its code by the scene."""
+
+    def __init__(self, scene: Scene):
+        self.scene = scene
+
+    def part(self, entities: Iterable[Entity]) -> _HomePart:
+        """The home's part of the scene, worked out from nothing (the scene's codes, movers and
+        warnings start empty and hold the part's when it returns)."""
+        scene, home = self.scene, self.scene.home
+        scene.codes, scene._code_index, scene._warned, scene.movers = [], {}, set(), {}
+        panes: list[Mesh] = []
+        static = Mesh.concat([*self._architecture(home), *self._openings(home, panes), *self._fixtures(home),
+                              *self._furniture(home), *self._solids(entities)])
+        glass = Mesh.concat(panes)
+        entity_faces = {name: _faces_by_entity(scene, mesh) for name, mesh in (("static", static), ("glass", glass))}
+        return _HomePart(tuple(scene.codes), static, glass, entity_faces, tuple(scene.movers.items()),
+                         frozenset(scene._warned))
+
+    # -- architecture
+
+    def _floor_z(self, room_ids: Iterable[str]) -> float:
+        zs = [self.scene.rooms[r].floor_height for r in room_ids if r in self.scene.rooms]
+        return min(zs) if zs else 0.0
+
+    def _floor_colour(self, room_id: str) -> RGB:
+        return materials.ARCHITECTURE["outdoor_floor" if self.scene.rooms[room_id].outdoor else "floor"]
+
+    def _architecture(self, home: Home) -> list[Mesh]:
+        out: list[Mesh] = []
+        for room in home.rooms:
+            for poly in _polygons(polygon_from_rings(room.polygon).buffer(0)):
+                floor = self.scene.code(None, "floor", room.id, self._floor_colour(room.id), room.id,
+                                  textures.floor_texture(room.type, room.outdoor))
+                out.append(_mesh(flat(poly, room.floor_height), floor))
+                if room.space_class in ("indoor", "ancillary"):
+                    top = room.floor_height + room.ceiling_height
+                    out.append(_mesh(flat(poly, top), self.scene.code(None, "ceiling", room.id,
+                                                                 materials.ARCHITECTURE["ceiling"], room.id)))
+        openings = [polygon_from_rings(o.polygon).buffer(0) for o in home.openings]
+        holes = shapely.union_all(openings) if openings else None
+        base = self._floor_z(self.scene.rooms)
+        wall = self.scene.code(None, "wall", "wall", materials.ARCHITECTURE["wall"])
+        for w in home.walls:
+            poly = polygon_from_rings(w.polygon).buffer(0)
+            solid = poly.difference(holes) if holes is not None else poly
+            out.extend(_mesh(prism(p, base, base + w.height), wall) for p in _polygons(solid))
+        x0, y0, x1, y1 = shapely.union_all([polygon_from_rings(r.polygon) for r in home.rooms]).bounds
+        m = GROUND_MARGIN_M
+        ground = flat(shapely.box(x0 - m, y0 - m, x1 + m, y1 + m), base - GROUND_DROP_M)
+        out.append(_mesh(ground, self.scene.code(None, "ground", "ground", materials.ARCHITECTURE["ground"])))
+        return out
+
+    def _openings(self, home: Home, panes: list[Mesh]) -> list[Mesh]:
+        out: list[Mesh] = []
+        walls = [(polygon_from_rings(w.polygon).buffer(0), w) for w in home.walls]
+        wall_code = self.scene.code(None, "wall", "wall", materials.ARCHITECTURE["wall"])
+        for o in home.openings:
+            poly = polygon_from_rings(o.polygon).buffer(0)
+            frame, base = OpeningFrame.of(poly), self._floor_z(o.connects)
+            tops = [w.height for p, w in walls if w.kind == "WALL" and p.intersects(poly)]
+            wall_top = max(tops, default=0.0) or max(
+                (self.scene.rooms[r].ceiling_height for r in o.connects if r in self.scene.rooms), default=2.6)
+            head = o.sill + o.height
+            low = min(o.connects, key=lambda r: self.scene.rooms[r].floor_height if r in self.scene.rooms else 0.0,
+                      default=None)
+            floor = self.scene.code(None, "floor", low, self._floor_colour(low), low) if low in self.scene.rooms else None
+            for p in _polygons(poly):  # the wall over the head and under the sill, the floor across
+                out.append(_mesh(prism(p, base + head, base + wall_top), wall_code))
+                out.append(_mesh(prism(p, base, base + o.sill), wall_code))
+                if o.sill <= 1e-6 and floor is not None:
+                    out.append(_mesh(flat(p, base), floor))
+            place = pose_matrix(frame.centre[0], frame.centre[1], base, frame.yaw)
+            trim = self.scene.code(o.id, "opening", "frame", materials.ARCHITECTURE["door_frame"])
+            out.extend(_placed(m, place, trim) for m in _frame_pieces(frame, o.sill, head, o.kind == "window"))
+            if o.kind == "window":
+                pane = box_mesh(-frame.width / 2, -WINDOW_PANE_THICKNESS_M / 2, o.sill, frame.width / 2,
+                            WINDOW_PANE_THICKNESS_M / 2, head)
+                panes.append(_placed(pane, place, self.scene.code(o.id, "opening", "pane", materials.ARCHITECTURE["glass"])))
+            elif o.kind in LEAF_KINDS:
+                self._leaf(o, frame, base)
+        return out
+
+    def _leaf(self, o: Opening, frame: OpeningFrame, base: float) -> None:
+        """A door leaf: a mover hinged at one end of the opening (it swings or lifts when open)."""
+        gap, half = DOOR_LEAF_GAP_M, DOOR_LEAF_THICKNESS_M / 2
+        leaf = box_mesh(gap, -half, o.sill + gap, frame.width - gap, half, o.sill + o.height - gap)
+        colour = materials.ARCHITECTURE["garage_door" if o.kind == "garage_door" else "door"]
+        code = self.scene.code(o.id, "opening", "leaf", colour)
+        faces = np.asarray(leaf.faces, dtype=np.int64)
+        hinge = frame.hinge()
+        at = pose_matrix(hinge[0], hinge[1], base, frame.yaw)
+        opened = _translation(0, 0, o.height) if o.kind == "garage_door" else _axis_rotation("z", math.pi / 2)
+        self.scene.movers[f"leaf:{o.id}"] = Mover(
+            o.id, np.asarray(leaf.vertices, dtype=float), faces, np.full(len(faces), code),
+            state=lambda world: world.openings[o.id].open,
+            pose=lambda is_open: at @ opened if is_open else at, settled=True)
+
+    def _fixtures(self, home: Home) -> list[Mesh]:
+        """Fixtures as their visuals (:func:`homeloop.core.visuals.fixtures.fixture_visuals`), drawn
+        inside the prisms of :func:`homeloop.core.navigation.fixture_solids` that the geometric
+        backend holds, each part in its role's material as the home picks it."""
+        out: list[Mesh] = []
+        for x, parts in fixture_visuals(home):
+            lift = np.eye(4)
+            lift[2, 3] = self._floor_z([x.room])
+            variant = variant_of(home.home_id, x.id)
+            for part in parts:
+                m = material_of(self.scene.catalog, x.kind, part.role, variant)
+                out.append(_placed(part.mesh, lift, self.scene.code(None, "fixture", x.kind, m.albedo, texture=m.texture)))
+        return out
+
+    def _furniture(self, home: Home) -> list[Mesh]:
+        """Each item's visual parts at its pose; the parts that move with a catalog joint become
+        that joint's mover (its panel where the visual has none of them)."""
+        out: list[Mesh] = []
+        for f in home.furniture:
+            entry = self.scene.catalog.furniture.get(f.catalog_id)
+            variant = variant_of(home.home_id, f.id)
+            if entry is None:
+                body = self.scene._part_code(f.id, "furniture", f.semantic_class, "body", "body", variant)
+                out.extend(_mesh(prism(p, f.pose.z, f.pose.z + f.height), body)
+                           for p in _polygons(polygon_from_rings(f.footprint)))
+                continue
+            place = pose_matrix(f.pose.x, f.pose.y, f.pose.z, f.pose.yaw)
+            joints = {p.name for p in entry.parts}
+            moving: dict[str, list[Mesh]] = {}
+            for part in _visual(self.scene, entry):
+                code = self.scene._part_code(f.id, "furniture", entry.semantic_class, part.name, part.role, variant)
+                if part.joint in joints:
+                    moving.setdefault(part.joint, []).append(Mesh.of(part.mesh, code))
+                else:
+                    out.append(_placed(part.mesh, place, code))
+            for joint in entry.parts:
+                shown = moving.get(joint.name) or [_part_panel(self.scene, f, entry, joint, variant)]
+                self.scene.movers[f"part:{f.id}/{joint.name}"] = _part_mover(f, joint, place, Mesh.concat(shown))
+        return out
+
+    def _solids(self, entities: Iterable[Entity]) -> list[Mesh]:
+        """Devices as their visuals in their bodies' frames (the geometric backend's solid where a
+        device has no body or its visual fails), places as their solids; camera housings move with
+        nothing but are movers, so a camera can leave its own out."""
+        out: list[Mesh] = []
+        devices = {d.id: d for d in self.scene.home.devices}
+        for e in entities:
+            if e.kind not in ("device", "place"):
+                continue
+            mesh = _device_mesh(self.scene, devices[e.id]) if e.kind == "device" and e.id in devices else None
+            if mesh is None:
+                colour = materials.ARCHITECTURE["doormat" if e.kind == "place" else "device"]
+                mesh = _mesh(solid_mesh(e.solid), self.scene.code(e.id, e.kind, "body", colour))
+            if e.id in self.scene.cameras:
+                self.scene.movers[f"device:{e.id}"] = Mover(e.id, mesh.vertices, mesh.faces, mesh.codes,
+                                                      state=lambda world: None, pose=lambda _: np.eye(4))
+            else:
+                out.append(mesh)
+        return out
 
 
 def _visual(scene: Scene, entry: FurnitureEntry | ObjectEntry) -> list[VisualPart]:
