@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Generic, Hashable, Iterable, TypeVar
@@ -364,42 +365,54 @@ class _HomeCasts:
     begins every scene of a home from the same part), shared by every caster of that part: the Embree
     device, the glass, the static scene per state of the doors and parts, the static rays' hits by that
     state and the view, the rays of each orientation and the panes' pixels of each view. The second
-    episode in a home casts nothing its first cast already."""
+    episode in a home casts nothing its first cast already. Episodes may run in threads of one
+    process (the harnesses' sessions), so each table is read and written under a lock."""
 
     def __init__(self, glass: Mesh):
         self.device = new_device()
         self.glass = Geometry(self.device, glass)
         self.panes = [(glass, _parts(glass))]  # one part per pane
-        self.rays: OrderedDict[tuple[float, float, float, int, int], tuple[np.ndarray, ...]] = OrderedDict()
-        self.hits: OrderedDict[tuple[Hashable, Viewpoint], tuple[np.ndarray, ...]] = OrderedDict()
-        self.pane_pixels: PoseCache[np.ndarray] = PoseCache()
+        self.rays: OrderedDict[Hashable, tuple[np.ndarray, ...]] = OrderedDict()
+        self.hits: OrderedDict[Hashable, tuple[np.ndarray, ...]] = OrderedDict()
+        self.pane_pixels: OrderedDict[Hashable, np.ndarray] = OrderedDict()
         self._static: OrderedDict[Hashable, Geometry] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, table: "OrderedDict[Hashable, _Value]", key: Hashable) -> _Value | None:
+        with self._lock:
+            return _lru_get(table, key)
+
+    def put(self, table: "OrderedDict[Hashable, _Value]", key: Hashable, value: _Value, size: int) -> None:
+        with self._lock:
+            _lru_put(table, key, value, size)
 
     def static(self, state: Hashable, scene: Scene) -> Geometry:
         """The Embree scene of the static triangles with the doors and parts in ``state`` (the scene's now)."""
-        geometry = _lru_get(self._static, state)
+        geometry = self.get(self._static, state)
         if geometry is None:
             geometry = Geometry(self.device, scene.opaque())
-            _lru_put(self._static, state, geometry, STATIC_SCENES_KEPT)
+            self.put(self._static, state, geometry, STATIC_SCENES_KEPT)
         return geometry
 
 
 #: The casts kept per home part, as many as the scene keeps parts (each entry holds its part, so
 #: the part's id is not reused while it is kept).
 _CASTS: "OrderedDict[int, tuple[object, _HomeCasts]]" = OrderedDict()
+_CASTS_LOCK = threading.Lock()
 
 
 def _home_casts(scene: Scene) -> _HomeCasts:
     part = scene.part
-    hit = _CASTS.get(id(part))
-    if hit is not None and hit[0] is part:
-        _CASTS.move_to_end(id(part))
-        return hit[1]
-    casts = _HomeCasts(scene.glass)
-    _CASTS[id(part)] = (part, casts)
-    while len(_CASTS) > KEPT_HOMES:
-        _CASTS.popitem(last=False)
-    return casts
+    with _CASTS_LOCK:
+        hit = _CASTS.get(id(part))
+        if hit is not None and hit[0] is part:
+            _CASTS.move_to_end(id(part))
+            return hit[1]
+        casts = _HomeCasts(scene.glass)
+        _CASTS[id(part)] = (part, casts)
+        while len(_CASTS) > KEPT_HOMES:
+            _CASTS.popitem(last=False)
+        return casts
 
 
 class Caster:
@@ -413,11 +426,9 @@ class Caster:
         self._state = scene.settled_state()
         self.static = kept.static(self._state, scene)
         self._dynamic: tuple[Hashable, Geometry] | None = None
-        self._rays = kept.rays
         self._alone: dict[tuple[str, str | None], tuple[tuple[object, ...], Geometry]] = {}
         self._frame_faces: tuple[Geometry, Geometry, Faces] | None = None
         self._mesh_parts: tuple[Mesh, Parts] | None = None
-        self._pane_pixels = kept.pane_pixels
         self._last_pixels: tuple[Viewpoint, Mesh, np.ndarray] | None = None
         self._room_boxes: list[tuple[shapely.Polygon, np.ndarray, np.ndarray]] | None = None
 
@@ -432,12 +443,12 @@ class Caster:
         (relative to the camera: ``start`` of :meth:`Geometry.trace`), cached per orientation and
         optics."""
         key = (view.yaw, view.pitch, view.hfov_deg, view.width, view.height)
-        rays = _lru_get(self._rays, key)
+        rays = self._kept.get(self._kept.rays, key)
         if rays is None:
             columns = _direction_columns(view)  # worked on contiguous columns, then stacked
             near = near_distances(view, columns)
             rays = (_stack(columns), near, _stack([column * near for column in columns]))
-            _lru_put(self._rays, key, rays, RAY_CACHE_SIZE)
+            self._kept.put(self._kept.rays, key, rays, RAY_CACHE_SIZE)
         return rays
 
     # -- a frame
@@ -448,10 +459,10 @@ class Caster:
         if self._settled != self.scene.settled_version:  # a door or a part moved: the static rays are others
             self._settled, self._state = self.scene.settled_version, self.scene.settled_state()
             self.static = self._kept.static(self._state, self.scene)
-        static = _lru_get(self._kept.hits, (self._state, view))
+        static = self._kept.get(self._kept.hits, (self._state, view))
         if static is None:
             static = self._static(view, rays, near, start)
-            _lru_put(self._kept.hits, (self._state, view), static, STATIC_CACHE_SIZE)
+            self._kept.put(self._kept.hits, (self._state, view), static, STATIC_CACHE_SIZE)
         depth, code, facing, face, surface = (a.copy() for a in static)
         dynamic = self._moving(hide)
         faces = self._faces(dynamic)
@@ -466,10 +477,10 @@ class Caster:
             face[idx] = f
             surface[idx] = faces.plane[f]
         glass = np.full(len(rays), -1, dtype=np.int32)
-        panes = self._pane_pixels.get(view)
+        panes = self._kept.get(self._kept.pane_pixels, view)
         if panes is None:
             panes = self._pixels(view, self._panes)
-            self._pane_pixels.put(view, panes)
+            self._kept.put(self._kept.pane_pixels, view, panes, STATIC_CACHE_SIZE)
         if len(panes):
             t, f = self.glass.cast(view, rays[panes], depth[panes])
             glass[panes[f >= 0]] = self.glass.codes[f[f >= 0]]

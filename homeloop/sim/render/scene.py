@@ -58,6 +58,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Generic, Iterable, TypeVar
@@ -287,6 +288,8 @@ class _HomePart:
 #: catalog and the build's own visuals (none: the built-in ones). Each entry holds the catalog and the
 #: visuals, so their ids are not reused while it is kept; a home edited between episodes reads otherwise.
 _HOMES: "OrderedDict[tuple[str, int, int], tuple[object, object, _HomePart]]" = OrderedDict()
+#: Episodes may run in threads of one process (the harnesses' sessions).
+_HOMES_LOCK = threading.Lock()
 
 
 def _home_key(world: World) -> tuple[tuple[str, int, int], object]:
@@ -297,18 +300,20 @@ def _home_key(world: World) -> tuple[tuple[str, int, int], object]:
 
 def _kept_home(world: World) -> "_HomePart | None":
     key, visuals = _home_key(world)
-    hit = _HOMES.get(key)
-    if hit is None or hit[0] is not world.catalog or hit[1] is not visuals:
-        return None
-    _HOMES.move_to_end(key)
-    return hit[2]
+    with _HOMES_LOCK:
+        hit = _HOMES.get(key)
+        if hit is None or hit[0] is not world.catalog or hit[1] is not visuals:
+            return None
+        _HOMES.move_to_end(key)
+        return hit[2]
 
 
 def _keep_home(world: World, part: _HomePart) -> None:
     key, visuals = _home_key(world)
-    _HOMES[key] = (world.catalog, visuals, part)
-    while len(_HOMES) > KEPT_HOMES:
-        _HOMES.popitem(last=False)
+    with _HOMES_LOCK:
+        _HOMES[key] = (world.catalog, visuals, part)
+        while len(_HOMES) > KEPT_HOMES:
+            _HOMES.popitem(last=False)
 
 
 class Scene:
