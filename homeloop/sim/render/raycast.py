@@ -60,7 +60,7 @@ from embreex import rtcore, rtcore_scene
 from embreex.mesh_construction import TriangleMesh
 
 from homeloop.core.home import polygon_from_rings
-from homeloop.sim.render.scene import KEPT_HOMES, Mesh, Scene
+from homeloop.sim.render.scene import Mesh, Scene
 from homeloop.sim.visibility import NEAR_M, Viewpoint
 
 #: An Embree device and scene: embreex ships no type information.
@@ -395,23 +395,16 @@ class _HomeCasts:
         return geometry
 
 
-#: The casts kept per home part, as many as the scene keeps parts (each entry holds its part, so
-#: the part's id is not reused while it is kept).
-_CASTS: "OrderedDict[int, tuple[object, _HomeCasts]]" = OrderedDict()
+#: Held while a home part's casts are looked up or made (episodes may run in threads of one process).
 _CASTS_LOCK = threading.Lock()
 
 
 def _home_casts(scene: Scene) -> _HomeCasts:
-    part = scene.part
+    """The casts kept with the scene's home part (made with it the first time)."""
     with _CASTS_LOCK:
-        hit = _CASTS.get(id(part))
-        if hit is not None and hit[0] is part:
-            _CASTS.move_to_end(id(part))
-            return hit[1]
-        casts = _HomeCasts(scene.glass)
-        _CASTS[id(part)] = (part, casts)
-        while len(_CASTS) > KEPT_HOMES:
-            _CASTS.popitem(last=False)
+        casts: _HomeCasts | None = scene.part.kept.get("casts")
+        if casts is None:
+            casts = scene.part.kept["casts"] = _HomeCasts(scene.glass)
         return casts
 
 

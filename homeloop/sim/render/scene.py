@@ -60,7 +60,7 @@ import logging
 import math
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Generic, Iterable, TypeVar
 
 import numpy as np
@@ -263,7 +263,7 @@ class OpeningFrame:
 
 
 #: Whether a scene starts from its home's part kept from an earlier scene of the same home
-#: (:func:`_kept_home`); False builds every scene from nothing, for the tests that compare the two.
+#: (:func:`_home_part`); False builds every scene from nothing, for the tests that compare the two.
 KEPT = True
 #: Homes whose part is kept: a worker plays a home's episodes one after another.
 KEPT_HOMES = 2
@@ -282,6 +282,9 @@ class _HomePart:
     entity_faces: dict[str, dict[str, np.ndarray]]
     movers: tuple[tuple[str, Mover[Any]], ...]
     warned: frozenset[str]
+    #: What the renderer's other parts keep of this part, for as long as it is kept (the caster's
+    #: casts: :func:`homeloop.sim.render.raycast._home_casts`).
+    kept: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 #: The kept home parts, by what they were built from: the home's content (its file's JSON), the
@@ -298,22 +301,20 @@ def _home_key(world: World) -> tuple[tuple[str, int, int], object]:
     return (content, id(world.catalog), id(visuals)), visuals
 
 
-def _kept_home(world: World) -> "_HomePart | None":
+def _home_part(world: World, build: Callable[[], "_HomePart"]) -> "_HomePart":
+    """The home's part kept for ``world``'s home, catalog and visuals, else ``build()``'s, kept."""
     key, visuals = _home_key(world)
     with _HOMES_LOCK:
         hit = _HOMES.get(key)
-        if hit is None or hit[0] is not world.catalog or hit[1] is not visuals:
-            return None
-        _HOMES.move_to_end(key)
-        return hit[2]
-
-
-def _keep_home(world: World, part: _HomePart) -> None:
-    key, visuals = _home_key(world)
+        if hit is not None and hit[0] is world.catalog and hit[1] is visuals:
+            _HOMES.move_to_end(key)
+            return hit[2]
+    part = build()
     with _HOMES_LOCK:
         _HOMES[key] = (world.catalog, visuals, part)
         while len(_HOMES) > KEPT_HOMES:
             _HOMES.popitem(last=False)
+    return part
 
 
 class Scene:
@@ -325,11 +326,8 @@ class Scene:
         self.visuals = world.visuals  # a build's own assets, drawn instead of built-in visuals
         self.rooms = {r.id: r for r in home.rooms}
         self.cameras = {c.id for c in home.cameras}
-        built = _kept_home(world) if KEPT else None
-        if built is None:
-            built = _HomeBuild(self).part(entities)
-            if KEPT:
-                _keep_home(world, built)
+        builder = _HomeBuild(self)
+        built = _home_part(world, lambda: builder.part(entities)) if KEPT else builder.part(entities)
         #: The home's part this scene began from (the caster keeps what it casts of it with it).
         self.part = built
         self.static, self.glass, self.entity_faces = built.static, built.glass, built.entity_faces
