@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gc
-
 import pytest
 import shapely
 from hypothesis import given, settings
@@ -132,21 +130,6 @@ def test_free_floor_is_made_once_per_home_and_width_and_again_after_an_edit():
     assert cleared.geometry.area > wide.geometry.area
     indoor = {r.id for r in home.rooms if r.indoor}
     assert indoor <= navigation.reachable_rooms(home, WIDE)
-
-
-def test_a_collected_homes_entries_are_dropped_at_the_next_read_not_in_its_finalizer():
-    """A collection may run while a cache is halfway through a change, so the finalizer only notes
-    the home; the next read drops its entries."""
-    navigation.clear_cache()
-    home, other = _three_rooms(with_sofa=True), _three_rooms(with_sofa=False)
-    navigation.free_floor_of(home, WIDE)
-    gone = id(home)
-    del home
-    gc.collect()
-    assert any(k[0] == gone for k in navigation._free)  # the finalizer left the cache alone
-    navigation.free_floor_of(other, WIDE)
-    assert not any(k[0] == gone for k in navigation._free)
-    assert gone not in navigation._fixed_geometries
 
 
 def test_doors_not_joined_answers_each_room_as_asked_alone():

@@ -26,12 +26,15 @@ Functions take shapely geometries, so a :class:`~homeloop.core.plan.Plan` and a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 import shapely
 from shapely import Point, Polygon
 from shapely.geometry.base import BaseGeometry
+
+from homeloop.core.kept import Kept
 
 T = TypeVar("T")
 
@@ -139,8 +142,7 @@ def rectangle_frames(polygons: Sequence[BaseGeometry] | np.ndarray
 
 #: Frames already measured, by geometry: shapely geometries are immutable and hash by value,
 #: and the same opening is measured again by every room, rule and device that looks at it.
-_AXES_CACHE: dict[BaseGeometry, tuple[np.ndarray, np.ndarray, np.ndarray, float, float]] = {}
-_AXES_CACHE_SIZE = 20000
+_AXES: Kept[tuple[np.ndarray, np.ndarray, np.ndarray, float, float]] = Kept(20000)
 
 
 def opening_axes(polygon: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
@@ -148,15 +150,14 @@ def opening_axes(polygon: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndar
     width (along the wall) and depth (through it) of one opening rectangle
     (:func:`rectangle_frames` of one geometry, without the array overhead; the arrays are
     shared, so read-only)."""
-    hit = _AXES_CACHE.get(polygon)
-    if hit is None:
-        hit = _opening_axes(polygon)
-        for vector in hit[:3]:
-            vector.flags.writeable = False
-        if len(_AXES_CACHE) >= _AXES_CACHE_SIZE:
-            _AXES_CACHE.clear()
-        _AXES_CACHE[polygon] = hit
-    return hit
+    return _AXES.get_or_make(polygon, lambda: _read_only(_opening_axes(polygon)))
+
+
+def _read_only(axes: tuple[np.ndarray, np.ndarray, np.ndarray, float, float]
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    for vector in axes[:3]:
+        vector.flags.writeable = False
+    return axes
 
 
 def _opening_axes(polygon: BaseGeometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
@@ -319,26 +320,21 @@ def face_point(polygon: BaseGeometry, room: BaseGeometry, depth: float, *, along
 
 
 class ShapeMemo:
-    """Results computed from lists of shapes, kept by the shapes' identity (bounded: emptied when
-    full). Each entry holds its shapes, so no other shape takes their identities while it is
-    kept; the same rings give the same shapes (:func:`homeloop.core.home.polygon_from_rings`), and
-    identities are much cheaper to look up than shapes hashed by value."""
+    """Results computed from lists of shapes, kept by the shapes' identity (:class:`Kept`: each
+    entry holds its shapes). The same rings give the same shapes
+    (:func:`homeloop.core.home.polygon_from_rings`), and identities are much cheaper to look up
+    than shapes hashed by value."""
 
     def __init__(self, size: int) -> None:
-        self._kept: dict[tuple, tuple[tuple, Any]] = {}
-        self._size = size
+        self._kept: Kept[Any] = Kept(size)
 
     def get(self, shapes: Sequence[Sequence[BaseGeometry] | np.ndarray], extra: tuple,
             compute: Callable[[], T]) -> T:
         """The result for these shapes and ``extra`` (hashable), computed once by ``compute()``."""
-        held = tuple(tuple(group) for group in shapes)
-        key = (tuple(tuple(map(id, group)) for group in held), extra)
-        hit = self._kept.get(key)
-        if hit is None:
-            if len(self._kept) >= self._size:
-                self._kept.clear()
-            hit = self._kept[key] = (held, compute())
-        return hit[1]
+        groups = [tuple(group) for group in shapes]
+        held = tuple(chain.from_iterable(groups))
+        result: T = self._kept.get_or_make((tuple(map(len, groups)), extra), compute, held)
+        return result
 
 
 #: Passages already found: a home's are asked for by equipping, by the home check and by the

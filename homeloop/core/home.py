@@ -51,6 +51,7 @@ from homeloop.core.catalog import (
 from homeloop.core.errors import HomeLoopError
 from homeloop.core.geometry import OPEN_PASSAGE_MIN_LENGTH
 from homeloop.core.io import write_text
+from homeloop.core.kept import Kept
 from homeloop.core.plan import ANCILLARY, INDOOR, OUTDOOR, SERVICE
 from homeloop.core.plan import space_class as plan_space_class
 
@@ -157,26 +158,21 @@ class HomeModel(BaseModel):
 
 
 #: Shapely polygons already built from home file polygons, by their rings' coordinates.
-#: Shapely geometries are immutable, so equal rings can share one polygon; the
-#: cache is emptied when it grows past :data:`_POLYGON_CACHE_SIZE`.
-_POLYGON_CACHE: dict[tuple, Polygon] = {}
-_POLYGON_CACHE_SIZE = 20000
+#: Shapely geometries are immutable, so equal rings can share one polygon.
+_POLYGONS: Kept[Polygon] = Kept(20000)
 
 
 def polygon_from_rings(rings: list[list[tuple[float, float]]]) -> Polygon:
     """A shapely polygon from a home file polygon (outer ring, then holes)."""
     try:
         key = tuple(map(tuple, rings))
-        hit = _POLYGON_CACHE.get(key)
+        hit = _POLYGONS.get(key)
     except TypeError:  # points given as lists (rings read as plain JSON)
         key = tuple(tuple(map(tuple, ring)) for ring in rings)
-        hit = _POLYGON_CACHE.get(key)
+        hit = _POLYGONS.get(key)
     if hit is None:
         # One ring (the common case) goes straight to shapely's array constructor.
-        hit = shapely.polygons(rings[0]) if len(rings) == 1 else Polygon(rings[0], rings[1:])
-        if len(_POLYGON_CACHE) >= _POLYGON_CACHE_SIZE:
-            _POLYGON_CACHE.clear()
-        _POLYGON_CACHE[key] = hit
+        hit = _POLYGONS.put(key, shapely.polygons(rings[0]) if len(rings) == 1 else Polygon(rings[0], rings[1:]))
     return hit
 
 

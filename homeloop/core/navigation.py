@@ -24,8 +24,6 @@ by the geometric visibility backend and by the renderer.
 
 from __future__ import annotations
 
-import weakref
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -35,6 +33,7 @@ from shapely.geometry.base import BaseGeometry
 
 from homeloop.core.geometry import ShapeMemo, face_point
 from homeloop.core.home import Fixture, Home, Opening, polygon_from_rings
+from homeloop.core.kept import Kept
 
 if TYPE_CHECKING:
     from homeloop.core.catalog import Catalog
@@ -115,51 +114,13 @@ def _furniture_signature(home: Home) -> list[tuple]:
     return [(f.id, f.pose.x, f.pose.y, f.pose.yaw, f.catalog_id) for f in home.furniture]
 
 
-# Caches keyed by id(home); an entry is dropped once its home is garbage
-# collected (so a new home at the same address never meets a stale entry) and
-# checked against the home's content signature (so edits are seen).
-_fixed_geometries: OrderedDict[int, tuple[tuple, _FixedGeometry]] = OrderedDict()
-_free: OrderedDict[tuple[int, float], tuple[tuple, "FreeFloor"]] = OrderedDict()
-_watched: set[int] = set()
-#: Homes collected since the caches were last read. A collection may run while a cache is being
-#: changed (an OrderedDict halfway through a move), so the finalizer only notes the home and the
-#: next read of a cache drops its entries (:func:`_drop_collected`).
-_collected: list[int] = []
-
-
-def _forget(key: int) -> None:
-    _watched.discard(key)
-    _collected.append(key)
-
-
-def _drop_collected() -> None:
-    while _collected:
-        key = _collected.pop()
-        _fixed_geometries.pop(key, None)
-        for k in [k for k in _free if k[0] == key]:
-            del _free[k]
-
-
-def _watch(home: Home) -> None:
-    key = id(home)
-    if key not in _watched:
-        _watched.add(key)
-        weakref.finalize(home, _forget, key)
+#: Each home's fixed geometry, and its free floor by body width, kept while the home reads the same.
+_FIXED: Kept[_FixedGeometry] = Kept(_CACHE_SIZE)
+_FREE: Kept[FreeFloor] = Kept(_CACHE_SIZE)
 
 
 def _fixed_geometry(home: Home) -> _FixedGeometry:
-    _drop_collected()
-    sig = _fixed_signature(home)
-    hit = _fixed_geometries.get(id(home))
-    if hit is not None and hit[0] == sig:
-        _fixed_geometries.move_to_end(id(home))
-        return hit[1]
-    fixed = _FixedGeometry(home)
-    _watch(home)
-    _fixed_geometries[id(home)] = (sig, fixed)
-    while len(_fixed_geometries) > _CACHE_SIZE:
-        _fixed_geometries.popitem(last=False)
-    return fixed
+    return _FIXED.get_or_make((), lambda: _FixedGeometry(home), (home,), _fixed_signature(home))
 
 
 def dilate(footprints: Sequence[BaseGeometry] | np.ndarray, radius: float) -> np.ndarray:
@@ -195,25 +156,17 @@ class FreeFloor:
 
 def free_floor_of(home: Home, body_width: float) -> FreeFloor:
     """The free floor with its connected pieces (cached per home and body width)."""
-    _drop_collected()
-    key = (id(home), round(float(body_width), 6))
-    sig = (_fixed_signature(home), _furniture_signature(home))
-    hit = _free.get(key)
-    if hit is not None and hit[0] == sig:
-        _free.move_to_end(key)
-        return hit[1]
-    fixed = _fixed_geometry(home)
+    return _FREE.get_or_make(round(float(body_width), 6), lambda: _free_floor(home, body_width), (home,),
+                             (_fixed_signature(home), _furniture_signature(home)))
+
+
+def _free_floor(home: Home, body_width: float) -> FreeFloor:
     radius = body_width / 2
-    geom = fixed.eroded(radius)
+    geom = _fixed_geometry(home).eroded(radius)
     footprints = [polygon_from_rings(f.footprint) for f in home.furniture]
     if footprints and not geom.is_empty:
         geom = geom.difference(shapely.union_all(dilate(footprints, radius)))
-    result = FreeFloor(geom)
-    _watch(home)
-    _free[key] = (sig, result)
-    while len(_free) > _CACHE_SIZE:
-        _free.popitem(last=False)
-    return result
+    return FreeFloor(geom)
 
 
 # --- the API ---------------------------------------------------------------------------
@@ -376,9 +329,8 @@ def widest_body_width(catalog: "Catalog") -> float:
 
 def clear_cache() -> None:
     """Forget cached fixed geometries and free floors."""
-    _fixed_geometries.clear()
-    _free.clear()
-    _collected.clear()
+    _FIXED.clear()
+    _FREE.clear()
 
 
 __all__ = [

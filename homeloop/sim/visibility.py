@@ -43,7 +43,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar, Union, overload
 
@@ -55,6 +54,7 @@ from shapely.ops import unary_union
 from homeloop.core.catalog import Catalog, ObjectEntry, PersonEntry
 from homeloop.core.geometry_assets import Box, device_body
 from homeloop.core.home import Camera, Home, Pose, polygon_from_rings
+from homeloop.core.kept import Kept
 from homeloop.core.navigation import fixture_solids
 from homeloop.sim.dynamics.cooking import Cooking
 from homeloop.sim.dynamics.smoke import Smoke
@@ -358,7 +358,7 @@ class Visibility(Protocol):
 #: Homes whose static part is kept: an episode reads one home, and the verify stage plays a home's
 #: pairs one after another.
 PREPARED_HOMES = 8
-_PREPARED: "OrderedDict[tuple[int, int], tuple[Home, Catalog, tuple[object, ...], _Prepared]]" = OrderedDict()
+_PREPARED: "Kept[_Prepared]" = Kept(PREPARED_HOMES)
 
 #: Sets of shut doors whose faces are kept per home.
 FACE_SETS_KEPT = 64
@@ -370,16 +370,7 @@ MOVED_SOLIDS_KEPT = 4096
 def _prepared(home: Home, catalog: Catalog) -> "_Prepared":
     """The static part of a home, kept while the home and the catalog are the same objects and the
     home's layout reads the same (an edited home is prepared again)."""
-    key, signature = (id(home), id(catalog)), _static_signature(home)
-    hit = _PREPARED.get(key)
-    if hit is not None and hit[0] is home and hit[1] is catalog and hit[2] == signature:
-        _PREPARED.move_to_end(key)
-        return hit[3]
-    prepared = _Prepared(home, catalog)
-    _PREPARED[key] = (home, catalog, signature, prepared)
-    while len(_PREPARED) > PREPARED_HOMES:
-        _PREPARED.popitem(last=False)
-    return prepared
+    return _PREPARED.get_or_make((), lambda: _Prepared(home, catalog), (home, catalog), _static_signature(home))
 
 
 def _static_signature(home: Home) -> tuple[object, ...]:
@@ -425,14 +416,14 @@ class _Prepared:
         self.footprints = [(f.id, polygon_from_rings(f.footprint), f) for f in home.furniture]
         self.object_yaws = _object_yaws(home)
         self.room_grids: dict[str, np.ndarray] = {}
-        self._faces: dict[tuple[str, ...], Faces] = {}
+        self._faces: Kept[Faces] = Kept(FACE_SETS_KEPT)
         self.camera_views = frozenset(Viewpoint.of(c) for c in home.cameras)
         #: Each house camera's id by its viewpoint, and the home's id (the names of kept views on disk).
         self.camera_ids = {Viewpoint.of(c): c.id for c in sorted(home.cameras, key=lambda c: c.id, reverse=True)}
         self.home_id, self._home = home.home_id, home
         self._home_hash: str | None = None
         #: Objects' solids by where they are (every episode in the home starts with them where they lie).
-        self.moved_solids: dict[tuple[object, ...], Solid] = {}
+        self.moved_solids: Kept[Solid] = Kept(MOVED_SOLIDS_KEPT)
         self._static_frames: dict[tuple[Viewpoint, frozenset[str]], _StaticFrame] = {}
 
     def static_frame(self, view: Viewpoint, hidden: frozenset[str]) -> "_StaticFrame":
@@ -464,12 +455,8 @@ class _Prepared:
 
     def faces(self, shut: tuple[str, ...]) -> Faces:
         """The walls and fixtures, the opening pieces and the leaves of the ``shut`` doors."""
-        hit = self._faces.get(shut)
-        if hit is None:
-            if len(self._faces) >= FACE_SETS_KEPT:
-                self._faces.clear()
-            hit = self._faces[shut] = Faces.concat([self.walls, self.opening_pieces, *(self.leaves[o] for o in shut)])
-        return hit
+        return self._faces.get_or_make(
+            shut, lambda: Faces.concat([self.walls, self.opening_pieces, *(self.leaves[o] for o in shut)]))
 
     def _opening_segments(self, home: Home, openings: dict[str, Polygon]) -> tuple[Faces, dict[str, Faces]]:
         top = max((w.height for w in home.walls), default=2.6)
@@ -616,14 +603,7 @@ class GeometricVisibility:
         where = (obj.x, obj.y, obj.z, yaw, obj.catalog_id, lies_tipped(obj))
         kept = self._object_solids.get(obj.id)
         if kept is None or kept[0] != where:
-            shared = self._prepared.moved_solids
-            solid = shared.get(where)
-            if solid is None:
-                length, width, height = resting_size(entry, where[-1])
-                solid = Solid.box(obj.x, obj.y, yaw, length, width, obj.z, obj.z + height)
-                if len(shared) >= MOVED_SOLIDS_KEPT:
-                    shared.clear()
-                shared[where] = solid
+            solid = self._prepared.moved_solids.get_or_make(where, lambda: _resting_box(obj, entry, yaw))
             kept = self._object_solids[obj.id] = (where, solid)
         return kept[1]
 
@@ -1108,3 +1088,9 @@ def _water_points(vis: GeometricVisibility, world: World) -> list[HazardPoints]:
         flat = np.vstack([np.array([[source.x, source.y]]), near])
         out.append(("water", source.name, (source.room,), np.column_stack([flat, np.full(len(flat), 0.01)])))
     return out
+
+
+def _resting_box(obj: ObjectState, entry: ObjectEntry, yaw: float) -> Solid:
+    """An object's solid where it rests: its catalog box, on its side when it lies tipped."""
+    length, width, height = resting_size(entry, lies_tipped(obj))
+    return Solid.box(obj.x, obj.y, yaw, length, width, obj.z, obj.z + height)

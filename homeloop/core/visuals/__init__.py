@@ -31,6 +31,7 @@ from typing import Callable, TypeVar
 
 from homeloop.core.catalog import Catalog, FurnitureEntry, MaterialEntry, ObjectEntry
 from homeloop.core.geometry_assets import BodySize, mesh_for
+from homeloop.core.kept import Kept
 from homeloop.core.visuals.devices import DEVICE_BUILDERS
 from homeloop.core.visuals.furniture import FURNITURE_BUILDERS
 from homeloop.core.visuals.objects import OBJECT_BUILDERS
@@ -49,20 +50,13 @@ DEVICE_CASING = "casing"
 
 _Entry = TypeVar("_Entry", FurnitureEntry, ObjectEntry)
 
-#: Visuals already made, by entry (each kept with its entry, so no other entry takes its identity
-#: while it is kept); emptied when it grows past this size.
-_VISUALS: dict[int, tuple[FurnitureEntry | ObjectEntry, tuple[VisualPart, ...]]] = {}
-_VISUALS_SIZE = 4096
+#: Visuals already made, by entry (held, so no other entry takes its identity while it is kept).
+_VISUALS: Kept[tuple[VisualPart, ...]] = Kept(4096)
 
 
 def _kept(entry: _Entry, make: Callable[[_Entry], list[VisualPart]]) -> list[VisualPart]:
     """``make(entry)``, made once per entry."""
-    hit = _VISUALS.get(id(entry))
-    if hit is None or hit[0] is not entry:
-        if len(_VISUALS) >= _VISUALS_SIZE:
-            _VISUALS.clear()
-        hit = _VISUALS[id(entry)] = (entry, tuple(make(entry)))
-    return list(hit[1])
+    return list(_VISUALS.get_or_make((), lambda: tuple(make(entry)), (entry,)))
 
 
 def _furniture(entry: FurnitureEntry) -> list[VisualPart]:
@@ -90,16 +84,11 @@ def device_visual(device_type: str, size: BodySize, mount: str) -> list[VisualPa
     footprint, standing on z = 0, +x out of what it is fixed to); its box where no builder knows
     the type. Made once per type, size and mount (a home's switches all share one)."""
     key = (device_type, tuple(round(v, 9) for v in size), mount)
-    hit = _DEVICE_VISUALS.get(key)
-    if hit is None:
-        if len(_DEVICE_VISUALS) >= _VISUALS_SIZE:
-            _DEVICE_VISUALS.clear()
-        hit = _DEVICE_VISUALS[key] = tuple(_device(device_type, BodySize(*size), mount))
-    return list(hit)
+    return list(_DEVICE_VISUALS.get_or_make(key, lambda: tuple(_device(device_type, BodySize(*size), mount))))
 
 
 #: Device visuals already made, by type, size and mount.
-_DEVICE_VISUALS: dict[tuple[str, tuple[float, ...], str], tuple[VisualPart, ...]] = {}
+_DEVICE_VISUALS: Kept[tuple[VisualPart, ...]] = Kept(4096)
 
 
 def _device(device_type: str, size: BodySize, mount: str) -> list[VisualPart]:

@@ -51,6 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from homeloop.core.catalog import Catalog, FurnitureEntry, ObjectEntry
 from homeloop.core.errors import HomeLoopError
 from homeloop.core.io import sha256_file, write_bytes, write_json
+from homeloop.core.kept import Kept
 from homeloop.core.visuals import TINTED
 from homeloop.core.visuals.part import VisualPart
 
@@ -217,9 +218,10 @@ def prepare_library(path: Path, catalog: Catalog) -> PreparedLibrary:
     sources = {cid: _source(path, raw) for cid, raw in sorted(read_mapping(path).items())}
     key = (hashlib.sha256(path.read_bytes()).hexdigest(), str(path.resolve()), catalog.version_hash,
            tuple((cid, str(src), sha256_file(src) if src.is_file() else "") for cid, (src, _) in sources.items()))
-    hit = _PREPARED.get(key)
-    if hit is not None:
-        return hit
+    return _PREPARED.get_or_make(key, lambda: _fit_all(catalog, sources))
+
+
+def _fit_all(catalog: Catalog, sources: dict[str, tuple[Path, Any]]) -> PreparedLibrary:
     fitted: list[FittedAsset] = []
     rejected: list[AssetRejection] = []
     for catalog_id, (source, raw) in sources.items():
@@ -227,14 +229,11 @@ def prepare_library(path: Path, catalog: Catalog) -> PreparedLibrary:
             fitted.append(_fit_one(catalog, catalog_id, raw, source))
         except AssetRejection as rejection:
             rejected.append(rejection)
-    if len(_PREPARED) >= 8:
-        _PREPARED.clear()
-    prepared = _PREPARED[key] = PreparedLibrary(tuple(fitted), tuple(rejected))
-    return prepared
+    return PreparedLibrary(tuple(fitted), tuple(rejected))
 
 
 #: Mappings already read and fitted, by the mapping's bytes, the sources' hashes and the catalog.
-_PREPARED: dict[tuple[Any, ...], PreparedLibrary] = {}
+_PREPARED: Kept[PreparedLibrary] = Kept(8)
 
 
 def _source(path: Path, raw: Any) -> tuple[Path, Any]:

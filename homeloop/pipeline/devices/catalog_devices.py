@@ -6,11 +6,11 @@ from typing import Any
 
 from homeloop.core.catalog import DeviceEntry, MountKind
 from homeloop.core.home import Device, Pose, device_from_catalog
+from homeloop.core.kept import Kept
 
 #: Devices made by :func:`device_from_catalog`, by catalog entry (identity), mount and present
 #: values: each new device of the kind copies one (:func:`new_device`).
-_MADE: dict[tuple[Any, ...], tuple[DeviceEntry, Device]] = {}
-_MADE_SIZE = 2000
+_MADE: Kept[Device] = Kept(2000)
 
 
 def new_device(entry: DeviceEntry, device_id: str, room: str | None, pose: Pose, *, name: str | None = None,
@@ -21,13 +21,9 @@ def new_device(entry: DeviceEntry, device_id: str, room: str | None, pose: Pose,
     catalog's name when None). The catalog's part of a type (its fields with their accepted and
     present values, category, Matter type, events, mount) is built and checked once; each
     device copies it with its own id, room, pose, name and links."""
-    key = (id(entry), mount, tuple(sorted(values.items())) if values else ())
-    hit = _MADE.get(key)
-    if hit is None or hit[0] is not entry:
-        if len(_MADE) >= _MADE_SIZE:
-            _MADE.clear()
-        hit = _MADE[key] = (entry, device_from_catalog(entry, device_id, room, pose, mount=mount, values=values))
-    first = hit[1]
+    first = _MADE.get_or_make((mount, tuple(sorted(values.items())) if values else ()),
+                              lambda: device_from_catalog(entry, device_id, room, pose, mount=mount, values=values),
+                              (entry,))
     fields = {n: f.model_copy(update=None if f.values is None else {"values": list(f.values)})
               for n, f in first.fields.items()}
     return first.model_copy(update={

@@ -49,7 +49,6 @@ opens or shuts, or a module making smoke changes.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Iterable, Protocol, runtime_checkable
 
@@ -60,6 +59,7 @@ import shapely
 from homeloop.core.check import open_passages
 from homeloop.core.home import Home, polygon_from_rings
 from homeloop.core.geometry import OPENING_CONTACT_TOLERANCE
+from homeloop.core.kept import Kept
 from homeloop.sim.dynamics.air_devices import purifier_rate_per_s
 from homeloop.sim.world import EVERYTHING, NOTHING, STEP_S, Rest, World
 
@@ -438,23 +438,14 @@ def _smoking(provider: SmokeProvider) -> bool:
 PATHS_KEPT = 8
 #: A path smoke can take: (room, other room or None for the outside, width, opening id or None).
 SmokePath = tuple[str, str | None, float, str | None]
-_PATHS: "OrderedDict[int, tuple[Home, tuple[object, ...], tuple[SmokePath, ...]]]" = OrderedDict()
+_PATHS: Kept[tuple[SmokePath, ...]] = Kept(PATHS_KEPT)
 
 
 def _paths(home: Home) -> tuple[SmokePath, ...]:
     """Every path smoke can take: (room, other room or None for the outside, width, opening id
     or None for an always-open passage); kept while the home is the same object and its layout
     reads the same."""
-    signature = _layout_signature(home)
-    kept = _PATHS.get(id(home))
-    if kept is not None and kept[0] is home and kept[1] == signature:
-        _PATHS.move_to_end(id(home))
-        return kept[2]
-    paths = tuple(_find_paths(home))
-    _PATHS[id(home)] = (home, signature, paths)
-    while len(_PATHS) > PATHS_KEPT:
-        _PATHS.popitem(last=False)
-    return paths
+    return _PATHS.get_or_make((), lambda: tuple(_find_paths(home)), (home,), _layout_signature(home))
 
 
 def _layout_signature(home: Home) -> tuple[object, ...]:

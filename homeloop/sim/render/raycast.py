@@ -50,9 +50,8 @@ from __future__ import annotations
 import functools
 import math
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Generic, Hashable, Iterable, TypeVar
+from typing import Any, Hashable, Iterable, TypeVar
 
 import numpy as np
 import shapely
@@ -60,6 +59,7 @@ from embreex import rtcore, rtcore_scene
 from embreex.mesh_construction import TriangleMesh
 
 from homeloop.core.home import polygon_from_rings
+from homeloop.core.kept import Kept
 from homeloop.sim.render.scene import Mesh, Scene
 from homeloop.sim.visibility import NEAR_M, Viewpoint
 
@@ -219,6 +219,13 @@ def _direction_columns(view: Viewpoint) -> list[np.ndarray]:
     return out
 
 
+def _rays(view: Viewpoint) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A view's ray directions, their :func:`near_distances` and where they leave the near plane."""
+    columns = _direction_columns(view)  # worked on contiguous columns, then stacked
+    near = near_distances(view, columns)
+    return _stack(columns), near, _stack([column * near for column in columns])
+
+
 def _stack(columns: list[np.ndarray]) -> np.ndarray:
     """Three columns side by side (N, 3)."""
     out = np.empty((len(columns[0]), 3), dtype=columns[0].dtype)
@@ -372,27 +379,14 @@ class _HomeCasts:
         self.device = new_device()
         self.glass = Geometry(self.device, glass)
         self.panes = [(glass, _parts(glass))]  # one part per pane
-        self.rays: OrderedDict[Hashable, tuple[np.ndarray, ...]] = OrderedDict()
-        self.hits: OrderedDict[Hashable, tuple[np.ndarray, ...]] = OrderedDict()
-        self.pane_pixels: OrderedDict[Hashable, np.ndarray] = OrderedDict()
-        self._static: OrderedDict[Hashable, Geometry] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, table: "OrderedDict[Hashable, _Value]", key: Hashable) -> _Value | None:
-        with self._lock:
-            return _lru_get(table, key)
-
-    def put(self, table: "OrderedDict[Hashable, _Value]", key: Hashable, value: _Value, size: int) -> None:
-        with self._lock:
-            _lru_put(table, key, value, size)
+        self.rays: Kept[tuple[np.ndarray, ...]] = Kept(RAY_CACHE_SIZE)
+        self.hits: Kept[tuple[np.ndarray, ...]] = Kept(STATIC_CACHE_SIZE)
+        self.pane_pixels: Kept[np.ndarray] = Kept(STATIC_CACHE_SIZE)
+        self._static: Kept[Geometry] = Kept(STATIC_SCENES_KEPT)
 
     def static(self, state: Hashable, scene: Scene) -> Geometry:
         """The Embree scene of the static triangles with the doors and parts in ``state`` (the scene's now)."""
-        geometry = self.get(self._static, state)
-        if geometry is None:
-            geometry = Geometry(self.device, scene.opaque())
-            self.put(self._static, state, geometry, STATIC_SCENES_KEPT)
-        return geometry
+        return self._static.get_or_make(state, lambda: Geometry(self.device, scene.opaque()))
 
 
 #: Held while a home part's casts are looked up or made (episodes may run in threads of one process).
@@ -436,13 +430,7 @@ class Caster:
         (relative to the camera: ``start`` of :meth:`Geometry.trace`), cached per orientation and
         optics."""
         key = (view.yaw, view.pitch, view.hfov_deg, view.width, view.height)
-        rays = self._kept.get(self._kept.rays, key)
-        if rays is None:
-            columns = _direction_columns(view)  # worked on contiguous columns, then stacked
-            near = near_distances(view, columns)
-            rays = (_stack(columns), near, _stack([column * near for column in columns]))
-            self._kept.put(self._kept.rays, key, rays, RAY_CACHE_SIZE)
-        return rays
+        return self._kept.rays.get_or_make(key, lambda: _rays(view))
 
     # -- a frame
 
@@ -452,10 +440,7 @@ class Caster:
         if self._settled != self.scene.settled_version:  # a door or a part moved: the static rays are others
             self._settled, self._state = self.scene.settled_version, self.scene.settled_state()
             self.static = self._kept.static(self._state, self.scene)
-        static = self._kept.get(self._kept.hits, (self._state, view))
-        if static is None:
-            static = self._static(view, rays, near, start)
-            self._kept.put(self._kept.hits, (self._state, view), static, STATIC_CACHE_SIZE)
+        static = self._kept.hits.get_or_make((self._state, view), lambda: self._static(view, rays, near, start))
         depth, code, facing, face, surface = (a.copy() for a in static)
         dynamic = self._moving(hide)
         faces = self._faces(dynamic)
@@ -470,10 +455,7 @@ class Caster:
             face[idx] = f
             surface[idx] = faces.plane[f]
         glass = np.full(len(rays), -1, dtype=np.int32)
-        panes = self._kept.get(self._kept.pane_pixels, view)
-        if panes is None:
-            panes = self._pixels(view, self._panes)
-            self._kept.put(self._kept.pane_pixels, view, panes, STATIC_CACHE_SIZE)
+        panes = self._kept.pane_pixels.get_or_make(view, lambda: self._pixels(view, self._panes))
         if len(panes):
             t, f = self.glass.cast(view, rays[panes], depth[panes])
             glass[panes[f >= 0]] = self.glass.codes[f[f >= 0]]
@@ -674,34 +656,12 @@ def part_boxes(view: Viewpoint, cam: np.ndarray, parts: Parts) -> list[tuple[int
     return out
 
 
-_Key = TypeVar("_Key", bound=Hashable)
 _Value = TypeVar("_Value")
 
 
-class PoseCache(Generic[_Value]):
+class PoseCache(Kept[_Value]):
     """What the last frames from a few camera poses worked out, by pose (a dome camera's frames
     reuse it where a pixel sees what it saw before)."""
 
     def __init__(self, size: int = STATIC_CACHE_SIZE):
-        self.size = size
-        self._frames: OrderedDict[Viewpoint, _Value] = OrderedDict()
-
-    def get(self, view: Viewpoint) -> _Value | None:
-        return _lru_get(self._frames, view)
-
-    def put(self, view: Viewpoint, value: _Value) -> None:
-        _lru_put(self._frames, view, value, self.size)
-
-
-def _lru_get(cache: OrderedDict[_Key, _Value], key: _Key) -> _Value | None:
-    value = cache.get(key)
-    if value is not None:
-        cache.move_to_end(key)
-    return value
-
-
-def _lru_put(cache: OrderedDict[_Key, _Value], key: _Key, value: _Value, size: int) -> None:
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > size:
-        cache.popitem(last=False)
+        super().__init__(size)

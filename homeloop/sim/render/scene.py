@@ -58,8 +58,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Generic, Iterable, TypeVar
 
@@ -73,6 +71,7 @@ from homeloop.core.geometry import opening_axes
 from homeloop.core.geometry_assets import BodySize, device_body, mesh_for, part_panel_bounds, part_transform
 from homeloop.core.catalog import ArticulatedPart, FurnitureEntry, ObjectEntry
 from homeloop.core.home import Device, Furniture, Home, Opening, polygon_from_rings
+from homeloop.core.kept import Kept
 from homeloop.core.visuals import (
     TINTED,
     VisualPart,
@@ -288,33 +287,15 @@ class _HomePart:
 
 
 #: The kept home parts, by what they were built from: the home's content (its file's JSON), the
-#: catalog and the build's own visuals (none: the built-in ones). Each entry holds the catalog and the
-#: visuals, so their ids are not reused while it is kept; a home edited between episodes reads otherwise.
-_HOMES: "OrderedDict[tuple[str, int, int], tuple[object, object, _HomePart]]" = OrderedDict()
-#: Episodes may run in threads of one process (the harnesses' sessions).
-_HOMES_LOCK = threading.Lock()
-
-
-def _home_key(world: World) -> tuple[tuple[str, int, int], object]:
-    visuals = world.visuals if world.visuals else None
-    content = hashlib.sha256(world.home.model_dump_json().encode()).hexdigest()
-    return (content, id(world.catalog), id(visuals)), visuals
+#: catalog and the build's own visuals (none: the built-in ones), those two held. A home edited
+#: between episodes reads otherwise.
+_HOMES: "Kept[_HomePart]" = Kept(KEPT_HOMES)
 
 
 def _home_part(world: World, build: Callable[[], "_HomePart"]) -> "_HomePart":
     """The home's part kept for ``world``'s home, catalog and visuals, else ``build()``'s, kept."""
-    key, visuals = _home_key(world)
-    with _HOMES_LOCK:
-        hit = _HOMES.get(key)
-        if hit is not None and hit[0] is world.catalog and hit[1] is visuals:
-            _HOMES.move_to_end(key)
-            return hit[2]
-    part = build()
-    with _HOMES_LOCK:
-        _HOMES[key] = (world.catalog, visuals, part)
-        while len(_HOMES) > KEPT_HOMES:
-            _HOMES.popitem(last=False)
-    return part
+    content = hashlib.sha256(world.home.model_dump_json().encode()).hexdigest()
+    return _HOMES.get_or_make(content, build, (world.catalog, world.visuals if world.visuals else None))
 
 
 class Scene:

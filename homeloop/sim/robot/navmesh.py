@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import OrderedDict
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 import shapely
@@ -22,6 +21,7 @@ from shapely import Point
 from shapely.geometry.base import BaseGeometry
 
 from homeloop.core.home import Home, polygon_from_rings
+from homeloop.core.kept import Kept
 from homeloop.core.navigation import free_floor_of
 import homeloop.sim.robot.floor as floor_module
 from homeloop.sim.robot.obstacles import OBSTACLE_MARGIN, Obstacle
@@ -232,32 +232,19 @@ def _first_equal_rows(rows: np.ndarray) -> np.ndarray:
     return first
 
 
-_MeshKey = tuple[int, float, frozenset[str], tuple[tuple[float, float, float], ...]]
-_meshes: OrderedDict[_MeshKey, tuple[Home, NavMesh]] = OrderedDict()
-_floors: OrderedDict[_MeshKey, tuple[Home, BaseGeometry]] = OrderedDict()
+_MeshKey = tuple[float, frozenset[str], tuple[tuple[float, float, float], ...]]
+#: Meshes and their floors, kept per home (held) by :func:`_mesh_key`.
+_MESHES: Kept[NavMesh] = Kept(_MESH_CACHE_SIZE)
+_FLOORS: Kept[BaseGeometry] = Kept(_MESH_CACHE_SIZE)
 
 
-def _mesh_key(home: Home, width: float, closed: frozenset[str], avoid: Sequence[Obstacle]) -> _MeshKey:
-    """What a mesh (or its floor) is kept under: the home, the body's width, the closed doorways and
+def _mesh_key(width: float, closed: frozenset[str], avoid: Sequence[Obstacle]) -> _MeshKey:
+    """What a home's mesh (or its floor) is kept under: the body's width, the closed doorways and
     the discs around ``avoid``, rounded as they are cut."""
     radius = width / 2
     discs = tuple(sorted((round(o.x, 2), round(o.y, 2), round(o.radius + radius + OBSTACLE_MARGIN, 2))
                          for o in avoid))
-    return id(home), round(width, 4), closed, discs
-
-
-def _kept(cache: OrderedDict[_MeshKey, tuple[Home, Any]], key: _MeshKey, home: Home) -> Any:
-    hit = cache.get(key)
-    if hit is not None and hit[0] is home:
-        cache.move_to_end(key)
-        return hit[1]
-    return None
-
-
-def _keep(cache: OrderedDict[_MeshKey, tuple[Home, Any]], key: _MeshKey, home: Home, value: Any) -> None:
-    cache[key] = (home, value)
-    while len(cache) > _MESH_CACHE_SIZE:
-        cache.popitem(last=False)
+    return round(width, 4), closed, discs
 
 
 def nav_floor(home: Home, width: float, closed: frozenset[str] = frozenset(),
@@ -265,26 +252,23 @@ def nav_floor(home: Home, width: float, closed: frozenset[str] = frozenset(),
     """The free floor for a body of ``width``, with the ``closed`` doorways cut out and discs around
     ``avoid`` removed: what :func:`navmesh` triangulates (cached; a caller that needs only the floor
     does without the triangles)."""
-    key = _mesh_key(home, width, closed, avoid)
-    floor: BaseGeometry | None = _kept(_floors, key, home)
-    if floor is not None:
-        return floor
+    key = _mesh_key(width, closed, avoid)
+    return _FLOORS.get_or_make(key, lambda: _cut_floor(home, width, closed, key[2]), (home,))
+
+
+def _cut_floor(home: Home, width: float, closed: frozenset[str], discs: tuple[tuple[float, float, float], ...]
+               ) -> BaseGeometry:
     radius = width / 2
     floor = free_floor_of(home, width).geometry
     cuts = [polygon_from_rings(home.opening(o).polygon).buffer(radius + 0.01) for o in sorted(closed)]
-    cuts += [Point(x, y).buffer(r, quad_segs=4) for x, y, r in key[3]]
+    cuts += [Point(x, y).buffer(r, quad_segs=4) for x, y, r in discs]
     if cuts:
         floor = floor.difference(shapely.union_all(cuts))
-    _keep(_floors, key, home, floor)
     return floor
 
 
 def navmesh(home: Home, width: float, closed: frozenset[str] = frozenset(),
             avoid: Sequence[Obstacle] = ()) -> NavMesh:
     """The mesh of :func:`nav_floor` (cached)."""
-    key = _mesh_key(home, width, closed, avoid)
-    mesh: NavMesh | None = _kept(_meshes, key, home)
-    if mesh is None:
-        mesh = NavMesh(nav_floor(home, width, closed, avoid))
-        _keep(_meshes, key, home, mesh)
-    return mesh
+    return _MESHES.get_or_make(_mesh_key(width, closed, avoid), lambda: NavMesh(nav_floor(home, width, closed, avoid)),
+                               (home,))

@@ -29,6 +29,7 @@ from shapely import LineString, Point
 from shapely.geometry.base import BaseGeometry
 
 from homeloop.core.geometry import ShapeMemo
+from homeloop.core.kept import Kept
 from homeloop.core.home import polygon_from_rings
 from homeloop.core.navigation import APPROACH_MARGIN, PASSABLE_KINDS, SNAP_TOLERANCE, free_floor_of
 import homeloop.sim.robot.floor as floor_module
@@ -92,11 +93,10 @@ def plan_path(world: World, start_xy: tuple[float, float], goal_xy: tuple[float,
     if math.dist(points[0], start_xy) > 1e-9:
         points = [(float(start_xy[0]), float(start_xy[1])), *points]
     key = (_exactly(points), width)
-    kept = _kept(mesh)
+    kept = _ways(mesh)
     route = kept.routes.get(key) if floor_module.KEPT else None
     if route is None:
-        route = kept.routes[key] = _make_route(world, points, width)
-        kept.trim()
+        route = kept.routes.put(key, _make_route(world, points, width))
     return route
 
 
@@ -107,21 +107,14 @@ def drive_way(world: World, robot: RobotState, goal_xy: tuple[float, float], exc
                      avoid=obstacles(world, exclude))
 
 
-class _Kept:
+class _Ways:
     """What the routes over one mesh have found: paths by their ends, and routes by their points and
     body width (the mesh is the home's, so the doors a route passes are the same each time). The
     episodes in a home plan many of the same ways again; each is found as the first time found it."""
 
     def __init__(self) -> None:
-        self.paths: dict[tuple[float, ...], list[XY] | str] = {}
-        self.routes: dict[tuple[tuple[float, ...], float], Route] = {}
-
-    def trim(self) -> None:
-        """Let the oldest go beyond :data:`ROUTES_KEPT` of each."""
-        if len(self.paths) > ROUTES_KEPT:
-            self.paths.pop(next(iter(self.paths)))
-        if len(self.routes) > ROUTES_KEPT:
-            self.routes.pop(next(iter(self.routes)))
+        self.paths: Kept[list[XY] | str] = Kept(ROUTES_KEPT)
+        self.routes: Kept[Route] = Kept(ROUTES_KEPT)
 
 
 def _exactly(points: Iterable[Sequence[float]]) -> tuple[float, ...]:
@@ -129,26 +122,25 @@ def _exactly(points: Iterable[Sequence[float]]) -> tuple[float, ...]:
     return tuple(v for p in points for c in p[:2] for v in (float(c), math.copysign(1.0, c)))
 
 
-#: Paths and routes kept per mesh (:class:`_Kept`).
+#: Paths and routes kept per mesh (:class:`_Ways`).
 ROUTES_KEPT = 1024
-_found: "weakref.WeakKeyDictionary[NavMesh, _Kept]" = weakref.WeakKeyDictionary()
+_found: "weakref.WeakKeyDictionary[NavMesh, _Ways]" = weakref.WeakKeyDictionary()
 
 
-def _kept(mesh: NavMesh) -> _Kept:
+def _ways(mesh: NavMesh) -> _Ways:
     kept = _found.get(mesh)
     if kept is None:
-        kept = _found[mesh] = _Kept()
+        kept = _found[mesh] = _Ways()
     return kept
 
 
 def _search(mesh: NavMesh, start_xy: XY, goal_xy: XY) -> list[XY] | str:
     """The funnelled path, or a word for what failed: 'start', 'goal' or 'apart'."""
     key = _exactly((start_xy, goal_xy))
-    kept = _kept(mesh)
+    kept = _ways(mesh)
     found = kept.paths.get(key) if floor_module.KEPT else None
     if found is None:
-        found = kept.paths[key] = _search_anew(mesh, start_xy, goal_xy)
-        kept.trim()
+        found = kept.paths.put(key, _search_anew(mesh, start_xy, goal_xy))
     return found if isinstance(found, str) else list(found)
 
 
