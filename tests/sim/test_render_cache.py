@@ -188,6 +188,31 @@ def test_rays_cast_first_within_the_camera_s_room_meet_what_rays_cast_through_th
     assert recast > 0, "no ray left a camera's room: the second cast went untested"
 
 
+def test_a_pose_met_again_after_its_hits_were_let_go_is_drawn_from_its_kept_faces_as_cast_anew(episode, monkeypatch):
+    """A camera turned to more poses than the whole static hits kept: the first pose, met again, is
+    worked out from the faces its rays met (kept, compressed, with the home part) without casting a
+    ray, and drawn pixel for pixel as a renderer built from nothing draws it."""
+    ep = episode
+    camera = next(c for c in ep.home.cameras if c.agent_visible)
+    base = sized(camera)
+    turns = [Viewpoint(base.x, base.y, base.z, base.yaw + k * 0.3, base.pitch, base.hfov_deg, *SIZE)
+             for k in range(raycast.STATIC_CACHE_SIZE + 1)]
+    renderer = Renderer(ep.world)
+    for view in turns:
+        draw(renderer, ep, view, camera.id)
+    casts = []
+    static = renderer.caster.static
+    monkeypatch.setattr(static, "faces_hit", lambda *a: casts.append(1) or raycast.Geometry.faces_hit(static, *a))
+    again = draw(renderer, ep, turns[0], camera.id)
+    assert renderer.caster.static is static and casts == []
+    assert np.array_equal(again, fresh(ep, turns[0], camera.id))
+    rays, near, start = renderer.caster._rays_of(turns[0])
+    depth, face, cos = static.trace(turns[0], rays, None, near, start)  # one whole cast, nothing kept
+    got = renderer.caster._static(turns[0], rays, near, start)
+    assert np.array_equal(got[3], face) and np.array_equal(got[0], depth)
+    assert np.array_equal(got[2], np.where(face >= 0, np.abs(cos), 1.0))
+
+
 @settings(max_examples=60, deadline=None)
 @given(points=st.lists(st.tuples(st.floats(-3, 3), st.floats(-3, 3), st.floats(-1, 3)), min_size=9, max_size=24),
        codes=st.lists(st.integers(0, 3), min_size=8, max_size=8),

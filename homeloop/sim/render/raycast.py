@@ -36,8 +36,10 @@ surface colours) for the next frame from that pose.
 
 What a caster works out from the home alone is kept with the scene's home part
 (:class:`_HomeCasts`): the static scene per state of the doors and parts, the
-static hits by that state and the camera pose, the rays and the panes' pixels.
-The next episode in the home starts with them.
+static hits by that state and the camera pose (the last few whole; the faces
+the rays meet of many more, compressed, from which the rest is worked out
+again), the rays and the panes' pixels. The next episode in the home starts
+with them.
 
 The caster also answers the questions shading asks of the scene: whether
 anything opaque lies along a segment (:meth:`Geometry.occluded` of the
@@ -50,6 +52,7 @@ from __future__ import annotations
 import functools
 import math
 import threading
+import zlib
 from dataclasses import dataclass
 from typing import Any, Hashable, Iterable, TypeVar
 
@@ -69,6 +72,8 @@ EmbreeScene = Any
 
 #: Cached static hits: one per camera pose (the dome cameras an episode captures from).
 STATIC_CACHE_SIZE = 4
+#: Static faces kept per home part (compressed): one per state of the doors and parts and camera pose.
+STATIC_FACES_KEPT = 256
 #: Static scenes kept per home part: one per state of the doors and parts met lately.
 STATIC_SCENES_KEPT = 4
 #: Cached ray directions: one per camera orientation and optics.
@@ -313,11 +318,18 @@ class Geometry:
         ``start``: ``directions * near``, where the ray leaves the near plane as seen from the
         camera, where the caller has them); face -1 (distance ``tfar`` or inf, cosine 0) where none
         before ``tfar``."""
-        if not len(self.mesh.faces) or not len(directions):
-            far = np.full(len(directions), np.inf, dtype=np.float32) if tfar is None else tfar
-            return far, np.full(len(directions), -1, dtype=np.int32), np.zeros(len(directions), dtype=np.float32)
         if near is None:
             near = near_distances(view, directions)
+        face = self.faces_hit(view, directions, tfar, near, start)
+        depth, n = self.resolve(view, directions, face, near, tfar)
+        return depth, face, n
+
+    def faces_hit(self, view: Viewpoint, directions: np.ndarray, tfar: np.ndarray | None, near: np.ndarray,
+                  start: np.ndarray | None = None) -> np.ndarray:
+        """The face index of each ray's first hit beyond the near plane (-1: none before ``tfar``):
+        Embree's part of :meth:`trace`."""
+        if not len(self.mesh.faces) or not len(directions):
+            return np.full(len(directions), -1, dtype=np.int32)
         if start is None:
             start = directions * near[:, None]
         origins = np.empty_like(start)
@@ -326,7 +338,16 @@ class Geometry:
         kwargs: dict[str, np.ndarray] = {}
         if tfar is not None:
             kwargs["dists"] = np.ascontiguousarray(np.clip(tfar - near, 0, 1e30), dtype=np.float32)
-        face = np.asarray(self.scene.run(origins, directions, **kwargs), dtype=np.int32)
+        return np.asarray(self.scene.run(origins, directions, **kwargs), dtype=np.int32)
+
+    def resolve(self, view: Viewpoint, directions: np.ndarray, face: np.ndarray, near: np.ndarray,
+                tfar: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Distance along each ray to the face it hits, and the signed cosine between the ray and
+        that face's normal (``tfar`` or inf, and 0, where it hits none): the rest of :meth:`trace`,
+        worked out from the faces alone."""
+        if not len(self.mesh.faces) or not len(directions):
+            far = np.full(len(directions), np.inf, dtype=np.float32) if tfar is None else tfar
+            return far, np.zeros(len(directions), dtype=np.float32)
         miss = face < 0
         f = face.copy()
         f[miss] = 0  # whole arrays, misses masked after: cheaper than picking the hits out
@@ -346,7 +367,7 @@ class Geometry:
         else:
             np.copyto(depth, tfar, where=miss, casting="same_kind")
         n[miss] = 0.0
-        return depth, face, n
+        return depth, n
 
     def cast(self, view: Viewpoint, directions: np.ndarray, tfar: np.ndarray | None = None
              ) -> tuple[np.ndarray, np.ndarray]:
@@ -371,9 +392,8 @@ class _HomeCasts:
     """What casters work out from a scene's home part alone (:class:`homeloop.sim.render.scene.Scene`
     begins every scene of a home from the same part), shared by every caster of that part: the Embree
     device, the glass, the static scene per state of the doors and parts, the static rays' hits by that
-    state and the view, the rays of each orientation and the panes' pixels of each view. The second
-    episode in a home casts nothing its first cast already. Episodes may run in threads of one
-    process (the harnesses' sessions), so each table is read and written under a lock."""
+    state and the view (whole, and as the faces met, compressed), the rays of each orientation and the
+    panes' pixels of each view. The second episode in a home casts nothing its first cast already."""
 
     def __init__(self, glass: Mesh):
         self.device = new_device()
@@ -381,6 +401,7 @@ class _HomeCasts:
         self.panes = [(glass, _parts(glass))]  # one part per pane
         self.rays: Kept[tuple[np.ndarray, ...]] = Kept(RAY_CACHE_SIZE)
         self.hits: Kept[tuple[np.ndarray, ...]] = Kept(STATIC_CACHE_SIZE)
+        self.faces: Kept[bytes] = Kept(STATIC_FACES_KEPT)
         self.pane_pixels: Kept[np.ndarray] = Kept(STATIC_CACHE_SIZE)
         self._static: Kept[Geometry] = Kept(STATIC_SCENES_KEPT)
 
@@ -463,23 +484,32 @@ class Caster:
 
     def _static(self, view: Viewpoint, rays: np.ndarray, near: np.ndarray, start: np.ndarray
                 ) -> tuple[np.ndarray, ...]:
-        """Depth, code, facing, face and surface of every ray against the static scene.
-
-        Each ray is first cast only as far as it stays in the box of the camera's room, which
-        spares Embree the rest of the home; the rays that meet nothing there (through a door or a
-        window) are cast again in full. The first hit within the box is the first hit."""
-        reach = self._room_reach(view, rays)
-        depth, face, cos = self.static.trace(view, rays, reach, near, start)
-        if reach is not None:
-            out = np.flatnonzero(face < 0)
-            if len(out):
-                depth[out], face[out], cos[out] = self.static.trace(view, rays[out], None, near[out], start[out])
+        """Depth, code, facing, face and surface of every ray against the static scene, worked out
+        from the face each ray meets (:meth:`Geometry.resolve`). The faces are kept with the home
+        part by the doors' and parts' state and the pose, compressed (:func:`_static_faces`), so a
+        pose met again, later in the episode or in another, casts nothing."""
+        face = _unpacked(self._kept.faces.get_or_make(
+            (self._state, view), lambda: _packed(self._static_faces(view, rays, near, start))))
+        depth, cos = self.static.resolve(view, rays, face, near)
         # the tables end in the entry of a miss: face -1 picks it
         code = np.take(np.append(self.static.codes, np.int32(-1)), face)
         surface = np.take(np.append(self.static.faces.plane, np.int64(-1)), face)
         facing = np.abs(cos)
         facing[face < 0] = 1.0
         return depth, code, facing, face, surface
+
+    def _static_faces(self, view: Viewpoint, rays: np.ndarray, near: np.ndarray, start: np.ndarray) -> np.ndarray:
+        """The static face each ray meets first (-1: none). Each ray is first cast only as far as it
+        stays in the box of the camera's room, which spares Embree the rest of the home; the rays
+        that meet nothing there (through a door or a window) are cast again in full. The first hit
+        within the box is the first hit."""
+        reach = self._room_reach(view, rays)
+        face = self.static.faces_hit(view, rays, reach, near, start)
+        if reach is not None:
+            out = np.flatnonzero(face < 0)
+            if len(out):
+                face[out] = self.static.faces_hit(view, rays[out], None, near[out], start[out])
+        return face
 
     def _room_reach(self, view: Viewpoint, rays: np.ndarray) -> np.ndarray | None:
         """How far each ray goes before it leaves the box around the camera's room (its walls
@@ -654,6 +684,16 @@ def part_boxes(view: Viewpoint, cam: np.ndarray, parts: Parts) -> list[tuple[int
         if box is not None:
             out.append(box)
     return out
+
+
+def _packed(face: np.ndarray) -> bytes:
+    """Face indices, compressed: a view's faces come in large patches of one face, so they pack
+    many times smaller, and a home part keeps the faces of many poses."""
+    return zlib.compress(np.ascontiguousarray(face, dtype=np.int32).tobytes(), 1)
+
+
+def _unpacked(packed: bytes) -> np.ndarray:
+    return np.frombuffer(zlib.decompress(packed), dtype=np.int32).copy()
 
 
 _Value = TypeVar("_Value")
