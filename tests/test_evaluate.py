@@ -159,7 +159,7 @@ def test_bench_run_over_a_sample_of_the_build_and_on_a_dask_cluster(small_build,
         on_dask = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "dask"), "--dask-address", address])
         prefixes = client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.task_prefixes))
     assert on_dask.exit_code == 0, on_dask.output
-    assert "run_episode" in prefixes
+    assert "run_seeds" in prefixes
     again = run_records(tmp_path / "dask")
     assert {k: (r["passed"], r["units_spent"], r["ended_by"]) for k, r in again.items()} == \
         {k: (r["passed"], r["units_spent"], r["ended_by"]) for k, r in records.items()}

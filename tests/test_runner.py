@@ -25,3 +25,18 @@ def test_a_rerun_keeps_finished_episodes_and_another_agent_needs_its_own_folder(
     (out / "run.json").unlink()  # a folder from before run.json named its owner: its records still do
     with pytest.raises(HomeLoopError, match="is recorded by do-nothing"):
         runner.run(specs, "over-reactor", out)
+
+
+def test_a_pool_plays_each_home_and_task_s_seeds_in_one_worker_and_writes_what_one_process_writes(house_file, tmp_path):
+    """Workers take a home and task's seeds together, one after another (what the seeds share is kept
+    from the one before); the records are the ones a single process writes, byte for byte."""
+    tasks = ["fall_false_alarm", "smoke_sensor_fault"]
+    specs = runner.plan({"house": house_file}, tasks, "unitree_g1_d_ultimate", [0, 1], runner.Flags(images=False))
+    groups = runner._seed_groups(list(reversed(specs)))
+    assert [[(s.task, s.seed) for s in g] for g in groups] == [[(t, 1), (t, 0)] for t in reversed(tasks)]
+    runner.run(specs, "scripted", tmp_path / "one")
+    pooled = runner.run(specs, "scripted", tmp_path / "pool", workers=2)
+    assert sorted(s["id"] for s in pooled) == sorted(s.id for s in specs)
+    for spec in specs:
+        one, pool = (tmp_path / d / "episodes" / f"{spec.id}.json" for d in ("one", "pool"))
+        assert one.read_bytes() == pool.read_bytes(), spec.id

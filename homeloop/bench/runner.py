@@ -380,16 +380,18 @@ def run(specs: list[EpisodeSpec], agent_name: str, run_dir: Path, *, agent_optio
 
 def _run_in_pool(todo: list[EpisodeSpec], agent_name: str, options: dict[str, Any], run_dir: Path, workers: int,
                  progress: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
-    """Each episode in a pool of ``workers`` spawned processes; summaries in the order they finish."""
+    """The episodes in a pool of ``workers`` spawned processes, by :func:`_seed_groups`; summaries in the
+    order they finish."""
     done: list[dict[str, Any]] = []
     ctx = multiprocessing.get_context("spawn")
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = [pool.submit(run_episode, s, agent_name, options, str(run_dir)) for s in todo]
+        futures = [pool.submit(run_seeds, g, agent_name, options, str(run_dir)) for g in _seed_groups(todo)]
         try:
             for f in cf.as_completed(futures):
-                done.append(f.result())
-                if progress:
-                    progress(done[-1])
+                for summary in f.result():
+                    done.append(summary)
+                    if progress:
+                        progress(summary)
         except BaseException:
             for f in futures:
                 f.cancel()
@@ -397,19 +399,34 @@ def _run_in_pool(todo: list[EpisodeSpec], agent_name: str, options: dict[str, An
     return done
 
 
+def _seed_groups(todo: list[EpisodeSpec]) -> list[list[EpisodeSpec]]:
+    """The episodes by home and task: a worker plays a group's seeds one after another, so what they
+    share (the home's scene and casts, its ways, the scenario's shapes) is kept from the seed before."""
+    groups: dict[tuple[str, str], list[EpisodeSpec]] = {}
+    for s in todo:
+        groups.setdefault((s.home, s.task), []).append(s)
+    return list(groups.values())
+
+
+def run_seeds(specs: list[EpisodeSpec], agent_name: str, options: dict[str, Any], run_dir: str) -> list[dict[str, Any]]:
+    """:func:`run_episode` of each episode of one of :func:`_seed_groups`, in order (a worker's task)."""
+    return [run_episode(s, agent_name, options, run_dir) for s in specs]
+
+
 def _run_on_dask(client: Client, todo: list[EpisodeSpec], agent_name: str, options: dict[str, Any], run_dir: Path,
                  progress: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
-    """Each episode a task on the Dask cluster; summaries in the order they finish."""
+    """Each of :func:`_seed_groups` a task on the Dask cluster; summaries in the order they finish."""
     from distributed import as_completed
 
-    futures = [client.submit(run_episode, s, agent_name, options, str(run_dir), pure=False) for s in todo]
+    futures = [client.submit(run_seeds, g, agent_name, options, str(run_dir), pure=False) for g in _seed_groups(todo)]
     done: list[dict[str, Any]] = []
     # distributed leaves as_completed and Client.cancel unannotated.
     try:
         for future in as_completed(futures):  # type: ignore[no-untyped-call]
-            done.append(future.result())
-            if progress:
-                progress(done[-1])
+            for summary in future.result():
+                done.append(summary)
+                if progress:
+                    progress(summary)
     except BaseException:
         client.cancel(futures)  # type: ignore[no-untyped-call]
         raise
