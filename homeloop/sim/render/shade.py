@@ -216,7 +216,9 @@ def _to_srgb8(linear: np.ndarray) -> np.ndarray:
     linear *= _SRGB_LEVELS - 1
     linear += 0.5
     np.clip(linear, 0.0, _SRGB_LEVELS - 0.5, out=linear)
-    out: np.ndarray = np.take(_SRGB_TABLE, linear.T.astype(np.uint16))
+    out = np.empty((linear.shape[1], 3), dtype=np.uint8)
+    for k in range(3):  # a channel at a time: a contiguous index row takes about half the time of the whole
+        out[:, k] = np.take(_SRGB_TABLE, linear[k].astype(np.intp))
     return out
 
 
