@@ -57,7 +57,9 @@ MIN_REACHED_AREA = 0.02
 #: error under 2 % of the radius (a few millimetres) and the polygons small.
 QUAD_SEGS = 4
 
-_CACHE_SIZE = 64
+#: Homes (by body width) whose fixed geometry and free floor are kept: a worker works on one home
+#: at a time, and an entry holds its home.
+_CACHE_SIZE = 16
 
 
 # --- geometry of one home ------------------------------------------------------------
