@@ -24,6 +24,7 @@ built or read, so a home written and read back is equal to itself and
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from collections import Counter
@@ -820,6 +821,11 @@ class Home(HomeModel):
         return sum(1 for c in self.cameras if not c.agent_visible)
 
     # -- files
+
+    def content_digest(self) -> str:
+        """The sha256 of what the home holds now (its JSON, not validated again): what is kept of a home
+        by its content is keyed by it, so a home edited in place reads otherwise."""
+        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()
 
     def to_json(self) -> str:
         """The home file text: sorted keys, two-space indent, trailing newline.

@@ -41,7 +41,6 @@ camera, and its frames test only what moves
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar, Union, overload
@@ -442,8 +441,8 @@ class _Prepared:
         folder = static_visibility.disk_folder()
         if folder is None:
             return None
-        if self._home_hash is None:  # the home's content, as its file holds it
-            self._home_hash = hashlib.sha256(self._home.model_dump_json().encode()).hexdigest()
+        if self._home_hash is None:
+            self._home_hash = self._home.content_digest()
         camera = self.camera_ids[view]
         return KeptView(static_visibility.view_file(folder, self.home_id, camera, hidden),
                         static_visibility.view_key(self._home_hash, camera, hidden, arrays))
@@ -603,7 +602,7 @@ class GeometricVisibility:
         where = (obj.x, obj.y, obj.z, yaw, obj.catalog_id, lies_tipped(obj))
         kept = self._object_solids.get(obj.id)
         if kept is None or kept[0] != where:
-            solid = self._prepared.moved_solids.get_or_make(where, lambda: _resting_box(obj, entry, yaw))
+            solid = self._prepared.moved_solids.get_or_make(where, lambda: _resting_box(obj, entry, yaw, where[-1]))
             kept = self._object_solids[obj.id] = (where, solid)
         return kept[1]
 
@@ -1090,7 +1089,7 @@ def _water_points(vis: GeometricVisibility, world: World) -> list[HazardPoints]:
     return out
 
 
-def _resting_box(obj: ObjectState, entry: ObjectEntry, yaw: float) -> Solid:
-    """An object's solid where it rests: its catalog box, on its side when it lies tipped."""
-    length, width, height = resting_size(entry, lies_tipped(obj))
+def _resting_box(obj: ObjectState, entry: ObjectEntry, yaw: float, tipped: bool) -> Solid:
+    """An object's solid where it rests: its catalog box, on its side when it lies ``tipped``."""
+    length, width, height = resting_size(entry, tipped)
     return Solid.box(obj.x, obj.y, yaw, length, width, obj.z, obj.z + height)

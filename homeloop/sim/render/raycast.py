@@ -488,8 +488,13 @@ class Caster:
         from the face each ray meets (:meth:`Geometry.resolve`). The faces are kept with the home
         part by the doors' and parts' state and the pose, compressed (:func:`_static_faces`), so a
         pose met again, later in the episode or in another, casts nothing."""
-        face = _unpacked(self._kept.faces.get_or_make(
-            (self._state, view), lambda: _packed(self._static_faces(view, rays, near, start))))
+        key = (self._state, view)
+        packed = self._kept.faces.get(key)
+        if packed is None:  # cast now: the faces just cast serve, not their packed copy unpacked
+            face = self._static_faces(view, rays, near, start)
+            self._kept.faces.put(key, _packed(face))
+        else:
+            face = _unpacked(packed)
         depth, cos = self.static.resolve(view, rays, face, near)
         # the tables end in the entry of a miss: face -1 picks it
         code = np.take(np.append(self.static.codes, np.int32(-1)), face)
@@ -693,7 +698,8 @@ def _packed(face: np.ndarray) -> bytes:
 
 
 def _unpacked(packed: bytes) -> np.ndarray:
-    return np.frombuffer(zlib.decompress(packed), dtype=np.int32).copy()
+    """:func:`_packed`'s faces again (read-only: every reader takes its own copy or indexes them)."""
+    return np.frombuffer(zlib.decompress(packed), dtype=np.int32)
 
 
 _Value = TypeVar("_Value")

@@ -55,7 +55,6 @@ moving one bumps :attr:`Scene.settled_version` instead.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 from dataclasses import dataclass, field, replace
@@ -294,8 +293,8 @@ _HOMES: "Kept[_HomePart]" = Kept(KEPT_HOMES)
 
 def _home_part(world: World, build: Callable[[], "_HomePart"]) -> "_HomePart":
     """The home's part kept for ``world``'s home, catalog and visuals, else ``build()``'s, kept."""
-    content = hashlib.sha256(world.home.model_dump_json().encode()).hexdigest()
-    return _HOMES.get_or_make(content, build, (world.catalog, world.visuals if world.visuals else None))
+    held = (world.catalog, world.visuals if world.visuals else None)
+    return _HOMES.get_or_make(world.home.content_digest(), build, held)
 
 
 class Scene:
@@ -484,12 +483,12 @@ class _HomeBuild:
         for room in home.rooms:
             for poly in _polygons(polygon_from_rings(room.polygon).buffer(0)):
                 floor = self.scene.code(None, "floor", room.id, self._floor_colour(room.id), room.id,
-                                  textures.floor_texture(room.type, room.outdoor))
+                                        textures.floor_texture(room.type, room.outdoor))
                 out.append(_mesh(flat(poly, room.floor_height), floor))
                 if room.space_class in ("indoor", "ancillary"):
                     top = room.floor_height + room.ceiling_height
-                    out.append(_mesh(flat(poly, top), self.scene.code(None, "ceiling", room.id,
-                                                                 materials.ARCHITECTURE["ceiling"], room.id)))
+                    ceiling = self.scene.code(None, "ceiling", room.id, materials.ARCHITECTURE["ceiling"], room.id)
+                    out.append(_mesh(flat(poly, top), ceiling))
         openings = [polygon_from_rings(o.polygon).buffer(0) for o in home.openings]
         holes = shapely.union_all(openings) if openings else None
         base = self._floor_z(self.scene.rooms)
@@ -517,7 +516,8 @@ class _HomeBuild:
             head = o.sill + o.height
             low = min(o.connects, key=lambda r: self.scene.rooms[r].floor_height if r in self.scene.rooms else 0.0,
                       default=None)
-            floor = self.scene.code(None, "floor", low, self._floor_colour(low), low) if low in self.scene.rooms else None
+            floor = (self.scene.code(None, "floor", low, self._floor_colour(low), low) if low in self.scene.rooms
+                     else None)
             for p in _polygons(poly):  # the wall over the head and under the sill, the floor across
                 out.append(_mesh(prism(p, base + head, base + wall_top), wall_code))
                 out.append(_mesh(prism(p, base, base + o.sill), wall_code))
@@ -529,7 +529,8 @@ class _HomeBuild:
             if o.kind == "window":
                 pane = box_mesh(-frame.width / 2, -WINDOW_PANE_THICKNESS_M / 2, o.sill, frame.width / 2,
                             WINDOW_PANE_THICKNESS_M / 2, head)
-                panes.append(_placed(pane, place, self.scene.code(o.id, "opening", "pane", materials.ARCHITECTURE["glass"])))
+                glass = self.scene.code(o.id, "opening", "pane", materials.ARCHITECTURE["glass"])
+                panes.append(_placed(pane, place, glass))
             elif o.kind in LEAF_KINDS:
                 self._leaf(o, frame, base)
         return out
@@ -560,7 +561,8 @@ class _HomeBuild:
             variant = variant_of(home.home_id, x.id)
             for part in parts:
                 m = material_of(self.scene.catalog, x.kind, part.role, variant)
-                out.append(_placed(part.mesh, lift, self.scene.code(None, "fixture", x.kind, m.albedo, texture=m.texture)))
+                code = self.scene.code(None, "fixture", x.kind, m.albedo, texture=m.texture)
+                out.append(_placed(part.mesh, lift, code))
         return out
 
     def _furniture(self, home: Home) -> list[Mesh]:
@@ -604,7 +606,7 @@ class _HomeBuild:
                 mesh = _mesh(solid_mesh(e.solid), self.scene.code(e.id, e.kind, "body", colour))
             if e.id in self.scene.cameras:
                 self.scene.movers[f"device:{e.id}"] = Mover(e.id, mesh.vertices, mesh.faces, mesh.codes,
-                                                      state=lambda world: None, pose=lambda _: np.eye(4))
+                                                            state=lambda world: None, pose=lambda _: np.eye(4))
             else:
                 out.append(mesh)
         return out
