@@ -22,10 +22,6 @@ if TYPE_CHECKING:
 OUTPUTS = Path("outputs")
 #: The default build: the paper's pool of ~3,400 plans from ~900 sites, 2,100 homes (docs/pipeline.md).
 DEFAULT_PLANS, DEFAULT_SITES, DEFAULT_HOMES = 3400, 900, 2100
-#: Further homes the verify stage plays besides the house, by default: verifying every home
-#: of the default build (~42,000 pairs) would take longer than the rest of the build
-#: (docs/pipeline.md); ``--verify-homes all`` does.
-DEFAULT_VERIFY_HOMES = 100
 
 
 class BuildConfig(BaseModel):
@@ -54,8 +50,8 @@ class BuildConfig(BaseModel):
     verify_seeds: tuple[int, ...] | None = Field(
         None, description="Seeds to verify at, comma-separated (default: 0); a pair is verified when it passes at each.")
     verify_homes: int | None = Field(
-        DEFAULT_VERIFY_HOMES,
-        description="Further homes to verify besides the house (a sample stratified by task), or 'all'.")
+        None, description="Verify the house and a sample of this many further homes, stratified by task "
+                          "(default: every home, 'all').")
     assets: Path | None = Field(
         None, description="A YAML file mapping catalog ids to your own USD, glTF/GLB or OBJ files "
                           "(docs/catalog.md, \"Your own assets\").")

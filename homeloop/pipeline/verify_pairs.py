@@ -21,9 +21,9 @@ Pairs screened applicable but not played say ``not run: ...``
 
 Which pairs: those screened applicable for the bodies of ``--verify-robots``
 (default: the experiments' body), at the seeds of ``--verify-seeds`` (default
-0), in the house and in a sample of ``--verify-homes`` further homes drawn as
-``homeloop bench run --sample`` draws them (stratified by task, the build
-seed), or in every home (``--verify-homes all``).
+0), in every home, or in the house and a sample of ``--verify-homes N``
+further homes drawn as ``homeloop bench run --sample`` draws them (stratified
+by task, the build seed).
 
 Work is split by home: a Dask partition takes a few homes, and each home's
 results go to ``.verify/<home>.json`` under the build folder with the key

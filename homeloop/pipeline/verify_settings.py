@@ -18,8 +18,8 @@ VERIFY_AGENT = "scripted"
 
 @dataclass(frozen=True)
 class VerifySettings:
-    """What the verify stage plays: bodies, seeds, and how many further homes (None: all; a
-    build samples ``homeloop.pipeline.config.DEFAULT_VERIFY_HOMES`` unless told otherwise)."""
+    """What the verify stage plays: bodies, seeds, and how many further homes beside the house
+    (None, a build's default: every home; a number: a sample stratified by task)."""
 
     enabled: bool = True
     robots: tuple[str, ...] = (DEFAULT_ROBOT,)
