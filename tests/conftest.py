@@ -25,6 +25,15 @@ hypothesis_settings.register_profile("explore", derandomize=False, deadline=None
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("homeloop")
+    group.addoption("--shortcut-build", metavar="DIR", default=None,
+                    help="a build folder: tests/sim/test_episode_cost.py also plays the screened pairs of a sample "
+                         "of its homes with the simulator's shortcuts on and off")
+    group.addoption("--shortcut-homes", metavar="N", type=int, default=100,
+                    help="how many of that build's homes (drawn as the verify stage draws a sample; default 100)")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Flows the tests run in this process keep Prefect's state in a folder of this process's own:
     never the checkout's ``.prefect/``, and never a folder another test process (``make test``

@@ -8,8 +8,9 @@ Each record of the benchmark's runner (``homeloop bench run``'s episode record: 
 results and events, checks, milestones, the final state; it holds no wall-clock field) is written
 twice, with the shortcuts and with every module stepped every step and every frame worked out in
 full, and the two files must be byte for byte the same: for the 48 house episodes (every task at
-seeds 0 and 1, scripted agent) and for the screened pairs of generated homes. Nothing here times
-anything.
+seeds 0 and 1, scripted agent) and for the screened pairs of generated homes; and, asked for with
+``--shortcut-build DIR`` (it takes minutes), for every screened pair of a sample of 100 of a build's
+homes. Nothing here times anything.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ import math
 from pathlib import Path
 from typing import Any, Iterator
 
+import pandas as pd
 import pytest
 import shapely
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from homeloop.bench import monitor, runner
+from homeloop.bench.pairs import HOUSE, sample_homes
 from homeloop.bench.records import record_path
 from homeloop.core.home import polygon_from_rings
 from homeloop.sim import static_visibility, world as world_module
@@ -96,6 +99,27 @@ def test_generated_homes_pairs_write_the_same_records_with_the_shortcuts(generat
         home_file = home.write(tmp_path / "homes" / home.home_id / "home.json")
         fixed, fast = both_ways(home.home_id, home_file, task, 0, tmp_path / task)
         assert fast == fixed, (home.home_id, task)
+
+
+def test_a_builds_sample_of_homes_writes_the_same_records_with_the_shortcuts(request, tmp_path):
+    """Opt-in, for its length: ``pytest tests/sim/test_episode_cost.py --shortcut-build outputs/default``
+    plays every screened pair of the experiments' body in a sample of the build's homes (100 unless
+    ``--shortcut-homes`` says otherwise, drawn as ``--verify-homes`` draws them), both ways."""
+    build = request.config.getoption("--shortcut-build")
+    if build is None:
+        pytest.skip("opt-in: --shortcut-build DIR plays a sample of that build's homes both ways")
+    table = pd.read_parquet(Path(build) / "applicability.parquet")
+    pairs = table[table["applicable"] & (table["robot"] == DEFAULT_ROBOT) & (table["home"] != HOUSE)]
+    homes = sample_homes(pairs, request.config.getoption("--shortcut-homes"), "task", 0)
+    differ, played = [], 0
+    for home_id in homes:
+        home_file = Path(build) / "homes" / home_id / "home.json"
+        for task in pairs.loc[pairs["home"] == home_id, "task"]:
+            fixed, fast = both_ways(home_id, home_file, task, 0, tmp_path / home_id / task)
+            played += 1
+            if fast != fixed:
+                differ.append(f"{home_id} {task}")
+    assert played and not differ, f"{len(differ)} of {played} pairs differ: {differ[:10]}"
 
 
 # --- the world: sleeping modules ----------------------------------------------------------------------
