@@ -812,7 +812,8 @@ def empty_the_dryer(h: Household) -> None:
     h.call("robot_open", target=h.robot.approach(h.thing("furniture", dryer.id)))
     while garments_in(h, dryer):
         while garments_in(h, dryer) and h.robot.state.free_hand() is not None:
-            take_top_garment(h, dryer)
+            if not take_top_garment(h, dryer):
+                break  # what the robot holds hides the drum: put it away, then look again
         while h.robot.state.holding():
             h.robot.put_on(basket)
     h.note("moved every garment from the dryer to the laundry basket")
@@ -823,17 +824,22 @@ def garments_in(h: Household, dryer: Furniture) -> list[ObjectState]:
             if o.semantic_class == "garment" and o.placement.furniture == dryer.id]
 
 
-def take_top_garment(h: Household, dryer: Furniture) -> None:
-    """Pick the first garment the robot's camera sees in the drum (the top ones hide the rest)."""
+def take_top_garment(h: Household, dryer: Furniture) -> bool:
+    """Pick the first garment the robot's camera sees in the drum (the top ones hide the rest);
+    False when none is in sight while the robot holds something (a garment in its hand may hide
+    the drum)."""
     garments = garments_in(h, dryer)
     h.robot.go(dryer.room)
     h.robot.aim(h.thing("object", garments[0].id))
     found = h.detections(h.call("robot_capture")["capture_id"])
     seen = [found[g.id] for g in garments if g.id in found]
     if not seen:
+        if h.robot.state.holding():
+            return False
         raise ActionFailed("no garment in the dryer's drum is in sight")
     h.call("robot_approach", target=seen[0])
     h.call("robot_pick", target=seen[0])
+    return True
 
 
 def kitchen_fire_with_delivery(h: Household) -> None:
