@@ -142,9 +142,9 @@ def catalog():
     return load_catalog()
 
 
-def equip_generated(folder, catalog):
-    """The equip results of the furnished homes of six generated plans (written into ``folder``) that
-    equip without a failure."""
+def equip_generated(folder, catalog, plans=6, seed=5):
+    """The equip results (up to three, in plan order) of the furnished homes of ``plans`` generated plans
+    of ``seed`` (written into ``folder``) that equip without a failure."""
     import numpy as np
 
     from homeloop.pipeline.devices import equip
@@ -153,7 +153,7 @@ def equip_generated(folder, catalog):
     from homeloop.pipeline.sources.synthetic import generate
 
     path = folder / "plans.csv"
-    generate(path, plans=6, sites=2, seed=5, defect_rate=0.0)
+    generate(path, plans=plans, sites=2, seed=seed, defect_rate=0.0)
     results = []
     for plan in read_plans(path)[0]:
         furnished = furnish(plan, catalog, np.random.default_rng(0))

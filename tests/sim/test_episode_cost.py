@@ -26,9 +26,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from homeloop.bench import monitor, runner
-from homeloop.bench.pairs import HOUSE, sample_homes
+from homeloop.bench.pairs import HOUSE
 from homeloop.bench.records import record_path
 from homeloop.core.home import polygon_from_rings
+from homeloop.pipeline.verify_pairs import verify_plan
+from homeloop.pipeline.verify_settings import VerifySettings
 from homeloop.sim import static_visibility, world as world_module
 from homeloop.sim.dynamics.cooking import Cooking
 from homeloop.sim.dynamics.robot_motion import _Rooms
@@ -104,17 +106,17 @@ def test_generated_homes_pairs_write_the_same_records_with_the_shortcuts(generat
 def test_a_builds_sample_of_homes_writes_the_same_records_with_the_shortcuts(request, tmp_path):
     """Opt-in, for its length: ``pytest tests/sim/test_episode_cost.py --shortcut-build outputs/default``
     plays every screened pair of the experiments' body in a sample of the build's homes (100 unless
-    ``--shortcut-homes`` says otherwise, drawn as ``--verify-homes`` draws them), both ways."""
+    ``--shortcut-homes`` says otherwise), the pairs the verify stage plays with ``--verify-homes``, both ways."""
     build = request.config.getoption("--shortcut-build")
     if build is None:
         pytest.skip("opt-in: --shortcut-build DIR plays a sample of that build's homes both ways")
     table = pd.read_parquet(Path(build) / "applicability.parquet")
-    pairs = table[table["applicable"] & (table["robot"] == DEFAULT_ROBOT) & (table["home"] != HOUSE)]
-    homes = sample_homes(pairs, request.config.getoption("--shortcut-homes"), "task", 0)
+    work = verify_plan(table, VerifySettings(homes=request.config.getoption("--shortcut-homes")), 0)
+    work.pop(HOUSE)  # the house's episodes: the test above
     differ, played = [], 0
-    for home_id in homes:
+    for home_id, pairs in work.items():
         home_file = Path(build) / "homes" / home_id / "home.json"
-        for task in pairs.loc[pairs["home"] == home_id, "task"]:
+        for task, _ in pairs:
             fixed, fast = both_ways(home_id, home_file, task, 0, tmp_path / home_id / task)
             played += 1
             if fast != fixed:

@@ -6,6 +6,7 @@ the garment in the robot's hand hides."""
 from __future__ import annotations
 
 import pytest
+from conftest import equip_generated
 
 from homeloop.bench import runner
 
@@ -33,16 +34,7 @@ def test_a_garment_in_hand_that_hides_the_drum_is_put_away_before_looking_again(
     """In this generated home the shirt the robot has just picked hides the towel left in the dryer's
     drum from its camera: the agent takes the shirt to the basket and looks again (it used to give
     up with a hand still free), and the task passes."""
-    import numpy as np
-
-    from homeloop.pipeline.devices import equip
-    from homeloop.pipeline.furnish import furnish
-    from homeloop.pipeline.sources.swiss_dwellings import read_plans
-    from homeloop.pipeline.sources.synthetic import generate
-
-    generate(tmp_path / "plans.csv", plans=8, sites=2, seed=13, defect_rate=0.0)
-    plan = read_plans(tmp_path / "plans.csv")[0][0]
-    home = equip(furnish(plan, catalog, np.random.default_rng(0)).home, catalog, np.random.default_rng(0)).home
+    home = equip_generated(tmp_path, catalog, plans=8, seed=13)[0].home
     outcome = runner.play(home, "empty_the_dryer", "unitree_g1_d_ultimate", 0, runner.Flags(images=False),
                           "scripted", {})
     tools = [call["tool"] for call in outcome.episode.trace if "tool" in call]
