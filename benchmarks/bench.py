@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import tempfile
 import time
 from pathlib import Path
@@ -36,6 +35,8 @@ from homeloop.sim.task import load_tasks
 from homeloop.pipeline.houses import HOUSE_ID, write_house_home
 from homeloop.sim.episode import DEFAULT_ROBOT
 
+from cpu_time import cpu_seconds  # benchmarks/cpu_time.py, beside this script
+
 #: Agent labels the synthetic records are spread over (as if several models had run).
 SYNTHETIC_LABELS = 8
 
@@ -46,15 +47,9 @@ def timed_run(home_file: Path, seeds: list[int], workers: int, out: Path, images
     workers it waited for, episodes, passed)."""
     specs = runner.plan({HOUSE_ID: home_file}, sorted(load_tasks()), DEFAULT_ROBOT, seeds,
                         runner.Flags(images=images))
-    t0, cpu0 = time.perf_counter(), _cpu_s()
+    t0, cpu0 = time.perf_counter(), cpu_seconds()
     done = runner.run(specs, "scripted", out, workers=workers)
-    return time.perf_counter() - t0, _cpu_s() - cpu0, len(done), sum(bool(d["passed"]) for d in done)
-
-
-def _cpu_s() -> float:
-    """User and system seconds of this process and of its finished child processes (a pool's workers)."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return time.perf_counter() - t0, cpu_seconds() - cpu0, len(done), sum(bool(d["passed"]) for d in done)
 
 
 def synthetic_records(real: list[dict[str, Any]], count: int, folder: Path) -> None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import resource
 import statistics
 import tempfile
 import time
@@ -31,6 +30,8 @@ from homeloop.bench.control.generate import generate_file, home_files
 from homeloop.bench.control.model import QUERY_CODES, ControlEpisode, read_episodes
 from homeloop.bench.control.play import play_control
 from homeloop.core.home import Home
+
+from cpu_time import cpu_seconds  # benchmarks/cpu_time.py, beside this script
 
 #: The home set the goals speak of.
 HOMES_GOAL, SECONDS_GOAL, EPISODE_MS_GOAL = 2100, 120.0, 10.0
@@ -49,9 +50,9 @@ def main() -> None:
     start_wall, start_cpu = _pool_start(args.workers) if args.workers > 1 else (0.0, 0.0)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "episodes.jsonl"
-        started, cpu_started = time.perf_counter(), _cpu_s()
+        started, cpu_started = time.perf_counter(), cpu_seconds()
         report = generate_file(args.homes, args.per_home, 0, out, args.workers)
-        wall, cpu_spent = time.perf_counter() - started, _cpu_s() - cpu_started
+        wall, cpu_spent = time.perf_counter() - started, cpu_seconds() - cpu_started
         episodes = read_episodes(out)
     for line in report.lines():
         print(line)
@@ -110,17 +111,11 @@ def _pool_start(workers: int) -> tuple[float, float]:
 
     from homeloop.bench.control.generate import start_worker
 
-    started, cpu_started = time.perf_counter(), _cpu_s()
+    started, cpu_started = time.perf_counter(), cpu_seconds()
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                 initializer=start_worker) as pool:
         list(pool.map(abs, range(workers * 4)))
-    return time.perf_counter() - started, _cpu_s() - cpu_started
-
-
-def _cpu_s() -> float:
-    """CPU seconds of this process and of its finished workers."""
-    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+    return time.perf_counter() - started, cpu_seconds() - cpu_started
 
 
 if __name__ == "__main__":
