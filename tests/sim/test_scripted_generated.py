@@ -1,7 +1,7 @@
 """The scripted reference agent beyond the house: the entry tasks in generated homes, where the
 parcel spot may lie outside every room of the plan and the robot reaches it from the doorway,
-closing up, where the window to shut may stand behind furniture, and emptying a dryer whose drum
-the garment in the robot's hand hides."""
+closing up, where the window to shut may stand behind furniture, emptying a dryer whose drum
+the garment in the robot's hand hides, and walking up to a fallen resident through shut doors."""
 
 from __future__ import annotations
 
@@ -42,3 +42,18 @@ def test_a_garment_in_hand_that_hides_the_drum_is_put_away_before_looking_again(
     places = [i for i, tool in enumerate(tools) if tool == "robot_place"]
     assert outcome.passed, [c.id for c in outcome.checks if not c.passed]
     assert len(picks) == len(places) == 2 and places[0] < picks[1]
+
+
+def test_a_walk_up_to_a_fallen_resident_opens_the_shut_doors_on_its_way(catalog, tmp_path):
+    """In this generated home the resident lies where the robot cannot drive into their room, so it
+    walks up to them by straight moves, which open no door; the way passes shut doors, and the robot
+    opens each where its walk stops at it (it used to look from there, see nobody, and fail)."""
+    home = equip_generated(tmp_path, catalog, plans=6, seed=23)[2].home
+    outcome = runner.play(home, "person_down_emergency", "unitree_g1_d_ultimate", 0, runner.Flags(images=False),
+                          "scripted", {})
+    calls = [call for call in outcome.episode.trace if call.get("kind") == "call"]
+    stopped_at_doors = [i for i, call in enumerate(calls) if call["tool"] == "robot_move" and call.get("error")
+                        and "door" in str(call["error"])]
+    opened = [i for i, call in enumerate(calls) if call["tool"] == "robot_open" and not call.get("error")]
+    assert outcome.passed, [c.id for c in outcome.checks if not c.passed]
+    assert stopped_at_doors and opened and stopped_at_doors[0] < opened[0]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, TypedDict, TypeVarTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypedDict, TypeVarTuple
 
 from homeloop.bench.agents.registry import register
 from homeloop.sim.dynamics.light import Light
@@ -43,6 +43,8 @@ PERSON_AIM_Z = {"standing": 1.2, "sitting": 0.9, "lying": 0.2}
 
 #: How near (m) to a point of its way a walking robot counts as there.
 WALK_TOLERANCE_M = 0.05
+#: Shut doors the robot opens on one walk up to what it looks at (:meth:`RobotRoutines.look_closer`).
+DOORS_OPENED_WALKING = 2
 
 #: Pause (s) between looks while waiting for something to happen (a courier to leave the door).
 WAIT_STEP_S = 5.0
@@ -411,22 +413,38 @@ class RobotRoutines:
     def look_closer(self, thing: Thing) -> str | None:
         """Walk to where the body could reach ``thing`` (the plans know where it is; the skills
         still need a detection) by turns and straight moves along a planned way, and capture from
-        there; the capture's id if it shows ``thing``, None when there is no way or it stays hidden."""
+        there; the capture's id if it shows ``thing``, None when there is no way or it stays hidden.
+        Straight moves open no door: where the walk stops short and the way passes a shut door, the
+        robot opens it from its side and walks a way planned anew (not on its way up to a door or
+        window itself, which opening a door would look closer at again)."""
         from homeloop.sim import robot as rb
 
         if thing.kind == "place" or not self.h.has("robot"):
             return None
         world, robot = self.h.world, self.state
-        try:
-            aim = rb.target_of(world, thing.kind, thing.id)
-            spot = rb.approach_spot(world, robot, aim)  # as robot_approach drives
-            way = rb.drive_way(world, robot, spot, aim.exclude)
-        except (rb.ReachError, rb.NoPath, KeyError):
-            return None
-        for x, y in way.points[1:]:
-            if not self.walk_to(x, y):
+        for _ in range(DOORS_OPENED_WALKING + 1):
+            try:
+                aim = rb.target_of(world, thing.kind, thing.id)
+                spot = rb.approach_spot(world, robot, aim)  # as robot_approach drives
+                way = rb.drive_way(world, robot, spot, aim.exclude)
+            except (rb.ReachError, rb.NoPath, KeyError):
+                return None
+            if all(self.walk_to(x, y) for x, y in way.points[1:]) or thing.kind == "opening" \
+                    or not self._open_door_on(way.doors):
                 break
         return self.capture(thing)
+
+    def _open_door_on(self, doors: Iterable[str]) -> bool:
+        """Open the first shut, unlocked door of ``doors`` from the robot's side; whether it did."""
+        world = self.h.world
+        shut = next((d for d in doors if not world.openings[d].open and not world.openings[d].locked), None)
+        if shut is None:
+            return False
+        try:
+            self.swing(world.home.opening(shut), True, self.state.room)
+        except ActionFailed:
+            return False
+        return world.openings[shut].open
 
     def walk_to(self, x: float, y: float) -> bool:
         """Turn towards (x, y) and drive straight there; whether the robot got there, or within
