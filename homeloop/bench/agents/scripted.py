@@ -422,13 +422,15 @@ class RobotRoutines:
         if thing.kind == "place" or not self.h.has("robot"):
             return None
         world, robot = self.h.world, self.state
-        for _ in range(DOORS_OPENED_WALKING + 1):
+        for doors_opened in range(DOORS_OPENED_WALKING + 1):
             try:
                 aim = rb.target_of(world, thing.kind, thing.id)
                 spot = rb.approach_spot(world, robot, aim)  # as robot_approach drives
                 way = rb.drive_way(world, robot, spot, aim.exclude)
             except (rb.ReachError, rb.NoPath, KeyError):
-                return None
+                if not doors_opened:
+                    return None
+                break  # no way on from the door opened: look from there
             if all(self.walk_to(x, y) for x, y in way.points[1:]) or thing.kind == "opening" \
                     or not self._open_door_on(way.doors):
                 break
