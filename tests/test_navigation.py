@@ -174,3 +174,21 @@ def test_a_counter_across_a_room_cuts_the_way_a_sofa_would():
     assert navigation.reachable_rooms(home, NARROW) == {"B", "A"}
     home.fixtures = []  # the edit is seen
     assert navigation.reachable_rooms(home, NARROW) == {"B", "A", "C"}
+
+
+def test_navigation_meshes_follow_an_edit_of_the_home():
+    """A mesh is kept for a home while its layout reads the same, and made again after an edit in
+    place: with the largest piece of furniture taken away, the mesh covers its floor too."""
+    from homeloop.pipeline.furnish import furnish_house
+    from homeloop.sim.robot.navmesh import navmesh
+
+    home = furnish_house(load_catalog())
+    mesh = navmesh(home, WIDE)
+    home.furniture = list(home.furniture)  # same content: the same mesh
+    assert navmesh(home, WIDE) is mesh
+    largest = max(home.furniture, key=lambda f: polygon_from_rings(f.footprint).area)
+    home.furniture = [f for f in home.furniture if f is not largest]
+    after = navmesh(home, WIDE)
+    footprint = polygon_from_rings(largest.footprint)
+    assert after.floor.area > mesh.floor.area
+    assert after.floor.intersection(footprint).area > mesh.floor.intersection(footprint).area

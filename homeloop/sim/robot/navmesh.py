@@ -5,7 +5,7 @@ A* finds the corridor of triangles from start to goal and the funnel
 algorithm pulls the path taut inside it, so it bends only at corners of the free
 floor. A mesh is built once per home, body width, set of closed-off doorways and
 set of discs to avoid, and kept in a small cache, so repeated queries in one
-home reuse it.
+home reuse it (while the home's layout reads the same).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from shapely.geometry.base import BaseGeometry
 
 from homeloop.core.home import Home, polygon_from_rings
 from homeloop.core.kept import Kept
-from homeloop.core.navigation import free_floor_of
+from homeloop.core.navigation import FreeFloor, free_floor_of
 import homeloop.sim.robot.floor as floor_module
 from homeloop.sim.robot.obstacles import OBSTACLE_MARGIN, Obstacle
 
@@ -233,7 +233,9 @@ def _first_equal_rows(rows: np.ndarray) -> np.ndarray:
 
 
 _MeshKey = tuple[float, frozenset[str], tuple[tuple[float, float, float], ...]]
-#: Meshes and their floors, kept per home (held) by :func:`_mesh_key`.
+#: Meshes and their floors by :func:`_mesh_key`, held by the home's free floor for the body's width
+#: (:func:`homeloop.core.navigation.free_floor_of`, made again when the home's layout reads
+#: otherwise): a home edited in place gets meshes of its new layout.
 _MESHES: Kept[NavMesh] = Kept(_MESH_CACHE_SIZE)
 _FLOORS: Kept[BaseGeometry] = Kept(_MESH_CACHE_SIZE)
 
@@ -252,14 +254,16 @@ def nav_floor(home: Home, width: float, closed: frozenset[str] = frozenset(),
     """The free floor for a body of ``width``, with the ``closed`` doorways cut out and discs around
     ``avoid`` removed: what :func:`navmesh` triangulates (cached; a caller that needs only the floor
     does without the triangles)."""
-    key = _mesh_key(width, closed, avoid)
-    return _FLOORS.get_or_make(key, lambda: _cut_floor(home, width, closed, key[2]), (home,))
+    return _kept_floor(free_floor_of(home, width), home, width, closed, _mesh_key(width, closed, avoid))
 
 
-def _cut_floor(home: Home, width: float, closed: frozenset[str], discs: tuple[tuple[float, float, float], ...]
-               ) -> BaseGeometry:
+def _kept_floor(free: FreeFloor, home: Home, width: float, closed: frozenset[str], key: _MeshKey) -> BaseGeometry:
+    return _FLOORS.get_or_make(key, lambda: _cut_floor(free.geometry, home, width, closed, key[2]), (free,))
+
+
+def _cut_floor(floor: BaseGeometry, home: Home, width: float, closed: frozenset[str],
+               discs: tuple[tuple[float, float, float], ...]) -> BaseGeometry:
     radius = width / 2
-    floor = free_floor_of(home, width).geometry
     cuts = [polygon_from_rings(home.opening(o).polygon).buffer(radius + 0.01) for o in sorted(closed)]
     cuts += [Point(x, y).buffer(r, quad_segs=4) for x, y, r in discs]
     if cuts:
@@ -270,5 +274,5 @@ def _cut_floor(home: Home, width: float, closed: frozenset[str], discs: tuple[tu
 def navmesh(home: Home, width: float, closed: frozenset[str] = frozenset(),
             avoid: Sequence[Obstacle] = ()) -> NavMesh:
     """The mesh of :func:`nav_floor` (cached)."""
-    return _MESHES.get_or_make(_mesh_key(width, closed, avoid), lambda: NavMesh(nav_floor(home, width, closed, avoid)),
-                               (home,))
+    key, free = _mesh_key(width, closed, avoid), free_floor_of(home, width)
+    return _MESHES.get_or_make(key, lambda: NavMesh(_kept_floor(free, home, width, closed, key)), (free,))
