@@ -160,11 +160,13 @@ def albedo(hits: Hits, palette: Palette, cache: PoseCache[Surfaces] | None = Non
 def _albedo_of(hits: Hits, palette: Palette, index: np.ndarray) -> np.ndarray:
     """:func:`albedo` of the pixels ``index``."""
     table = np.vstack([palette.rgb, np.array(materials.SKY, np.float32)])  # code -1 is the sky
-    code = hits.code[index]
+    # ``index`` is sorted and unique: as long as the frame, it is every pixel in order. The codes as
+    # numpy's own index type once, which both lookups below would otherwise each convert to.
+    code = (hits.code if len(index) == len(hits.code) else hits.code[index]).astype(np.intp)
     out: np.ndarray = np.take(table, code, axis=0)  # take: quicker than indexing for rows
     if not palette.texture.any():
         return out
-    kind = np.append(palette.texture, 0)[code]
+    kind = np.take(np.append(palette.texture, 0), code)
     for k, name in enumerate(textures.TEXTURES, start=1):
         mine = np.flatnonzero(kind == k)
         if len(mine):
