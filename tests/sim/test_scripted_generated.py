@@ -1,7 +1,8 @@
 """The scripted reference agent beyond the house: the entry tasks in generated homes, where the
 parcel spot may lie outside every room of the plan and the robot reaches it from the doorway,
 closing up, where the window to shut may stand behind furniture, emptying a dryer whose drum
-the garment in the robot's hand hides, and walking up to a fallen resident through shut doors."""
+the garment in the robot's hand hides, walking up to a fallen resident through shut doors, and a
+parcel that bars a narrow hall."""
 
 from __future__ import annotations
 
@@ -57,3 +58,18 @@ def test_a_walk_up_to_a_fallen_resident_opens_the_shut_doors_on_its_way(catalog,
     opened = [i for i, call in enumerate(calls) if call["tool"] == "robot_open" and not call.get("error")]
     assert outcome.passed, [c.id for c in outcome.checks if not c.passed]
     assert stopped_at_doors and opened and stopped_at_doors[0] < opened[0]
+
+
+def test_a_parcel_that_bars_a_narrow_hall_is_held_while_the_door_is_shut(catalog, tmp_path):
+    """In this generated home the hall inside the front door is so narrow that the parcel put down
+    there bars the robot's way back to the door: it picks the parcel up again, shuts the door with
+    it in hand and puts it down after (it used to leave the door open and fail)."""
+    home = equip_generated(tmp_path, catalog, plans=6, seed=12)[0].home
+    outcome = runner.play(home, "bring_in_package", "unitree_g1_d_ultimate", 0, runner.Flags(images=False),
+                          "scripted", {})
+    calls = [call for call in outcome.episode.trace if call.get("kind") == "call"]
+    tools = [call["tool"] for call in calls]
+    barred = [i for i, call in enumerate(calls) if call["tool"] == "robot_approach" and call.get("error")]
+    assert outcome.passed, [c.id for c in outcome.checks if not c.passed]
+    assert tools.count("robot_pick") == 2 and barred
+    assert barred[0] < len(tools) - 1 - tools[::-1].index("robot_close") < len(tools) - 1 - tools[::-1].index("robot_place")
