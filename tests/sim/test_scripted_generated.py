@@ -69,7 +69,8 @@ def test_a_parcel_that_bars_a_narrow_hall_is_held_while_the_door_is_shut(catalog
                           "scripted", {})
     calls = [call for call in outcome.episode.trace if call.get("kind") == "call"]
     tools = [call["tool"] for call in calls]
+    last = {tool: i for i, tool in enumerate(tools)}  # each tool's last call
     barred = [i for i, call in enumerate(calls) if call["tool"] == "robot_approach" and call.get("error")]
     assert outcome.passed, [c.id for c in outcome.checks if not c.passed]
     assert tools.count("robot_pick") == 2 and barred
-    assert barred[0] < len(tools) - 1 - tools[::-1].index("robot_close") < len(tools) - 1 - tools[::-1].index("robot_place")
+    assert barred[0] < last["robot_close"] < last["robot_place"]

@@ -437,9 +437,10 @@ class RobotRoutines:
         return self.capture(thing)
 
     def _open_door_on(self, doors: Iterable[str]) -> bool:
-        """Open the first shut, unlocked door of ``doors`` from the robot's side; whether it did."""
+        """Open the first shut door of ``doors`` (a planned way's: it passes only doors the body can
+        open, :func:`homeloop.sim.robot.closed_off`) from the robot's side; whether it did."""
         world = self.h.world
-        shut = next((d for d in doors if not world.openings[d].open and not world.openings[d].locked), None)
+        shut = next((d for d in doors if not world.openings[d].open), None)
         if shut is None:
             return False
         try:
