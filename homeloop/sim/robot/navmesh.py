@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 import shapely
@@ -68,14 +68,14 @@ class NavMesh:
         #: mesh again for many of the same ones.
         self._corridors: dict[tuple[int, int, tuple[int, ...]], list[int]] = {}
 
-    def _join(self) -> tuple[list[dict[int, tuple[float, tuple[XY, XY]]]], tuple[np.ndarray, np.ndarray]]:
+    def _join(self) -> tuple["_Joins", tuple[np.ndarray, np.ndarray]]:
         """Join each triangle to those sharing an edge with it: the edges are met triangle by triangle,
         edge by edge, and an edge met again joins its second triangle to its first. Also the two
         triangles of each join, as arrays."""
         n = len(self.coords)
-        joined: list[dict[int, tuple[float, tuple[XY, XY]]]] = [{} for _ in range(n)]
         if not n:
-            return joined, (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+            none = np.zeros(0, dtype=np.int64)
+            return _Joins(0, none, none, np.zeros((0, 2)), np.zeros((0, 4))), (none, none)
         p = self.coords.reshape(n * 3, 2)  # half-edges (i, 0-1), (i, 1-2), (i, 2-0)
         q = self.coords[:, [1, 2, 0], :].reshape(n * 3, 2)
         p_first = (p[:, 0] < q[:, 0]) | ((p[:, 0] == q[:, 0]) & (p[:, 1] < q[:, 1]))
@@ -84,10 +84,7 @@ class NavMesh:
         again = np.flatnonzero(first != np.arange(n * 3))
         mine, theirs = again // 3, first[again] // 3
         apart = self.centroids[mine] - self.centroids[theirs]
-        lengths = map(math.hypot, apart[:, 0].tolist(), apart[:, 1].tolist())
-        for i, j, w, (x0, y0, x1, y1) in zip(mine.tolist(), theirs.tolist(), lengths, keys[again].tolist()):
-            joined[j][i] = joined[i][j] = (w, ((x0, y0), (x1, y1)))
-        return joined, (mine, theirs)
+        return _Joins(n, mine, theirs, apart, keys[again]), (mine, theirs)
 
     def locate(self, xy: tuple[float, float], snap: float) -> tuple[int, tuple[float, float], float] | None:
         """(triangle, the point moved onto the mesh, how far it moved), or None beyond ``snap``."""
@@ -197,6 +194,38 @@ class NavMesh:
         if points[-1] != goal:
             points.append(goal)
         return points
+
+
+class _Joins:
+    """Each triangle's neighbours across a shared edge, as a list of dicts reads: per triangle, by
+    neighbour, (the distance between their centroids, the shared edge's ends in order), in the order
+    the joins were met. A triangle's dict is made the first time it is asked for: a route search
+    visits a part of the mesh, and building every dict up front cost more than the searches."""
+
+    def __init__(self, n: int, mine: np.ndarray, theirs: np.ndarray, apart: np.ndarray, edges: np.ndarray):
+        owner = np.concatenate([theirs, mine])  # each join from both its triangles
+        order = np.lexsort((np.concatenate([np.arange(len(mine))] * 2), owner))  # by triangle, then join
+        self._other = np.concatenate([mine, theirs])[order].tolist()
+        self._join = (order % max(len(mine), 1)).tolist()
+        self._starts = np.searchsorted(owner[order], np.arange(n + 1)).tolist()
+        self._apart, self._edges = apart.tolist(), edges.tolist()
+        self._made: list[dict[int, tuple[float, tuple[XY, XY]]] | None] = [None] * n
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def __getitem__(self, i: int) -> dict[int, tuple[float, tuple[XY, XY]]]:
+        made = self._made[i]
+        if made is None:
+            made = self._made[i] = {}
+            for k in range(self._starts[i], self._starts[i + 1]):
+                join = self._join[k]
+                (dx, dy), (x0, y0, x1, y1) = self._apart[join], self._edges[join]
+                made[self._other[k]] = (math.hypot(dx, dy), ((x0, y0), (x1, y1)))
+        return made
+
+    def __iter__(self) -> Iterator[dict[int, tuple[float, tuple[XY, XY]]]]:
+        return (self[i] for i in range(len(self)))
 
 
 def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
