@@ -30,6 +30,7 @@ import itertools
 import math
 import tempfile
 import time
+from typing import Callable
 from pathlib import Path
 
 import networkx as nx
@@ -58,6 +59,10 @@ from homeloop.sim.world import World
 _clock = time.process_time
 
 
+#: Simulated time (s) a drive may take at most: far more than any drive across a home.
+DRIVE_LIMIT_S = 3600.0
+
+
 class _Ctx:
     """What the robot's skills need of an episode: the world and a way to let time pass."""
 
@@ -66,6 +71,9 @@ class _Ctx:
 
     def advance(self, seconds: float) -> None:
         self.world.advance(seconds)
+
+    def advance_while(self, going: Callable[[], bool]) -> None:
+        self.world.advance_while(going, self.world.time + DRIVE_LIMIT_S)
 
 
 def generated_home(catalog: Catalog, seed: int, tries: int = 30) -> Home:
