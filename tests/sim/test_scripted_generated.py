@@ -60,6 +60,20 @@ def test_a_walk_up_to_a_fallen_resident_opens_the_shut_doors_on_its_way(catalog,
     assert stopped_at_doors and opened and stopped_at_doors[0] < opened[0]
 
 
+def test_a_walk_round_the_furniture_keeps_off_the_edge_of_the_free_floor(catalog, tmp_path):
+    """In this generated home the walk up to the watering can goes round the dining table, along the
+    edge of the floor the body may stand on; a straight move turned to a tenth of a degree along that
+    edge strayed over it and was stopped at once (the plant was never watered). The walk's way keeps
+    off the edge, and every straight move goes the whole way."""
+    home = equip_generated(tmp_path, catalog, plans=6, seed=0)[0].home
+    outcome = runner.play(home, "water_the_plants", "unitree_g1_d_ultimate", 0, runner.Flags(images=False),
+                          "scripted", {})
+    calls = [call for call in outcome.episode.trace if call.get("kind") == "call"]
+    moves = [call for call in calls if call["tool"] == "robot_move"]
+    assert outcome.passed, [c.id for c in outcome.checks if not c.passed]
+    assert moves and not [call["error"] for call in moves if call.get("error")]
+
+
 def test_a_parcel_that_bars_a_narrow_hall_is_held_while_the_door_is_shut(catalog, tmp_path):
     """In this generated home the hall inside the front door is so narrow that the parcel put down
     there bars the robot's way back to the door: it picks the parcel up again, shuts the door with

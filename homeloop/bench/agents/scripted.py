@@ -33,6 +33,7 @@ from homeloop.sim.services.robot_skills import HEAD_PAN_LIMIT_DEG, HEAD_TILT_RAN
 if TYPE_CHECKING:
     from homeloop.core.home import Furniture, Opening
     from homeloop.sim.episode import Episode
+    from homeloop.sim.robot import Route
     from homeloop.sim.world import ObjectState, PersonState, RobotState, World
 
 #: Head pan (degrees) beyond which the plans turn the body instead, short of the head's limit.
@@ -43,8 +44,12 @@ PERSON_AIM_Z = {"standing": 1.2, "sitting": 0.9, "lying": 0.2}
 
 #: How near (m) to a point of its way a walking robot counts as there.
 WALK_TOLERANCE_M = 0.05
+#: How far (m) a walk's way keeps off the edge of the body's free floor where it can: a planned way
+#: runs along that edge round furniture, and a straight move turned to a tenth of a degree along it
+#: strays over it and is stopped at once.
+WALK_MARGIN_M = 0.02
 #: Shut doors the robot opens on one walk up to what it looks at (:meth:`RobotRoutines.look_closer`).
-DOORS_OPENED_WALKING = 2
+DOORS_OPENED_WALKING = 3
 
 #: Pause (s) between looks while waiting for something to happen (a courier to leave the door).
 WAIT_STEP_S = 5.0
@@ -412,8 +417,9 @@ class RobotRoutines:
 
     def look_closer(self, thing: Thing) -> str | None:
         """Walk to where the body could reach ``thing`` (the plans know where it is; the skills
-        still need a detection) by turns and straight moves along a planned way, and capture from
-        there; the capture's id if it shows ``thing``, None when there is no way or it stays hidden.
+        still need a detection) by turns and straight moves along a planned way (kept off the floor's
+        edge where it can be, :meth:`_walking_way`), and capture from there; the capture's id if it
+        shows ``thing``, None when there is no way or it stays hidden.
         Straight moves open no door: where the walk stops short and the way passes a shut door, the
         robot opens it from its side and walks a way planned anew (not on its way up to a door or
         window itself, which opening a door would look closer at again)."""
@@ -426,7 +432,7 @@ class RobotRoutines:
             try:
                 aim = rb.target_of(world, thing.kind, thing.id)
                 spot = rb.approach_spot(world, robot, aim)  # as robot_approach drives
-                way = rb.drive_way(world, robot, spot, aim.exclude)
+                way = self._walking_way(spot, aim.exclude)
             except (rb.ReachError, rb.NoPath, KeyError):
                 if not doors_opened:
                     return None
@@ -435,6 +441,19 @@ class RobotRoutines:
                     or not self._open_door_on(way.doors):
                 break
         return self.capture(thing)
+
+    def _walking_way(self, spot: tuple[float, float], exclude: Iterable[str]) -> "Route":
+        """The way a walk to ``spot`` takes: planned for a body :data:`WALK_MARGIN_M` wider each side,
+        so its legs keep that far off the floor's edge, where one is found; else the way the robot
+        would drive (:func:`homeloop.sim.robot.drive_way`)."""
+        from homeloop.sim import robot as rb
+
+        world, robot = self.h.world, self.state
+        try:
+            return rb.plan_path(world, (robot.x, robot.y), spot, robot.body.clearance_width + 2 * WALK_MARGIN_M,
+                                avoid=rb.obstacles(world, exclude))
+        except rb.NoPath:
+            return rb.drive_way(world, robot, spot, exclude)
 
     def _open_door_on(self, doors: Iterable[str]) -> bool:
         """Open the first shut door of ``doors`` (a planned way's: it passes only doors the body can
