@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import concurrent.futures as cf
+import multiprocessing
+import platform
+import sys
+
 import pytest
 
 from homeloop.bench import runner
 from homeloop.bench.records import read_records
+from homeloop.core.allocator import keep_large_blocks
 from homeloop.core.errors import HomeLoopError
 
 
@@ -40,3 +46,13 @@ def test_a_pool_plays_each_home_and_task_s_seeds_in_one_worker_and_writes_what_o
     for spec in specs:
         one, pool = (tmp_path / d / "episodes" / f"{spec.id}.json" for d in ("one", "pool"))
         assert one.read_bytes() == pool.read_bytes(), spec.id
+
+
+def test_a_run_s_workers_keep_the_memory_they_free_where_the_c_library_is_glibc():
+    """A run's pool workers raise glibc's mmap threshold and keep the heap's free top
+    (homeloop/core/allocator.py): glibc takes both settings (it refuses a threshold over its ceiling);
+    under another C library nothing changes and the call says so. Tried in a process of its own, as
+    the setting is the process's."""
+    with cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        took = pool.submit(keep_large_blocks).result()
+    assert took == (sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc")

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 from homeloop.bench.control.judge import JUDGE_OPTION
 from homeloop.bench.records import (UNSCORED_ENDINGS, RecordError, capture_image_name, episode_id,
                                     home_copy_path, read_record, record_path, run_lock, write_record)
+from homeloop.core.allocator import keep_large_blocks
 from homeloop.core.errors import HomeLoopError
 from homeloop.core.home import Home
 from homeloop.core.ids import safe_id
@@ -384,7 +385,7 @@ def _run_in_pool(todo: list[EpisodeSpec], agent_name: str, options: dict[str, An
     order they finish."""
     done: list[dict[str, Any]] = []
     ctx = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=keep_large_blocks) as pool:
         futures = [pool.submit(run_seeds, g, agent_name, options, str(run_dir)) for g in _seed_groups(todo)]
         try:
             for f in cf.as_completed(futures):
