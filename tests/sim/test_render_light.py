@@ -202,7 +202,7 @@ def floor_albedo(ep: Episode, room: str, renderer: Renderer) -> np.ndarray:
     hits = renderer.buffers(ep.world, view, (camera.id,)).hits
     floor = [i for i, c in enumerate(renderer.scene.codes) if c.kind == "floor" and c.room == room]
     albedo = shade.albedo(hits, shade.Palette.of(renderer.scene.codes))
-    return albedo[np.isin(hits.code, floor)]
+    return albedo[:, np.isin(hits.code, floor)].T
 
 
 @pytest.mark.parametrize("kind, texture", [("LIVING_ROOM", "wood"), ("BATHROOM", "tile"), ("KITCHEN", "tile")])

@@ -99,10 +99,7 @@ def shade(hits: Hits, layers: Layers, palette: Palette, lit: Lit, bounce: Bounce
     time (3 x N), so every step runs over whole contiguous rows."""
     view = hits.view
     exposed = exposure(lit.pixels)
-    surface = albedo(hits, palette, surfaces)
-    colour = np.empty((3, len(exposed)), dtype=np.float32)
-    for c in range(3):
-        np.multiply(surface[:, c], exposed, out=colour[c])
+    colour = albedo(hits, palette, surfaces) * exposed
     if layers.wet is not None:
         _water(colour, hits, layers.wet, exposed, palette, bounce, lit.outside)
     glass = np.flatnonzero(hits.glass >= 0)
@@ -138,18 +135,19 @@ class Surfaces:
     palette: Palette
     code: np.ndarray
     depth: np.ndarray
-    albedo: np.ndarray  # (N, 3)
+    albedo: np.ndarray  # (3, N)
 
 
 def albedo(hits: Hits, palette: Palette, cache: PoseCache[Surfaces] | None = None) -> np.ndarray:
-    """Each pixel's surface colour (N, 3, linear): its code's, textured where the code names a
-    texture; the sky where the ray leaves the home. ``cache`` keeps it for the next frame."""
+    """Each pixel's surface colour, a channel at a time (3 x N, linear): its code's, textured where
+    the code names a texture; the sky where the ray leaves the home. ``cache`` keeps it for the
+    next frame."""
     last = cache.get(hits.view) if cache is not None else None
     if last is not None and last.palette is palette:
         changed = np.flatnonzero((hits.code != last.code) | (hits.depth != last.depth))
         out = last.albedo.copy()
         if len(changed):
-            out[changed] = _albedo_of(hits, palette, changed)
+            out[:, changed] = _albedo_of(hits, palette, changed)
     else:
         out = _albedo_of(hits, palette, np.arange(len(hits.code)))
     if cache is not None:
@@ -158,22 +156,28 @@ def albedo(hits: Hits, palette: Palette, cache: PoseCache[Surfaces] | None = Non
 
 
 def _albedo_of(hits: Hits, palette: Palette, index: np.ndarray) -> np.ndarray:
-    """:func:`albedo` of the pixels ``index``."""
-    table = np.vstack([palette.rgb, np.array(materials.SKY, np.float32)])  # code -1 is the sky
+    """:func:`albedo` of the pixels ``index`` (3 x M)."""
+    table = np.vstack([palette.rgb, np.array(materials.SKY, np.float32)]).T.copy()  # code -1 is the sky
     # ``index`` is sorted and unique: as long as the frame, it is every pixel in order. The codes as
-    # numpy's own index type once, which both lookups below would otherwise each convert to.
+    # numpy's own index type once, which every lookup below would otherwise convert to again.
     code = (hits.code if len(index) == len(hits.code) else hits.code[index]).astype(np.intp)
-    out: np.ndarray = np.take(table, code, axis=0)  # take: quicker than indexing for rows
+    out = np.empty((3, len(code)), dtype=np.float32)
+    for c in range(3):  # a channel at a time: contiguous rows, and shading multiplies them so
+        np.take(table[c], code, out=out[c])
     if not palette.texture.any():
         return out
     kind = np.take(np.append(palette.texture, 0), code)
+    tone = np.ones(len(code), dtype=np.float32)  # each pixel's texture brightness (1: untextured)
+    grout: list[np.ndarray] = []
     for k, name in enumerate(textures.TEXTURES, start=1):
         mine = np.flatnonzero(kind == k)
         if len(mine):
-            tone, grout = textures.apply(name, hits.points(index[mine]), hits.axis(index[mine]))
-            out[mine] *= tone[:, None]
-            if grout is not None:
-                out[mine[grout]] = np.array(textures.GROUT_RGB, np.float32)
+            tone[mine], lines = textures.apply(name, hits.points(index[mine]), hits.axis(index[mine]))
+            if lines is not None:
+                grout.append(mine[lines])
+    out *= tone
+    for pixels in grout:
+        out[:, pixels] = np.array(textures.GROUT_RGB, np.float32)[:, None]
     return out
 
 
