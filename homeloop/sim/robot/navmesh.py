@@ -206,7 +206,7 @@ class _Joins:
         owner = np.concatenate([theirs, mine])  # each join from both its triangles
         order = np.lexsort((np.concatenate([np.arange(len(mine))] * 2), owner))  # by triangle, then join
         self._other = np.concatenate([mine, theirs])[order].tolist()
-        self._join = (order % max(len(mine), 1)).tolist()
+        self._join_index = (order % max(len(mine), 1)).tolist()
         self._starts = np.searchsorted(owner[order], np.arange(n + 1)).tolist()
         self._apart, self._edges = apart.tolist(), edges.tolist()
         self._made: list[dict[int, tuple[float, tuple[XY, XY]]] | None] = [None] * n
@@ -216,12 +216,13 @@ class _Joins:
 
     def __getitem__(self, i: int) -> dict[int, tuple[float, tuple[XY, XY]]]:
         made = self._made[i]
-        if made is None:
-            made = self._made[i] = {}
+        if made is None:  # filled before it is kept: a thread reading it meanwhile makes its own
+            made = {}
             for k in range(self._starts[i], self._starts[i + 1]):
-                join = self._join[k]
+                join = self._join_index[k]
                 (dx, dy), (x0, y0, x1, y1) = self._apart[join], self._edges[join]
                 made[self._other[k]] = (math.hypot(dx, dy), ((x0, y0), (x1, y1)))
+            self._made[i] = made
         return made
 
     def __iter__(self) -> Iterator[dict[int, tuple[float, tuple[XY, XY]]]]:
