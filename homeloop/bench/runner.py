@@ -28,6 +28,7 @@ import hashlib
 import json
 import multiprocessing
 import subprocess
+import tempfile
 from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
@@ -41,6 +42,7 @@ from homeloop.core.errors import HomeLoopError
 from homeloop.core.home import Home
 from homeloop.core.ids import safe_id
 from homeloop.core.io import write_bytes, write_json, write_text
+from homeloop.core.keyed_file import kept_on_disk
 from homeloop.core.visuals.library import VisualLibrary, library_digest, library_folder, load_library
 from homeloop.sim.task import load_tasks
 
@@ -382,11 +384,14 @@ def run(specs: list[EpisodeSpec], agent_name: str, run_dir: Path, *, agent_optio
 def _run_in_pool(todo: list[EpisodeSpec], agent_name: str, options: dict[str, Any], run_dir: Path, workers: int,
                  progress: Callable[[dict[str, Any]], None] | None) -> list[dict[str, Any]]:
     """The episodes in a pool of ``workers`` spawned processes, by :func:`_seed_groups`; summaries in the
-    order they finish."""
+    order they finish. The workers keep what they work out from a home alone (the static rays a
+    camera pose casts, a house camera's static view) in one temporary folder while the run lasts,
+    so a worker reads what another has worked out (:mod:`homeloop.core.keyed_file`)."""
     done: list[dict[str, Any]] = []
     ctx = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=keep_large_blocks) as pool:
-        futures = [pool.submit(run_seeds, g, agent_name, options, str(run_dir)) for g in _seed_groups(todo)]
+    with tempfile.TemporaryDirectory(prefix="homeloop-kept-") as kept, \
+            cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=keep_large_blocks) as pool:
+        futures = [pool.submit(run_seeds, g, agent_name, options, str(run_dir), kept) for g in _seed_groups(todo)]
         try:
             for f in cf.as_completed(futures):
                 for summary in f.result():
@@ -409,9 +414,12 @@ def _seed_groups(todo: list[EpisodeSpec]) -> list[list[EpisodeSpec]]:
     return list(groups.values())
 
 
-def run_seeds(specs: list[EpisodeSpec], agent_name: str, options: dict[str, Any], run_dir: str) -> list[dict[str, Any]]:
-    """:func:`run_episode` of each episode of one of :func:`_seed_groups`, in order (a worker's task)."""
-    return [run_episode(s, agent_name, options, run_dir) for s in specs]
+def run_seeds(specs: list[EpisodeSpec], agent_name: str, options: dict[str, Any], run_dir: str,
+              kept_in: str | None = None) -> list[dict[str, Any]]:
+    """:func:`run_episode` of each episode of one of :func:`_seed_groups`, in order (a worker's task);
+    ``kept_in``: a folder the run's workers share what they work out from a home alone in."""
+    with kept_on_disk(kept_in) if kept_in is not None else contextlib.nullcontext():
+        return [run_episode(s, agent_name, options, run_dir) for s in specs]
 
 
 def _run_on_dask(client: Client, todo: list[EpisodeSpec], agent_name: str, options: dict[str, Any], run_dir: Path,

@@ -153,7 +153,8 @@ def verify_homes_partition(home_ids: list[str], build_dir: str, work: dict[str, 
     A home whose results are recorded under its key is not played again (the resume). The house
     cameras' static views are kept under the build's ``cache/visibility``
     (:mod:`homeloop.sim.static_visibility`), so a home played again reads them."""
-    from homeloop.sim.static_visibility import BUILD_FOLDER, kept_on_disk
+    from homeloop.core.keyed_file import kept_on_disk
+    from homeloop.sim.static_visibility import BUILD_FOLDER
 
     rows: list[dict[str, Any]] = []
     visuals: VisualLibrary | None = None

@@ -17,11 +17,12 @@ part (one per home object whose layout reads the same, see
 :func:`homeloop.sim.visibility._prepared`); :data:`CACHED` = False works
 every frame out in full (the tests and benchmarks compare the two).
 
-**On disk.** Inside :func:`kept_on_disk` (the verify stage wraps its homes in
-it, with ``<build>/cache/visibility``), each view's ``clear`` is also kept in a
-file per home and camera, ``<folder>/<home>/<camera>-<hidden>.vis``: a header
-line (JSON: :data:`FORMAT_VERSION`, the view's key, the point count, the
-payload's sha256), then the bits. The key (:func:`view_key`) hashes the
+**On disk.** Inside :func:`homeloop.core.keyed_file.kept_on_disk` (the verify
+stage wraps its homes in it, with ``<build>/cache/visibility``), each view's
+``clear`` is also kept in a file per home and camera,
+``<folder>/<home>/<camera>-<hidden>.vis``: a header line (JSON:
+:data:`FORMAT_VERSION`, the view's key, the point count, the payload's sha256),
+then the bits (:mod:`homeloop.core.keyed_file`). The key (:func:`view_key`) hashes the
 format, the home's hash (its file's content), the camera and what the frame
 hides, and every array the answer is worked out from (the camera's origin,
 the static occluders, the sample points and what each ray ignores). A file
@@ -33,15 +34,14 @@ rename), so a reader never sees half a file.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 from pathlib import Path
-from typing import Iterable, Iterator, Protocol
+from typing import Iterable, Protocol
 
 import numpy as np
 
-from homeloop.core.io import write_bytes
+from homeloop.core.keyed_file import read_keyed, write_keyed
 from homeloop.sim.occlusion import Faces, Occlusion, Prisms
 
 #: Whether house cameras' frames use their static views (see the module docstring).
@@ -57,8 +57,6 @@ BUILD_FOLDER = Path("cache") / "visibility"
 #: A kept view's file name ends so.
 SUFFIX = ".vis"
 
-#: The folders views are kept in, innermost last (see :func:`kept_on_disk`).
-_folders: list[Path] = []
 
 
 class Blocks(Protocol):
@@ -123,22 +121,6 @@ class StaticView:
 # --- on disk -----------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def kept_on_disk(folder: str | Path) -> Iterator[Path]:
-    """Keep the views worked out inside the ``with`` in ``folder`` too, and read them from there
-    (see the module docstring)."""
-    _folders.append(Path(folder))
-    try:
-        yield _folders[-1]
-    finally:
-        _folders.pop()
-
-
-def disk_folder() -> Path | None:
-    """The folder views are kept in now (the innermost :func:`kept_on_disk`), or None."""
-    return _folders[-1] if _folders else None
-
-
 def view_key(home_hash: str, camera: str, hidden: Iterable[str], arrays: Iterable[np.ndarray]) -> str:
     """What a kept view was worked out from (see the module docstring), as a sha256."""
     digest = hashlib.sha256(json.dumps([FORMAT_VERSION, home_hash, camera, sorted(hidden)]).encode())
@@ -169,24 +151,14 @@ class KeptView:
 
     def read(self, count: int) -> np.ndarray | None:
         """The bits kept for ``count`` points under this key, or None when the file holds anything else."""
-        try:
-            data = self.path.read_bytes()
-            head, payload = data[:data.index(b"\n")], data[data.index(b"\n") + 1:]
-            header = json.loads(head)
-        except (OSError, ValueError):
-            return None
-        expected = {"format": FORMAT_VERSION, "key": self.key, "points": count,
-                    "sha256": hashlib.sha256(payload).hexdigest()}
-        if header != expected or len(payload) != (count + 7) // 8:
+        payload = read_keyed(self.path, self._header(count))
+        if payload is None or len(payload) != (count + 7) // 8:
             return None
         return np.unpackbits(np.frombuffer(payload, dtype=np.uint8), count=count).astype(bool)
 
     def write(self, clear: np.ndarray) -> None:
         """Keep ``clear`` under this key (atomically: a reader sees the old file or the new one)."""
-        payload = np.packbits(clear.astype(bool)).tobytes()
-        header = {"format": FORMAT_VERSION, "key": self.key, "points": len(clear),
-                  "sha256": hashlib.sha256(payload).hexdigest()}
-        try:
-            write_bytes(self.path, json.dumps(header, sort_keys=True).encode() + b"\n" + payload)
-        except OSError:
-            pass  # a folder that cannot be written keeps nothing; the view is worked out each time
+        write_keyed(self.path, self._header(len(clear)), np.packbits(clear.astype(bool)).tobytes())
+
+    def _header(self, count: int) -> dict[str, object]:
+        return {"format": FORMAT_VERSION, "key": self.key, "points": count}

@@ -54,6 +54,7 @@ from homeloop.core.catalog import Catalog, ObjectEntry, PersonEntry
 from homeloop.core.geometry_assets import Box, device_body
 from homeloop.core.home import Camera, Home, Pose, polygon_from_rings
 from homeloop.core.kept import Kept
+from homeloop.core.keyed_file import disk_folder
 from homeloop.core.navigation import fixture_solids
 from homeloop.sim.dynamics.cooking import Cooking
 from homeloop.sim.dynamics.smoke import Smoke
@@ -438,7 +439,7 @@ class _Prepared:
 
     def kept_view(self, view: Viewpoint, hidden: frozenset[str], arrays: list[np.ndarray]) -> KeptView | None:
         """Where a camera's static view is kept on disk, and its key (None: not kept on disk now)."""
-        folder = static_visibility.disk_folder()
+        folder = disk_folder()
         if folder is None:
             return None
         if self._home_hash is None:

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
+from homeloop.core.keyed_file import kept_on_disk
 from homeloop.sim.dynamics.light import Light
 from homeloop.sim.episode import Episode
 from homeloop.sim.render import raycast
@@ -211,6 +212,66 @@ def test_a_pose_met_again_after_its_hits_were_let_go_is_drawn_from_its_kept_face
     got = renderer.caster._static(turns[0], rays, near, start)
     assert np.array_equal(got[3], face) and np.array_equal(got[0], depth)
     assert np.array_equal(got[2], np.where(face >= 0, np.abs(cos), 1.0))
+
+
+def _cut_short(data: bytes) -> bytes:
+    return data[:len(data) - 9]
+
+
+def _a_byte_changed(data: bytes) -> bytes:
+    return data[:-3] + bytes([data[-3] ^ 0x10]) + data[-2:]
+
+
+def _another_pose_s(data: bytes) -> bytes:
+    """A whole, well-formed file, as the faces of another pose (another key) are written."""
+    head, payload = data.split(b"\n", 1)
+    return head.replace(b'"key": "', b'"key": "0') + b"\n" + payload
+
+
+def _garbage(data: bytes) -> bytes:
+    return b"\x00\xff not faces"
+
+
+def cast_count(monkeypatch) -> list[int]:
+    """A list that grows by one each time a caster casts a pose's static rays."""
+    casts: list[int] = []
+    cast = raycast.Caster._static_faces
+    monkeypatch.setattr(raycast.Caster, "_static_faces", lambda *a: casts.append(1) or cast(*a))
+    return casts
+
+
+def test_a_pose_s_faces_kept_on_disk_are_read_where_a_scene_is_built_from_nothing_and_drawn_as_cast(
+        episode, monkeypatch, tmp_path):
+    """Inside kept_on_disk the faces a pose's rays meet are kept in a file too (a run's workers share
+    one folder): a renderer whose scene is built from nothing, as in another worker, reads them
+    there, casts no ray, and draws the frame pixel for pixel as the renderer that cast them."""
+    ep = episode
+    camera = next(c for c in ep.home.cameras if c.agent_visible)
+    view = sized(camera)
+    casts = cast_count(monkeypatch)
+    with kept_on_disk(tmp_path):
+        first = fresh(ep, view, camera.id)
+        again = fresh(ep, view, camera.id)
+    assert len(casts) == 1 and np.array_equal(again, first)
+    assert [p.suffix for p in (tmp_path / raycast.FACES_FOLDER).iterdir()] == [raycast.FACES_SUFFIX]
+
+
+@pytest.mark.parametrize("spoil", [_cut_short, _a_byte_changed, _another_pose_s, _garbage])
+def test_a_spoilt_file_of_faces_is_cast_again_and_written_anew(episode, monkeypatch, tmp_path, spoil):
+    """A file of faces cut short, changed, of another pose or not one at all is never trusted: the
+    rays are cast again, the frame is the one cast first, and the file is written as it was."""
+    ep = episode
+    camera = next(c for c in ep.home.cameras if c.agent_visible)
+    view = sized(camera)
+    with kept_on_disk(tmp_path):
+        first = fresh(ep, view, camera.id)
+        (path,) = (tmp_path / raycast.FACES_FOLDER).iterdir()
+        kept = path.read_bytes()
+        path.write_bytes(spoil(kept))
+        casts = cast_count(monkeypatch)
+        again = fresh(ep, view, camera.id)
+    assert casts == [1] and np.array_equal(again, first)
+    assert path.read_bytes() == kept
 
 
 @settings(max_examples=60, deadline=None)

@@ -23,7 +23,8 @@ from homeloop.bench.records import record_path
 from homeloop.pipeline.verify import bookkeeping
 from homeloop.sim import static_visibility, visibility
 from homeloop.sim.episode import DEFAULT_ROBOT
-from homeloop.sim.static_visibility import BUILD_FOLDER, SUFFIX, KeptView, kept_on_disk, view_file, view_key
+from homeloop.core.keyed_file import kept_on_disk
+from homeloop.sim.static_visibility import BUILD_FOLDER, SUFFIX, KeptView, view_file, view_key
 
 #: A house task whose scripted episode captures house cameras' frames.
 TASK = "doorbell_false_alarm"

@@ -39,7 +39,11 @@ What a caster works out from the home alone is kept with the scene's home part
 static hits by that state and the camera pose (the last few whole; the faces
 the rays meet of many more, compressed, from which the rest is worked out
 again), the rays and the panes' pixels. The next episode in the home starts
-with them.
+with them. Inside :func:`homeloop.core.keyed_file.kept_on_disk` (a run's pool
+workers share one folder) the faces a pose's rays meet are also kept in a file
+under ``casts/``, keyed by the static triangles as Embree holds them and the
+pose, and read by a caster that has not cast them; a file that is not whole,
+or not of that key, is cast again and written anew.
 
 The caster also answers the questions shading asks of the scene: whether
 anything opaque lies along a segment (:meth:`Geometry.occluded` of the
@@ -49,11 +53,15 @@ first (:meth:`Caster.bounce`, the reflection in water on the floor).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import hashlib
+import json
 import math
 import threading
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Hashable, Iterable, TypeVar
 
 import numpy as np
@@ -63,6 +71,7 @@ from embreex.mesh_construction import TriangleMesh
 
 from homeloop.core.home import polygon_from_rings
 from homeloop.core.kept import Kept
+from homeloop.core.keyed_file import disk_folder, read_keyed, write_keyed
 from homeloop.sim.render.scene import Mesh, Scene
 from homeloop.sim.visibility import NEAR_M, Viewpoint
 
@@ -74,6 +83,11 @@ EmbreeScene = Any
 STATIC_CACHE_SIZE = 4
 #: Static faces kept per home part (compressed): one per state of the doors and parts and camera pose.
 STATIC_FACES_KEPT = 256
+#: Static faces kept on disk inside :func:`homeloop.core.keyed_file.kept_on_disk`: their format (a
+#: file of another is cast again), and where under its folder.
+FACES_FORMAT = 1
+FACES_FOLDER = "casts"
+FACES_SUFFIX = ".faces"
 #: Static scenes kept per home part: one per state of the doors and parts met lately.
 STATIC_SCENES_KEPT = 4
 #: Cached ray directions: one per camera orientation and optics.
@@ -308,6 +322,15 @@ class Geometry:
         self.planes = np.einsum("ij,ij->i", self.normals.astype(np.float64), corner)  # n . p of each face's plane
         self.faces = Faces.of(self.codes, self.normals, self.planes)
         self._columns = tuple(np.ascontiguousarray(self.normals[:, k]) for k in range(3))
+        self._digest: str | None = None
+
+    def digest(self) -> str:
+        """A sha256 of the triangles as Embree holds them (float32 corners, int32 faces)."""
+        if self._digest is None:
+            h = hashlib.sha256(np.ascontiguousarray(self.mesh.vertices, dtype=np.float32).tobytes())
+            h.update(np.ascontiguousarray(self.mesh.faces, dtype=np.int32).tobytes())
+            self._digest = h.hexdigest()
+        return self._digest
 
     def trace(self, view: Viewpoint, directions: np.ndarray, tfar: np.ndarray | None = None,
               near: np.ndarray | None = None, start: np.ndarray | None = None
@@ -490,9 +513,12 @@ class Caster:
         pose met again, later in the episode or in another, casts nothing."""
         key = (self._state, view)
         packed = self._kept.faces.get(key)
+        if packed is None and (packed := self._kept_faces(view, len(rays))) is not None:
+            self._kept.faces.put(key, packed)
         if packed is None:  # cast now: the faces just cast serve, not their packed copy unpacked
             face = self._static_faces(view, rays, near, start)
             self._kept.faces.put(key, _packed(face))
+            self._keep_faces(view, face)
         else:
             face = _unpacked(packed)
         depth, cos = self.static.resolve(view, rays, face, near)
@@ -502,6 +528,39 @@ class Caster:
         facing = np.abs(cos)
         facing[face < 0] = 1.0
         return depth, code, facing, face, surface
+
+    def _kept_faces(self, view: Viewpoint, rays: int) -> bytes | None:
+        """The static faces of ``view`` packed, as a file under :func:`disk_folder` keeps them
+        (None: not kept there, or the file holds anything else)."""
+        where = self._faces_file(view)
+        if where is None:
+            return None
+        packed = read_keyed(where[0], {"format": FACES_FORMAT, "key": where[1], "rays": rays})
+        try:
+            face = _unpacked(packed) if packed is not None else None
+        except zlib.error:
+            return None
+        ok = face is not None and len(face) == rays and int(face.min(initial=-1)) >= -1 and \
+            int(face.max(initial=-1)) < len(self.static.codes)
+        return packed if ok else None
+
+    def _keep_faces(self, view: Viewpoint, face: np.ndarray) -> None:
+        """Keep the static faces of ``view`` in a file under :func:`disk_folder`, if one is set."""
+        where = self._faces_file(view)
+        if where is not None:
+            write_keyed(where[0], {"format": FACES_FORMAT, "key": where[1], "rays": len(face)}, _packed(face))
+
+    def _faces_file(self, view: Viewpoint) -> tuple[Path, str] | None:
+        """The file the static faces of ``view`` are kept in on disk, and their key: what the faces
+        are worked out from, the static triangles as Embree holds them and the pose (None outside
+        :func:`kept_on_disk`)."""
+        folder = disk_folder()
+        if folder is None:
+            return None
+        digest = hashlib.sha256(json.dumps([FACES_FORMAT, NEAR_M, self.static.digest(),
+                                            [float(v).hex() for v in dataclasses.astuple(view)]]).encode())
+        key = digest.hexdigest()
+        return folder / FACES_FOLDER / f"{key}{FACES_SUFFIX}", key
 
     def _static_faces(self, view: Viewpoint, rays: np.ndarray, near: np.ndarray, start: np.ndarray) -> np.ndarray:
         """The static face each ray meets first (-1: none). Each ray is first cast only as far as it
