@@ -257,3 +257,33 @@ def test_bench_run_from_the_command_line_passes_all_48(tmp_path):
     assert len(records) == len(TASKS) * len(SEEDS)
     assert all(r["passed"] for r in records), [r["episode_id"] for r in records if not r["passed"]]
     assert {(r["task"]["id"], r["world"]["seed"]) for r in records} == {(t, s) for t in TASKS for s in SEEDS}
+
+
+def test_a_robot_by_the_dryer_s_drum_but_not_its_door_walks_on_until_a_hand_reaches_the_door(house_home):
+    """An approach stands by the nearest of a piece of furniture's handles; where that is the dryer's
+    drum and leaves its door out of reach, the plan walks on to where a hand reaches the door (it
+    used to ask robot_open from there and be refused)."""
+    import numpy as np
+    import shapely
+
+    from homeloop.bench.agents.scripted import Household
+    from homeloop.core.navigation import free_floor_of
+    from homeloop.sim import robot as rb
+
+    ep = Episode(house_home, "empty_the_dryer", seed=0, images=False)
+    h = Household(ep)
+    world, body = ep.world, ep.world.robot.body
+    dryer = h.furniture_of("dryer")
+    handles = {x.key: x for x in rb.target_of(world, "furniture", dryer.id).handles}
+    door = rb.Target("furniture", dryer.id, handles["door"].what, dryer.room, (handles["door"],))
+    floor = free_floor_of(world.home, body.clearance_width).geometry.intersection(world.home.room_polygon(dryer.room))
+    reach = rb.reach_radius(body)
+    x0, y0, x1, y1 = floor.bounds
+    spots = [shapely.Point(x, y) for x in np.arange(x0, x1, 0.05) for y in np.arange(y0, y1, 0.05)]
+    by_drum = [p for p in spots if floor.contains(p) and handles["drum"].shape.distance(p) < reach - 0.05]
+    start = max(by_drum, key=lambda p: handles["door"].shape.distance(p))
+    assert handles["door"].shape.distance(start) > reach  # the house has such a spot: the test means something
+    rb.place_robot(world, body.id, point=(start.x, start.y))
+    h.robot.within_reach_of_part(dryer, "door")
+    robot = world.robot
+    assert rb.reach_from(body, (robot.x, robot.y), door).key == "door"

@@ -498,6 +498,27 @@ class RobotRoutines:
         self.h.call("robot_approach", target=seen)
         return seen
 
+    def within_reach_of_part(self, furniture: Furniture, part: str) -> None:
+        """Walk on to where a hand reaches ``part`` of ``furniture`` (a dryer's door) where an approach
+        left it out of reach: an approach stands by the nearest of the furniture's handles, which may
+        be its top or its drum, away from the door. Where no spot or way reaches the part, the robot
+        stays, and working the part says why."""
+        from homeloop.sim import robot as rb
+
+        world, robot = self.h.world, self.state
+        handle = next(h for h in rb.target_of(world, "furniture", furniture.id).handles if h.key == part)
+        target = rb.Target("furniture", furniture.id, handle.what, furniture.room, (handle,))
+        try:
+            rb.reach_from(robot.body, (robot.x, robot.y), target)
+            return
+        except rb.ReachError:
+            pass
+        try:
+            way = self._walking_way(rb.approach_spot(world, robot, target), target.exclude)
+        except (rb.ReachError, rb.NoPath):
+            return
+        all(self.walk_to(x, y) for x, y in way.points[1:])
+
     def pick(self, thing: Thing) -> None:
         seen = self.approach(thing)
         self.h.call("robot_pick", target=seen)
@@ -855,7 +876,9 @@ def empty_the_dryer(h: Household) -> None:
     dryer = h.furniture_of("dryer")
     basket = min((f for f in h.world.home.furniture if f.semantic_class == "laundry_basket"),
                  key=lambda f: math.hypot(f.pose.x - dryer.pose.x, f.pose.y - dryer.pose.y))
-    h.call("robot_open", target=h.robot.approach(h.thing("furniture", dryer.id)))
+    seen = h.robot.approach(h.thing("furniture", dryer.id))
+    h.robot.within_reach_of_part(dryer, dryer.parts[0].name)
+    h.call("robot_open", target=seen)
     while garments_in(h, dryer):
         while garments_in(h, dryer) and h.robot.state.free_hand() is not None:
             if not take_top_garment(h, dryer):
