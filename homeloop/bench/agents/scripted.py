@@ -506,7 +506,9 @@ class RobotRoutines:
         from homeloop.sim import robot as rb
 
         world, robot = self.h.world, self.state
-        handle = next(h for h in rb.target_of(world, "furniture", furniture.id).handles if h.key == part)
+        handle = next((h for h in rb.target_of(world, "furniture", furniture.id).handles if h.key == part), None)
+        if handle is None:  # a part without a hinge to work it by: nothing to walk to
+            return
         target = rb.Target("furniture", furniture.id, handle.what, furniture.room, (handle,))
         try:
             rb.reach_from(robot.body, (robot.x, robot.y), target)
