@@ -18,6 +18,7 @@ from homeloop.core.navigation import PASSABLE_KINDS, free_floor
 from homeloop.sim import robot as rb
 from homeloop.sim.dynamics.robot_motion import RobotMotion
 from homeloop.sim.episode import DEFAULT_ROBOT, Episode
+from homeloop.sim.errors import SkillError
 from homeloop.sim.robot.floor import NoPath, room_spot
 from homeloop.sim.robot.kinematics import DOOR_OPEN_S, INDOOR_MAX_SPEED
 from homeloop.sim.robot.routes import plan_path
@@ -356,6 +357,17 @@ def test_a_closed_dryer_door_stops_a_pick_until_it_is_opened(house_home, catalog
     opened = skills.open_(ctx, target=f"furniture:{dryer.id}")
     assert opened["changed"] and world.parts[(dryer.id, opened["part"])] == dryer.part(opened["part"]).range[1]
     assert skills.pick(ctx, target=f"object:{garment.id}")["picked"].endswith(f"({garment.id})")
+
+
+def test_a_furniture_part_its_home_file_gives_no_hinge_point_is_refused_by_name(house_home, catalog, by_truth):
+    """The home schema lets a part go without a hinge point (a hand-edited file); opening it is
+    refused with a line naming the part, never a crash of the episode."""
+    home = house_home.model_copy(deep=True)
+    dryer = furniture_of(home, "dryer")
+    dryer.parts = [p.model_copy(update={"hinge": None}) for p in dryer.parts]
+    world = bare_world(home, catalog, DEFAULT_ROBOT, dryer.room)
+    with pytest.raises(SkillError, match=f"the dryer's {dryer.parts[0].name} has no hinge point"):
+        skills.open_(Ctx(world), target=f"furniture:{dryer.id}")
 
 
 # --- carrying things ---------------------------------------------------------------------------------------

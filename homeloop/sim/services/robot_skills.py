@@ -838,7 +838,9 @@ def _swing_part(ctx: SkillContext, robot: RobotState, aim: Target, part: str | N
     value = p.range[1] if opening else p.range[0]
     if abs(world.parts[(f.id, part)] - value) <= 1e-6:
         return {"furniture": f.id, "part": part, "open": opening, "changed": False, **_state(ctx, robot)}
-    handle = next(h for h in aim.handles if h.key == part)
+    handle = next((h for h in aim.handles if h.key == part), None)
+    if handle is None:
+        raise SkillError(f"the {name}'s {part} has no hinge point in the home file, so no hand can work it")
     target = Target("furniture", f.id, handle.what, f.room, (handle,))
     rb.reach_from(robot.body, (robot.x, robot.y), target)
     _face(ctx, robot, _centre(handle))
