@@ -55,3 +55,12 @@ def test_screened_against_verified_per_task_shows_each_gap_and_why_over_the_goal
         ["handle_smoke_alarm", "hazards", "20", "19", "1", "5.0%", ""],
         ["water_the_plants", "requests", "10", "7", "3", "30.0%", "scenario: no plant in &lt;home&gt;"]]
     assert f"1 task(s) fail more than {GAP_GOAL:.0%}" in note
+
+
+def test_a_verified_share_is_shown_to_a_tenth_and_never_higher_than_it_is():
+    from homeloop.pipeline.report import _share
+
+    assert _share(pd.Series([True] * 39_507 + [False] * 179)) == "99.5%"
+    assert _share(pd.Series([True] * 9_999 + [False])) == "99.9%"
+    assert _share(pd.Series([True, True])) == "100.0%"
+    assert _share(pd.Series([], dtype=bool)) == ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -135,7 +136,9 @@ def _task_share_section(build: Path) -> list[str]:
 
 
 def _share(flags: pd.Series) -> str:
-    return f"{flags.mean():.0%}" if len(flags) else ""
+    """The share of true flags as a percentage to a tenth, rounded down: 179 failures in 39,686 read
+    99.5 %, never 100 %."""
+    return f"{math.floor(1000 * flags.mean()) / 10:.1f}%" if len(flags) else ""
 
 
 def _reason_section(failed: pd.DataFrame) -> list[str]:
