@@ -21,17 +21,12 @@ from pathlib import Path
 from homeloop.pipeline.ingest import ingest
 from homeloop.pipeline.sources.swiss_dwellings import scan_source
 
+from cpu_time import cpu_seconds  # benchmarks/cpu_time.py, beside this script
+
 
 def _peak_rss_mib() -> float:
     # ru_maxrss is in KiB on Linux.
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def _cpu_seconds() -> float:
-    """CPU time (user + system) of this process so far: steadier than wall time
-    on a machine other work shares."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def ensure_source(path: Path, plans: int, sites: int, seed: int = 0) -> str:
@@ -59,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"source     {args.source} ({size_mib:,.0f} MiB, {origin}, {generated:.1f} s)")
 
     load_before = os.getloadavg()[0]
-    cpu0 = _cpu_seconds()
+    cpu0 = cpu_seconds()
     t0 = time.perf_counter()
     index = scan_source(args.source)
     scanned = time.perf_counter() - t0
@@ -67,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = ingest(args.source, args.out, index=index)
     wall = time.perf_counter() - t1
     total = scanned + wall
-    cpu = _cpu_seconds() - cpu0
+    cpu = cpu_seconds() - cpu0
     print(f"rows       {summary.rows_in:,} in = {summary.rows_used:,} used + {summary.rows_rejected:,} rejected"
           f" ({'reconciled' if summary.reconciles else 'NOT reconciled'})")
     print(f"plans      {summary.plans:,} ({summary.plans_rejected:,} rejected)")
