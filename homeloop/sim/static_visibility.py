@@ -58,7 +58,6 @@ BUILD_FOLDER = Path("cache") / "visibility"
 SUFFIX = ".vis"
 
 
-
 class Blocks(Protocol):
     """Anything that says which rays from its camera are blocked (an :class:`Occlusion`, or several)."""
 

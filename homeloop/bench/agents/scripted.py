@@ -437,8 +437,7 @@ class RobotRoutines:
                 if not doors_opened:
                     return None
                 break  # no way on from the door opened: look from there
-            if all(self.walk_to(x, y) for x, y in way.points[1:]) or thing.kind == "opening" \
-                    or not self._open_door_on(way.doors):
+            if self.walk_along(way) or thing.kind == "opening" or not self._open_door_on(way.doors):
                 break
         return self.capture(thing)
 
@@ -448,12 +447,10 @@ class RobotRoutines:
         would drive (:func:`homeloop.sim.robot.drive_way`)."""
         from homeloop.sim import robot as rb
 
-        world, robot = self.h.world, self.state
         try:
-            return rb.plan_path(world, (robot.x, robot.y), spot, robot.body.clearance_width + 2 * WALK_MARGIN_M,
-                                avoid=rb.obstacles(world, exclude))
+            return rb.drive_way(self.h.world, self.state, spot, exclude, margin=WALK_MARGIN_M)
         except rb.NoPath:
-            return rb.drive_way(world, robot, spot, exclude)
+            return rb.drive_way(self.h.world, self.state, spot, exclude)
 
     def _open_door_on(self, doors: Iterable[str]) -> bool:
         """Open the first shut door of ``doors`` (a planned way's: it passes only doors the body can
@@ -467,6 +464,11 @@ class RobotRoutines:
         except ActionFailed:
             return False
         return world.openings[shut].open
+
+    def walk_along(self, way: "Route") -> bool:
+        """Walk ``way`` leg by leg (:meth:`walk_to`), stopping at the first leg that does not get
+        there; whether every leg did."""
+        return all(self.walk_to(x, y) for x, y in way.points[1:])
 
     def walk_to(self, x: float, y: float) -> bool:
         """Turn towards (x, y) and drive straight there; whether the robot got there, or within
@@ -506,10 +508,9 @@ class RobotRoutines:
         from homeloop.sim import robot as rb
 
         world, robot = self.h.world, self.state
-        handle = next((h for h in rb.target_of(world, "furniture", furniture.id).handles if h.key == part), None)
-        if handle is None:  # a part without a hinge to work it by: nothing to walk to
+        target = rb.part_target(rb.target_of(world, "furniture", furniture.id), part)
+        if target is None:  # a part without a hinge to work it by: nothing to walk to
             return
-        target = rb.Target("furniture", furniture.id, handle.what, furniture.room, (handle,))
         try:
             rb.reach_from(robot.body, (robot.x, robot.y), target)
             return
@@ -519,7 +520,7 @@ class RobotRoutines:
             way = self._walking_way(rb.approach_spot(world, robot, target), target.exclude)
         except (rb.ReachError, rb.NoPath):
             return
-        all(self.walk_to(x, y) for x, y in way.points[1:])
+        self.walk_along(way)
 
     def pick(self, thing: Thing) -> None:
         seen = self.approach(thing)

@@ -513,14 +513,19 @@ class Caster:
         pose met again, later in the episode or in another, casts nothing."""
         key = (self._state, view)
         packed = self._kept.faces.get(key)
-        if packed is None and (packed := self._kept_faces(view, len(rays))) is not None:
-            self._kept.faces.put(key, packed)
-        if packed is None:  # cast now: the faces just cast serve, not their packed copy unpacked
-            face = self._static_faces(view, rays, near, start)
-            self._kept.faces.put(key, _packed(face))
-            self._keep_faces(view, face)
-        else:
+        if packed is not None:
             face = _unpacked(packed)
+        else:
+            where = self._faces_file(view)  # None outside kept_on_disk
+            kept = self._kept_faces(where, len(rays)) if where is not None else None
+            if kept is not None:
+                packed, face = kept
+            else:  # cast now: the faces just cast serve, not their packed copy unpacked
+                face = self._static_faces(view, rays, near, start)
+                packed = _packed(face)
+                if where is not None:
+                    write_keyed(where[0], _faces_header(where[1], len(face)), packed)
+            self._kept.faces.put(key, packed)
         depth, cos = self.static.resolve(view, rays, face, near)
         # the tables end in the entry of a miss: face -1 picks it
         code = np.take(np.append(self.static.codes, np.int32(-1)), face)
@@ -529,26 +534,18 @@ class Caster:
         facing[face < 0] = 1.0
         return depth, code, facing, face, surface
 
-    def _kept_faces(self, view: Viewpoint, rays: int) -> bytes | None:
-        """The static faces of ``view`` packed, as a file under :func:`disk_folder` keeps them
-        (None: not kept there, or the file holds anything else)."""
-        where = self._faces_file(view)
-        if where is None:
-            return None
-        packed = read_keyed(where[0], {"format": FACES_FORMAT, "key": where[1], "rays": rays})
+    def _kept_faces(self, where: tuple[Path, str], rays: int) -> tuple[bytes, np.ndarray] | None:
+        """The static faces a file keeps under a key (:meth:`_faces_file`), packed and unpacked;
+        None when the file holds anything else: not ``rays`` faces, or faces this scene has not."""
+        packed = read_keyed(where[0], _faces_header(where[1], rays))
         try:
             face = _unpacked(packed) if packed is not None else None
         except zlib.error:
             return None
-        ok = face is not None and len(face) == rays and int(face.min(initial=-1)) >= -1 and \
-            int(face.max(initial=-1)) < len(self.static.codes)
-        return packed if ok else None
-
-    def _keep_faces(self, view: Viewpoint, face: np.ndarray) -> None:
-        """Keep the static faces of ``view`` in a file under :func:`disk_folder`, if one is set."""
-        where = self._faces_file(view)
-        if where is not None:
-            write_keyed(where[0], {"format": FACES_FORMAT, "key": where[1], "rays": len(face)}, _packed(face))
+        if packed is None or face is None or len(face) != rays or int(face.min(initial=-1)) < -1 or \
+                int(face.max(initial=-1)) >= len(self.static.codes):
+            return None
+        return packed, face
 
     def _faces_file(self, view: Viewpoint) -> tuple[Path, str] | None:
         """The file the static faces of ``view`` are kept in on disk, and their key: what the faces
@@ -748,6 +745,11 @@ def part_boxes(view: Viewpoint, cam: np.ndarray, parts: Parts) -> list[tuple[int
         if box is not None:
             out.append(box)
     return out
+
+
+def _faces_header(key: str, rays: int) -> dict[str, object]:
+    """The header a file of static faces is kept under (:mod:`homeloop.core.keyed_file`)."""
+    return {"format": FACES_FORMAT, "key": key, "rays": rays}
 
 
 def _packed(face: np.ndarray) -> bytes:

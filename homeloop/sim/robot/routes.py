@@ -100,10 +100,12 @@ def plan_path(world: World, start_xy: tuple[float, float], goal_xy: tuple[float,
     return route
 
 
-def drive_way(world: World, robot: RobotState, goal_xy: tuple[float, float], exclude: Iterable[str] = ()) -> Route:
+def drive_way(world: World, robot: RobotState, goal_xy: tuple[float, float], exclude: Iterable[str] = (),
+              margin: float = 0.0) -> Route:
     """The way ``robot`` drives to ``goal_xy``: :func:`plan_path` for its clearance width, round
-    people and floor objects but those in ``exclude`` (what it drives up to)."""
-    return plan_path(world, (robot.x, robot.y), goal_xy, robot.body.clearance_width,
+    people and floor objects but those in ``exclude`` (what it drives up to). ``margin`` (m) plans
+    it for a body that much wider each side, so the way keeps that far off the free floor's edge."""
+    return plan_path(world, (robot.x, robot.y), goal_xy, robot.body.clearance_width + 2 * margin,
                      avoid=obstacles(world, exclude))
 
 

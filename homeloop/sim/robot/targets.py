@@ -73,6 +73,15 @@ def furniture_target(world: World, furniture_id: str) -> Target:
     return Target("furniture", f.id, f"the {name} ({f.id})", f.room, tuple(handles))
 
 
+def part_target(furniture: Target, part: str) -> Target | None:
+    """One hinged part of a piece of furniture (its :func:`furniture_target`) as a target of its own,
+    the handle a hand works it by alone; None where the part has no hinge point to work it by."""
+    handle = next((h for h in furniture.handles if h.key == part), None)
+    if handle is None:
+        return None
+    return Target(furniture.kind, furniture.id, handle.what, furniture.room, (handle,))
+
+
 def opening_target(world: World, opening_id: str, near: tuple[float, float] | None = None) -> Target:
     """A door's handle or a window's, worked from the room ``near`` lies in (else an indoor room)."""
     o = world.home.opening(opening_id)

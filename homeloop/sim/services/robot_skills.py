@@ -838,10 +838,10 @@ def _swing_part(ctx: SkillContext, robot: RobotState, aim: Target, part: str | N
     value = p.range[1] if opening else p.range[0]
     if abs(world.parts[(f.id, part)] - value) <= 1e-6:
         return {"furniture": f.id, "part": part, "open": opening, "changed": False, **_state(ctx, robot)}
-    handle = next((h for h in aim.handles if h.key == part), None)
-    if handle is None:
+    target = rb.part_target(aim, part)
+    if target is None:
         raise SkillError(f"the {name}'s {part} has no hinge point in the home file, so no hand can work it")
-    target = Target("furniture", f.id, handle.what, f.room, (handle,))
+    handle = target.handles[0]
     rb.reach_from(robot.body, (robot.x, robot.y), target)
     _face(ctx, robot, _centre(handle))
     _arm(ctx, robot, "open_part" if opening else "close_part", handle.z)
