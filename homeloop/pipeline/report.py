@@ -136,8 +136,8 @@ def _task_share_section(build: Path) -> list[str]:
 
 
 def _share(flags: pd.Series) -> str:
-    """The share of true flags as a percentage to a tenth, rounded down: 179 failures in 39,686 read
-    99.5 %, never 100 %."""
+    """The share of true flags as a percentage to a tenth, rounded down: a share short of all never
+    reads 100 %."""
     return f"{math.floor(1000 * flags.mean()) / 10:.1f}%" if len(flags) else ""
 
 
