@@ -422,7 +422,7 @@ points = st.lists(st.tuples(st.floats(-20, 20), st.floats(-20, 20)), min_size=2,
 @given(points, st.sampled_from(sorted(WALKING_SPEED_M_S.values())), st.floats(0.05, 1.0))
 def test_a_walk_covers_its_path_at_its_speed_and_ends_at_the_goal(path, speed, dt):
     person = PersonState("p", "resident_margaret", "resident", "M", "a", *path[0])
-    walk = Walk(list(path), ["a"] * (len(path) - 1), ["a"] * (len(path) - 1), speed)
+    walk = Walk(list(path), [((0.0, "a"),)] * (len(path) - 1), speed)
     total = sum(math.dist(a, b) for a, b in zip(path, path[1:]))
     steps = 0
     while not walk.arrived and steps < 10_000:
@@ -450,3 +450,30 @@ def test_scenarios_apply_in_generated_homes_wherever_their_task_applies(generate
             assert wakes(ep.wake_event, task.wake.kind, {d.id: d.type for d in ep.world.devices.values()})
             ran += 1
     assert ran >= len(TASKS)
+
+
+def test_a_walker_is_in_the_room_whose_floor_they_stand_on(house_home):
+    """Walking from room to room, a person's room is the room under their feet at every step; in a
+    doorway, on no room's floor, it is one of the rooms the doorway joins. (A leg's turning points
+    can lie metres either side of the door it passes.)"""
+    ep = Episode(house_home, "fetch_medicine", seed=0)
+    world, people = ep.world, ep.world.module("people")
+    person = world.residents()[0]
+    joined = {frozenset(o.connects) for o in house_home.openings}
+    rooms = [r for r in house_home.rooms if r.indoor]
+    checked = changes = 0
+    for room in rooms + rooms[:1]:
+        spot = house_home.room_polygon(room.id).representative_point()
+        walk = people.walk_to(world, person.id, (spot.x, spot.y), room.id)
+        while not walk.arrived:
+            before = person.room
+            walk.advance(person, 0.05)
+            under = house_home.room_at(person.x, person.y)
+            if under is not None:
+                assert person.room == under, f"at ({person.x:.2f}, {person.y:.2f}) on {under}'s floor"
+                checked += 1
+            else:
+                assert person.room == before or frozenset({before, person.room}) in joined
+            changes += person.room != before
+        assert person.room == room.id
+    assert checked > 100 and changes >= len(rooms)

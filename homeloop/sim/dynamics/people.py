@@ -53,6 +53,7 @@ from typing import Any, Callable, Generator, Iterable
 
 import networkx as nx
 import numpy as np
+import shapely
 from shapely import Polygon
 
 from homeloop.core import navigation
@@ -133,14 +134,18 @@ class PersonError(ValueError):
 # --- walking --------------------------------------------------------------------------------------
 
 
+#: The rooms one leg of a walk passes through: (the fraction of the leg from which on, the room),
+#: in order along the leg, the first from 0 (None: outside every room).
+LegRooms = tuple[tuple[float, "str | None"], ...]
+
+
 @dataclass
 class Walk:
-    """A person walking a polyline; ``rooms[i]`` is the room while on the first half of leg i,
-    ``rooms_after[i]`` on its second half (a door is crossed mid-leg)."""
+    """A person walking a polyline; ``legs[i]``: the rooms leg i passes through, each from where the
+    leg crosses into it (:meth:`Router.legs`), so a walker's room is the one they stand in."""
 
     points: list[tuple[float, float]]
-    rooms: list[str | None]
-    rooms_after: list[str | None]
+    legs: list[LegRooms]
     speed: float
     leg: int = 0
     along: float = 0.0
@@ -163,13 +168,23 @@ class Walk:
         if self.leg >= len(self.lengths):
             self.arrived = True
             person.x, person.y = self.points[-1]
-            person.room = self.rooms_after[-1]
+            person.room = self.legs[-1][-1][1]
             return
         (ax, ay), (bx, by) = self.points[self.leg], self.points[self.leg + 1]
         f = self.along / self.lengths[self.leg] if self.lengths[self.leg] else 1.0
         person.x, person.y = ax + (bx - ax) * f, ay + (by - ay) * f
         person.yaw = math.atan2(by - ay, bx - ax)
-        person.room = self.rooms[self.leg] if f < 0.5 else self.rooms_after[self.leg]
+        person.room = _room_along(self.legs[self.leg], f)
+
+
+def _room_along(rooms: LegRooms, f: float) -> str | None:
+    """The room at fraction ``f`` of a leg passing through ``rooms``."""
+    room = rooms[0][1]
+    for start, then in rooms[1:]:
+        if f < start:
+            break
+        room = then
+    return room
 
 
 @dataclass(frozen=True)
@@ -286,7 +301,7 @@ class People:
             self.router = _router(world.home)
         points, rooms = self.router.route(world, (person.x, person.y), person.room, goal, room)
         speed = speed or WALKING_SPEED_M_S[world.catalog.people[person.catalog_id].age_group]
-        walk = Walk(points, rooms[:-1] or [room], rooms[1:] or [room], speed)
+        walk = Walk(points, self.router.legs(points, rooms) or [((0.0, room),)], speed)
         if walk.arrived:
             person.x, person.y, person.room = goal[0], goal[1], room
             self.walks.pop(person_id, None)
@@ -511,6 +526,9 @@ class Router:
         self.graph: nx.Graph[str] = nx.Graph()
         self._sides: dict[tuple[str, str], tuple[float, float]] = {}
         polys = home.room_polygons()
+        self._rooms = _Places(polys)
+        self._openings = _Places(home.opening_polygons())
+        self._legs: dict[tuple[tuple[tuple[float, float], ...], tuple[str | None, ...]], list[LegRooms]] = {}
         centres = {rid: (p.centroid.x, p.centroid.y) for rid, p in polys.items()}
         for opening in navigation.passable_openings(home):
             self._add_door(opening, polys, centres)
@@ -550,6 +568,79 @@ class Router:
             points += [self._sides[(door, a)], self._sides[(door, b)]]
             rooms += [None if a == OUTSIDE else a, None if b == OUTSIDE else b]
         return points + [goal], rooms + [goal_room]
+
+    def legs(self, points: list[tuple[float, float]], rooms: list[str | None]) -> list[LegRooms]:
+        """The rooms each leg of a walk through ``points`` (standing in ``rooms``) passes through. A
+        walker is in a room from where the leg enters its floor; across a wall's thickness, from the
+        middle of the opening the leg passes there (of the gap, where it passes none). A point in a
+        doorway, in no room, names none of its own: the rooms either side meet in the opening."""
+        key = (tuple(points), tuple(rooms))
+        legs = self._legs.get(key)
+        if legs is None:
+            if len(self._legs) >= LEGS_KEPT:
+                self._legs.clear()
+            legs = self._legs[key] = [self._leg(a, b, ra, rb)
+                                      for a, b, ra, rb in zip(points, points[1:], rooms, rooms[1:])]
+        return list(legs)
+
+    def _leg(self, a: tuple[float, float], b: tuple[float, float], room_a: str | None,
+             room_b: str | None) -> LegRooms:
+        line = shapely.LineString([a, b]) if a != b else None
+        spans = [] if line is None else sorted(self._rooms.spans(line), key=lambda s: (s[0], s[1], s[2]))
+        start = [(0.0, 0.0, room_a)] if room_a is not None or not self._openings.cover(a) else []
+        end = [(1.0, 1.0, room_b)] if room_b is not None or not self._openings.cover(b) else []
+        merged: list[list[Any]] = []
+        for t0, t1, room in [*start, *spans, *end]:
+            if merged and merged[-1][2] == room:
+                merged[-1][1] = max(merged[-1][1], t1)
+            else:
+                merged.append([t0, t1, room])
+        if not merged:
+            return ((0.0, room_a), (0.5, room_b))
+        doors = [] if line is None or len(merged) < 2 else [(t0, t1) for t0, t1, _ in self._openings.spans(line)]
+        out: list[tuple[float, str | None]] = [(0.0, merged[0][2])]
+        for (_, left, _), (entered, _, room) in zip(merged, merged[1:]):
+            out.append((max(out[-1][0], _crossing(left, entered, doors)), room))
+        return tuple(out)
+
+
+#: Walks whose legs' rooms a router keeps (people walk the same ways in every episode in a home).
+LEGS_KEPT = 256
+
+
+class _Places:
+    """Polygons by id (a home's rooms or openings), looked up by a line or a point."""
+
+    def __init__(self, polygons: dict[str, Polygon]):
+        self.ids = list(polygons)
+        self.shapes = np.array(list(polygons.values()), dtype=object)
+        self.tree = shapely.STRtree(self.shapes)
+
+    def spans(self, line: shapely.LineString) -> list[tuple[float, float, str]]:
+        """Where ``line`` runs over each polygon: (from, to, id), as fractions of its length."""
+        out = []
+        hits = self.tree.query(line, predicate="intersects")
+        for i, hit in zip(hits.tolist(), shapely.intersection(line, self.shapes[hits]).tolist()):
+            for part in shapely.get_parts(hit).tolist():
+                if part.geom_type == "LineString":
+                    t0, t1 = sorted(shapely.line_locate_point(line, shapely.points(part.coords[::len(part.coords) - 1]),
+                                                              normalized=True).tolist())
+                    if t1 > t0:
+                        out.append((t0, t1, self.ids[i]))
+        return out
+
+    def cover(self, xy: tuple[float, float]) -> bool:
+        """Whether a polygon covers the point."""
+        return len(self.tree.query(shapely.Point(xy), predicate="intersects")) > 0
+
+
+def _crossing(end: float, start: float, doors: list[tuple[float, float]]) -> float:
+    """Where a leg leaving one room at ``end`` and entering the next at ``start`` (fractions) changes
+    room: the middle of the openings it passes between them, else of the gap."""
+    within = [(max(t0, end), min(t1, start)) for t0, t1 in doors if t1 >= end and t0 <= start]
+    if within:
+        return (min(w[0] for w in within) + max(w[1] for w in within)) / 2
+    return (end + start) / 2
 
 
 #: The routers made, per free floor (a home's, for :data:`PATH_WIDTH`): a router is worked out from the
