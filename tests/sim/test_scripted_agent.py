@@ -287,3 +287,28 @@ def test_a_robot_by_the_dryer_s_drum_but_not_its_door_walks_on_until_a_hand_reac
     h.robot.within_reach_of_part(dryer, "door")
     robot = world.robot
     assert rb.reach_from(body, (robot.x, robot.y), door).key == "door"
+
+
+def test_a_room_one_ceiling_light_leaves_too_dim_is_lit_with_its_other_lights_too(house_home, monkeypatch):
+    """Where the living room's ceiling light alone falls short of what perception needs (a large
+    room), the agent switches its other lights on as well, and sees the intruder; with the ceiling
+    light alone no capture would show them."""
+    from homeloop.sim.dynamics import light as light_module
+
+    probe = Episode(house_home, "respond_to_intruder", seed=0, images=False)
+    living = next(r.id for r in house_home.rooms if r.type == "LIVING_ROOM")
+    lights = [d for d in house_home.devices if d.type == "light" and d.room == living]
+    ceiling = next(d.id for d in lights if d.mount == "ceiling")
+    for d in lights:
+        probe.world.devices[d.id].values["on"] = True
+    sim_light = probe.world.module(light_module.Light)
+    alone = sim_light.source_lux(living, "fitting", ceiling)
+    assert sim_light.lux(living) > alone * 1.05, "the living room's other lights add to its ceiling light's"
+    monkeypatch.setattr(light_module, "BRIGHTNESS_FLOOR_LUX", alone * 1.05)
+
+    played = runner.play(house_home, "respond_to_intruder", DEFAULT_ROBOT, 0, runner.Flags(images=False),
+                         "scripted", {})
+    switched = [c["arguments"]["device_id"] for c in played.episode.trace
+                if c.get("kind") == "call" and c["tool"] == "hub_set_state" and c["arguments"]["field"] == "on"]
+    assert switched == [ceiling] + sorted(d.id for d in lights if d.id != ceiling)
+    assert played.passed

@@ -195,17 +195,20 @@ class Household:
         return self.thing("device", switch)
 
     def light_up(self, room: str | None) -> None:
-        """Switch a dark room's ceiling light on, so perception can see there."""
-        if room is None or self.lit(room):
+        """Switch a dark room's lights on, so perception can see there: the ceiling light, then the
+        others while the room stays too dark (one ceiling light leaves a large room dim)."""
+        if room is None or self.lit(room) or not (self.has("hub") or self.has("robot")):
             return
         ceiling = {d.id for d in self.world.home.devices if d.mount == "ceiling"}
-        light = next((d["id"] for d in self.devices("light", room) if d["id"] in ceiling), None)
-        if light is not None and (self.has("hub") or self.has("robot")):
+        lights = sorted((d["id"] for d in self.devices("light", room)), key=lambda d: (d not in ceiling, d))
+        for light in lights:
             try:
                 self.set_device(light, "on", True)
-                self.note(f"switched the light on in room {room}")
+                self.note(f"switched the light {light} on in room {room}")
             except ActionFailed:
-                pass  # a dark room's switch cannot be seen either: go on and look as well as may be
+                return  # a dark room's switch cannot be seen either: go on and look as well as may be
+            if self.lit(room):
+                return
 
     def stove_off(self) -> None:
         """Switch off every lit burner (the hub reads which; without it the ground truth says)."""
