@@ -10,6 +10,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+import shapely
 from shapely import Point
 
 from homeloop.sim.task import TASKS_DIR, TaskFileError, load_tasks, read_task
@@ -477,3 +478,30 @@ def test_a_walker_is_in_the_room_whose_floor_they_stand_on(house_home):
             changes += person.room != before
         assert person.room == room.id
     assert checked > 100 and changes >= len(rooms)
+
+
+@pytest.fixture(scope="module")
+def house_router(house_home):
+    from homeloop.sim.dynamics.people import Router
+
+    return Router(house_home)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_straight_stretch_names_the_room_under_every_point_of_it(house_home, house_router, data):
+    """Any straight stretch between two points in and around the house (through walls or not): at
+    every point of it inside one room's floor, the rooms the people's router names for it say that
+    room."""
+    from homeloop.sim.dynamics.people import _room_along
+
+    polys = house_home.room_polygons()
+    x0, y0, x1, y1 = shapely.union_all(list(polys.values())).bounds
+    coord = st.tuples(st.floats(x0 - 1, x1 + 1), st.floats(y0 - 1, y1 + 1))
+    a, b = data.draw(coord), data.draw(coord)
+    (leg,) = house_router.legs([a, b], [house_home.room_at(*a), house_home.room_at(*b)])
+    for f in data.draw(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=8)):
+        p = Point(a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f)
+        inside = [rid for rid, poly in polys.items() if poly.contains(p)]
+        if len(inside) == 1 and min(poly.boundary.distance(p) for poly in polys.values()) > 1e-6:
+            assert _room_along(leg, f) == inside[0], (a, b, f)

@@ -623,8 +623,8 @@ class _Places:
         for i, hit in zip(hits.tolist(), shapely.intersection(line, self.shapes[hits]).tolist()):
             for part in shapely.get_parts(hit).tolist():
                 if part.geom_type == "LineString":
-                    t0, t1 = sorted(shapely.line_locate_point(line, shapely.points(part.coords[::len(part.coords) - 1]),
-                                                              normalized=True).tolist())
+                    ends = shapely.points([part.coords[0], part.coords[-1]])
+                    t0, t1 = sorted(shapely.line_locate_point(line, ends, normalized=True).tolist())
                     if t1 > t0:
                         out.append((t0, t1, self.ids[i]))
         return out
