@@ -170,6 +170,31 @@ def test_closed_doors_are_opened_on_the_way_and_cost_their_time(house_home):
     assert back["doors_opened"] == [] and seconds_back - 1e-6 <= ep.trace[-1]["seconds"] < seconds_back + STEP_S + 1e-6
 
 
+def test_a_drive_to_a_room_whose_spot_things_on_the_floor_cut_off_ends_on_the_floor_they_leave(house_home):
+    """Objects dropped in a ring round the kitchen's spot leave it in a pocket no way reaches:
+    navigate_to drives to the spot nearest the kitchen's middle on the floor still joined to the
+    robot, outside the ring (without that it fails: no way to the spot)."""
+    ep = Episode(house_home, TASK, seed=0)
+    world, robot = ep.world, ep.world.robot
+    width, kitchen = robot.body.clearance_width, room_of_type(house_home, "KITCHEN")
+    spot = room_spot(world, kitchen, width, near=(robot.x, robot.y))
+    ring = sorted(world.objects.values(), key=lambda o: o.id)[:8]
+    for o in ring:
+        o.placement = Placement(kind="floor", room=kitchen, furniture=None, name=None)
+    discs = rb.floor_object_obstacles(world)
+    radius = 1.15 * max(d.clearance(width) for d in discs)  # wide enough to leave a pocket inside
+    assert 2 * radius * math.sin(math.pi / len(ring)) < 2 * min(d.clearance(width) for d in discs)  # and closed
+    for k, o in enumerate(ring):
+        a = 2 * math.pi * k / len(ring)
+        o.x, o.y, o.z = spot[0] + radius * math.cos(a), spot[1] + radius * math.sin(a), 0.0
+    with pytest.raises(NoPath):
+        plan_path(world, (robot.x, robot.y), spot, width, avoid=rb.obstacles(world))
+
+    ok(ep.call("robot_navigate_to", room=kitchen))
+    assert robot.room == kitchen and math.dist((robot.x, robot.y), spot) > radius
+    assert (robot.x, robot.y) == pytest.approx(rb.clear_room_spot(world, robot, kitchen), abs=0.05)
+
+
 HYPOTHESIS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 

@@ -59,7 +59,7 @@ from homeloop.sim.robot.obstacles import (
     why_closed,
 )
 from homeloop.sim.robot.reach import Handle, ReachError, Target, approach_spot, height_problem, reach_from, stand_spot
-from homeloop.sim.robot.routes import Route, drive_way, plan_path, snap_to_floor, straight_run
+from homeloop.sim.robot.routes import Route, clear_room_spot, drive_way, plan_path, snap_to_floor, straight_run
 from homeloop.sim.robot.targets import (
     POUR_CLEARANCE,
     container_height,
@@ -73,8 +73,9 @@ from homeloop.sim.robot.targets import (
 __all__ = [
     "DEFAULT_TURN_RATE", "DOOR_OPEN_S", "INDOOR_MAX_SPEED", "POUR_CLEARANCE", "SNAP_DISTANCE", "Handle", "NavMesh",
     "NoPath", "Obstacle", "Phase", "ReachError", "Route", "Target", "approach_spot", "body_of", "carried_mass",
-    "carry_point", "closed_off", "container_height", "door_words", "drive_phase", "drive_speed", "drive_way",
-    "floor_object_obstacles", "front_offset", "grasp_points", "hand_names", "hands_for", "head_view", "heading_to",
+    "carry_point", "clear_room_spot", "closed_off", "container_height", "door_words", "drive_phase", "drive_speed",
+    "drive_way", "floor_object_obstacles", "front_offset", "grasp_points", "hand_names", "hands_for", "head_view",
+    "heading_to",
     "height_problem", "held_point", "hold", "move_held", "navmesh", "object_label", "object_mass", "object_size",
     "object_yaw", "obstacles", "opening_target", "part_target", "path_phases", "people_obstacles", "place_robot", "plan_path",
     "point_words", "pour_hand_height", "pour_hand_heights", "reach_from", "reach_radius", "release", "room_name",

@@ -75,12 +75,12 @@ def room_spot(world: World, room_id: str, width: float, near: tuple[float, float
     kept = _spots.setdefault(floor, {}) if KEPT else {}
     key = (room_id, near is not None, idx)
     if key not in kept:
-        kept[key] = _room_spot(home, room_id, width, piece, near is not None)
+        kept[key] = room_spot_on(home, room_id, width, piece, near is not None)
     return kept[key]
 
 
-def _room_spot(home: Home, room_id: str, width: float, piece: BaseGeometry, near: bool) -> tuple[float, float]:
-    """:func:`room_spot` on the free floor ``piece`` (the part joined to ``near`` when there is one)."""
+def room_spot_on(home: Home, room_id: str, width: float, piece: BaseGeometry, near: bool) -> tuple[float, float]:
+    """:func:`room_spot` on the floor ``piece`` (the part joined to where the body stands, when ``near``)."""
     parts = [g for g in shapely.get_parts(piece.intersection(home.room_polygon(room_id))) if g.area > 1e-4]
     if not parts:
         whence = " reachable from where the robot stands" if near else ""

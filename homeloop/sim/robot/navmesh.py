@@ -24,7 +24,7 @@ from homeloop.core.home import Home, polygon_from_rings
 from homeloop.core.kept import Kept
 from homeloop.core.navigation import FreeFloor, free_floor_of
 import homeloop.sim.robot.floor as floor_module
-from homeloop.sim.robot.obstacles import OBSTACLE_MARGIN, Obstacle
+from homeloop.sim.robot.obstacles import Obstacle
 
 #: A* over triangle centroids can pick a corridor a little longer than the best one. So a second
 #: corridor is searched with the first one's crossings this many times as costly, both are pulled
@@ -273,9 +273,7 @@ _FLOORS: Kept[BaseGeometry] = Kept(_MESH_CACHE_SIZE)
 def _mesh_key(width: float, closed: frozenset[str], avoid: Sequence[Obstacle]) -> _MeshKey:
     """What a home's mesh (or its floor) is kept under: the body's width, the closed doorways and
     the discs around ``avoid``, rounded as they are cut."""
-    radius = width / 2
-    discs = tuple(sorted((round(o.x, 2), round(o.y, 2), round(o.radius + radius + OBSTACLE_MARGIN, 2))
-                         for o in avoid))
+    discs = tuple(sorted((round(o.x, 2), round(o.y, 2), round(o.clearance(width), 2)) for o in avoid))
     return round(width, 4), closed, discs
 
 

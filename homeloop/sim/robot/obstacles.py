@@ -26,6 +26,10 @@ class Obstacle:
     radius: float
     label: str
 
+    def clearance(self, width: float) -> float:
+        """How far the centre of a body ``width`` wide keeps from the disc's centre."""
+        return self.radius + width / 2 + OBSTACLE_MARGIN
+
 
 def people_obstacles(world: World, exclude: Iterable[str] = ()) -> list[Obstacle]:
     """People at home as discs of their shoulder width."""

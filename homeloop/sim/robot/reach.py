@@ -27,7 +27,7 @@ from homeloop.core.navigation import APPROACH_MARGIN, PASSABLE_KINDS, FreeFloor,
 import homeloop.sim.robot.floor as floor_module
 from homeloop.sim.robot.body import reach_radius
 from homeloop.sim.robot.floor import SNAP_DISTANCE, room_name
-from homeloop.sim.robot.obstacles import OBSTACLE_MARGIN, Obstacle, obstacles
+from homeloop.sim.robot.obstacles import Obstacle, obstacles
 from homeloop.sim.errors import SkillError
 from homeloop.sim.world import RobotState, World
 
@@ -134,7 +134,7 @@ def stand_spot(world: World, body: RobotEntry, target: Target, from_xy: tuple[fl
     shapes = [h.shape for h in ok]
     handles, region = _kept_shape(kept, ("reach", idx, target.room, radius, *shapely.to_wkb(shapes)),
                                   lambda: _reached_from(piece, shapes, radius))
-    keep_clear = [Point(o.x, o.y).buffer(o.radius + width / 2 + OBSTACLE_MARGIN, quad_segs=4) for o in avoid]
+    keep_clear = [Point(o.x, o.y).buffer(o.clearance(width), quad_segs=4) for o in avoid]
     keep_clear += _closed_doorways(world, width, target, kept)
     keep_clear = _touching(keep_clear, region)
     if keep_clear:

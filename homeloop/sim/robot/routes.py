@@ -33,9 +33,9 @@ from homeloop.core.kept import Kept
 from homeloop.core.home import polygon_from_rings
 from homeloop.core.navigation import APPROACH_MARGIN, PASSABLE_KINDS, SNAP_TOLERANCE, free_floor_of
 import homeloop.sim.robot.floor as floor_module
-from homeloop.sim.robot.floor import SNAP_DISTANCE, NoPath, point_words, room_name, room_of
+from homeloop.sim.robot.floor import SNAP_DISTANCE, NoPath, point_words, room_name, room_of, room_spot_on
 from homeloop.sim.robot.navmesh import XY, NavMesh, nav_floor, navmesh
-from homeloop.sim.robot.obstacles import OBSTACLE_MARGIN, Obstacle, closed_off, door_words, obstacles, why_closed
+from homeloop.sim.robot.obstacles import Obstacle, closed_off, door_words, obstacles, why_closed
 from homeloop.sim.world import RobotState, World
 
 
@@ -98,6 +98,21 @@ def plan_path(world: World, start_xy: tuple[float, float], goal_xy: tuple[float,
     if route is None:
         route = kept.routes.put(key, _make_route(world, points, width))
     return route
+
+
+def clear_room_spot(world: World, robot: RobotState, room_id: str) -> tuple[float, float] | None:
+    """Where a drive to a room ends when people or objects on the floor stand on the room's spot
+    (:func:`room_spot`) or cut it off from the robot: the spot nearest the room's centre on the floor
+    they leave joined to where the robot stands; None where they leave none of the room."""
+    width, here = robot.body.clearance_width, Point(robot.x, robot.y)
+    floor = nav_floor(world.home, width, closed_off(world, through_closed_doors=True), obstacles(world))
+    joined = min(shapely.get_parts(floor), key=lambda g: g.distance(here), default=None)
+    if joined is None or joined.distance(here) > SNAP_DISTANCE:
+        return None
+    try:
+        return room_spot_on(world.home, room_id, width, joined, True)
+    except NoPath:
+        return None
 
 
 def drive_way(world: World, robot: RobotState, goal_xy: tuple[float, float], exclude: Iterable[str] = (),
@@ -173,7 +188,7 @@ def _comes_near(points: list[tuple[float, float]], avoid: Sequence[Obstacle], wi
     """Whether a path passes closer to an obstacle than planning around it keeps (a path that does
     not is the shortest around them too, and needs no mesh of its own)."""
     line = LineString(points if len(points) > 1 else points * 2)
-    return any(line.distance(Point(o.x, o.y)) < o.radius + width / 2 + OBSTACLE_MARGIN for o in avoid)
+    return any(line.distance(Point(o.x, o.y)) < o.clearance(width) for o in avoid)
 
 
 def _length(points: Sequence[tuple[float, float]]) -> float:
@@ -221,13 +236,13 @@ def _no_path_reason(world: World, start: XY, goal: XY, width: float, closed: fro
     around = _search(navmesh(home, width, closed), start, goal) if avoid else "apart"
     if not isinstance(around, str):
         line = LineString(around if len(around) > 1 else around * 2)
-        near = [o.label for o in avoid if line.distance(Point(o.x, o.y)) < o.radius + width / 2 + OBSTACLE_MARGIN]
+        near = [o.label for o in avoid if line.distance(Point(o.x, o.y)) < o.clearance(width)]
         return f"no way {trip} for a body {width:.2f} m wide: blocked by " + ", ".join(near or [o.label for o in avoid])
     return f"no way over the free floor {trip} for a body {width:.2f} m wide"
 
 
 def _blocking(avoid: Sequence[Obstacle], p: XY, width: float) -> str:
-    near = [o.label for o in avoid if math.dist((o.x, o.y), p) < o.radius + width / 2 + OBSTACLE_MARGIN]
+    near = [o.label for o in avoid if math.dist((o.x, o.y), p) < o.clearance(width)]
     return ", ".join(near)
 
 

@@ -355,7 +355,13 @@ def navigate_to(ctx: SkillContext, room: str) -> dict[str, Any]:
     robot = _robot(ctx)
     room_id = _room_id(ctx, room)
     goal = rb.room_spot(ctx.world, room_id, robot.body.clearance_width, near=(robot.x, robot.y))
-    motion, path = _drive(ctx, robot, goal, None)
+    try:
+        motion, path = _drive(ctx, robot, goal, None)
+    except rb.NoPath:  # people or objects on the floor stand on the spot or cut it off: the one they leave
+        clear = rb.clear_room_spot(ctx.world, robot, room_id)
+        if clear is None or clear == goal:
+            raise
+        motion, path = _drive(ctx, robot, clear, None)
     return _drive_report(ctx, robot, motion, path, rb.room_name(ctx.world.home, room_id))
 
 
