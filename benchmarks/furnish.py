@@ -85,8 +85,7 @@ def main() -> None:
 
     catalog = load_catalog()
     plans = _plans(args.csv, args.plans, args.seed)
-    # As a build's partition runs them, with its garbage-collector setting (median furnish + devices +
-    # check over 100 plans: 72.8 and 75.1 ms so, 78.6 and 77.6 ms without, two runs each way).
+    # As a build's partition runs them, with its garbage-collector setting: the figures are the stage's.
     times, failures, kept = run_partition(_time_plans, plans, catalog, args.seed)
 
     rooms = np.mean([len(p.spaces) for p in plans])

@@ -222,8 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         assets = write_catalog_assets(catalog, out / "assets")
         asset_s = time.perf_counter() - t0
-        # As a build's USD partition runs them, with its garbage-collector setting (median export
-        # 74.0 and 74.3 ms so, 80.5 and 81.0 ms without, 40 homes, two runs each way).
+        # As a build's USD partition runs them, with its garbage-collector setting: the figures are the stage's.
         results, ms = run_partition(_export_each, homes, catalog, out, assets, args.usda)
         sizes = [r.bytes for r in results]
         things = [sum(r.prim_counts.values()) for r in results]

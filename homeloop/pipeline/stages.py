@@ -229,8 +229,8 @@ class AuditOutcome:
     pictures: list[Path] = field(default_factory=list)
 
 
-#: Plans per partition of the audit and features stages: a partition reads its
-#: plans from the plan table (about 50 ms) and audits them (about 3 ms a plan).
+#: Plans per partition of the audit and features stages: a partition reads its plans from the
+#: plan table once, a fixed cost that many plans share, then audits them one by one.
 PLANS_PER_PARTITION = 250
 
 
