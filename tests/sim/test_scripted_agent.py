@@ -312,3 +312,27 @@ def test_a_room_one_ceiling_light_leaves_too_dim_is_lit_with_its_other_lights_to
                 if c.get("kind") == "call" and c["tool"] == "hub_set_state" and c["arguments"]["field"] == "on"]
     assert switched == [ceiling] + sorted(d.id for d in lights if d.id != ceiling)
     assert played.passed
+
+
+def test_a_robot_that_reaches_what_it_cannot_see_looks_from_the_spot_nearest_it(house_home):
+    """The robot stands where a hand reaches the watering can, with the resident standing between:
+    a closer look walks round her to the spot nearest the can and sees it there (it used to capture
+    again from where it stood, and fail)."""
+    from homeloop.bench.agents.scripted import WALK_TOLERANCE_M, Household
+    from homeloop.sim import robot as rb
+
+    ep = Episode(house_home, "water_the_plants", seed=0, images=False)
+    h, world, robot = Household(ep), ep.world, ep.world.robot
+    can = next(o for o in world.objects.values() if o.semantic_class == "watering_can")
+    person = world.residents()[0]
+    person.activity, person.posture = "standing", "standing"
+    person.x, person.y, person.room = can.x + 0.22, can.y, can.placement.room  # right by the can
+    robot.x, robot.y, robot.room = can.x + 0.8, can.y, can.placement.room
+    thing = h.thing("object", can.id)
+    rb.reach_from(robot.body, (robot.x, robot.y), rb.target_of(world, "object", can.id))  # a hand reaches it
+    assert h.robot.capture(thing) is None, "the resident hides the can from here"
+    start = (robot.x, robot.y)
+
+    shot = h.robot.look_closer(thing)
+    assert shot is not None and h.shows(shot, thing)
+    assert math.dist((robot.x, robot.y), start) > WALK_TOLERANCE_M

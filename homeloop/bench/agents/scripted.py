@@ -422,7 +422,8 @@ class RobotRoutines:
         """Walk to where the body could reach ``thing`` (the plans know where it is; the skills
         still need a detection) by turns and straight moves along a planned way (kept off the floor's
         edge where it can be, :meth:`_walking_way`), and capture from there; the capture's id if it
-        shows ``thing``, None when there is no way or it stays hidden.
+        shows ``thing``, None when there is no way or it stays hidden. Where the robot reaches it
+        already and does not see it, it walks to the spot nearest it instead (to its other side).
         Straight moves open no door: where the walk stops short and the way passes a shut door, the
         robot opens it from its side and walks a way planned anew (not on its way up to a door or
         window itself, which opening a door would look closer at again)."""
@@ -435,6 +436,9 @@ class RobotRoutines:
             try:
                 aim = rb.target_of(world, thing.kind, thing.id)
                 spot = rb.approach_spot(world, robot, aim)  # as robot_approach drives
+                if not doors_opened and math.dist(spot, (robot.x, robot.y)) <= WALK_TOLERANCE_M:
+                    # it reaches from here, yet does not see: from the spot nearest it, its other side
+                    spot = rb.approach_spot(world, robot, aim, stay=False)
                 way = self._walking_way(spot, aim.exclude)
             except (rb.ReachError, rb.NoPath, KeyError):
                 if not doors_opened:

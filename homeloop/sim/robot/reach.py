@@ -113,10 +113,12 @@ def reach_from(body: RobotEntry, xy: tuple[float, float], target: Target) -> Han
 
 
 def stand_spot(world: World, body: RobotEntry, target: Target, from_xy: tuple[float, float],
-               avoid: Sequence[Obstacle] = (), clearance: float | None = None) -> tuple[float, float]:
-    """Where the body stands to reach ``target``: where it is if it reaches from there, else the
-    spot nearest the target, in the target's room, on free floor joined to ``from_xy``, clear of
-    ``avoid``. :class:`ReachError` names the height or distance that rules every spot out.
+               avoid: Sequence[Obstacle] = (), clearance: float | None = None,
+               stay: bool = True) -> tuple[float, float]:
+    """Where the body stands to reach ``target``: where it is if it reaches from there (unless not
+    ``stay``), else the spot nearest the target, in the target's room, on free floor joined to
+    ``from_xy``, clear of ``avoid``. :class:`ReachError` names the height or distance that rules every
+    spot out.
 
     ``clearance`` (m, at least the body's own width) looks for a spot as a body that wide would
     stand: one found so suits this body too (its free floor holds the wider body's)."""
@@ -145,7 +147,7 @@ def stand_spot(world: World, body: RobotEntry, target: Target, from_xy: tuple[fl
         raise ReachError(f"the {body.name} cannot stand close enough to {target.name}: the nearest free floor"
                          f"{where} is {d:.2f} m from it and a hand reaches {reach_radius(body):.2f} m from the "
                          f"body's centre")
-    if region.buffer(1e-6).covers(Point(from_xy)):
+    if stay and region.buffer(1e-6).covers(Point(from_xy)):
         return float(from_xy[0]), float(from_xy[1])
     spot = shapely.ops.nearest_points(region, handles)[0]
     return float(spot.x), float(spot.y)
@@ -168,10 +170,11 @@ def _reached_from(piece: BaseGeometry, shapes: list[BaseGeometry], radius: float
     return handles, piece.intersection(handles.buffer(radius))
 
 
-def approach_spot(world: World, robot: RobotState, target: Target) -> tuple[float, float]:
+def approach_spot(world: World, robot: RobotState, target: Target, stay: bool = True) -> tuple[float, float]:
     """Where ``robot`` drives to reach ``target``: :func:`stand_spot` from where it is, clear of
-    every person and floor object."""
-    return stand_spot(world, robot.body, target, (robot.x, robot.y), obstacles(world))
+    every person and floor object (not ``stay``: the spot nearest the target, even where the robot
+    reaches it already)."""
+    return stand_spot(world, robot.body, target, (robot.x, robot.y), obstacles(world), stay=stay)
 
 
 def _closed_doorways(world: World, width: float, target: Target,
