@@ -46,17 +46,24 @@ def test_a_garment_in_hand_that_hides_the_drum_is_put_away_before_looking_again(
 
 
 def test_a_walk_up_to_a_fallen_resident_opens_the_shut_doors_on_its_way(catalog, tmp_path):
-    """In this generated home the resident lies where the robot cannot drive into their room, so it
-    walks up to them by straight moves, which open no door; the way passes shut doors, and the robot
-    opens each where its walk stops at it (it used to look from there, see nobody, and fail)."""
+    """In this generated home the robot, where it stands at the wake, walks up to the fallen resident
+    by straight moves, which open no door; the way passes shut doors, and the robot opens each where
+    its walk stops at it, and sees her (it used to look from the first door, see nobody, and fail).
+    The plan itself drives into her room first where a drive gets there; the walk is what a look
+    from closer does wherever one does not."""
+    from homeloop.bench.agents.scripted import Household
+    from homeloop.sim.episode import Episode
+
     home = equip_generated(tmp_path, catalog, plans=6, seed=23)[2].home
-    outcome = runner.play(home, "person_down_emergency", "unitree_g1_d_ultimate", 0, runner.Flags(images=False),
-                          "scripted", {})
-    calls = [call for call in outcome.episode.trace if call.get("kind") == "call"]
+    ep = Episode(home, "person_down_emergency", "unitree_g1_d_ultimate", seed=0, images=False)
+    h = Household(ep)
+    fallen = next(p for p in ep.world.people.values() if p.activity == "collapsed")
+    shot = h.robot.look_closer(h.thing("person", fallen.id))
+    calls = [call for call in ep.trace if call.get("kind") == "call"]
     stopped_at_doors = [i for i, call in enumerate(calls) if call["tool"] == "robot_move" and call.get("error")
                         and "door" in str(call["error"])]
     opened = [i for i, call in enumerate(calls) if call["tool"] == "robot_open" and not call.get("error")]
-    assert outcome.passed, [c.id for c in outcome.checks if not c.passed]
+    assert shot is not None and h.shows(shot, h.thing("person", fallen.id))
     assert stopped_at_doors and opened and stopped_at_doors[0] < opened[0]
 
 
