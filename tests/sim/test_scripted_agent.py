@@ -336,3 +336,12 @@ def test_a_robot_that_reaches_what_it_cannot_see_looks_from_the_spot_nearest_it(
     shot = h.robot.look_closer(thing)
     assert shot is not None and h.shows(shot, thing)
     assert math.dist((robot.x, robot.y), start) > WALK_TOLERANCE_M
+
+
+def test_the_robot_in_the_living_room_looks_at_the_intruder_before_any_house_camera(house_file, run_dir):
+    """The intruder turns back soon after noticing the light: the robot, standing in the living room,
+    captures them first; house cameras are tried only where its one look does not show them."""
+    record = episode_record(house_file, run_dir, "respond_to_intruder")
+    called = tools_called(record)
+    assert record["passed"] and "robot_capture" in called
+    assert "cameras_capture" not in called[:called.index("robot_capture")]

@@ -776,7 +776,10 @@ def respond_to_intruder(h: Household) -> None:
     living = room_of_role(h, "living")
     h.light_up(living)  # the intruder heads there, and turns back once they notice the light
     wait_until(h, lambda: intruder.room == living, 120.0, step_s=1.0)
-    h.look_at(h.thing("person", intruder.id))
+    thing = h.thing("person", intruder.id)
+    # the robot stands in that room: one look with its camera first, as they soon turn back
+    if not (h.has("robot") and h.robot.capture(thing)):
+        h.look_at(thing)
     h.call_emergency("A stranger has broken in through the front door and is in the house now.")
     h.tell_resident("Someone broke in through the front door. I called emergency services; "
                     "stay in your bedroom and keep the door shut.")
