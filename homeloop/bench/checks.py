@@ -109,10 +109,11 @@ def _held_by(obj: ObjectState, holder: str) -> bool:
 
 
 def within_reach_of(ep: EpisodeView, obj: ObjectState, person: PersonState) -> bool:
-    """The object is held by the person, or lies within their reach where they are."""
+    """The object is held by the person, or lies within their reach where they are: in their room (a
+    wall between is no reach, however near the other side), within an arm's length."""
     if _held_by(obj, person.id) or obj.id in person.holding:
         return True
-    if person.room is None or obj.placement.kind == "held":
+    if person.room is None or obj.placement.kind == "held" or obj.placement.room != person.room:
         return False
     return math.hypot(obj.x - person.x, obj.y - person.y) <= PERSON_REACH_M
 

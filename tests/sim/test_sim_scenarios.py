@@ -33,7 +33,7 @@ from homeloop.sim.scenario import (
     scenario_names,
 )
 from homeloop.sim.wake import wakes
-from homeloop.sim.world import PersonState
+from homeloop.sim.world import PersonState, Placement
 
 TASKS = load_tasks()
 
@@ -505,3 +505,37 @@ def test_a_straight_stretch_names_the_room_under_every_point_of_it(house_home, h
         inside = [rid for rid, poly in polys.items() if poly.contains(p)]
         if len(inside) == 1 and min(poly.boundary.distance(p) for poly in polys.values()) > 1e-6:
             assert _room_along(leg, f) == inside[0], (a, b, f)
+
+
+def test_a_pill_box_across_a_wall_is_out_of_the_resident_s_reach_however_near(house_home):
+    """Within an arm's length of the resident, the red pill box is delivered on their side of a wall
+    and not on the other side of it (the other room's floor, a wall's thickness away)."""
+    from shapely.ops import nearest_points
+
+    from homeloop.bench.checks import PREDICATES
+    from homeloop.sim.dynamics.people import PERSON_REACH_M
+
+    ep = Episode(house_home, "fetch_medicine", seed=0)
+    person = ep.world.residents()[0]
+    box = next(o for o in ep.world.objects.values() if o.catalog_id.startswith("pill_box_red"))
+    doors = shapely.union_all([polygon_from_rings(o.polygon) for o in house_home.openings]).buffer(0.6)
+    mine = house_home.room_polygon(person.room)
+    across = []
+    for other in (r.id for r in house_home.rooms if r.id != person.room and r.indoor):
+        a, b = nearest_points(mine, house_home.room_polygon(other))
+        if a.distance(b) < 0.3 and not doors.contains(a):
+            across.append((other, a, b))
+    assert across, "the resident's room shares a wall with another room away from its doors"
+    other, a, b = across[0]
+    inward = shapely.Point(a.x + (a.x - b.x), a.y + (a.y - b.y))  # a wall's thickness into the room
+    inside, beyond = nearest_points(mine.buffer(-0.05), inward)[0], nearest_points(
+        house_home.room_polygon(other).buffer(-0.05), b)[0]
+    person.x, person.y = inside.x, inside.y
+    delivered = PREDICATES["red_pills_delivered"].function
+    box.placement = Placement(kind="floor", room=other, furniture=None, name=None)
+    box.x, box.y = beyond.x, beyond.y
+    assert math.hypot(box.x - person.x, box.y - person.y) <= PERSON_REACH_M
+    assert not delivered(ep, {})
+    box.placement = Placement(kind="floor", room=person.room, furniture=None, name=None)
+    box.x, box.y = inside.x + 0.1 * (inside.x - b.x), inside.y + 0.1 * (inside.y - b.y)
+    assert delivered(ep, {})
