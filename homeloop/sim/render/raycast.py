@@ -538,12 +538,13 @@ class Caster:
         """The static faces a file keeps under a key (:meth:`_faces_file`), packed and unpacked;
         None when the file holds anything else: not ``rays`` faces, or faces this scene has not."""
         packed = read_keyed(where[0], _faces_header(where[1], rays))
-        try:
-            face = _unpacked(packed) if packed is not None else None
-        except zlib.error:
+        if packed is None:
             return None
-        if packed is None or face is None or len(face) != rays or int(face.min(initial=-1)) < -1 or \
-                int(face.max(initial=-1)) >= len(self.static.codes):
+        try:
+            face = _unpacked(packed)
+        except (zlib.error, ValueError):  # not a compressed whole number of faces
+            return None
+        if len(face) != rays or int(face.min(initial=-1)) < -1 or int(face.max(initial=-1)) >= len(self.static.codes):
             return None
         return packed, face
 
