@@ -108,12 +108,13 @@ class StaticView:
                 kept.write(clear)
         self.clear = clear
 
-    def clear_now(self, changing: Blocks) -> np.ndarray:
+    def clear_now(self, changing: Blocks, more_ex: np.ndarray | None = None) -> np.ndarray:
         """Which points are seen now: clear of the static occluders and of ``changing`` (the doors shut
-        now, the objects and people)."""
+        now, the objects and people), but the owners ``more_ex`` names per point besides its own."""
         clear = self.clear.copy()
         rays = np.flatnonzero(clear)
-        clear[rays] = ~blocked_in_chunks(changing, self.points, self.ex, rays)
+        ex = self.ex if more_ex is None else np.concatenate([self.ex, more_ex], axis=1)
+        clear[rays] = ~blocked_in_chunks(changing, self.points, ex, rays)
         return clear
 
 

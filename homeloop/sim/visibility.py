@@ -11,7 +11,9 @@ from a renderer (whose id buffer answers the same question exactly), the
    their posture, with the head a solid of its own).
 2. A pinhole :class:`Viewpoint` projects each solid's corners, clipped at a
    near plane, to its pixel box, clipped to the frame.
-3. Sample points inside the solid are joined to the camera by rays; a ray is
+3. Sample points in the solid (on three levels: near its foot, at its middle,
+   and on its top face, which cameras above see first) are joined to the
+   camera by rays; a ray is
    blocked by walls (footprints minus their openings, full height), by the
    plan's fixtures (counter runs, built-in wardrobes: what
    :func:`homeloop.core.navigation.fixture_solids` says they fill, up to their height), by the
@@ -20,8 +22,9 @@ from a renderer (whose id buffer answers the same question exactly), the
    of furniture, device bodies, objects and people (Cyrus-Beck clipping
    against each convex solid, all rays at once with numpy), as the renderer's
    id buffer is. An entity's own solid never hides it, nor does the furniture
-   it stands on (or an opened container it lies in); what a frame leaves out
-   (a camera's own housing) hides nothing.
+   it stands on (or an opened container it lies in), nor what stands, sits or
+   lies on it (:func:`resting_on`); what a frame leaves out (a camera's own
+   housing) hides nothing.
    The *unoccluded fraction* is the share of its in-frame samples seen.
 4. Hazards in view are found the same way, from sample points of what the
    dynamics report: the flames over a burning pan, the smoke layer under the
@@ -67,8 +70,10 @@ from homeloop.sim.world import ObjectState, PersonState, World, plain_copy
 #: Nearest depth a camera images (m); solids closer than this are clipped.
 NEAR_M = 0.05
 
-#: Sample points per level of a solid (its centre and points toward each corner), and levels.
-SAMPLE_LEVELS = (1 / 6, 1 / 2, 5 / 6)
+#: Sample points per level of a solid (its centre and points toward each corner), and the levels as
+#: shares of its height: the top level lies on its top face, which shows over what stands as high
+#: beside it (a range between counters).
+SAMPLE_LEVELS = (1 / 6, 1 / 2, 1.0)
 SAMPLE_SHRINK = 0.7
 
 #: A person's solid by posture: (height as a share of their stature, footprint depth (m)); lying
@@ -297,7 +302,7 @@ def _ccw(ring: np.ndarray) -> np.ndarray:
 @dataclass
 class Entity:
     """Something a frame may show. ``hidden_by_none_of`` names solids that never hide it
-    (itself, what it stands on)."""
+    (itself, what it stands on; :func:`not_hiding` adds what rests on it)."""
 
     kind: str  # object | furniture | person | opening | device
     id: str
@@ -308,6 +313,31 @@ class Entity:
     hidden_by_none_of: tuple[str, ...] = ()
     head: Solid | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+#: What may rest on something (a device mounted on a door or a piece of furniture is part of it).
+RESTING_KINDS = ("object", "person")
+
+
+def resting_on(entities: Iterable[Entity]) -> dict[str, tuple[str, ...]]:
+    """What rests on each entity: the objects and people whose ``hidden_by_none_of`` names it as what they stand,
+    sit or lie on, or lie in (a pan on the range, a resident in bed). None of them hides it either:
+    they cover a little of its surface, yet the rays to its sample points (inside it) mostly pass
+    through its top, where they stand, so they would hide far more of the points than of what shows."""
+    out: dict[str, list[str]] = {}
+    for e in entities:
+        if e.kind not in RESTING_KINDS:
+            continue
+        for host in e.hidden_by_none_of:
+            if host != e.id:
+                out.setdefault(host, []).append(e.id)
+    return {host: tuple(ids) for host, ids in out.items()}
+
+
+def not_hiding(entity: Entity, resting: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The solids that never hide ``entity``: itself, what it rests on, and what rests on it (``resting``,
+    :func:`resting_on` of the frame's entities)."""
+    return entity.hidden_by_none_of + resting.get(entity.id, ())
 
 
 #: A pixel box (x0, y0, x1, y1), x1 and y1 exclusive.
@@ -546,17 +576,28 @@ class _StaticFrame:
                           round(inside_counts[k] / self.counts[k], 4), rounded_position(e.position), e.extra,
                           inside_counts[k]) for k, (e, box) in ((k, self.boxed[k]) for k in self.shown)]
 
-    def seen_now(self, changing: Blocks) -> list[Seen]:
+    def seen_now(self, changing: Blocks, resting: dict[str, list[int]]) -> list[Seen]:
         """The boxed entities with sample points inside the frame, as the frame reports them: the share
         seen is of those points clear of the static occluders and of ``changing`` (the doors shut now,
-        the objects and people)."""
+        the objects and people) but what rests on each (``resting``: owner codes by entity id)."""
         if not self.shown:
             return []
-        clear = np.add.reduceat(self.view.clear_now(changing).astype(np.int64), self.starts).tolist()
+        clear = np.add.reduceat(self.view.clear_now(changing, self._resting_ex(resting)).astype(np.int64),
+                                self.starts).tolist()
         return [Seen(kind, eid, label, rooms, box, area, in_share, round(clear[k] / n_in, 4), position, None,
                      dict(extra))
                 for k, (kind, eid, label, rooms, box, area, in_share, position, extra, n_in)
                 in zip(self.shown, self.reported)]
+
+    def _resting_ex(self, resting: dict[str, list[int]]) -> np.ndarray | None:
+        """Per sample point, the owner codes of what rests on its entity (padded with -2); None where
+        nothing rests on any entity of the frame."""
+        rows = [resting.get(e.id, []) for e, _ in self.boxed]
+        width = max(map(len, rows), default=0)
+        if not width:
+            return None
+        padded = np.array([r + [-2] * (width - len(r)) for r in rows], dtype=np.int64)
+        return np.repeat(padded, self.counts, axis=0)
 
 
 # --- the geometric backend ------------------------------------------------------------------------------
@@ -669,6 +710,7 @@ class GeometricVisibility:
         (:mod:`homeloop.sim.static_visibility`)."""
         hidden = set(hide)
         moving = [*self._object_entities(world), *self._person_entities(world)]
+        resting = resting_on(moving)  # only what moves rests on something
         if static_visibility.CACHED and view in self._prepared.camera_views:
             static = self._prepared.static_frame(view, frozenset(hidden))
             solids = [e.solid for e in moving]
@@ -676,13 +718,14 @@ class GeometricVisibility:
             boxed = [(e, box) for e, box in zip(moving, projection.boxes) if box is not None and e.id not in hidden]
             shut, movable = self._changing(world, moving, projection.ahead, hidden)
             changing = Occlusion(view.origin, Faces.concat([self.leaves[o] for o in shut]), movable)
-            return self._look(world, view, boxed, Either(static.view.occlusion, changing), static.seen_now(changing))
+            fixed = static.seen_now(changing, {eid: [self.code(x) for x in ids] for eid, ids in resting.items()})
+            return self._look(world, view, boxed, Either(static.view.occlusion, changing), resting, fixed)
         entities = [*self.static_entities, *moving]
         stacks = self._stacks([e.solid for e in moving], after_static=True)
         projection = _Projection(view, [e.solid for e in entities], stacks)
         boxed = [(e, box) for e, box in zip(entities, projection.boxes) if box is not None and e.id not in hidden]
         occlusion = Occlusion(view.origin, *self._occluders(world, view, entities, hidden, projection))
-        return self._look(world, view, boxed, occlusion)
+        return self._look(world, view, boxed, occlusion, resting)
 
     def _stacks(self, solids: list[Solid], after_static: bool) -> "list[Stack]":
         """The stacks projecting ``solids`` (what moves), indexed after the static entities' (and joined
@@ -724,13 +767,14 @@ class GeometricVisibility:
         return prepared.faces(shut), Prisms.concat([static, movable])
 
     def _look(self, world: World, view: Viewpoint, boxed: list[tuple[Entity, PixelBox]], occlusion: Blocks,
-              fixed: list[Seen] | None = None) -> Frame:
+              resting: dict[str, tuple[str, ...]], fixed: list[Seen] | None = None) -> Frame:
         """The frame: ``fixed`` (what is known already of the static part), then the ``boxed`` entities
         with samples inside it, and the hazards in view; every sample point of ``boxed`` (bodies, heads)
-        and of the hazards tested in one batch."""
+        and of the hazards tested in one batch (``resting``: what rests on each, :func:`resting_on`)."""
         probes = _Probes()
-        bodies = [probes.add(e.solid.samples(), self._ex(e)) for e, _ in boxed]
-        heads = {i: probes.add(e.head.samples(), self._ex(e)) for i, (e, _) in enumerate(boxed) if e.head is not None}
+        bodies = [probes.add(e.solid.samples(), self._ex(e, resting)) for e, _ in boxed]
+        heads = {i: probes.add(e.head.samples(), self._ex(e, resting))
+                 for i, (e, _) in enumerate(boxed) if e.head is not None}
         hazards = [(h, probes.add(h[3], ())) for h in hazard_points(self, world) if len(h[3])]
         inside, clear = probes.look(view, occlusion)
         counts = probes.counts
@@ -751,9 +795,9 @@ class GeometricVisibility:
                  for (kind, source, rooms, _), h in hazards if inside[h] and clear[h]]
         return Frame(seen, shown)
 
-    def _ex(self, entity: Entity) -> list[int]:
-        """The owner codes of the solids that never hide ``entity``."""
-        return [self.code(x) for x in entity.hidden_by_none_of]
+    def _ex(self, entity: Entity, resting: dict[str, tuple[str, ...]]) -> list[int]:
+        """The owner codes of the solids that never hide ``entity`` (:func:`not_hiding`)."""
+        return [self.code(x) for x in not_hiding(entity, resting)]
 
 
 class _Probes:

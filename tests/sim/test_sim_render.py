@@ -259,6 +259,40 @@ def test_a_pill_box_behind_the_bedside_lamp_is_hidden_in_the_detections_and_the_
     assert verdicts == {"beside": (True, True), "behind": (False, False)}
 
 
+def _range_shares(ep: Episode, views: dict[str, tuple[Viewpoint, str]], range_id: str) -> dict[str, tuple[float, float]]:
+    """The range's unoccluded share in each view, as the frame reports it and as its pixels give it."""
+    shares = {}
+    for name, (view, source) in views.items():
+        shot = capture_view(ep.context, view, source)
+        frame = IdBufferVisibility(Renderer(ep.world)).frame(ep.world, view, (source,))
+        shares[name] = (entity_in(ep, shot, range_id)["unoccluded"],
+                        next(s.unoccluded for s in frame.entities if s.id == range_id))
+    return shares
+
+
+def test_the_pan_on_the_range_hides_none_of_it_in_the_frame_nor_the_pixels(house_home):
+    # What stands on a thing covers a little of its top, yet the rays to its sample points, inside it,
+    # mostly come in through that top: it counts as part of the view of what it stands on.
+    ep = Episode(house_home, "handle_smoke_alarm", seed=0)
+    pan = ep.world.objects_of_class("pan")[0]
+    range_id = pan.placement.furniture
+    cooker = next(f for f in ep.home.furniture if f.id == range_id)
+    switch_lights(ep, pan.placement.room, True)
+    kitchen = agent_camera_in(ep, pan.placement.room)
+    views = {"dome camera": (Viewpoint.of(kitchen), kitchen.id)}
+    for k, turn in enumerate((0.0, 0.5, 1.0)):  # the robot's eye over the range, from its front round to a side
+        yaw = cooker.pose.yaw + turn
+        eye = (pan.x + 1.1 * math.cos(yaw), pan.y + 1.1 * math.sin(yaw), 1.45)
+        views[f"robot {k}"] = (view_at((pan.x, pan.y, cooker.height / 2), eye), "robot_head")
+    with_pan = _range_shares(ep, views, range_id)
+    del ep.world.objects[pan.id]
+    without = _range_shares(ep, views, range_id)
+    assert with_pan == without
+    # and the frame's share agrees with the pixels' where perception draws its line
+    assert all(geometric >= perception.MIN_UNOCCLUDED and drawn >= perception.MIN_UNOCCLUDED
+               for geometric, drawn in with_pan.values())
+
+
 # --- the scene and the rays --------------------------------------------------------------------------------
 
 

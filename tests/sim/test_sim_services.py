@@ -421,3 +421,30 @@ def test_a_solid_on_the_line_of_sight_hides_and_one_beside_it_does_not(start, en
     assert blocked(origin, target[None], ignore, no_walls, Prisms.of([(0, on_line)]))[0]
     assert not blocked(origin, target[None], ignore, no_walls, Prisms.of([(0, beside)]))[0]
     assert not blocked(origin, target[None], np.zeros((1, 1), dtype=np.int64), no_walls, Prisms.of([(0, on_line)]))[0]
+
+
+@settings(max_examples=80, deadline=None)
+@given(x=coordinate, y=coordinate, yaw=st.floats(-math.pi, math.pi), length=st.floats(0.3, 1.2),
+       width=st.floats(0.3, 0.8), height=st.floats(0.3, 1.2), bearing=st.floats(-math.pi, math.pi),
+       away=st.floats(0.4, 3.0), above=st.floats(0.1, 1.5))
+def test_a_thing_walled_in_to_its_top_still_shows_its_top_to_an_eye_above_it(x, y, yaw, length, width, height,
+                                                                            bearing, away, above):
+    # A range between counters as high as it: seen from above, its top shows, and perception's share
+    # of it must too (a third of its sample points lie on its top face).
+    import numpy as np
+
+    from homeloop.sim.occlusion import Faces, Prisms, blocked
+    from homeloop.sim.visibility import SAMPLE_LEVELS, Solid
+
+    thing = Solid.box(x, y, yaw, length, width, 0.0, height)
+    c, s = math.cos(yaw), math.sin(yaw)
+    around = []  # a block against each side, as high as the thing and a metre deep
+    for along, across, size in ((1, 0, (1.0, width)), (-1, 0, (1.0, width)), (0, 1, (length, 1.0)), (0, -1, (length, 1.0))):
+        off = (along * (length + 1.0) / 2, across * (width + 1.0) / 2)
+        around.append((k := len(around) + 1, Solid.box(x + c * off[0] - s * off[1], y + s * off[0] + c * off[1], yaw,
+                                                       *size, 0.0, height)))
+    eye = np.array([x + away * math.cos(bearing), y + away * math.sin(bearing), height + above])
+    points = thing.samples()
+    hidden = blocked(eye, points, np.zeros((len(points), 1), dtype=np.int64), Faces.empty(), Prisms.of(around))
+    assert (~hidden).sum() >= len(points) // len(SAMPLE_LEVELS)
+    assert (~hidden).mean() >= perception.MIN_UNOCCLUDED

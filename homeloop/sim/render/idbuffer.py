@@ -15,8 +15,9 @@ entities, labels and rooms as the geometric backend,
   :data:`COVERAGE_SAMPLES` of them, on an even grid; the same grid is read in
   the id buffer). As in the geometric backend, what an entity stands on or
   lies in (``hidden_by_none_of``: a sofa for the person sitting on it, an open
-  drawer for what is in it) does not hide it: a pixel where such a host is in
-  front of the entity counts as seen;
+  drawer for what is in it) does not hide it, nor does what stands or lies on
+  it (:func:`~homeloop.sim.visibility.resting_on`: the pan on the range): a
+  pixel where such a thing is in front of the entity counts as seen;
 - a person's **head seen** is the same fraction for the head alone;
 - an entity with no pixel seen gets the geometric pixel box of its solid and
   an unoccluded fraction of 0 (perception will not report it).
@@ -50,7 +51,9 @@ from homeloop.sim.visibility import (
     Seen,
     Viewpoint,
     in_frame,
+    not_hiding,
     pixel_box,
+    resting_on,
     rounded_position,
 )
 from homeloop.sim.world import World
@@ -79,7 +82,8 @@ class IdBufferVisibility:
         entities = [e for e in buffers.entities if e.id not in hidden]
         shares, boxes = self._solid_view(view, entities)
         ids = _EntityPixels(renderer, buffers.hits, entities, self._tables)
-        seen = [s for i, e in enumerate(entities) if (s := ids.seen(i, e, shares[i], boxes[i])) is not None]
+        resting = resting_on(entities)
+        seen = [s for i, e in enumerate(entities) if (s := ids.seen(i, e, shares[i], boxes[i], resting)) is not None]
         return Frame(seen, [dict(h) for h in buffers.layers.hazards])
 
     def _solid_view(self, view: Viewpoint, entities: list[Entity]) -> tuple[np.ndarray, list[PixelBox | None]]:
@@ -145,8 +149,9 @@ class _EntityPixels:
                                            width, n)
         self.head_count, _ = _extents([np.where(head[hits.code], self.opaque, -1)], width, n)
 
-    def seen(self, i: int, e: Entity, share_in: float, solid_box: PixelBox | None) -> Seen | None:
-        hosts = [self.index[h] for h in e.hidden_by_none_of if h != e.id and h in self.index]
+    def seen(self, i: int, e: Entity, share_in: float, solid_box: PixelBox | None,
+             resting: dict[str, tuple[str, ...]]) -> Seen | None:
+        hosts = [self.index[h] for h in not_hiding(e, resting) if h != e.id and h in self.index]
         box, unoccluded, head = None, 0.0, None if e.head is None else 0.0
         if self.count[i] or any(self.count[h] > 0 for h in hosts):
             unoccluded, extra = self._unoccluded(i, e.id, None, hosts)
