@@ -324,7 +324,7 @@ class VtMesh:
     def of(data: MeshData) -> "VtMesh":
         pts = np.round(data.points, 5).astype(np.float32)
         return VtMesh(Vt.Vec3fArray.FromNumpy(pts), _int_array(data.counts), _int_array(data.indices),
-                      Vt.Vec3fArray.FromNumpy(np.stack([pts.min(axis=0), pts.max(axis=0)])))
+                      Vt.Vec3fArray.FromNumpy(np.array([pts.min(axis=0), pts.max(axis=0)])))
 
 
 def mesh_attrs(owner: Sdf.PrimSpec, data: MeshData | VtMesh, colour: RGB | None) -> None:
