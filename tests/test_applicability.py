@@ -396,6 +396,39 @@ def test_an_open_window_out_of_reach_fails_closing_up_for_the_bodies_the_referen
                          "of it for body width 0.50 m"]
 
 
+def test_a_watering_can_walled_into_a_corner_of_a_reached_kitchen_is_out_of_reach(catalog, tasks):
+    """The crafted home's watering can stands on the kitchen floor (here lit, so a robot finds it).
+    Shelves walling off the corner it stands in leave the kitchen reached but no floor within reach
+    of the can: every body the reference agent waters the plant with in the plain home is screened
+    out of the walled one, where playing the task fails."""
+    from homeloop.pipeline.verify_pairs import verify_pair
+
+    shelf = catalog.furniture["storage_shelf"]  # 1.0 m wide, 0.4 m deep
+    # x 1.5-1.9 from the south wall to y 5.1, then y 5.1-5.5 to the east wall: the can, at (3.5, 3.0),
+    # lies more than the longest reach (the Spot's, 1.53 m) from the floor outside
+    walls = [*((f"shelf_a{k}", 1.7, y, 0.0) for k, y in enumerate((2.6, 3.6, 4.6))),
+             *((f"shelf_b{k}", x, 5.3, math.pi / 2) for k, x in enumerate((2.0, 3.0, 3.5)))]
+    homes = []
+    for shelves in ([], walls):
+        home = crafted_home()
+        home.devices = [*home.devices, device_from_catalog(catalog.devices["light"], "light_kitchen", "kitchen",
+                                                           Pose(x=2.0, y=4.1, z=2.6))]
+        home.furniture = [*home.furniture, *(furniture_from_catalog(shelf, fid, "kitchen", Pose(x=x, y=y, yaw=yaw))
+                                             for fid, x, y, yaw in shelves)]
+        homes.append(Home.model_validate(home.model_dump()))
+    plain, walled = homes
+    task = tasks["water_the_plants"]
+    watering = [b for b in catalog.robots.values() if verify_pair(plain, task.id, b.id, 0)["passed"]]
+    assert G1D in {b.id for b in watering}
+    for body in watering:
+        assert screen(plain, task, body, catalog).applicable
+        played = verify_pair(walled, task.id, body.id, 0)
+        assert not screen(walled, task, body, catalog).applicable and not played["passed"]
+    assert screen(walled, task, catalog.robots[G1D], catalog).reasons == [
+        "approach:watering can out of reach: no free floor joined to the entrance within 0.88 m of it for body "
+        "width 0.50 m"]
+
+
 def side_points(footprint: list[tuple[float, float]], offset: float) -> list[tuple[float, float]]:
     """A point ``offset`` out from the middle of each side of a convex footprint."""
     cx = sum(x for x, _ in footprint) / len(footprint)

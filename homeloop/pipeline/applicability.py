@@ -17,7 +17,10 @@ task does not apply, each a short machine-friendly string with detail:
   minimum; a pour at the height the robot's pour skill holds the can,
   :func:`homeloop.sim.robot.targets.pour_hand_heights`), ``reach:<what> depth <d> m > horizontal reach <r> m``
 - ``approach:<what> not reachable for body width <w> m``: no free floor in
-  front of any such furniture joins the entrance
+  front of any such furniture joins the entrance; ``approach:<what> out of
+  reach: …``: no free floor joined to the entrance within the body's reach of
+  an object lying on the floor, or of an opening's handle, found as the robot
+  finds where to stand when it approaches
 - ``passage:<role> not reachable for body width <w> m (<door> <width> m)``:
   the narrowest door into the role's rooms in brackets.
 
@@ -76,7 +79,7 @@ from homeloop.core.io import write_parquet
 from homeloop.sim.dynamics.smoke import rooms_reached
 from homeloop.sim.robot.body import reach_radius
 from homeloop.sim.robot.reach import ReachError, Target, stand_spot
-from homeloop.sim.robot.targets import opening_target, pour_hand_heights
+from homeloop.sim.robot.targets import object_target, opening_target, pour_hand_heights
 from homeloop.sim.roles import Roles, ScenarioError, room_fills
 from homeloop.sim.world import World
 
@@ -478,8 +481,9 @@ def _object_place_reasons(facts: HomeFacts, demand: ReachDemand, robot: RobotEnt
         found = _grasp_reasons(demand, base, depth, robot, catalog)
         if host is not None and not facts.approachable(host, robot.clearance_width):
             found.append(_approach_reason(demand, robot))
-        elif host is None and loc.room not in facts.reachable(robot.clearance_width):
-            found.append(_approach_reason(demand, robot))
+        elif host is None and not found and not facts.stands_to_reach(object_target(facts.world(), obj.id), robot):
+            # on the floor: a room reached is not enough (furniture may wall off the corner it lies in)
+            found.append(_out_of_reach_reason(demand, robot))
         if best is None or len(found) < len(best):
             best = found
         if not found:
@@ -500,8 +504,12 @@ def _opening_reach_reasons(facts: HomeFacts, demand: ReachDemand, scenario: str,
         return [height]
     if facts.stands_to_reach(target, robot):
         return []
-    return [f"approach:{demand.label} out of reach: no free floor joined to the entrance within "
-            f"{_m(reach_radius(robot))} m of it for body width {_m(robot.clearance_width)} m"]
+    return [_out_of_reach_reason(demand, robot)]
+
+
+def _out_of_reach_reason(demand: ReachDemand, robot: RobotEntry) -> str:
+    return (f"approach:{demand.label} out of reach: no free floor joined to the entrance within "
+            f"{_m(reach_radius(robot))} m of it for body width {_m(robot.clearance_width)} m")
 
 
 def _reach_reasons(facts: HomeFacts, task: Task, robot: RobotEntry, catalog: Catalog) -> list[str]:
