@@ -320,9 +320,9 @@ RESTING_KINDS = ("object", "person")
 
 
 def resting_on(entities: Iterable[Entity]) -> dict[str, tuple[str, ...]]:
-    """What rests on each entity: the objects and people whose ``hidden_by_none_of`` names it as what they stand,
-    sit or lie on, or lie in (a pan on the range, a resident in bed). None of them hides it either:
-    they cover a little of its surface, yet the rays to its sample points (inside it) mostly pass
+    """What rests on each entity: the objects and people whose ``hidden_by_none_of`` names it as what
+    they stand, sit or lie on, or lie in (a pan on the range, a resident in bed). None of them hides
+    it either: they cover a little of its surface, yet the rays to its sample points mostly pass
     through its top, where they stand, so they would hide far more of the points than of what shows."""
     out: dict[str, list[str]] = {}
     for e in entities:

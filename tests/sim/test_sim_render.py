@@ -259,7 +259,8 @@ def test_a_pill_box_behind_the_bedside_lamp_is_hidden_in_the_detections_and_the_
     assert verdicts == {"beside": (True, True), "behind": (False, False)}
 
 
-def _range_shares(ep: Episode, views: dict[str, tuple[Viewpoint, str]], range_id: str) -> dict[str, tuple[float, float]]:
+def _range_shares(ep: Episode, views: dict[str, tuple[Viewpoint, str]],
+                  range_id: str) -> dict[str, tuple[float, float]]:
     """The range's unoccluded share in each view, as the frame reports it and as its pixels give it."""
     shares = {}
     for name, (view, source) in views.items():

@@ -439,10 +439,11 @@ def test_a_thing_walled_in_to_its_top_still_shows_its_top_to_an_eye_above_it(x, 
     thing = Solid.box(x, y, yaw, length, width, 0.0, height)
     c, s = math.cos(yaw), math.sin(yaw)
     around = []  # a block against each side, as high as the thing and a metre deep
-    for along, across, size in ((1, 0, (1.0, width)), (-1, 0, (1.0, width)), (0, 1, (length, 1.0)), (0, -1, (length, 1.0))):
+    sides = ((1, 0, (1.0, width)), (-1, 0, (1.0, width)), (0, 1, (length, 1.0)), (0, -1, (length, 1.0)))
+    for k, (along, across, size) in enumerate(sides, start=1):
         off = (along * (length + 1.0) / 2, across * (width + 1.0) / 2)
-        around.append((k := len(around) + 1, Solid.box(x + c * off[0] - s * off[1], y + s * off[0] + c * off[1], yaw,
-                                                       *size, 0.0, height)))
+        centre = (x + c * off[0] - s * off[1], y + s * off[0] + c * off[1])
+        around.append((k, Solid.box(*centre, yaw, *size, 0.0, height)))
     eye = np.array([x + away * math.cos(bearing), y + away * math.sin(bearing), height + above])
     points = thing.samples()
     hidden = blocked(eye, points, np.zeros((len(points), 1), dtype=np.int64), Faces.empty(), Prisms.of(around))
