@@ -556,9 +556,7 @@ class _StaticFrame:
         self.counts = [len(p) for p in samples]
         points = np.vstack(samples) if samples else np.zeros((0, 3))
         width = max((len(e.hidden_by_none_of) for e, _ in self.boxed), default=1)
-        rows = np.array([[codes.get(x, -2) for x in e.hidden_by_none_of] + [-2] * (width - len(e.hidden_by_none_of))
-                         for e, _ in self.boxed], dtype=np.int64).reshape(len(self.boxed), width)
-        ex = np.repeat(rows, self.counts, axis=0)
+        ex = _per_point([[codes.get(x, -2) for x in e.hidden_by_none_of] for e, _ in self.boxed], self.counts, width)
         faces = Faces.concat([prepared.walls, prepared.opening_pieces])
         inside = in_frame(view, points)
         arrays = [view.origin, faces.a, faces.b, faces.z0, faces.z1, faces.owner, prisms.normal, prisms.offset,
@@ -592,12 +590,11 @@ class _StaticFrame:
     def _resting_ex(self, resting: dict[str, list[int]]) -> np.ndarray | None:
         """Per sample point, the owner codes of what rests on its entity (padded with -2); None where
         nothing rests on any entity of the frame."""
+        if not resting:
+            return None
         rows = [resting.get(e.id, []) for e, _ in self.boxed]
         width = max(map(len, rows), default=0)
-        if not width:
-            return None
-        padded = np.array([r + [-2] * (width - len(r)) for r in rows], dtype=np.int64)
-        return np.repeat(padded, self.counts, axis=0)
+        return _per_point(rows, self.counts, width) if width else None
 
 
 # --- the geometric backend ------------------------------------------------------------------------------
@@ -821,9 +818,7 @@ class _Probes:
         if not self.points:
             return [], []
         points = np.vstack(self.points)
-        width = max(1, max(len(x) for x in self.ex))
-        rows = np.array([x + [-2] * (width - len(x)) for x in self.ex], dtype=np.int64)
-        ex = np.repeat(rows, self.counts, axis=0)
+        ex = _per_point(self.ex, self.counts, max(1, max(len(x) for x in self.ex)))
         inside = in_frame(view, points)
         clear = np.zeros(len(points), dtype=bool)
         rays = np.flatnonzero(inside)
@@ -831,6 +826,13 @@ class _Probes:
         starts = np.cumsum([0, *self.counts[:-1]])
         return (np.add.reduceat(inside.astype(np.int64), starts).tolist(),
                 np.add.reduceat(clear.astype(np.int64), starts).tolist())
+
+
+def _per_point(rows: list[list[int]], counts: list[int], width: int) -> np.ndarray:
+    """Each group's owner codes, padded with -2 (no owner) to ``width``, repeated for each of its
+    ``counts`` sample points: the owners each ray ignores (:func:`~homeloop.sim.occlusion.blocked`)."""
+    padded = np.array([r + [-2] * (width - len(r)) for r in rows], dtype=np.int64).reshape(len(rows), width)
+    return np.repeat(padded, counts, axis=0)
 
 
 class _Projection:
