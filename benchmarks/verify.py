@@ -12,7 +12,9 @@ and the whole stage on a local Dask cluster.
    sets it). Prints the median and 90th percentile of wall and CPU time per
    episode, the share that passed, and the stage's time for every screened pair
    of the build extrapolated from the mean (one core, and ``--workers`` cores as if
-   they did not slow each other: ``--scaling`` measures how far they do).
+   they did not slow each other: ``--scaling`` measures how far they do). With ``--by-task``,
+   a table follows: each task's episodes, CPU median, p90 and mean, its share of all
+   the episodes' CPU and its share passed, costliest first (the tasks that set the p90).
 2. **The whole stage.** ``--stage-homes`` homes (their every pair) through the
    stage's own partitions on a local Dask cluster of ``--workers`` processes,
    into a scratch folder (the build is not written to). Prints the wall time,
@@ -126,6 +128,22 @@ def report_episodes(timed: pd.DataFrame, total: int, workers: int) -> None:
               f"{core_s / 60 / workers:,.1f} min on {workers}")
 
 
+def report_tasks(timed: pd.DataFrame) -> None:
+    """Print part 1's figures by task, costliest in all first."""
+    by_task = timed.groupby("task")
+    table = pd.DataFrame({
+        "episodes": by_task.size(),
+        "cpu_median_ms": by_task["cpu_s"].median() * 1000,
+        "cpu_p90_ms": by_task["cpu_s"].quantile(0.9) * 1000,
+        "cpu_mean_ms": by_task["cpu_s"].mean() * 1000,
+        "cpu_share": by_task["cpu_s"].sum() / timed["cpu_s"].sum(),
+        "passed": by_task["passed"].mean(),
+    }).sort_values("cpu_share", ascending=False)
+    print(table.to_string(formatters={"cpu_median_ms": "{:,.1f}".format, "cpu_p90_ms": "{:,.1f}".format,
+                                      "cpu_mean_ms": "{:,.1f}".format, "cpu_share": "{:.1%}".format,
+                                      "passed": "{:.0%}".format}))
+
+
 def ms(values: pd.Series, q: float) -> str:
     return f"{np.percentile(values, q) * 1000:,.0f} ms"
 
@@ -135,6 +153,7 @@ def main() -> int:
     parser.add_argument("--build", type=Path, default=Path("outputs/default"))
     parser.add_argument("--robot", default=DEFAULT_ROBOT)
     parser.add_argument("--pairs", type=int, default=1000, help="pairs timed one by one (whole homes; 0: skip)")
+    parser.add_argument("--by-task", action="store_true", help="part 1's figures by task too (see above)")
     parser.add_argument("--stage-homes", type=int, default=100, help="homes the whole stage is timed over (0: skip)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--scaling", action="store_true",
@@ -156,7 +175,10 @@ def main() -> int:
     total = len(pairs)
     print(f"{args.build}: {total:,} screened pairs for {args.robot} in {pairs['home'].nunique():,} homes")
     if args.pairs > 0:
-        report_episodes(time_episodes(args.build, pairs, args.pairs, args.seed), total, args.workers)
+        timed = time_episodes(args.build, pairs, args.pairs, args.seed)
+        report_episodes(timed, total, args.workers)
+        if args.by_task:
+            report_tasks(timed)
     if args.stage_homes:
         alone = time_stage(args.build, pairs, args.stage_homes, 1, args.seed) if args.scaling else None
         wall, played = time_stage(args.build, pairs, args.stage_homes, args.workers, args.seed)
