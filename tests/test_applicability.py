@@ -104,7 +104,7 @@ def crafted_home(home_id: str = "crafted", *, laundry_door: float = 0.9, drop: t
         on("pan_1", "pan", "range_1", "cooktop"),
         object_from_catalog(cat.objects["watering_can"], "can_1", ObjectLocation(kind="floor", room="kitchen"),
                             Pose(x=3.5, y=3.0)),
-        on("mug_1", "mug", "coffee_table_1", "top"),
+        on("mug_1", "mug", "nightstand_1", "top"),  # put_away asks for it on the coffee table
         on("glasses_1", "glasses", "nightstand_1", "top"),
         on("pills_red", "pill_box_red", "nightstand_1", "top"),
         on("pills_blue", "pill_box_blue", "nightstand_1", "top"),
@@ -125,6 +125,7 @@ def crafted_home(home_id: str = "crafted", *, laundry_door: float = 0.9, drop: t
         device_from_catalog(D["contact_sensor"], "contact_window", "living", Pose(x=6.5, y=6.1, z=1.5),
                             mounted_on="window_living", monitors=["window_living"]),
         device_from_catalog(D["light"], "light_living", "living", Pose(x=6.5, y=4.1, z=2.6)),
+        device_from_catalog(D["light"], "light_bedroom", "bedroom", Pose(x=11.0, y=4.1, z=2.6)),
         device_from_catalog(D["soil_moisture_sensor"], "soil_1", "living", Pose(x=8.5, y=5.5, z=0.7),
                             mounted_on="plant_1", monitors=["plant_1"]),
         device_from_catalog(D["fall_watch"], "watch_1", None, Pose(x=0.0, y=0.0)),
@@ -259,7 +260,7 @@ def test_missing_furniture(catalog, tasks, drop, reason, expected):
 @pytest.mark.parametrize("drop, reason, expected", [
     ("glasses_1", "missing_object:glasses", {"find_my_glasses"}),
     ("pills_red", "missing_object:pill_box_red/pill_box_blue/pill_box_white", {"fetch_medicine"}),
-    ("mug_1", "missing_object:mug", {"put_away"}),
+    ("mug_1", "missing_object:mug(not on coffee_table)", {"put_away"}),
     ("can_1", "missing_object:watering_can", {"water_the_plants", "watering_can_spill"}),
     ("pan_1", "missing_object:pan", {"handle_smoke_alarm", "kitchen_fire_emergency", "smoke_while_cooking",
                                      "smoke_sensor_fault", "kitchen_fire_with_delivery",
@@ -281,6 +282,28 @@ def test_objects_on_a_desk_count_like_on_a_nightstand(catalog, tasks):
             o["pose"]["z"] = 0.75
     home = Home.model_validate(data)
     assert _failing(home, tasks, catalog.robots[G1D], catalog) == {}
+
+
+def test_a_mug_already_on_the_coffee_table_rules_put_away_out_where_doing_nothing_passes(catalog, tasks):
+    """put_away asks for the mug on the coffee table. Where the home leaves it there, an agent doing
+    nothing passes, so the screening rules the pair out; with the mug elsewhere, doing nothing fails."""
+    from homeloop.bench import runner
+
+    def do_nothing(home: Home) -> bool:
+        return runner.play(home, "put_away", G1D, 0, runner.Flags((), images=False), "do-nothing", {}).passed
+
+    plain = crafted_home()
+    table = plain.furniture_item("coffee_table_1")
+    data = plain.model_dump(by_alias=True)
+    mug = next(o for o in data["objects"] if o["id"] == "mug_1")
+    mug["location"].update(room="living", furniture=table.id, name="top")
+    mug["pose"].update(x=table.pose.x, y=table.pose.y, z=table.surface("top").height)
+    on_table = Home.model_validate(data)
+    assert _failing(on_table, tasks, catalog.robots[G1D], catalog) == {
+        "put_away": ["missing_object:mug(not on coffee_table)"]}
+    assert do_nothing(on_table)
+    assert "put_away" not in _failing(plain, tasks, catalog.robots[G1D], catalog)
+    assert not do_nothing(plain)
 
 
 def test_missing_plant_fails_only_watering(catalog, tasks):

@@ -142,15 +142,17 @@ def test_alert_groups_are_the_tasks_that_name_them() -> None:
     assert groups == expected
 
 
-def test_applicability_table_names_each_tasks_rooms_and_devices() -> None:
+def test_applicability_table_names_each_tasks_rooms_devices_furniture_and_objects() -> None:
     rows = by_id(table(page("tasks.md"), "task", "rooms", "devices", "furniture", "objects", "robot must"))
     tasks = load_tasks()
     assert list(rows) == list(tasks)
     for task_id, task in tasks.items():
-        _, rooms, devices, furniture, _objects, _robot = rows[task_id]
+        _, rooms, devices, furniture, objects, _robot = rows[task_id]
         assert words(rooms) == list(task.requires.rooms), task_id
         assert [d.split("(")[0] for d in words(devices)] == [d.type for d in task.requires.devices], task_id
         assert [f.split("(")[0] for f in words(furniture)] == [f.semantic_class for f in task.requires.furniture]
+        assert words(objects) == [o.describe() + " (scenario)" * (o.source == "scenario")
+                                  for o in task.requires.objects], task_id
 
 
 # --- catalog -----------------------------------------------------------------------------

@@ -222,6 +222,22 @@ def test_the_house_lacks_no_possession(house, catalog):
         assert set(p.items) <= present, p.id
 
 
+def test_no_home_leaves_the_mug_where_put_away_asks_for_it(generated, house, catalog):
+    """put_away asks for the mug on a coffee table: a home that left it there would be passed by doing
+    nothing. The house and generated homes leave it elsewhere, on a host every home has."""
+    from homeloop.sim.task import load_tasks
+
+    (need,) = [o for o in load_tasks()["put_away"].requires.objects if o.not_on is not None]
+    homes = [house] + [r.home for i, plan in enumerate(generated[:12])
+                       if (r := furnish(plan, catalog, np.random.default_rng([1, i]))).ok]
+    assert len(homes) > 6
+    for home in homes:
+        mugs = [o for o in home.objects if o.semantic_class == need.semantic_class]
+        assert mugs, home.home_id
+        hosts = {home.furniture_item(o.location.furniture).semantic_class for o in mugs if o.location.furniture}
+        assert need.not_on not in hosts, home.home_id
+
+
 def test_a_home_lacks_the_items_of_every_possession_it_does_not_draw(generated, catalog):
     """The furnishing generator's first draws decide what the household lacks; none of those
     items is placed, and the home furnishes without them."""

@@ -81,6 +81,7 @@ from homeloop.sim.robot.body import reach_radius
 from homeloop.sim.robot.reach import ReachError, Target, stand_spot
 from homeloop.sim.robot.targets import object_target, opening_target, pour_hand_heights
 from homeloop.sim.roles import Roles, ScenarioError, room_fills
+from homeloop.sim.scenario import load_scenario
 from homeloop.sim.world import World
 
 #: Separator of reasons in the ``reasons`` column.
@@ -156,6 +157,7 @@ class HomeFacts:
         self._static: dict[str, list[str]] = {}
         self._spread: dict[tuple[str, str], set[str]] = {}
         self._openings: dict[tuple[str, str], str | None] = {}
+        self._moved: dict[str, frozenset[str]] = {}
         self._world: World | None = None
         self._stood: dict[str, list[tuple[float, float, bool]]] = {}
 
@@ -230,6 +232,23 @@ class HomeFacts:
             except ScenarioError:
                 self._openings[key] = None
         return self._openings[key]
+
+    def moved_objects(self, task: Task) -> frozenset[str]:
+        """The ids of the home's objects that ``task``'s scenario puts somewhere else (``at``, ``onto_any``):
+        where the home has them is not where the robot finds them. Cached by task."""
+        moved = self._moved.get(task.id)
+        if moved is None:
+            scenario = load_scenario(task.scenario).merged(task.scenario_additions)
+            roles = Roles(self.home, task.scenario)
+            ids: set[str] = set()
+            for spec in scenario.objects:
+                if spec.object is not None and (spec.at is not None or spec.onto_any):
+                    try:
+                        ids.update(o.id for o in roles.objects(spec.object))
+                    except ScenarioError:
+                        continue  # the home has none: reported as a missing object
+            moved = self._moved[task.id] = frozenset(ids)
+        return moved
 
     def world(self) -> World:
         """The home as an episode starts it (every opening shut), for the robot's own reach tests."""
@@ -369,6 +388,8 @@ def _static_reasons(facts: HomeFacts, task: Task) -> list[str]:
         items = facts.objects_by_class.get(o.semantic_class, [])
         if o.room is not None:
             items = [i for i in items if i.location.room in facts.role_rooms[o.room]]
+        if o.not_on is not None:
+            items = [i for i in items if facts.kind_of.get(i.location.furniture or "") != o.not_on]
         present = {i.catalog_id for i in items}
         if not items or any(cid not in present for cid in o.catalog_ids):
             reasons.append(f"missing_object:{o.describe()}")
@@ -465,9 +486,15 @@ def _approach_reason(demand: ReachDemand, robot: RobotEntry) -> str:
     return f"approach:{demand.label} not reachable for body width {_m(robot.clearance_width)} m"
 
 
-def _object_place_reasons(facts: HomeFacts, demand: ReachDemand, robot: RobotEntry, catalog: Catalog) -> list[str]:
-    """Reach to wherever the home's object lies (on a surface, in a container, on the floor)."""
+def _object_place_reasons(facts: HomeFacts, demand: ReachDemand, task: Task, robot: RobotEntry,
+                          catalog: Catalog) -> list[str]:
+    """Reach to wherever the home's object lies (on a surface, in a container, on the floor). An object
+    on the floor, or one the task picks where the scenario leaves it, needs somewhere to stand within
+    hand's reach of it; otherwise its host approached is enough (the scenario's seed picks where a
+    moved one lies; one only looked at is seen from beside its host)."""
     best: list[str] | None = None
+    picked = any(p.object == demand.object for p in task.requires.robot.pick)
+    moved = facts.moved_objects(task)
     for obj in sorted((o for o in facts.home.objects if o.catalog_id == demand.at_object), key=lambda o: o.id):
         loc = obj.location
         host = facts.furniture.get(loc.furniture or "")
@@ -481,8 +508,10 @@ def _object_place_reasons(facts: HomeFacts, demand: ReachDemand, robot: RobotEnt
         found = _grasp_reasons(demand, base, depth, robot, catalog)
         if host is not None and not facts.approachable(host, robot.clearance_width):
             found.append(_approach_reason(demand, robot))
-        elif host is None and not found and not facts.stands_to_reach(object_target(facts.world(), obj.id), robot):
-            # on the floor: a room reached is not enough (furniture may wall off the corner it lies in)
+        elif (not found and (host is None or (picked and obj.id not in moved))
+              and not facts.stands_to_reach(object_target(facts.world(), obj.id), robot)):
+            # a room reached, or a host approached, is not enough: furniture may wall off the corner
+            # the object lies in, or the hand fall short of it from the host's free side
             found.append(_out_of_reach_reason(demand, robot))
         if best is None or len(found) < len(best):
             best = found
@@ -520,7 +549,7 @@ def _reach_reasons(facts: HomeFacts, task: Task, robot: RobotEntry, catalog: Cat
             reasons.extend(_grasp_reasons(demand, 0.0, None, robot, catalog))
             continue
         if demand.at_object is not None:
-            reasons.extend(_object_place_reasons(facts, demand, robot, catalog))
+            reasons.extend(_object_place_reasons(facts, demand, task, robot, catalog))
             continue
         if demand.opening is not None:
             reasons.extend(_opening_reach_reasons(facts, demand, task.scenario, robot))

@@ -222,11 +222,15 @@ class ObjectRequirement(TaskModel):
     source: Literal["home", "scenario"] = Field(
         description="home: the home file must hold it; scenario: the task's scenario brings it")
     room: str | None = Field(default=None, description="home objects: a room role it must be in")
+    not_on: str | None = Field(default=None, description=(
+        "home objects: a furniture class it must not lie on (where the task asks it put: there, doing "
+        "nothing would pass)"))
     note: str | None = None
 
     def describe(self) -> str:
         what = "/".join(self.catalog_ids) if self.catalog_ids else self.semantic_class
-        return f"{what}(in {self.room})" if self.room else what
+        where = [f"in {self.room}"] * bool(self.room) + [f"not on {self.not_on}"] * bool(self.not_on)
+        return f"{what}({', '.join(where)})" if where else what
 
 
 class PickDemand(TaskModel):

@@ -37,8 +37,9 @@ class TaskObject:
 TASK_OBJECTS: tuple[TaskObject, ...] = (
     TaskObject(("pan",), hosts=(("range", "surface", "cooktop"),)),
     TaskObject(("watering_can",), floor_in=("KITCHEN", "KITCHEN_DINING")),
-    TaskObject(("mug",), hosts=(("coffee_table", "surface", "top"), ("desk", "surface", "top"),
-                                ("dining_table", "surface", "top"))),
+    # put_away asks for the mug on the coffee table, so it is left elsewhere (the house leaves it on a desk)
+    TaskObject(("mug",), hosts=(("desk", "surface", "top"), ("dining_table", "surface", "top"),
+                                ("nightstand", "surface", "top"), ("side_table", "surface", "top"))),
     TaskObject(("glasses",), hosts=(("nightstand", "surface", "top"), ("desk", "surface", "top"),
                                     ("tv_unit", "surface", "top"))),
     TaskObject(("pill_box_red", "pill_box_blue", "pill_box_white"),
