@@ -126,6 +126,7 @@ def crafted_home(home_id: str = "crafted", *, laundry_door: float = 0.9, drop: t
                             mounted_on="window_living", monitors=["window_living"]),
         device_from_catalog(D["light"], "light_living", "living", Pose(x=6.5, y=4.1, z=2.6)),
         device_from_catalog(D["light"], "light_bedroom", "bedroom", Pose(x=11.0, y=4.1, z=2.6)),
+        device_from_catalog(D["light"], "light_kitchen", "kitchen", Pose(x=2.0, y=4.1, z=2.6)),
         device_from_catalog(D["soil_moisture_sensor"], "soil_1", "living", Pose(x=8.5, y=5.5, z=0.7),
                             mounted_on="plant_1", monitors=["plant_1"]),
         device_from_catalog(D["fall_watch"], "watch_1", None, Pose(x=0.0, y=0.0)),
@@ -216,8 +217,6 @@ def _smoke_sensor_moved(room: str, x: float, y: float, *, kitchen_open_to_living
                       for r in home.rooms]
     sensor = home.device("smoke_kitchen")
     sensor.room, sensor.pose, sensor.monitors = room, Pose(x=x, y=y, z=2.6), ["kitchen", "range_1"]
-    home.devices.append(device_from_catalog(load_catalog().devices["light"], "light_kitchen", "kitchen",
-                                            Pose(x=2.0, y=4.1, z=2.6)))
     return Home.model_validate(home.model_dump())
 
 
@@ -434,8 +433,6 @@ def test_a_watering_can_walled_into_a_corner_of_a_reached_kitchen_is_out_of_reac
     homes = []
     for shelves in ([], walls):
         home = crafted_home()
-        home.devices = [*home.devices, device_from_catalog(catalog.devices["light"], "light_kitchen", "kitchen",
-                                                           Pose(x=2.0, y=4.1, z=2.6))]
         home.furniture = [*home.furniture, *(furniture_from_catalog(shelf, fid, "kitchen", Pose(x=x, y=y, yaw=yaw))
                                              for fid, x, y, yaw in shelves)]
         homes.append(Home.model_validate(home.model_dump()))

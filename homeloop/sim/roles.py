@@ -349,12 +349,18 @@ class Roles:
         except (ValueError, ScenarioError):
             rooms = set()
         if not rooms:
-            names = {r.id: r.name for r in self.home.rooms}
-            listed = ", ".join(f"{d.id} ({names.get(d.room or '', d.room)})" for d in cameras) or "none"
-            raise ScenarioError(f"scenario {self.scenario!r}: camera {role!r} names no room of home "
-                                f"{self.home.home_id}; give 'camera in <room role>' (room roles: "
-                                f"{', '.join(ALL_ROOM_ROLES)}); the home's cameras: {listed}")
+            raise self.camera_error(role, "names no room")
         return [d for d in cameras if d.room in rooms]
+
+    def camera_error(self, role: str, why: str) -> ScenarioError:
+        """One line: the withheld camera ``role`` is not one of this home, ``why``, the forms a
+        scenario may give and the home's cameras."""
+        names = {r.id: r.name for r in self.home.rooms}
+        listed = ", ".join(f"{d.id} ({names.get(d.room or '', d.room)})" for d in self.home.devices
+                           if d.type == "dome_camera") or "none"
+        return ScenarioError(f"scenario {self.scenario!r}: camera {role!r} {why} of home {self.home.home_id}; "
+                             f"give 'camera in <room role>' (room roles: {', '.join(ALL_ROOM_ROLES)}) or "
+                             f"'camera seeing <a person, furniture or object>'; the home's cameras: {listed}")
 
     def _lamp(self, spec: RoleSpec) -> Device:
         lights = [d for d in self.home.devices if d.type == "light"]

@@ -32,8 +32,11 @@ the same pieces). Format, every key optional unless marked::
       - {kind: appliance_cycle, device: dryer, seconds: 30}
     faults:                             # a reading replaced from from_s (until until_s)
       - {device: smoke_sensor near range, field: smoke_detected, value: true, from_s: 20}
-    withheld_cameras: [camera in kitchen]   # every camera in the room offline: the robot must go and
-                                        # look (a room with none: nothing to withhold; no such room: an error)
+    withheld_cameras: [camera in kitchen, camera seeing range]   # offline: the robot must go and look.
+                                        # `in`: every camera in the room (a room with none: nothing to
+                                        # withhold; no such room: an error); `seeing` a person, furniture
+                                        # or object: every camera of the agent's that would show it as set
+                                        # up, through a door or a window too (light and privacy aside)
     openings:                           # initial states
       - {opening: front_door, open: false, locked: true}
     devices:                            # initial field values
@@ -203,11 +206,30 @@ class _Setup:
         for fault in self.s.faults:
             actions += self.fault(fault)
         for role in self.s.withheld_cameras:
-            for camera in self.roles.cameras_in(role):  # none there: nothing to withhold
-                self.world.devices[camera.id].online = False
+            for camera_id in self.withheld(role):  # none there: nothing to withhold
+                self.world.devices[camera_id].online = False
         if robot is not None:
             self.place_robot(robot)
         self.world.module(Timeline).load(actions)
+
+    def withheld(self, role: str) -> list[str]:
+        """The cameras ``camera in <room role>`` names (:meth:`Roles.cameras_in`), or ``camera seeing
+        <role>``: those that would show the person, furniture or object filling the role, everyone
+        and everything set up before them (:func:`~homeloop.sim.services.cameras.cameras_showing`)."""
+        from homeloop.sim.services.cameras import cameras_showing
+
+        name, _, seen = role.partition(" seeing ")
+        if not seen or name not in ("camera", "dome_camera"):
+            return [c.id for c in self.roles.cameras_in(role)]
+        if seen in self.world.people:
+            return cameras_showing(self.world, seen)
+        try:
+            thing = self.roles.thing(seen)
+        except ScenarioError:
+            thing = None
+        if not isinstance(thing, (Furniture, HomeObject)):
+            raise self.roles.camera_error(role, "sees no person, furniture or object")
+        return cameras_showing(self.world, thing.id)
 
     # --- devices and openings ----------------------------------------------------------------
 

@@ -464,6 +464,9 @@ class _Prepared:
             hit = self._static_frames[key] = _StaticFrame(self, view, hidden)
         return hit
 
+    def has_static_frame(self, view: Viewpoint, hidden: frozenset[str]) -> bool:
+        return (view, hidden) in self._static_frames
+
     def code(self, entity_id: str) -> int:
         return self.codes.setdefault(entity_id, len(self.codes))
 
@@ -619,6 +622,12 @@ class GeometricVisibility:
         # the stacks projecting what moves, alone (False) or after the static entities (True), and their solids
         self._kept_stacks: dict[bool, tuple[list[Solid], list[Stack]]] = {}
 
+    @property
+    def static_part(self) -> object:
+        """The home's static part as prepared (one object while the home reads the same): what a
+        cache of answers about the static part alone is held by."""
+        return self._prepared
+
     def code(self, entity_id: str) -> int:
         """A small integer naming a solid (occluder owners are compared as integers)."""
         return self._codes.setdefault(entity_id, len(self._codes))
@@ -709,13 +718,9 @@ class GeometricVisibility:
         moving = [*self._object_entities(world), *self._person_entities(world)]
         resting = resting_on(moving)  # only what moves rests on something
         if static_visibility.CACHED and view in self._prepared.camera_views:
-            static = self._prepared.static_frame(view, frozenset(hidden))
-            solids = [e.solid for e in moving]
-            projection = _Projection(view, solids, self._stacks(solids, after_static=False))
-            boxed = [(e, box) for e, box in zip(moving, projection.boxes) if box is not None and e.id not in hidden]
-            shut, movable = self._changing(world, moving, projection.ahead, hidden)
-            changing = Occlusion(view.origin, Faces.concat([self.leaves[o] for o in shut]), movable)
-            fixed = static.seen_now(changing, {eid: [self.code(x) for x in ids] for eid, ids in resting.items()})
+            static, boxes, changing = self._kept_view(world, view, moving, hidden)
+            boxed = [(e, box) for e, box in zip(moving, boxes) if box is not None and e.id not in hidden]
+            fixed = static.seen_now(changing, self._resting_codes(resting))
             return self._look(world, view, boxed, Either(static.view.occlusion, changing), resting, fixed)
         entities = [*self.static_entities, *moving]
         stacks = self._stacks([e.solid for e in moving], after_static=True)
@@ -723,6 +728,51 @@ class GeometricVisibility:
         boxed = [(e, box) for e, box in zip(entities, projection.boxes) if box is not None and e.id not in hidden]
         occlusion = Occlusion(view.origin, *self._occluders(world, view, entities, hidden, projection))
         return self._look(world, view, boxed, occlusion, resting)
+
+    def seen(self, world: World, view: Viewpoint, entity_id: str, hide: Iterable[str] = (), *,
+             still: bool = False) -> Seen | None:
+        """What :meth:`frame` would report of one entity, or None where it would not show it: the
+        same rule, with that entity's samples alone tested (no other moving entity's, no hazards'),
+        from a house camera's kept view of the static part where a frame has made it already (making
+        one for a single entity costs more than testing the entity against everything). ``still``:
+        of a static entity, with the objects and people left out (they neither show nor hide)."""
+        hidden = set(hide)
+        moving = [] if still else [*self._object_entities(world), *self._person_entities(world)]
+        entities = [*self.static_entities, *moving]
+        index = next((i for i, e in enumerate(entities) if e.id == entity_id), -1)
+        n = len(self.static_entities)
+        if index < 0 or entity_id in hidden or pixel_box(view, entities[index].solid) is None:
+            return None  # (out of the picture: nothing else need be projected)
+        target = entities[index]
+        resting = resting_on(moving)
+        if static_visibility.CACHED and self._prepared.has_static_frame(view, frozenset(hidden)):
+            static, boxes, changing = self._kept_view(world, view, moving, hidden)
+            if index < n:
+                return next((s for s in static.seen_now(changing, self._resting_codes(resting)) if s.id == entity_id),
+                            None)
+            occlusion: Blocks = Either(static.view.occlusion, changing)
+            box = boxes[index - n]
+        else:
+            projection = _Projection(view, [e.solid for e in entities], self._stacks([e.solid for e in moving], True))
+            box = projection.boxes[index]
+            occlusion = Occlusion(view.origin, *self._occluders(world, view, entities, hidden, projection))
+        if box is None:
+            return None
+        shown = self._look(world, view, [(target, box)], occlusion, resting, hazards=False)
+        return shown.entities[0] if shown.entities else None
+
+    def _kept_view(self, world: World, view: Viewpoint, moving: list[Entity],
+                   hidden: set[str]) -> tuple[_StaticFrame, list[PixelBox | None], Occlusion]:
+        """A house camera's kept view of the static part, the boxes of what moves, and what may hide
+        something now besides the static part (shut doors, objects and people ahead of the camera)."""
+        static = self._prepared.static_frame(view, frozenset(hidden))
+        solids = [e.solid for e in moving]
+        projection = _Projection(view, solids, self._stacks(solids, after_static=False))
+        shut, movable = self._changing(world, moving, projection.ahead, hidden)
+        return static, projection.boxes, Occlusion(view.origin, Faces.concat([self.leaves[o] for o in shut]), movable)
+
+    def _resting_codes(self, resting: dict[str, tuple[str, ...]]) -> dict[str, list[int]]:
+        return {eid: [self.code(x) for x in ids] for eid, ids in resting.items()}
 
     def _stacks(self, solids: list[Solid], after_static: bool) -> "list[Stack]":
         """The stacks projecting ``solids`` (what moves), indexed after the static entities' (and joined
@@ -764,15 +814,16 @@ class GeometricVisibility:
         return prepared.faces(shut), Prisms.concat([static, movable])
 
     def _look(self, world: World, view: Viewpoint, boxed: list[tuple[Entity, PixelBox]], occlusion: Blocks,
-              resting: dict[str, tuple[str, ...]], fixed: list[Seen] | None = None) -> Frame:
+              resting: dict[str, tuple[str, ...]], fixed: list[Seen] | None = None, hazards: bool = True) -> Frame:
         """The frame: ``fixed`` (what is known already of the static part), then the ``boxed`` entities
-        with samples inside it, and the hazards in view; every sample point of ``boxed`` (bodies, heads)
-        and of the hazards tested in one batch (``resting``: what rests on each, :func:`resting_on`)."""
+        with samples inside it, and the hazards in view (unless not ``hazards``); every sample point of
+        ``boxed`` (bodies, heads) and of the hazards tested in one batch (``resting``: what rests on each,
+        :func:`resting_on`)."""
         probes = _Probes()
         bodies = [probes.add(e.solid.samples(), self._ex(e, resting)) for e, _ in boxed]
         heads = {i: probes.add(e.head.samples(), self._ex(e, resting))
                  for i, (e, _) in enumerate(boxed) if e.head is not None}
-        hazards = [(h, probes.add(h[3], ())) for h in hazard_points(self, world) if len(h[3])]
+        hazards_in = [(h, probes.add(h[3], ())) for h in (hazard_points(self, world) if hazards else ()) if len(h[3])]
         inside, clear = probes.look(view, occlusion)
         counts = probes.counts
         seen = list(fixed) if fixed else []
@@ -789,7 +840,7 @@ class GeometricVisibility:
                              round(n_in / total, 4), round(n_clear / n_in, 4), rounded_position(e.position),
                              head_seen, dict(e.extra)))
         shown = [{"kind": kind, "source": source, "rooms": list(rooms), "seen_fraction": round(clear[h] / counts[h], 4)}
-                 for (kind, source, rooms, _), h in hazards if inside[h] and clear[h]]
+                 for (kind, source, rooms, _), h in hazards_in if inside[h] and clear[h]]
         return Frame(seen, shown)
 
     def _ex(self, entity: Entity, resting: dict[str, tuple[str, ...]]) -> list[int]:

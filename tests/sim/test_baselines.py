@@ -88,6 +88,27 @@ def test_no_baseline_passes_a_task_that_needs_the_robot_without_using_it(passes,
             assert looked, f"{agent} passed {task} at seed {seed} without the robot's camera"
 
 
+def test_no_shortcut_passes_a_task_that_needs_the_robot_in_generated_homes(generated_homes, catalog):
+    """The same goal in homes the pipeline builds, where the furnishing places the task objects and
+    cameras look through doors and windows: no shortcut baseline (``random`` aside: see above)
+    passes a task that applies there and needs the robot."""
+    from homeloop.pipeline.applicability import screen
+
+    tasks = load_tasks()
+    needs_robot = set(tasks) - set(routes_without_robot(page("agents.md")))
+    played = leaks = 0
+    for home in generated_homes:
+        body = catalog.robots[DEFAULT_ROBOT]
+        applies = [t for t in sorted(needs_robot) if screen(home, tasks[t], body, catalog).applicable]
+        for agent in (a for a in BASELINES if a != "random"):
+            for task in applies:
+                played += 1
+                if play(home, task, agent).passed:
+                    leaks += 1
+                    print(f"{agent} passes {task} in {home.home_id}")
+    assert played > 100 and leaks == 0
+
+
 def test_every_baseline_is_played(passes):
     assert {agent for agent, _ in passes} == set(BASELINES)
     assert {task for _, task in passes} == set(load_tasks())

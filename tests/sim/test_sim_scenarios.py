@@ -81,7 +81,8 @@ def test_the_scenario_applies_in_the_house_and_wakes_the_agent(house_home, task_
     assert set(ep.world.people[residents[0]].wears) == worn, "the first resident wears the home's wearables"
     assert ep.world.robot is not None and ep.world.robot.room == roles_for(ep).room(scenario.robot_start)
     for cam in scenario.withheld_cameras:
-        assert not ep.world.devices[roles_for(ep).device(cam).id].online
+        if " seeing " not in cam:  # (those cameras: test_a_camera_looking_in_at_the_range_...)
+            assert not ep.world.devices[roles_for(ep).device(cam).id].online
     if task.wake.kind == "message":
         (message,) = timeline_entries(scenario, "message")
         assert ep.wake_event.source == message.person
@@ -306,7 +307,8 @@ def test_the_kitchen_camera_is_withheld_in_the_kitchen_hazards_and_the_shared_ho
 def test_a_withheld_camera_the_home_cannot_have_is_one_line_naming_it_and_the_home_cameras(house_home):
     task = TASKS["smoke_sensor_fault"]
     cameras = [d.id for d in house_home.devices if d.type == "dome_camera"]
-    for bad in ("camera in cellar", "light in kitchen", "kitchen", "camera near range", "camera in room of unicorn"):
+    for bad in ("camera in cellar", "light in kitchen", "kitchen", "camera near range", "camera in room of unicorn",
+                "camera seeing unicorn", "camera seeing kitchen", "light seeing range"):
         scenario = load_scenario(task.scenario).model_copy(update={"withheld_cameras": (bad,)})
         with pytest.raises(ScenarioError) as err:
             Episode(house_home, task.id, seed=0, scenario=scenario)
@@ -317,6 +319,50 @@ def test_a_withheld_camera_the_home_cannot_have_is_one_line_naming_it_and_the_ho
         d.type == "dome_camera" and d.room in Roles(house_home, "test").rooms_of("kitchen"))]})
     ep = Episode(no_camera, task.id, seed=0)
     assert all(d.online for d in ep.world.devices.values() if d.type == "dome_camera")
+
+
+def _hall_camera_on_the_range(catalog) -> Home:
+    """The crafted home (tests/test_applicability.py) with an agent camera in the hall, aimed through
+    the kitchen door (shut unless a scenario opens it) at the range."""
+    from homeloop.core.home import CameraPose, Pose, camera_from_catalog, device_from_catalog
+    from tests.test_applicability import crafted_home
+
+    home = crafted_home()
+    stove, (x, y, z) = home.furniture_item("range_1"), (1.45, 0.3, 2.4)
+    yaw = math.atan2(stove.pose.y - y, stove.pose.x - x)
+    pitch = -math.atan2(z - stove.height, math.hypot(stove.pose.x - x, stove.pose.y - y))
+    entry = catalog.devices["dome_camera"]
+    data = home.model_dump(by_alias=True)
+    data["cameras"] = [*data["cameras"], camera_from_catalog(entry, "cam_hall", "corridor", CameraPose(
+        x=x, y=y, z=z, yaw=yaw, pitch=pitch), agent_visible=True).model_dump(by_alias=True)]
+    data["devices"] = [*data["devices"], device_from_catalog(entry, "cam_hall", "corridor", Pose(
+        x=x, y=y, z=z, yaw=yaw)).model_dump(by_alias=True)]
+    return Home.model_validate(data)
+
+
+def test_a_camera_looking_in_at_the_range_through_an_open_door_is_withheld_with_the_kitchen_s(catalog):
+    """A camera outside the kitchen that would show the range, or the cook at it, is withheld too
+    (docs/tasks.md): "camera in kitchen" alone would leave it to show the range without the robot."""
+    from homeloop.sim.scenario_schema import OpeningSpec
+    from homeloop.sim.services.cameras import cameras_showing
+    from homeloop.sim.world import World
+
+    home = _hall_camera_on_the_range(catalog)
+    assert "cam_hall" not in [d.id for d in Roles(home, "kitchen_smoke").cameras_in("camera in kitchen")]
+    door_open = (OpeningSpec(opening="door in kitchen", open=True),)
+    world = World(home, catalog, seed=0)
+    assert cameras_showing(world, "range_1") == []  # the kitchen door is shut
+    world.openings["door_kitchen"].open = True
+    assert cameras_showing(world, "range_1") == ["cam_hall"]
+    for task_id in ("smoke_sensor_fault", "smoke_while_cooking", "put_away"):
+        task = TASKS[task_id]
+        for openings, withheld in (((), False), (door_open, task.scenario == "kitchen_smoke")):
+            scenario = load_scenario(task.scenario)
+            scenario = scenario.model_copy(update={"openings": scenario.openings + openings})
+            ep = Episode(home, task_id, seed=0, scenario=scenario)
+            assert ep.world.devices["cam_hall"].online != withheld, (task_id, openings)
+            listed = [c["id"] for c in ep.call("cameras_list_cameras").data["cameras"]]
+            assert ("cam_hall" in listed) != withheld, (task_id, openings)
 
 
 def test_the_seed_decides_which_plant_is_dry_and_only_it_must_be_watered(house_home):

@@ -185,6 +185,33 @@ def test_episodes_in_one_home_share_its_static_part_and_see_the_same(house_home)
     assert "something new" not in a._codes
 
 
+@pytest.mark.parametrize("task_id", ["smoke_while_cooking", "watering_can_spill"])
+def test_one_entity_is_seen_as_the_whole_frame_sees_it(house_home, task_id, monkeypatch):
+    """What ``seen`` reports of one entity (the withheld cameras ask it) is the frame's own report of it,
+    from every house camera and the robot's head, asked before the frame and after it (which keeps a
+    house camera's view of the static part), and with no view kept at all."""
+    from homeloop.sim import static_visibility
+
+    ep = Episode(house_home, task_id, seed=0, images=False)
+    world = ep.world
+    robot = world.robot
+    views = [(Viewpoint.of(c), (c.id,)) for c in house_home.cameras]
+    views += [(Viewpoint(robot.x, robot.y, 1.2, robot.yaw + turn, -0.3, 90.0, 640, 360), ("robot",))
+              for turn in (0.0, math.pi / 2, math.pi, -math.pi / 2)]
+    for cached in (True, False):
+        monkeypatch.setattr(static_visibility, "CACHED", cached)
+        compared = 0
+        for view, hide in views:
+            fresh = GeometricVisibility(world)  # (its home's kept views are shared: some are made already)
+            ids = [e.id for e in fresh.entities(world)]
+            first = [fresh.seen(world, view, eid, hide=hide) for eid in ids]
+            shown = {e.id: e for e in fresh.frame(world, view, hide=hide).entities}
+            for eid, seen in zip(ids, first):
+                assert seen == shown.get(eid) == fresh.seen(world, view, eid, hide=hide), (view, eid)
+                compared += eid in shown
+        assert compared > 100
+
+
 def test_an_edited_home_is_prepared_again(house_home):
     home = house_home.model_copy(deep=True)
     world = Episode(home, "handle_smoke_alarm", seed=0, images=False).world

@@ -25,10 +25,12 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from homeloop.core.home import Camera
+from homeloop.core.kept import Kept
 from homeloop.sim.context import SkillContext
 from homeloop.sim.devices import readings
 from homeloop.sim.dynamics.light import Light
 from homeloop.sim.skills import SkillError, skill
+from homeloop.sim.services.perception import seen_enough
 from homeloop.sim.visibility import Frame, GeometricVisibility, Viewpoint, Visibility
 from homeloop.sim.world import World
 
@@ -48,6 +50,34 @@ OVERRIDE_UNITS = {"none": 0, "people_masked": 5, "image_blocked": 10}
 def agent_cameras(ctx: SkillContext) -> list[Camera]:
     """Dome cameras shown to the agent and answering, in home file order."""
     return [c for c in ctx.world.home.cameras if c.agent_visible and _answers(ctx.world, c.id)]
+
+
+#: The cameras showing a static thing, by the home's static part, the thing and the doors shut.
+_STATIC_SHOWN: Kept[list[str]] = Kept(256)
+
+
+def cameras_showing(world: World, thing_id: str) -> list[str]:
+    """The agent's house cameras whose picture perception would report ``thing_id`` in, whatever the
+    light and the privacy modes (a light may be switched on, a mode overridden). A person or object
+    is judged where it stands now, everything else hiding it as in a frame; a static thing (furniture)
+    on the home's static part and the doors shut now alone, as people and objects come and go (kept
+    per home). A scenario withholds those cameras where only the robot is to see the thing."""
+    visibility = GeometricVisibility(world)
+    still = any(e.id == thing_id for e in visibility.static_entities)
+
+    def showing() -> list[str]:
+        shown = []
+        for camera in world.home.cameras:
+            if camera.agent_visible and camera.id in world.devices:  # (only a camera device goes offline)
+                seen = visibility.seen(world, Viewpoint.of(camera), thing_id, hide=(camera.id,), still=still)
+                if seen is not None and seen_enough(seen.area_px, seen.unoccluded):
+                    shown.append(camera.id)
+        return shown
+
+    if not still:
+        return showing()
+    shut = tuple(sorted(oid for oid, state in world.openings.items() if not state.open))
+    return list(_STATIC_SHOWN.get_or_make((thing_id, shut), showing, held=(visibility.static_part,)))
 
 
 def _answers(world: World, camera_id: str) -> bool:

@@ -40,9 +40,14 @@ STALE_AFTER_M = 0.05
 OBJECT_KINDS = ("object", "furniture", "opening", "device", "place")
 
 
+def seen_enough(area_px: float, unoccluded: float) -> bool:
+    """Whether a capture saw enough of a thing for perception to report it, were its room lit."""
+    return area_px >= MIN_BOX_AREA_PX and unoccluded >= MIN_UNOCCLUDED
+
+
 def detectable(entity: dict[str, Any]) -> bool:
     """Whether perception reports an entity of a capture (see the module docstring)."""
-    return (entity["area_px"] >= MIN_BOX_AREA_PX and entity["unoccluded"] >= MIN_UNOCCLUDED
+    return (seen_enough(entity["area_px"], entity["unoccluded"])
             and bool(entity["lit"]) and not entity.get("masked", False))
 
 
