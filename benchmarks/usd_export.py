@@ -15,8 +15,8 @@ With ``--workers N``, the homes are written as home files and exported by a buil
 partitions (:func:`homeloop.pipeline.homes.export_homes_partition`: reading, export and
 validation) on a local cluster of N workers, as the build runs them; it prints each home's
 wall milliseconds there and the whole mapping's seconds. Workers that share the machine's
-cores slow each other: on a 2-core machine, 150 homes took a median 92.7 and 96.1 ms a home with
-``--workers 1`` (in this process) and 126.0 and 113.8 ms with ``--workers 2``, the runs alternated.
+cores slow each other: compare a home's milliseconds with ``--workers 1`` (in this process) and
+``--workers 2``, the runs alternated.
 
 Homes come from the project's plans: the house plus generated Swiss
 Dwellings plans (:func:`homeloop.pipeline.sources.synthetic.generate`, read by
