@@ -83,7 +83,7 @@ from homeloop.sim.dynamics.cooking import Cooking
 from homeloop.sim.dynamics.people import STREET_DISTANCE, DoorWay, People
 from homeloop.sim.dynamics.timeline import Action, Timeline
 from homeloop.sim.dynamics.water import Water
-from homeloop.sim.roles import BurnerRef, Roles, RoomThing, ScenarioError, Spot
+from homeloop.sim.roles import ALIASES, BurnerRef, Roles, RoomThing, ScenarioError, Spot
 from homeloop.sim.scenario_schema import (
     ACTION_NEEDS,
     CycleHazard,
@@ -99,6 +99,7 @@ from homeloop.sim.scenario_schema import (
     ScenarioPieces,
     TimelineSpec,
 )
+from homeloop.sim.services.cameras import cameras_showing
 from homeloop.sim.world import Dynamics, ObjectState, PersonState, Placement, World
 
 if TYPE_CHECKING:
@@ -216,10 +217,8 @@ class _Setup:
         """The cameras ``camera in <room role>`` names (:meth:`Roles.cameras_in`), or ``camera seeing
         <role>``: those that would show the person, furniture or object filling the role, everyone
         and everything set up before them (:func:`~homeloop.sim.services.cameras.cameras_showing`)."""
-        from homeloop.sim.services.cameras import cameras_showing
-
         name, _, seen = role.partition(" seeing ")
-        if not seen or name not in ("camera", "dome_camera"):
+        if not seen or ALIASES.get(name, name) != "dome_camera":
             return [c.id for c in self.roles.cameras_in(role)]
         if seen in self.world.people:
             return cameras_showing(self.world, seen)

@@ -77,7 +77,8 @@ def cameras_showing(world: World, thing_id: str) -> list[str]:
     if not still:
         return showing()
     shut = tuple(sorted(oid for oid, state in world.openings.items() if not state.open))
-    return list(_STATIC_SHOWN.get_or_make((thing_id, shut), showing, held=(visibility.static_part,)))
+    cameras = tuple((c.id, c.agent_visible, Viewpoint.of(c)) for c in world.home.cameras)  # a camera edited: anew
+    return list(_STATIC_SHOWN.get_or_make((thing_id, shut), showing, held=(visibility.static_part,), reads=cameras))
 
 
 def _answers(world: World, camera_id: str) -> bool:
