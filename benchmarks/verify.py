@@ -15,6 +15,10 @@ and the whole stage on a local Dask cluster.
    they did not slow each other: ``--scaling`` measures how far they do). With ``--by-task``,
    a table follows: each task's episodes, CPU median, p90 and mean, its share of all
    the episodes' CPU and its share passed, costliest first (the tasks that set the p90).
+   With ``--by-skill``, where the episodes' CPU went: setting each one up (the world, the
+   scenario and the run up to the wake event), each skill the agent called, the run on to
+   the horizon after it stopped, and the rest (the agent's own choices, the checks);
+   each with its CPU per episode, its calls per episode and its share.
 2. **The whole stage.** ``--stage-homes`` homes (their every pair) through the
    stage's own partitions on a local Dask cluster of ``--workers`` processes,
    into a scratch folder (the build is not written to). Prints the wall time,
@@ -36,10 +40,13 @@ worked out in full, every way and spot planned anew: :data:`homeloop.sim.world.S
 from __future__ import annotations
 
 import argparse
+import collections
+import contextlib
 import functools
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -49,7 +56,7 @@ from homeloop.core.home import Home
 from homeloop.pipeline.stages import SCREENING_FILE
 from homeloop.pipeline.verify_pairs import verify_pair
 from homeloop.pipeline.verify_settings import VerifySettings
-from homeloop.sim.episode import DEFAULT_ROBOT
+from homeloop.sim.episode import DEFAULT_ROBOT, Episode
 
 #: The pair count the stage's goal is stated for: about the default build's, for one body at one seed.
 GOAL_PAIRS = 40_000
@@ -84,6 +91,67 @@ def _time_episodes(build: Path, pairs: pd.DataFrame, wanted: int, seed: int) -> 
             rows.append({"home": home_id, "task": task, "passed": result["passed"],
                          "wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu})
     return pd.DataFrame(rows)
+
+
+class Sections:
+    """CPU seconds spent in parts of the episodes, each part without the parts timed inside it."""
+
+    def __init__(self) -> None:
+        self.cpu: collections.Counter[str] = collections.Counter()
+        self.calls: collections.Counter[str] = collections.Counter()
+        self._open: list[list[float]] = []  # per part entered: its start, and the CPU of the parts inside it
+
+    def timed(self, label: Callable[..., str], method: Callable[..., Any]) -> Callable[..., Any]:
+        """``method`` timed as the part ``label(*args)`` names."""
+
+        @functools.wraps(method)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            self._open.append([time.process_time(), 0.0])
+            try:
+                return method(*args, **kwargs)
+            finally:
+                start, inside = self._open.pop()
+                spent = time.process_time() - start
+                name = label(*args)
+                self.cpu[name] += spent - inside
+                self.calls[name] += 1
+                if self._open:
+                    self._open[-1][1] += spent
+        return run
+
+
+@contextlib.contextmanager
+def timing_sections() -> Iterator[Sections]:
+    """While inside, every episode's set-up, skill calls and run to the horizon are timed."""
+    sections = Sections()
+    parts: dict[str, Callable[..., str]] = {
+        "__init__": lambda *a: "set-up (world, scenario, run to the wake event)",
+        "call": lambda ep, tool, *a: f"skill {tool}",
+        "run_to_horizon": lambda *a: "run to the horizon after the stop",
+    }
+    originals = {name: getattr(Episode, name) for name in parts}
+    try:
+        for name, label in parts.items():
+            setattr(Episode, name, sections.timed(label, originals[name]))
+        yield sections
+    finally:
+        for name, method in originals.items():
+            setattr(Episode, name, method)
+
+
+def report_sections(sections: Sections, timed: pd.DataFrame) -> None:
+    """Print where the episodes' CPU went (``--by-skill``), costliest first."""
+    episodes, total = len(timed), timed["cpu_s"].sum()
+    rest = total - sum(sections.cpu.values())
+    rows = [*sections.cpu.items(), ("the rest (the agent's choices, the checks)", rest)]
+    table = pd.DataFrame([{"part": name, "ms_per_episode": cpu / episodes * 1000,
+                           "calls_per_episode": sections.calls[name] / episodes if name in sections.calls else np.nan,
+                           "ms_per_call": cpu / sections.calls[name] * 1000 if sections.calls[name] else np.nan,
+                           "share": cpu / total} for name, cpu in rows]).set_index("part")
+    table = table.sort_values("share", ascending=False)
+    print(table.to_string(na_rep="", formatters={"ms_per_episode": "{:,.2f}".format,
+                                                 "calls_per_episode": "{:,.2f}".format,
+                                                 "ms_per_call": "{:,.2f}".format, "share": "{:.1%}".format}))
 
 
 def time_stage(build: Path, pairs: pd.DataFrame, homes: int, workers: int, seed: int) -> tuple[float, int]:
@@ -154,6 +222,8 @@ def main() -> int:
     parser.add_argument("--robot", default=DEFAULT_ROBOT)
     parser.add_argument("--pairs", type=int, default=1000, help="pairs timed one by one (whole homes; 0: skip)")
     parser.add_argument("--by-task", action="store_true", help="part 1's figures by task too (see above)")
+    parser.add_argument("--by-skill", action="store_true",
+                        help="where part 1's CPU went: set-up, each skill, the horizon (see above)")
     parser.add_argument("--stage-homes", type=int, default=100, help="homes the whole stage is timed over (0: skip)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--scaling", action="store_true",
@@ -175,10 +245,13 @@ def main() -> int:
     total = len(pairs)
     print(f"{args.build}: {total:,} screened pairs for {args.robot} in {pairs['home'].nunique():,} homes")
     if args.pairs > 0:
-        timed = time_episodes(args.build, pairs, args.pairs, args.seed)
+        with timing_sections() if args.by_skill else contextlib.nullcontext() as sections:
+            timed = time_episodes(args.build, pairs, args.pairs, args.seed)
         report_episodes(timed, total, args.workers)
         if args.by_task:
             report_tasks(timed)
+        if sections is not None:
+            report_sections(sections, timed)
     if args.stage_homes:
         alone = time_stage(args.build, pairs, args.stage_homes, 1, args.seed) if args.scaling else None
         wall, played = time_stage(args.build, pairs, args.stage_homes, args.workers, args.seed)
