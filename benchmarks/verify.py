@@ -18,7 +18,7 @@ and the whole stage on a local Dask cluster.
    With ``--by-skill``, where the episodes' CPU went: setting each one up (the world, the
    scenario and the run up to the wake event), each skill the agent called, the run on to
    the horizon after it stopped, and the rest (the agent's own choices, the checks);
-   each with its CPU per episode, its calls per episode and its share.
+   each with its CPU per episode, its calls per episode, its CPU per call and its share.
 2. **The whole stage.** ``--stage-homes`` homes (their every pair) through the
    stage's own partitions on a local Dask cluster of ``--workers`` processes,
    into a scratch folder (the build is not written to). Prints the wall time,
@@ -144,9 +144,9 @@ def report_sections(sections: Sections, timed: pd.DataFrame) -> None:
     episodes, total = len(timed), timed["cpu_s"].sum()
     rest = total - sum(sections.cpu.values())
     rows = [*sections.cpu.items(), ("the rest (the agent's choices, the checks)", rest)]
+    calls = {name: sections.calls[name] or np.nan for name, _ in rows}  # the rest: no calls of its own
     table = pd.DataFrame([{"part": name, "ms_per_episode": cpu / episodes * 1000,
-                           "calls_per_episode": sections.calls[name] / episodes if name in sections.calls else np.nan,
-                           "ms_per_call": cpu / sections.calls[name] * 1000 if sections.calls[name] else np.nan,
+                           "calls_per_episode": calls[name] / episodes, "ms_per_call": cpu / calls[name] * 1000,
                            "share": cpu / total} for name, cpu in rows]).set_index("part")
     table = table.sort_values("share", ascending=False)
     print(table.to_string(na_rep="", formatters={"ms_per_episode": "{:,.2f}".format,
